@@ -1,0 +1,42 @@
+# Konvoj. The two commands a newcomer needs: `make run` and `make test`.
+SHELL := /bin/bash
+GO ?= go
+
+.PHONY: run test build generate css check bench bench-go fmt vet tools
+
+## run: build, start a private PostgreSQL under ./data (unless DATABASE_URL is set), migrate, seed the demo, serve on :8080
+run: build
+	@scripts/run.sh
+
+## test: every test against real PostgreSQL, Redis, S3 server, OIDC provider and browser
+test:
+	@scripts/test.sh
+
+## build: the konvoj binary in ./bin
+build:
+	$(GO) build -o bin/konvoj ./cmd/konvoj
+
+## generate: templ components (generated Go is committed)
+generate:
+	$(GO) tool templ generate
+
+## css: rebuild static/app.css from tailwind.config.js (built CSS is committed)
+css:
+	npm ci --no-audit --no-fund
+	npx tailwindcss -c tailwind.config.js -i static/input.css -o static/app.css --minify
+
+## check: formatting, vet, generated files up to date
+check: fmt vet
+
+fmt:
+	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '_templ.go$$')); if [ -n "$$out" ]; then echo "gofmt: $$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+## bench-go: Go benchmarks against a real database (numbers, no gates)
+bench-go:
+	@scripts/test.sh -run '^$$' -bench . -benchmem -benchtime 2s
+
+## bench: the load benchmark (see README, Performance)
+bench: bench-go

@@ -1,0 +1,108 @@
+// Command konvoj is the Konvoj server and its operator commands (DECISIONS §1):
+// serve, migrate, tenant create, seed-demo.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/mattn/go-isatty"
+
+	"github.com/konvoj/konvoj/internal/config"
+)
+
+// exitUsage is the status for bad arguments or values (DECISIONS §1).
+const exitUsage = 2
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return exitUsage
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+
+	var err error
+	switch args[0] {
+	case "serve":
+		err = serveCmd(ctx, args[1:], stdout, stderr)
+	case "migrate":
+		err = migrateCmd(ctx, args[1:], stderr)
+	case "tenant":
+		err = tenantCmd(ctx, args[1:], stdout, stderr)
+	case "-h", "--help", "help":
+		usage(stdout)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "konvoj: unknown command %q\n\n", args[0])
+		usage(stderr)
+		return exitUsage
+	}
+	var ue usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "konvoj: %v\n", err)
+		return exitUsage
+	default:
+		fmt.Fprintf(stderr, "konvoj: %v\n", err)
+		return 1
+	}
+}
+
+// usageError is a bad argument or value: exit status 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `konvoj: the Konvoj back office server
+
+Usage:
+  konvoj serve [--no-migrate]   serve the API and the web pages (konvoj serve --help lists the environment)
+  konvoj migrate                apply pending database migrations and exit
+  konvoj tenant create --name NAME [--tier free|starter|professional|business|enterprise]
+                       [--currency CZK] [--country CZ] [--timezone Europe/Prague] [--language cs]
+                                create a company and print its id
+`)
+}
+
+// newLogger builds the process logger from LOG_FORMAT and LOG_LEVEL.
+func newLogger(cfg config.Config, w io.Writer) *slog.Logger {
+	format := cfg.LogFormat
+	if format == "" {
+		format = "json"
+		if f, ok := w.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
+			format = "text"
+		}
+	}
+	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
+	if format == "text" {
+		return slog.New(slog.NewTextHandler(w, opts))
+	}
+	return slog.New(slog.NewJSONHandler(w, opts))
+}
+
+// databaseURL is the one setting the operator commands need.
+func databaseURL() (string, error) {
+	u := os.Getenv("DATABASE_URL")
+	if u == "" {
+		return "", usageError{errors.New("DATABASE_URL is not set (make run starts a local PostgreSQL and sets it)")}
+	}
+	return u, nil
+}

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/coreos/go-oidc/v3/oidc"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/config"
+	"github.com/konvoj/konvoj/internal/postgres"
+	"github.com/konvoj/konvoj/internal/ratelimit"
+	"github.com/konvoj/konvoj/web"
+	"github.com/konvoj/konvoj/web/app"
+)
+
+// shutdownGrace is how long in-flight requests may take after SIGTERM.
+const shutdownGrace = 25 * time.Second
+
+func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	noMigrate := fs.Bool("no-migrate", false, "do not apply pending migrations at start")
+	fs.Usage = func() {
+		fmt.Fprintln(stdout, "Usage: konvoj serve [--no-migrate]\n\nEnvironment:")
+		for _, v := range config.Vars {
+			def := v.Default
+			if def == "" {
+				def = "(none)"
+			}
+			fmt.Fprintf(stdout, "  %-22s %s [default: %s]\n", v.Name, v.Help, def)
+		}
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err}
+	}
+	cfg, err := config.Load(os.Getenv)
+	if err != nil {
+		return usageError{err}
+	}
+	if cfg.DatabaseURL == "" {
+		return usageError{errors.New("DATABASE_URL is not set (make run starts a local PostgreSQL and sets it)")}
+	}
+	log := newLogger(cfg, stderr)
+	slog.SetDefault(log)
+
+	pool, err := postgres.Open(ctx, cfg.DatabaseURL, nil)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	if !*noMigrate {
+		applied, err := postgres.Migrate(ctx, pool)
+		if err != nil {
+			return err
+		}
+		for _, a := range applied {
+			log.Info("migration applied", slog.String("file", a))
+		}
+	}
+
+	verifier, err := newVerifier(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	var limiter ratelimit.Store = ratelimit.NewMemory()
+	if cfg.RateLimitStore == "redis" {
+		opt, err := redis.ParseURL(cfg.RedisURL)
+		if err != nil {
+			return usageError{fmt.Errorf("REDIS_URL: %w", err)}
+		}
+		client := redis.NewClient(opt)
+		defer client.Close()
+		limiter = ratelimit.NewRedis(client, "konvoj:ratelimit:")
+	}
+
+	srv, err := app.New(ctx, app.Options{Server: web.Options{
+		Config: cfg, DB: pool, Verifier: verifier, Limiter: limiter, Logger: log,
+	}})
+	if err != nil {
+		return err
+	}
+	httpSrv := &http.Server{
+		Addr:              cfg.HTTPAddr,
+		Handler:           srv.Echo,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       120 * time.Second,
+	}
+	errc := make(chan error, 1)
+	go func() {
+		log.Info("konvoj listening", slog.String("addr", cfg.HTTPAddr), slog.String("public_url", cfg.PublicURL))
+		errc <- httpSrv.ListenAndServe()
+	}()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("http server: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("shutting down: finishing in-flight requests")
+	shutCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
+	defer cancel()
+	if err := httpSrv.Shutdown(shutCtx); err != nil {
+		return fmt.Errorf("graceful shutdown: %w", err)
+	}
+	srv.Close()
+	log.Info("stopped")
+	return nil
+}
+
+// newVerifier builds the token verifier; for RS256/ES256 with only an OIDC
+// issuer configured, the key set is the issuer's discovered jwks_uri.
+func newVerifier(ctx context.Context, cfg config.Config) (*auth.Verifier, error) {
+	vc := auth.VerifierConfig{
+		Alg: cfg.JWTAlg, Secret: cfg.JWTSecret, PublicKeyFile: cfg.JWTPublicKeyFile,
+		JWKSURL: cfg.JWTJWKSURL, Issuer: cfg.JWTIssuer, Audience: cfg.JWTAudience,
+	}
+	if cfg.JWTAlg != "HS256" && vc.JWKSURL == "" && vc.PublicKeyFile == "" && cfg.OIDCIssuerURL != "" {
+		provider, err := oidc.NewProvider(ctx, cfg.OIDCIssuerURL)
+		if err != nil {
+			return nil, fmt.Errorf("discover OIDC issuer %s: %w", cfg.OIDCIssuerURL, err)
+		}
+		var meta struct {
+			JWKSURI string `json:"jwks_uri"`
+		}
+		if err := provider.Claims(&meta); err != nil || meta.JWKSURI == "" {
+			return nil, fmt.Errorf("OIDC issuer %s has no jwks_uri", cfg.OIDCIssuerURL)
+		}
+		vc.JWKSURL = meta.JWKSURI
+	}
+	return auth.NewVerifier(ctx, vc)
+}

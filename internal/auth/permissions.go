@@ -1,0 +1,76 @@
+package auth
+
+// Action is one row of the permission matrix (DECISIONS §3).
+type Action string
+
+// The actions. A service method asks for exactly one.
+const (
+	DriversRead      Action = "drivers.read"      // list, read
+	DriversCreate    Action = "drivers.create"    // create
+	DriversUpdate    Action = "drivers.update"    // update (a driver: own phone, addresses, bank fields)
+	DriversDelete    Action = "drivers.delete"    // soft delete
+	DocumentsList    Action = "documents.list"    // documents with status (dispatcher: no files)
+	DocumentsWrite   Action = "documents.write"   // upload, update metadata
+	FilesRead        Action = "files.read"        // download, versions
+	RatingRead       Action = "rating.read"       // rating, history, ranking, config read
+	RatingManage     Action = "rating.manage"     // config update, recalculate
+	FinanceRead      Action = "finance.read"      // list, periods, aggregates
+	FinanceWrite     Action = "finance.write"     // create, update
+	FinanceDelete    Action = "finance.delete"    // delete
+	PeriodsManage    Action = "periods.manage"    // close, mark paid
+	PenaltiesRead    Action = "penalties.read"    // list, read
+	PenaltiesManage  Action = "penalties.manage"  // create, resolve
+	PenaltiesRespond Action = "penalties.respond" // dispute, accept
+	AuditRead        Action = "audit.read"        // audit log
+)
+
+// Grant says how far a role may go with an action.
+type Grant int
+
+// Grants, from none to everything in the company.
+const (
+	// Deny: 403 Forbidden.
+	Deny Grant = iota
+	// Own: only the caller's own driver record and what hangs off it.
+	Own
+	// NoFiles: every record of the company, statuses only, no files
+	// (the dispatcher's view of documents).
+	NoFiles
+	// All: every record of the company.
+	All
+)
+
+func (g Grant) String() string {
+	return [...]string{"no", "own", "status only", "yes"}[g]
+}
+
+// Matrix is DECISIONS §3 as one table; the web pages and the API both use it.
+var Matrix = map[Action]map[Role]Grant{
+	DriversRead:      {RoleAdmin: All, RoleHRManager: All, RoleAccountant: All, RoleDispatcher: All, RoleDriver: Own},
+	DriversCreate:    {RoleAdmin: All, RoleHRManager: All},
+	DriversDelete:    {RoleAdmin: All, RoleHRManager: All},
+	DriversUpdate:    {RoleAdmin: All, RoleHRManager: All, RoleDriver: Own},
+	DocumentsList:    {RoleAdmin: All, RoleHRManager: All, RoleDispatcher: NoFiles, RoleDriver: Own},
+	DocumentsWrite:   {RoleAdmin: All, RoleHRManager: All, RoleDriver: Own},
+	FilesRead:        {RoleAdmin: All, RoleHRManager: All, RoleDriver: Own},
+	RatingRead:       {RoleAdmin: All, RoleHRManager: All, RoleAccountant: All, RoleDispatcher: All, RoleDriver: Own},
+	RatingManage:     {RoleAdmin: All, RoleHRManager: All},
+	FinanceRead:      {RoleAdmin: All, RoleHRManager: All, RoleAccountant: All, RoleDriver: Own},
+	FinanceWrite:     {RoleAdmin: All, RoleHRManager: All, RoleAccountant: All},
+	FinanceDelete:    {RoleAdmin: All, RoleHRManager: All},
+	PeriodsManage:    {RoleAdmin: All, RoleAccountant: All},
+	PenaltiesRead:    {RoleAdmin: All, RoleHRManager: All, RoleAccountant: All, RoleDriver: Own},
+	PenaltiesManage:  {RoleAdmin: All, RoleHRManager: All},
+	PenaltiesRespond: {RoleAdmin: All, RoleHRManager: All, RoleDriver: Own},
+	AuditRead:        {RoleAdmin: All, RoleHRManager: All},
+}
+
+// Allowed returns the grant of a role for an action (Deny when unlisted).
+func Allowed(r Role, a Action) Grant { return Matrix[a][r] }
+
+// DriverEditableFields are the driver fields a driver may change on its own
+// record (DECISIONS §3: phone, addresses, bank fields).
+var DriverEditableFields = map[string]bool{
+	"phone": true, "registration_address": true, "residence_address": true,
+	"bank_country": true, "bank_account": true, "iban": true, "swift": true,
+}

@@ -1,0 +1,127 @@
+// Package auth verifies who is calling (tokens, OIDC sign-in), maps the
+// identity to a Principal and holds the permission matrix of DECISIONS §3.
+// Services take a Principal and ask it before they touch data.
+package auth
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/konvoj/konvoj/internal/apperr"
+)
+
+// Role is an application role.
+type Role string
+
+// The five roles, in the priority order used for the earlier claim layout.
+const (
+	RoleAdmin      Role = "admin"
+	RoleHRManager  Role = "hr_manager"
+	RoleAccountant Role = "accountant"
+	RoleDispatcher Role = "dispatcher"
+	RoleDriver     Role = "driver"
+)
+
+// Roles lists every role in priority order.
+var Roles = []Role{RoleAdmin, RoleHRManager, RoleAccountant, RoleDispatcher, RoleDriver}
+
+// ParseRole maps a claim value to a Role; ok is false for unknown strings.
+func ParseRole(s string) (Role, bool) {
+	for _, r := range Roles {
+		if string(r) == s {
+			return r, true
+		}
+	}
+	return "", false
+}
+
+// Principal is the authenticated caller as services see it.
+type Principal struct {
+	UserID    uuid.UUID
+	CompanyID uuid.UUID
+	Role      Role
+	Email     string
+	// Name is the display name written into audit rows and responses.
+	Name string
+	// DriverID is the driver record linked to a driver caller (by e-mail),
+	// nil when there is none (DECISIONS §2).
+	DriverID *uuid.UUID
+
+	// Company facts the services need on most requests.
+	CompanyTier     string
+	CompanyTimezone string
+	CompanyCurrency string
+	// Language is the user's preferred language, else the company's default.
+	Language string
+
+	// Client facts for the audit log.
+	IPAddress string
+	UserAgent string
+}
+
+// Location is the company's time zone (UTC when unknown); "today" for
+// document status, default dates and rating months is taken in it.
+func (p Principal) Location() *time.Location {
+	if loc, err := time.LoadLocation(p.CompanyTimezone); err == nil && p.CompanyTimezone != "" {
+		return loc
+	}
+	return time.UTC
+}
+
+// Today is the current date in the company's time zone, at midnight UTC so
+// it compares cleanly with SQL dates.
+func (p Principal) Today() time.Time {
+	now := time.Now().In(p.Location())
+	return time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
+}
+
+// Require checks that the role may do this kind of action at all: 403
+// Forbidden otherwise.
+func (p Principal) Require(a Action) error {
+	if Allowed(p.Role, a) == Deny {
+		return apperr.Forbidden()
+	}
+	return nil
+}
+
+// Grant is the caller's grant for an action.
+func (p Principal) Grant(a Action) Grant { return Allowed(p.Role, a) }
+
+// CheckCompany gives 403 AccessDenied for a record of another company.
+func (p Principal) CheckCompany(companyID uuid.UUID) error {
+	if companyID != p.CompanyID {
+		return apperr.AccessDenied()
+	}
+	return nil
+}
+
+// CheckDriver checks a record that belongs to a driver: another company, or
+// another driver when the grant is Own, gives 403 AccessDenied.
+func (p Principal) CheckDriver(a Action, companyID, driverID uuid.UUID) error {
+	if err := p.CheckCompany(companyID); err != nil {
+		return err
+	}
+	if p.Grant(a) == Own && (p.DriverID == nil || *p.DriverID != driverID) {
+		return apperr.AccessDenied()
+	}
+	return nil
+}
+
+// OwnDriverOnly reports whether the caller is limited to its own driver
+// record for the action (lists then show only that record).
+func (p Principal) OwnDriverOnly(a Action) bool { return p.Grant(a) == Own }
+
+type ctxKey struct{}
+
+// WithPrincipal stores the principal in a context.
+func WithPrincipal(ctx context.Context, p Principal) context.Context {
+	return context.WithValue(ctx, ctxKey{}, p)
+}
+
+// FromContext returns the principal stored by WithPrincipal.
+func FromContext(ctx context.Context) (Principal, bool) {
+	p, ok := ctx.Value(ctxKey{}).(Principal)
+	return p, ok
+}

@@ -1,0 +1,221 @@
+// Package config turns the environment into a typed, validated Config once at
+// start (DECISIONS §1). Every variable has a default fit for local use.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Config is the whole runtime configuration of the konvoj binary.
+type Config struct {
+	DatabaseURL string
+	HTTPAddr    string
+	PublicURL   string
+
+	JWTAlg           string
+	JWTSecret        string
+	JWTPublicKeyFile string
+	JWTJWKSURL       string
+	JWTIssuer        string
+	JWTAudience      string
+
+	OIDCIssuerURL    string
+	OIDCClientID     string
+	OIDCClientSecret string
+	AuthDevLogin     bool
+
+	StorageDisk       string
+	StorageLocalDir   string
+	S3Endpoint        string
+	S3Region          string
+	S3Bucket          string
+	S3AccessKeyID     string
+	S3SecretAccessKey string
+	S3UsePathStyle    bool
+
+	UploadMaxBytes int64
+
+	RateLimitStore string
+	RedisURL       string
+
+	LogFormat string
+	LogLevel  slog.Level
+}
+
+// Var describes one environment variable, for `konvoj serve --help` and the README.
+type Var struct {
+	Name, Default, Help string
+}
+
+// Vars lists every variable the binary reads.
+var Vars = []Var{
+	{"DATABASE_URL", "", "PostgreSQL connection URL (required for serve and migrate)"},
+	{"HTTP_ADDR", ":8080", "listen address"},
+	{"PUBLIC_URL", "http://localhost:8080", "external base URL (links, OIDC redirect)"},
+	{"JWT_ALG", "HS256", "token algorithm: HS256, RS256 or ES256"},
+	{"JWT_SECRET", "", "shared secret for HS256 (required when JWT_ALG=HS256)"},
+	{"JWT_PUBLIC_KEY_FILE", "", "PEM public key for RS256/ES256"},
+	{"JWT_JWKS_URL", "", "JWKS endpoint for RS256/ES256 (default: the OIDC issuer's jwks_uri)"},
+	{"JWT_ISSUER", "", "required iss claim when set"},
+	{"JWT_AUDIENCE", "", "required aud claim when set"},
+	{"OIDC_ISSUER_URL", "", "identity provider for web sign-in"},
+	{"OIDC_CLIENT_ID", "", "OIDC client id"},
+	{"OIDC_CLIENT_SECRET", "", "OIDC client secret"},
+	{"AUTH_DEV_LOGIN", "false", "development sign-in page (needs JWT_ALG=HS256)"},
+	{"STORAGE_DISK", "local", "file storage: local or s3"},
+	{"STORAGE_LOCAL_DIR", "./data/files", "root folder for local files"},
+	{"S3_ENDPOINT", "", "S3-compatible endpoint URL"},
+	{"S3_REGION", "", "S3 region"},
+	{"S3_BUCKET", "", "S3 bucket"},
+	{"S3_ACCESS_KEY_ID", "", "S3 access key id"},
+	{"S3_SECRET_ACCESS_KEY", "", "S3 secret access key"},
+	{"S3_USE_PATH_STYLE", "false", "path-style S3 addressing (MinIO and most self-hosted servers)"},
+	{"UPLOAD_MAX_BYTES", "20971520", "largest accepted upload in bytes"},
+	{"RATE_LIMIT_STORE", "memory", "rate-limit buckets: memory or redis"},
+	{"REDIS_URL", "", "Redis URL for RATE_LIMIT_STORE=redis"},
+	{"LOG_FORMAT", "text in a terminal, else json", "json or text"},
+	{"LOG_LEVEL", "info", "debug, info, warn or error"},
+}
+
+// Load reads and validates the configuration from getenv (os.Getenv in
+// production). All problems are reported together, one per line.
+func Load(getenv func(string) string) (Config, error) {
+	get := func(name, def string) string {
+		if v, ok := lookup(getenv, name); ok {
+			return v
+		}
+		return def
+	}
+	var problems []string
+	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	boolVar := func(name string) bool {
+		raw := get(name, "false")
+		b, err := strconv.ParseBool(raw)
+		if err != nil {
+			bad("%s must be true or false, got %q", name, raw)
+		}
+		return b
+	}
+
+	c := Config{
+		DatabaseURL:       get("DATABASE_URL", ""),
+		HTTPAddr:          get("HTTP_ADDR", ":8080"),
+		PublicURL:         strings.TrimRight(get("PUBLIC_URL", "http://localhost:8080"), "/"),
+		JWTAlg:            strings.ToUpper(get("JWT_ALG", "HS256")),
+		JWTSecret:         get("JWT_SECRET", ""),
+		JWTPublicKeyFile:  get("JWT_PUBLIC_KEY_FILE", ""),
+		JWTJWKSURL:        get("JWT_JWKS_URL", ""),
+		JWTIssuer:         get("JWT_ISSUER", ""),
+		JWTAudience:       get("JWT_AUDIENCE", ""),
+		OIDCIssuerURL:     get("OIDC_ISSUER_URL", ""),
+		OIDCClientID:      get("OIDC_CLIENT_ID", ""),
+		OIDCClientSecret:  get("OIDC_CLIENT_SECRET", ""),
+		AuthDevLogin:      boolVar("AUTH_DEV_LOGIN"),
+		StorageDisk:       strings.ToLower(get("STORAGE_DISK", "local")),
+		StorageLocalDir:   get("STORAGE_LOCAL_DIR", "./data/files"),
+		S3Endpoint:        get("S3_ENDPOINT", ""),
+		S3Region:          get("S3_REGION", ""),
+		S3Bucket:          get("S3_BUCKET", ""),
+		S3AccessKeyID:     get("S3_ACCESS_KEY_ID", ""),
+		S3SecretAccessKey: get("S3_SECRET_ACCESS_KEY", ""),
+		S3UsePathStyle:    boolVar("S3_USE_PATH_STYLE"),
+		RateLimitStore:    strings.ToLower(get("RATE_LIMIT_STORE", "memory")),
+		RedisURL:          get("REDIS_URL", ""),
+		LogFormat:         strings.ToLower(get("LOG_FORMAT", "")),
+	}
+
+	if c.DatabaseURL != "" {
+		if u, err := url.Parse(c.DatabaseURL); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+			bad("DATABASE_URL must be a postgres:// URL")
+		}
+	}
+	if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		bad("PUBLIC_URL must be an absolute http(s) URL, got %q", c.PublicURL)
+	}
+	switch c.JWTAlg {
+	case "HS256":
+		if c.JWTSecret == "" {
+			bad("JWT_SECRET is required when JWT_ALG=HS256")
+		} else if len(c.JWTSecret) < 32 {
+			bad("JWT_SECRET must be at least 32 characters")
+		}
+	case "RS256", "ES256":
+		if c.JWTPublicKeyFile == "" && c.JWTJWKSURL == "" && c.OIDCIssuerURL == "" {
+			bad("JWT_ALG=%s needs JWT_PUBLIC_KEY_FILE, JWT_JWKS_URL or OIDC_ISSUER_URL", c.JWTAlg)
+		}
+		if c.JWTPublicKeyFile != "" {
+			if _, err := os.Stat(c.JWTPublicKeyFile); err != nil {
+				bad("JWT_PUBLIC_KEY_FILE %q cannot be read: %v", c.JWTPublicKeyFile, err)
+			}
+		}
+	default:
+		bad("JWT_ALG must be HS256, RS256 or ES256, got %q", c.JWTAlg)
+	}
+	if c.JWTJWKSURL != "" {
+		if u, err := url.Parse(c.JWTJWKSURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+			bad("JWT_JWKS_URL must be an http(s) URL")
+		}
+	}
+	if c.OIDCIssuerURL != "" && c.OIDCClientID == "" {
+		bad("OIDC_CLIENT_ID is required when OIDC_ISSUER_URL is set")
+	}
+	if c.AuthDevLogin && c.JWTAlg != "HS256" {
+		bad("AUTH_DEV_LOGIN=true is refused unless JWT_ALG=HS256")
+	}
+	switch c.StorageDisk {
+	case "local":
+		if c.StorageLocalDir == "" {
+			bad("STORAGE_LOCAL_DIR must not be empty")
+		}
+	case "s3":
+		for name, v := range map[string]string{"S3_ENDPOINT": c.S3Endpoint, "S3_BUCKET": c.S3Bucket, "S3_ACCESS_KEY_ID": c.S3AccessKeyID, "S3_SECRET_ACCESS_KEY": c.S3SecretAccessKey} {
+			if v == "" {
+				bad("%s is required when STORAGE_DISK=s3", name)
+			}
+		}
+	default:
+		bad("STORAGE_DISK must be local or s3, got %q", c.StorageDisk)
+	}
+	maxRaw := get("UPLOAD_MAX_BYTES", "20971520")
+	if n, err := strconv.ParseInt(maxRaw, 10, 64); err != nil || n <= 0 {
+		bad("UPLOAD_MAX_BYTES must be a positive whole number of bytes, got %q", maxRaw)
+	} else {
+		c.UploadMaxBytes = n
+	}
+	switch c.RateLimitStore {
+	case "memory":
+	case "redis":
+		if c.RedisURL == "" {
+			bad("REDIS_URL is required when RATE_LIMIT_STORE=redis")
+		}
+	default:
+		bad("RATE_LIMIT_STORE must be memory or redis, got %q", c.RateLimitStore)
+	}
+	switch c.LogFormat {
+	case "", "json", "text":
+	default:
+		bad("LOG_FORMAT must be json or text, got %q", c.LogFormat)
+	}
+	lvl := get("LOG_LEVEL", "info")
+	if err := c.LogLevel.UnmarshalText([]byte(lvl)); err != nil {
+		bad("LOG_LEVEL must be debug, info, warn or error, got %q", lvl)
+	}
+
+	if len(problems) > 0 {
+		return c, errors.New("invalid configuration:\n  " + strings.Join(problems, "\n  "))
+	}
+	return c, nil
+}
+
+// lookup treats an empty variable like an unset one, so `FOO= konvoj serve`
+// falls back to the default rather than failing.
+func lookup(getenv func(string) string, name string) (string, bool) {
+	v := strings.TrimSpace(getenv(name))
+	return v, v != ""
+}

@@ -1,0 +1,204 @@
+// Package tenants holds companies (the tenants) and their users, and turns a
+// verified identity into a Principal: the company must exist, the user row is
+// provisioned just in time, a driver caller is linked to its driver record.
+package tenants
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/konvoj/konvoj/internal/apperr"
+	"github.com/konvoj/konvoj/internal/auth"
+)
+
+// Tiers are the subscription tiers, cheapest first.
+var Tiers = []string{"free", "starter", "professional", "business", "enterprise"}
+
+// Company is a tenant.
+type Company struct {
+	ID               uuid.UUID
+	Name             string
+	CountryCode      string
+	Currency         string
+	DefaultLanguage  string
+	Timezone         string
+	SubscriptionTier string
+	Settings         map[string]any
+	CreatedAt        time.Time
+}
+
+// NewCompany is the input of Create.
+type NewCompany struct {
+	Name, Tier, Currency, Country, Timezone, Language string
+}
+
+// Service manages companies and users.
+type Service struct {
+	db *pgxpool.Pool
+}
+
+// NewService returns a tenants service on the pool.
+func NewService(db *pgxpool.Pool) *Service { return &Service{db: db} }
+
+// Validate checks a new company's fields and fills defaults (DECISIONS §1).
+func (n *NewCompany) Validate() error {
+	var v apperr.Validation
+	n.Name = strings.TrimSpace(n.Name)
+	if n.Name == "" {
+		v.Add("name", "The name field is required.")
+	} else if len([]rune(n.Name)) > 200 {
+		v.Add("name", "The name may not be greater than 200 characters.")
+	}
+	if n.Tier == "" {
+		n.Tier = "free"
+	}
+	if !contains(Tiers, n.Tier) {
+		v.Add("tier", "The tier must be one of: "+strings.Join(Tiers, ", ")+".")
+	}
+	if n.Currency == "" {
+		n.Currency = "CZK"
+	}
+	n.Currency = strings.ToUpper(n.Currency)
+	if len(n.Currency) != 3 || strings.Trim(n.Currency, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "" {
+		v.Add("currency", "The currency must be a 3-letter ISO 4217 code.")
+	}
+	if n.Country == "" {
+		n.Country = "CZ"
+	}
+	n.Country = strings.ToUpper(n.Country)
+	if len(n.Country) != 2 || strings.Trim(n.Country, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "" {
+		v.Add("country", "The country must be a 2-letter ISO 3166-1 code.")
+	}
+	if n.Timezone == "" {
+		n.Timezone = "Europe/Prague"
+	}
+	if _, err := time.LoadLocation(n.Timezone); err != nil || n.Timezone == "Local" {
+		v.Add("timezone", "The timezone must be an IANA time zone name such as Europe/Prague.")
+	}
+	if n.Language == "" {
+		n.Language = "cs"
+	}
+	n.Language = strings.ToLower(n.Language)
+	if len(n.Language) != 2 || strings.Trim(n.Language, "abcdefghijklmnopqrstuvwxyz") != "" {
+		v.Add("language", "The language must be a 2-letter code such as cs or en.")
+	}
+	return v.Err()
+}
+
+// Create validates and stores a company (the database adds its default
+// rating configuration).
+func (s *Service) Create(ctx context.Context, n NewCompany) (Company, error) {
+	if err := n.Validate(); err != nil {
+		return Company{}, err
+	}
+	var c Company
+	err := s.db.QueryRow(ctx, `
+		INSERT INTO companies (name, subscription_tier, currency, country_code, timezone, default_language)
+		VALUES ($1, $2, $3, $4, $5, $6)
+		RETURNING id, name, country_code, currency, default_language, timezone, subscription_tier, settings, created_at`,
+		n.Name, n.Tier, n.Currency, n.Country, n.Timezone, n.Language,
+	).Scan(&c.ID, &c.Name, &c.CountryCode, &c.Currency, &c.DefaultLanguage, &c.Timezone, &c.SubscriptionTier, &c.Settings, &c.CreatedAt)
+	if err != nil {
+		return Company{}, fmt.Errorf("create company %q: %w", n.Name, err)
+	}
+	return c, nil
+}
+
+// Get returns a company by id.
+func (s *Service) Get(ctx context.Context, id uuid.UUID) (Company, error) {
+	var c Company
+	err := s.db.QueryRow(ctx, `
+		SELECT id, name, country_code, currency, default_language, timezone, subscription_tier, settings, created_at
+		FROM companies WHERE id = $1`, id,
+	).Scan(&c.ID, &c.Name, &c.CountryCode, &c.Currency, &c.DefaultLanguage, &c.Timezone, &c.SubscriptionTier, &c.Settings, &c.CreatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Company{}, apperr.NotFound("Company")
+	}
+	if err != nil {
+		return Company{}, fmt.Errorf("get company %s: %w", id, err)
+	}
+	return c, nil
+}
+
+// Principal resolves a verified identity in one round trip: the company must
+// exist (else 403 AccessDenied), the user row is upserted (written only when
+// something changed or the last sign-in is over five minutes old, so reads
+// stay reads), and a driver caller is linked by e-mail.
+func (s *Service) Principal(ctx context.Context, id auth.Identity) (auth.Principal, error) {
+	companyID, err := uuid.Parse(id.CompanyID)
+	if err != nil {
+		return auth.Principal{}, apperr.AccessDenied()
+	}
+	userID := id.UserID()
+	p := auth.Principal{UserID: userID, CompanyID: companyID, Role: id.Role, Email: id.Email}
+	var (
+		driverID          *uuid.UUID
+		prefLang, defLang *string
+		firstName, last   *string
+	)
+	err = s.db.QueryRow(ctx, `
+		WITH c AS (
+			SELECT id, subscription_tier, timezone, currency, default_language FROM companies WHERE id = $1
+		), u AS (
+			INSERT INTO users AS usr (id, company_id, external_id, email, role, first_name, last_name, last_login_at)
+			SELECT $2, c.id, $3, $4, $5, NULLIF($6, ''), NULLIF($7, ''), now() FROM c
+			ON CONFLICT (id) DO UPDATE SET
+				company_id = excluded.company_id, email = excluded.email, role = excluded.role,
+				first_name = COALESCE(excluded.first_name, usr.first_name),
+				last_name = COALESCE(excluded.last_name, usr.last_name),
+				last_login_at = now(), updated_at = now()
+			WHERE usr.company_id <> excluded.company_id OR usr.email <> excluded.email OR usr.role <> excluded.role
+				OR usr.last_login_at IS NULL OR usr.last_login_at < now() - interval '5 minutes'
+				OR (excluded.first_name IS NOT NULL AND usr.first_name IS DISTINCT FROM excluded.first_name)
+			RETURNING usr.preferred_language, usr.first_name, usr.last_name
+		)
+		SELECT c.subscription_tier, c.timezone, c.currency, c.default_language,
+			COALESCE((SELECT preferred_language FROM u), (SELECT preferred_language FROM users WHERE id = $2)),
+			COALESCE((SELECT first_name FROM u), (SELECT first_name FROM users WHERE id = $2)),
+			COALESCE((SELECT last_name FROM u), (SELECT last_name FROM users WHERE id = $2)),
+			CASE WHEN $5 = 'driver' AND $4 <> '' THEN
+				(SELECT d.id FROM drivers d WHERE d.company_id = c.id AND lower(d.email) = lower($4) AND d.deleted_at IS NULL LIMIT 1)
+			END
+		FROM c`,
+		companyID, userID, id.Subject, id.Email, string(id.Role), id.FirstName, id.LastName,
+	).Scan(&p.CompanyTier, &p.CompanyTimezone, &p.CompanyCurrency, &defLang, &prefLang, &firstName, &last, &driverID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return auth.Principal{}, apperr.AccessDenied()
+	}
+	if err != nil {
+		return auth.Principal{}, fmt.Errorf("resolve principal for user %s: %w", userID, err)
+	}
+	p.DriverID = driverID
+	p.Language = deref(defLang)
+	if l := deref(prefLang); l != "" {
+		p.Language = l
+	}
+	p.Name = strings.TrimSpace(deref(firstName) + " " + deref(last))
+	if p.Name == "" {
+		p.Name = id.Email
+	}
+	return p, nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return strings.TrimSpace(*s)
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}

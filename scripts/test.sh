@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# `make test`: every test, against real services.
+# PostgreSQL: TEST_DATABASE_URL when set, else a throwaway cluster started
+# here from the system's binaries and removed afterwards.
+# Redis: REDIS_URL when set, else 127.0.0.1:6379 when it answers, else a
+# throwaway redis-server when one is installed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+cleanup=()
+on_exit() { for c in "${cleanup[@]}"; do eval "$c" || true; done; }
+trap on_exit EXIT
+
+free_port() { python3 - <<'PY' 2>/dev/null || echo $((20000 + RANDOM % 20000))
+import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])
+PY
+}
+
+if [ -z "${TEST_DATABASE_URL:-}" ]; then
+  pgdir=$(mktemp -d /tmp/konvoj-testpg.XXXXXX)
+  port=$(free_port)
+  echo "test.sh: starting a throwaway PostgreSQL in $pgdir on port $port"
+  TEST_DATABASE_URL=$(scripts/pg.sh start "$pgdir" "$port")
+  export TEST_DATABASE_URL
+  cleanup+=("scripts/pg.sh stop '$pgdir'; rm -rf '$pgdir'")
+fi
+
+redis_up() { (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null; }
+if [ -z "${REDIS_URL:-}" ]; then
+  if redis_up 6379; then
+    export REDIS_URL=redis://127.0.0.1:6379/0
+  elif command -v redis-server >/dev/null 2>&1; then
+    rport=$(free_port)
+    redis-server --port "$rport" --bind 127.0.0.1 --save "" --appendonly no --daemonize yes \
+      --pidfile "/tmp/konvoj-test-redis-$rport.pid" --logfile "/tmp/konvoj-test-redis-$rport.log"
+    export REDIS_URL=redis://127.0.0.1:$rport/0
+    cleanup+=("kill \$(cat /tmp/konvoj-test-redis-$rport.pid) 2>/dev/null; rm -f /tmp/konvoj-test-redis-$rport.*")
+    for _ in $(seq 50); do redis_up "$rport" && break; sleep 0.1; done
+  fi
+fi
+
+echo "test.sh: go vet"
+go vet ./...
+echo "test.sh: go test"
+go test -count=1 -timeout 20m "$@" ./...

@@ -1,0 +1,256 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+
+	"github.com/konvoj/konvoj/internal/apperr"
+)
+
+// maxJSONBody caps JSON request bodies; uploads have their own limit.
+const maxJSONBody = 1 << 20
+
+// pathID parses a UUID path parameter; anything else is 404 NotFound (an
+// id that is not a UUID names no record).
+func pathID(c echo.Context, name, what string) (uuid.UUID, error) {
+	id, err := uuid.Parse(c.Param(name))
+	if err != nil {
+		return uuid.Nil, apperr.NotFound(what)
+	}
+	return id, nil
+}
+
+// bindJSON decodes a JSON object body into v. Malformed JSON, a wrong
+// content type or a body that is not an object is 400 BadRequest.
+func bindJSON(c echo.Context, v any) error {
+	req := c.Request()
+	if ct := req.Header.Get(echo.HeaderContentType); ct != "" {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
+			return apperr.BadRequest("The request body must be JSON (Content-Type: application/json).")
+		}
+	}
+	body, err := io.ReadAll(io.LimitReader(req.Body, maxJSONBody+1))
+	if err != nil {
+		return apperr.BadRequest("The request body could not be read.")
+	}
+	if len(body) > maxJSONBody {
+		return apperr.PayloadTooLarge("The request body may not be larger than %d bytes.", maxJSONBody)
+	}
+	trimmed := strings.TrimSpace(string(body))
+	if trimmed == "" {
+		trimmed = "{}"
+	}
+	if !strings.HasPrefix(trimmed, "{") {
+		return apperr.BadRequest("The request body must be a JSON object.")
+	}
+	dec := json.NewDecoder(strings.NewReader(trimmed))
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		var ute *json.UnmarshalTypeError
+		if errors.As(err, &ute) && ute.Field != "" {
+			return apperr.Invalid(ute.Field, fmt.Sprintf("The %s field has the wrong type.", ute.Field))
+		}
+		return apperr.BadRequest("The request body is not valid JSON.")
+	}
+	if dec.More() {
+		return apperr.BadRequest("The request body must hold exactly one JSON object.")
+	}
+	return nil
+}
+
+// query reads query parameters, collecting the first problem as a 400.
+type query struct {
+	c       echo.Context
+	problem error
+}
+
+func (q *query) fail(format string, args ...any) {
+	if q.problem == nil {
+		q.problem = apperr.BadRequest(format, args...)
+	}
+}
+
+func (q *query) err() error { return q.problem }
+
+func (q *query) str(name string) string { return strings.TrimSpace(q.c.QueryParam(name)) }
+
+// list splits a comma-separated filter ("active,on_leave").
+func (q *query) list(name string) []string {
+	var out []string
+	for _, v := range strings.Split(q.c.QueryParam(name), ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func (q *query) intParam(name string, def int) int {
+	raw := q.str(name)
+	if raw == "" {
+		return def
+	}
+	n, err := strconv.Atoi(raw)
+	if err != nil {
+		q.fail("The %s parameter must be a whole number.", name)
+		return def
+	}
+	return n
+}
+
+// page returns page and per_page (DECISIONS §5): page below 1 or not a
+// number is 400; per_page is clamped to 1..max.
+func (q *query) page(max int) (int, int) {
+	page := q.intParam("page", 1)
+	if page < 1 {
+		q.fail("The page parameter must be 1 or greater.")
+		page = 1
+	}
+	perPage := q.intParam("per_page", 20)
+	if perPage < 1 {
+		q.fail("The per_page parameter must be 1 or greater.")
+		perPage = 20
+	}
+	if perPage > max {
+		perPage = max
+	}
+	if page > math.MaxInt32/perPage {
+		q.fail("The page parameter is too large.")
+		page = 1
+	}
+	return page, perPage
+}
+
+func (q *query) uuid(name string) *uuid.UUID {
+	raw := q.str(name)
+	if raw == "" {
+		return nil
+	}
+	id, err := uuid.Parse(raw)
+	if err != nil {
+		q.fail("The %s parameter must be a UUID.", name)
+		return nil
+	}
+	return &id
+}
+
+// date parses YYYY-MM-DD.
+func (q *query) date(name string) *time.Time {
+	raw := q.str(name)
+	if raw == "" {
+		return nil
+	}
+	d, err := time.Parse(time.DateOnly, raw)
+	if err != nil {
+		q.fail("The %s parameter must be a date (YYYY-MM-DD).", name)
+		return nil
+	}
+	return &d
+}
+
+// time parses an RFC 3339 timestamp or a date (start of that day, UTC).
+func (q *query) time(name string) *time.Time {
+	raw := q.str(name)
+	if raw == "" {
+		return nil
+	}
+	if t, err := time.Parse(time.RFC3339, raw); err == nil {
+		return &t
+	}
+	return q.date(name)
+}
+
+// timeEnd is time, but a bare date means the end of that day.
+func (q *query) timeEnd(name string) *time.Time {
+	raw := q.str(name)
+	t := q.time(name)
+	if t != nil && len(raw) == len(time.DateOnly) {
+		end := t.Add(24*time.Hour - time.Nanosecond)
+		return &end
+	}
+	return t
+}
+
+// Page is the Laravel-style offset pagination envelope (DECISIONS §5).
+type Page[T any] struct {
+	CurrentPage  int     `json:"current_page"`
+	Data         []T     `json:"data"`
+	FirstPageURL string  `json:"first_page_url"`
+	From         *int    `json:"from"`
+	LastPage     int     `json:"last_page"`
+	LastPageURL  string  `json:"last_page_url"`
+	NextPageURL  *string `json:"next_page_url"`
+	Path         string  `json:"path"`
+	PerPage      int     `json:"per_page"`
+	PrevPageURL  *string `json:"prev_page_url"`
+	To           *int    `json:"to"`
+	Total        int     `json:"total"`
+}
+
+// NewPage builds the envelope; page links keep the request's other query
+// parameters.
+func NewPage[T any](c echo.Context, data []T, total, page, perPage int) Page[T] {
+	if data == nil {
+		data = []T{}
+	}
+	last := (total + perPage - 1) / perPage
+	if last < 1 {
+		last = 1
+	}
+	base := requestURL(c)
+	link := func(n int) string {
+		u := *base
+		v := u.Query()
+		v.Set("page", strconv.Itoa(n))
+		u.RawQuery = v.Encode()
+		return u.String()
+	}
+	p := Page[T]{
+		CurrentPage:  page,
+		Data:         data,
+		FirstPageURL: link(1),
+		LastPage:     last,
+		LastPageURL:  link(last),
+		Path:         base.Scheme + "://" + base.Host + base.Path,
+		PerPage:      perPage,
+		Total:        total,
+	}
+	if len(data) > 0 {
+		from := (page-1)*perPage + 1
+		to := from + len(data) - 1
+		p.From, p.To = &from, &to
+	}
+	if page < last {
+		s := link(page + 1)
+		p.NextPageURL = &s
+	}
+	if page > 1 {
+		s := link(min(page-1, last))
+		p.PrevPageURL = &s
+	}
+	return p
+}
+
+func requestURL(c echo.Context) *url.URL {
+	r := c.Request()
+	u := *r.URL
+	u.Scheme = c.Scheme()
+	u.Host = r.Host
+	return &u
+}
+
+// noContent answers 204.
+func noContent(c echo.Context) error { return c.NoContent(http.StatusNoContent) }

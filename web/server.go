@@ -1,0 +1,262 @@
+// Package web is the Echo server: middleware (request id, logging, recover,
+// metrics, authentication, rate limiting), error mapping, health and metrics
+// endpoints, and the mounting of the API and the pages. Handlers stay thin;
+// rules live in the internal/<domain> services.
+package web
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/labstack/echo/v4"
+
+	"github.com/konvoj/konvoj/internal/apperr"
+	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/config"
+	"github.com/konvoj/konvoj/internal/ratelimit"
+	"github.com/konvoj/konvoj/internal/tenants"
+)
+
+// Context keys set on the Echo context for the request log line.
+const (
+	ctxPrincipal = "konvoj.principal"
+	ctxAuthErr   = "konvoj.auth_error"
+	ctxErrorName = "konvoj.error_name"
+)
+
+// Options are the server's dependencies, built by cmd/konvoj (and by tests).
+type Options struct {
+	Config   config.Config
+	DB       *pgxpool.Pool
+	Verifier *auth.Verifier
+	Limiter  ratelimit.Store
+	Logger   *slog.Logger
+}
+
+// Server is the HTTP server of the whole product.
+type Server struct {
+	Echo     *echo.Echo
+	opts     Options
+	log      *slog.Logger
+	tenants  *tenants.Service
+	metrics  *metrics
+	limiter  ratelimit.Store
+	verifier *auth.Verifier
+
+	// renderPageError renders an HTML error page for page routes (set by the
+	// pages package); nil means JSON everywhere.
+	renderPageError func(c echo.Context, status int, body ErrorBody) error
+}
+
+// NewServer builds the server with every route mounted.
+func NewServer(o Options) *Server {
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	e := echo.New()
+	e.HideBanner = true
+	e.HidePort = true
+	s := &Server{
+		Echo:     e,
+		opts:     o,
+		log:      o.Logger,
+		tenants:  tenants.NewService(o.DB),
+		metrics:  newMetrics(o.DB),
+		limiter:  o.Limiter,
+		verifier: o.Verifier,
+	}
+	e.HTTPErrorHandler = s.errorHandler
+	e.Use(s.requestID, s.metrics.middleware, s.logRequests, s.recoverPanics)
+
+	e.GET("/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
+	e.GET("/readyz", s.ready)
+	e.GET("/metrics", echo.WrapHandler(s.metrics.handler()))
+	return s
+}
+
+// APIGroup returns the /api/v0 group with authentication and rate limiting,
+// for the api package to mount its routes on.
+func (s *Server) APIGroup() *echo.Group {
+	return s.Echo.Group("/api/v0", s.authenticate, s.rateLimit, s.requireAuth)
+}
+
+// PublicAPIGroup returns /api/v0 routes that need no token (the OpenAPI
+// document); they are rate limited per client address.
+func (s *Server) PublicAPIGroup() *echo.Group {
+	return s.Echo.Group("/api/v0")
+}
+
+// Tenants gives the pages package the same principal resolution as the API.
+func (s *Server) Tenants() *tenants.Service { return s.tenants }
+
+// SetPageErrorRenderer lets the pages package render HTML error pages.
+func (s *Server) SetPageErrorRenderer(f func(c echo.Context, status int, body ErrorBody) error) {
+	s.renderPageError = f
+}
+
+func (s *Server) ready(c echo.Context) error {
+	ctx, cancel := context.WithTimeout(c.Request().Context(), 2*time.Second)
+	defer cancel()
+	if err := s.opts.DB.Ping(ctx); err != nil {
+		return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "database": "unreachable"})
+	}
+	return c.JSON(http.StatusOK, map[string]string{"status": "ok", "database": "ok"})
+}
+
+var validRequestID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
+
+// requestID echoes a well-formed incoming X-Request-ID, else makes one.
+func (s *Server) requestID(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		id := c.Request().Header.Get(echo.HeaderXRequestID)
+		if !validRequestID.MatchString(id) {
+			id = uuid.NewString()
+		}
+		c.Response().Header().Set(echo.HeaderXRequestID, id)
+		return next(c)
+	}
+}
+
+// logRequests writes one structured line per request. No query string, body
+// or token is logged: they may hold personal data.
+func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		start := time.Now()
+		err := next(c)
+		if err != nil {
+			c.Error(err)
+		}
+		req := c.Request()
+		status := c.Response().Status
+		attrs := []slog.Attr{
+			slog.String("request_id", c.Response().Header().Get(echo.HeaderXRequestID)),
+			slog.String("method", req.Method),
+			slog.String("path", req.URL.Path),
+			slog.String("route", c.Path()),
+			slog.Int("status", status),
+			slog.Int64("bytes", c.Response().Size),
+			slog.Float64("latency_ms", float64(time.Since(start).Microseconds())/1000),
+		}
+		if p, ok := c.Get(ctxPrincipal).(auth.Principal); ok {
+			attrs = append(attrs, slog.String("company_id", p.CompanyID.String()), slog.String("user_id", p.UserID.String()), slog.String("role", string(p.Role)))
+		}
+		if name, ok := c.Get(ctxErrorName).(string); ok {
+			attrs = append(attrs, slog.String("error", name))
+		}
+		level := slog.LevelInfo
+		if status >= 500 {
+			level = slog.LevelError
+		}
+		s.log.LogAttrs(req.Context(), level, "request", attrs...)
+		return nil
+	}
+}
+
+// recoverPanics turns a panic into a logged 500 with the request id.
+func (s *Server) recoverPanics(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				if r == http.ErrAbortHandler {
+					panic(r)
+				}
+				s.log.ErrorContext(c.Request().Context(), "panic",
+					slog.String("request_id", c.Response().Header().Get(echo.HeaderXRequestID)),
+					slog.Any("panic", r), slog.String("stack", string(debug.Stack())))
+				err = &apperr.Error{Kind: apperr.KindInternal, Message: "panic"}
+			}
+		}()
+		return next(c)
+	}
+}
+
+// authenticate verifies the bearer token and resolves the principal; a
+// failure is kept for requireAuth so the limiter can still count the
+// request by client address.
+func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		p, err := s.principalFromRequest(c.Request())
+		if err != nil {
+			c.Set(ctxAuthErr, err)
+			return next(c)
+		}
+		p.IPAddress = c.RealIP()
+		p.UserAgent = c.Request().UserAgent()
+		c.Set(ctxPrincipal, p)
+		c.SetRequest(c.Request().WithContext(auth.WithPrincipal(c.Request().Context(), p)))
+		return next(c)
+	}
+}
+
+func (s *Server) principalFromRequest(r *http.Request) (auth.Principal, error) {
+	h := r.Header.Get(echo.HeaderAuthorization)
+	if h == "" {
+		return auth.Principal{}, apperr.Unauthorized("Missing token")
+	}
+	scheme, raw, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(raw) == "" {
+		return auth.Principal{}, apperr.Unauthorized("Missing token")
+	}
+	id, err := s.verifier.Verify(strings.TrimSpace(raw))
+	if err != nil {
+		return auth.Principal{}, err
+	}
+	return s.tenants.Principal(r.Context(), id)
+}
+
+func (s *Server) requireAuth(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if err, ok := c.Get(ctxAuthErr).(error); ok {
+			return err
+		}
+		return next(c)
+	}
+}
+
+// rateLimit takes a token from the company's bucket (its tier's limits), or
+// from the client address's bucket at the free tier when unauthenticated.
+func (s *Server) rateLimit(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if s.limiter == nil {
+			return next(c)
+		}
+		key, limit := "ip:"+c.RealIP(), ratelimit.ForTier("free")
+		if p, ok := c.Get(ctxPrincipal).(auth.Principal); ok {
+			key, limit = "company:"+p.CompanyID.String(), ratelimit.ForTier(p.CompanyTier)
+		}
+		res, err := s.limiter.Take(c.Request().Context(), key, limit)
+		if err != nil {
+			// A limiter outage must not take the API down: log and serve.
+			s.log.WarnContext(c.Request().Context(), "rate limiter unavailable", slog.Any("error", err))
+			return next(c)
+		}
+		h := c.Response().Header()
+		h.Set("X-RateLimit-Limit", strconv.Itoa(res.Limit))
+		h.Set("X-RateLimit-Remaining", strconv.Itoa(res.Remaining))
+		h.Set("X-RateLimit-Reset", strconv.FormatInt(res.Reset.Unix(), 10))
+		if !res.Allowed {
+			secs := int((res.RetryAfter + time.Second - 1) / time.Second)
+			if secs < 1 {
+				secs = 1
+			}
+			return &RateLimitedError{RetryAfter: secs}
+		}
+		return next(c)
+	}
+}
+
+// Principal returns the caller of an authenticated request.
+func Principal(c echo.Context) auth.Principal {
+	p, _ := c.Get(ctxPrincipal).(auth.Principal)
+	return p
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

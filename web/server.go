@@ -82,16 +82,38 @@ func NewServer(o Options) *Server {
 	return s
 }
 
-// APIGroup returns the /api/v0 group with authentication and rate limiting,
-// for the api package to mount its routes on.
-func (s *Server) APIGroup() *echo.Group {
-	return s.Echo.Group("/api/v0", s.authenticate, s.rateLimit, s.requireAuth)
+// Routes registers routes under a prefix with a fixed middleware chain. The
+// chain is attached to each route rather than to an Echo group, because a
+// group's catch-all would turn every 405 Method Not Allowed into a 404.
+type Routes struct {
+	g  *echo.Group
+	mw []echo.MiddlewareFunc
 }
 
-// PublicAPIGroup returns /api/v0 routes that need no token (the OpenAPI
+// GET registers a GET route.
+func (r *Routes) GET(path string, h echo.HandlerFunc) *echo.Route { return r.g.GET(path, h, r.mw...) }
+
+// POST registers a POST route.
+func (r *Routes) POST(path string, h echo.HandlerFunc) *echo.Route { return r.g.POST(path, h, r.mw...) }
+
+// PUT registers a PUT route.
+func (r *Routes) PUT(path string, h echo.HandlerFunc) *echo.Route { return r.g.PUT(path, h, r.mw...) }
+
+// DELETE registers a DELETE route.
+func (r *Routes) DELETE(path string, h echo.HandlerFunc) *echo.Route { return r.g.DELETE(path, h, r.mw...) }
+
+// Any registers a route for every method.
+func (r *Routes) Any(path string, h echo.HandlerFunc) []*echo.Route { return r.g.Any(path, h, r.mw...) }
+
+// API returns the authenticated, rate-limited /api/v0 routes.
+func (s *Server) API() *Routes {
+	return &Routes{g: s.Echo.Group("/api/v0"), mw: []echo.MiddlewareFunc{s.authenticate, s.rateLimit, s.requireAuth}}
+}
+
+// PublicAPI returns /api/v0 routes that need no token (the OpenAPI
 // document); they are rate limited per client address.
-func (s *Server) PublicAPIGroup() *echo.Group {
-	return s.Echo.Group("/api/v0")
+func (s *Server) PublicAPI() *Routes {
+	return &Routes{g: s.Echo.Group("/api/v0"), mw: []echo.MiddlewareFunc{s.authenticate, s.rateLimit}}
 }
 
 // Tenants gives the pages package the same principal resolution as the API.

@@ -23,7 +23,7 @@ var PlannedPaths = []string{"/orders", "/customers", "/invoices", "/gps/position
 
 // Mount registers every /api/v0 route on the server.
 func Mount(s *web.Server, h *Handlers) {
-	g := s.APIGroup()
+	g := s.API()
 	g.GET("/audit-logs", h.listAuditLogs)
 
 	for _, p := range PlannedPaths {

@@ -1,0 +1,177 @@
+// Package documents holds drivers' compliance documents (one record per type
+// per driver), their versioned files and the expiry status rules.
+package documents
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/civil"
+	"github.com/konvoj/konvoj/internal/postgres"
+)
+
+// Types are the 14 document types every driver has, in display order.
+var Types = []string{
+	"passport", "visa_biometrics", "residence_permit", "work_permit",
+	"a1_eu", "a1_switzerland", "declaration", "health_insurance",
+	"travel_insurance", "drivers_license", "adr_certificate",
+	"tachograph_card", "code_95", "medical_examination",
+}
+
+// DefaultRequiredTypes are the types a driver needs to be ready unless the
+// company's settings.required_document_types says otherwise (DECISIONS §6).
+var DefaultRequiredTypes = []string{"passport", "drivers_license", "tachograph_card", "code_95", "medical_examination"}
+
+// Statuses are the document statuses, best first.
+var Statuses = []string{"valid", "warning", "expiring_soon", "expired", "no_data"}
+
+// Status computes a document's status (DECISIONS §6); the SQL function
+// konvoj_document_status is the same rule for set-based queries.
+func Status(hasFile bool, validUntil *civil.Date, today civil.Date) string {
+	switch {
+	case !hasFile:
+		return "no_data"
+	case validUntil == nil:
+		return "valid"
+	}
+	days := today.DaysUntil(*validUntil)
+	switch {
+	case days < 0:
+		return "expired"
+	case days < 15:
+		return "expiring_soon"
+	case days <= 30:
+		return "warning"
+	}
+	return "valid"
+}
+
+// FileSummary is a file as listed inside a document.
+type FileSummary struct {
+	ID               uuid.UUID `json:"id"`
+	Filename         string    `json:"filename"`
+	OriginalFilename string    `json:"original_filename"`
+	MimeType         string    `json:"mime_type"`
+	SizeBytes        int64     `json:"size_bytes"`
+	Version          int       `json:"version"`
+	IsCurrent        bool      `json:"is_current"`
+	UploadedAt       time.Time `json:"uploaded_at"`
+}
+
+// Document is a document record as the API shows it.
+type Document struct {
+	ID              uuid.UUID       `json:"id"`
+	DriverID        uuid.UUID       `json:"driver_id"`
+	Type            string          `json:"type"`
+	Number          *string         `json:"number"`
+	Country         *string         `json:"country"`
+	ValidFrom       *civil.Date     `json:"valid_from"`
+	ValidUntil      *civil.Date     `json:"valid_until"`
+	Status          string          `json:"status"`
+	DaysUntilExpiry *int            `json:"days_until_expiry"`
+	Meta            json.RawMessage `json:"meta"`
+	Files           []FileSummary   `json:"files,omitempty"`
+	UpdatedAt       time.Time       `json:"updated_at"`
+
+	companyID uuid.UUID
+}
+
+// Today is the date "today" in the caller's company time zone.
+func Today(p auth.Principal) civil.Date { return civil.DateOf(time.Now().In(p.Location())) }
+
+// Service manages documents and files.
+type Service struct {
+	db *pgxpool.Pool
+}
+
+// NewService returns a documents service.
+func NewService(db *pgxpool.Pool) *Service { return &Service{db: db} }
+
+// CreateForDriver creates the 14 empty document records of a new driver, on
+// the driver's create transaction.
+func CreateForDriver(ctx context.Context, tx postgres.DBTX, companyID, driverID uuid.UUID) error {
+	_, err := tx.Exec(ctx, `
+		INSERT INTO driver_documents (company_id, driver_id, type)
+		SELECT $1, $2, t FROM unnest($3::text[]) AS t`, companyID, driverID, Types)
+	if err != nil {
+		return fmt.Errorf("create documents of driver %s: %w", driverID, err)
+	}
+	return nil
+}
+
+// ForDriver returns the driver's 14 documents with their files (all
+// versions, newest first), in the order of Types. The caller has already
+// checked access to the driver; withFiles is false for callers who may see
+// statuses only (the dispatcher).
+func ForDriver(ctx context.Context, db postgres.DBTX, driverID uuid.UUID, today civil.Date, withFiles bool) ([]Document, error) {
+	rows, err := db.Query(ctx, `
+		SELECT d.id, d.driver_id, d.company_id, d.type, d.number, d.country, d.valid_from, d.valid_until,
+			d.current_file_id IS NOT NULL, d.meta, d.updated_at
+		FROM driver_documents d
+		WHERE d.driver_id = $1
+		ORDER BY array_position($2::text[], d.type)`, driverID, Types)
+	if err != nil {
+		return nil, fmt.Errorf("list documents of driver %s: %w", driverID, err)
+	}
+	defer rows.Close()
+	var docs []Document
+	index := map[uuid.UUID]int{}
+	for rows.Next() {
+		var d Document
+		var hasFile bool
+		if err := rows.Scan(&d.ID, &d.DriverID, &d.companyID, &d.Type, &d.Number, &d.Country, &d.ValidFrom, &d.ValidUntil, &hasFile, &d.Meta, &d.UpdatedAt); err != nil {
+			return nil, fmt.Errorf("scan document: %w", err)
+		}
+		d.fill(hasFile, today)
+		d.Files = []FileSummary{}
+		index[d.ID] = len(docs)
+		docs = append(docs, d)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list documents of driver %s: %w", driverID, err)
+	}
+	if !withFiles {
+		for i := range docs {
+			docs[i].Files = nil
+		}
+		return docs, nil
+	}
+	frows, err := db.Query(ctx, `
+		SELECT f.id, f.document_id, f.filename, f.original_filename, f.mime_type, f.size_bytes, f.version, f.is_current, f.uploaded_at
+		FROM document_files f JOIN driver_documents d ON d.id = f.document_id
+		WHERE d.driver_id = $1
+		ORDER BY f.version DESC`, driverID)
+	if err != nil {
+		return nil, fmt.Errorf("list files of driver %s: %w", driverID, err)
+	}
+	defer frows.Close()
+	for frows.Next() {
+		var f FileSummary
+		var docID uuid.UUID
+		if err := frows.Scan(&f.ID, &docID, &f.Filename, &f.OriginalFilename, &f.MimeType, &f.SizeBytes, &f.Version, &f.IsCurrent, &f.UploadedAt); err != nil {
+			return nil, fmt.Errorf("scan file: %w", err)
+		}
+		if i, ok := index[docID]; ok {
+			docs[i].Files = append(docs[i].Files, f)
+		}
+	}
+	return docs, frows.Err()
+}
+
+// fill computes status and days_until_expiry.
+func (d *Document) fill(hasFile bool, today civil.Date) {
+	d.Status = Status(hasFile, d.ValidUntil, today)
+	if d.ValidUntil != nil {
+		n := today.DaysUntil(*d.ValidUntil)
+		d.DaysUntilExpiry = &n
+	}
+	if len(d.Meta) == 0 {
+		d.Meta = json.RawMessage(`{}`)
+	}
+}

@@ -4,6 +4,7 @@
 package api
 
 import (
+	"fmt"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
@@ -11,6 +12,7 @@ import (
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/audit"
 	"github.com/konvoj/konvoj/web"
+	"github.com/konvoj/konvoj/web/api/openapi"
 )
 
 // Handlers holds the services the API calls.
@@ -23,6 +25,8 @@ var PlannedPaths = []string{"/orders", "/customers", "/invoices", "/gps/position
 
 // Mount registers every /api/v0 route on the server.
 func Mount(s *web.Server, h *Handlers) {
+	s.PublicAPI().GET("/openapi.json", serveOpenAPI)
+
 	g := s.API()
 	g.GET("/audit-logs", h.listAuditLogs)
 
@@ -30,6 +34,15 @@ func Mount(s *web.Server, h *Handlers) {
 		g.Any(p, notImplemented)
 		g.Any(p+"/*", notImplemented)
 	}
+}
+
+func serveOpenAPI(c echo.Context) error {
+	doc, err := openapi.JSON()
+	if err != nil {
+		return fmt.Errorf("build OpenAPI document: %w", err)
+	}
+	c.Response().Header().Set("Cache-Control", "public, max-age=300")
+	return c.Blob(http.StatusOK, "application/json", doc)
 }
 
 func notImplemented(c echo.Context) error {

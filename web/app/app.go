@@ -5,8 +5,11 @@ package app
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/konvoj/konvoj/internal/audit"
+	"github.com/konvoj/konvoj/internal/config"
+	"github.com/konvoj/konvoj/internal/storage"
 	"github.com/konvoj/konvoj/web"
 	"github.com/konvoj/konvoj/web/api"
 )
@@ -14,6 +17,9 @@ import (
 // Options are the dependencies that differ between production and tests.
 type Options struct {
 	Server web.Options
+	// Files is where document files are stored; nil builds the store the
+	// configuration names (STORAGE_DISK).
+	Files storage.Store
 }
 
 // Services are the domain services, exposed for tests and commands.
@@ -25,7 +31,9 @@ type Services struct {
 type App struct {
 	*web.Server
 	Services Services
-	closers  []func()
+	// Files is the document file store in use.
+	Files   storage.Store
+	closers []func()
 }
 
 // New builds every service and mounts every route.
@@ -33,6 +41,14 @@ func New(ctx context.Context, o Options) (*App, error) {
 	s := web.NewServer(o.Server)
 	db := o.Server.DB
 	a := &App{Server: s}
+	files := o.Files
+	if files == nil {
+		var err error
+		if files, err = NewFileStore(ctx, o.Server.Config); err != nil {
+			return nil, err
+		}
+	}
+	a.Files = files
 	a.Services = Services{
 		Audit: audit.NewService(db),
 	}
@@ -40,6 +56,25 @@ func New(ctx context.Context, o Options) (*App, error) {
 		Audit: a.Services.Audit,
 	})
 	return a, nil
+}
+
+// NewFileStore builds the file store of the configuration.
+func NewFileStore(ctx context.Context, cfg config.Config) (storage.Store, error) {
+	if cfg.StorageDisk == "s3" {
+		s, err := storage.NewS3(ctx, storage.S3Config{
+			Endpoint: cfg.S3Endpoint, Region: cfg.S3Region, Bucket: cfg.S3Bucket,
+			AccessKeyID: cfg.S3AccessKeyID, SecretAccessKey: cfg.S3SecretAccessKey, UsePathStyle: cfg.S3UsePathStyle,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("s3 storage: %w", err)
+		}
+		return s, nil
+	}
+	s, err := storage.NewLocal(cfg.StorageLocalDir)
+	if err != nil {
+		return nil, fmt.Errorf("local storage: %w", err)
+	}
+	return s, nil
 }
 
 // Close stops background work started by New.

@@ -100,7 +100,9 @@ func (r *Routes) POST(path string, h echo.HandlerFunc) *echo.Route { return r.g.
 func (r *Routes) PUT(path string, h echo.HandlerFunc) *echo.Route { return r.g.PUT(path, h, r.mw...) }
 
 // DELETE registers a DELETE route.
-func (r *Routes) DELETE(path string, h echo.HandlerFunc) *echo.Route { return r.g.DELETE(path, h, r.mw...) }
+func (r *Routes) DELETE(path string, h echo.HandlerFunc) *echo.Route {
+	return r.g.DELETE(path, h, r.mw...)
+}
 
 // Any registers a route for every method.
 func (r *Routes) Any(path string, h echo.HandlerFunc) []*echo.Route { return r.g.Any(path, h, r.mw...) }

@@ -171,7 +171,9 @@ func (e *Env) As(company uuid.UUID, role auth.Role, email ...string) *Caller {
 func (e *Env) Anonymous() *Caller { return &Caller{env: e, Header: http.Header{}} }
 
 // WithToken returns a caller sending the given raw token.
-func (e *Env) WithToken(tok string) *Caller { return &Caller{env: e, Token: tok, Header: http.Header{}} }
+func (e *Env) WithToken(tok string) *Caller {
+	return &Caller{env: e, Token: tok, Header: http.Header{}}
+}
 
 // Sign signs claims with the test secret (HS256), adding iat and exp when
 // they are missing.

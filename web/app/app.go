@@ -12,6 +12,7 @@ import (
 	"github.com/konvoj/konvoj/internal/storage"
 	"github.com/konvoj/konvoj/web"
 	"github.com/konvoj/konvoj/web/api"
+	"github.com/konvoj/konvoj/web/pages"
 )
 
 // Options are the dependencies that differ between production and tests.
@@ -55,6 +56,12 @@ func New(ctx context.Context, o Options) (*App, error) {
 	api.Mount(s, &api.Handlers{
 		Audit: a.Services.Audit,
 	})
+	if _, err := pages.Mount(s, o.Server.Config, pages.Services{
+		Tenants: s.Tenants(),
+		Audit:   a.Services.Audit,
+	}, o.Server.Logger); err != nil {
+		return nil, fmt.Errorf("mount pages: %w", err)
+	}
 	return a, nil
 }
 

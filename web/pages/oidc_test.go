@@ -27,7 +27,7 @@ func oidcEnv(t *testing.T) (*webtest.Env, *oidctest.Provider) {
 // the test server's address).
 func startSignIn(t *testing.T, b *browser, next string) url.Values {
 	t.Helper()
-	res := b.get("/auth/login?next=" + url.QueryEscape(next)).expect(t, http.StatusFound)
+	res := b.get("/auth/login?next="+url.QueryEscape(next)).expect(t, http.StatusFound)
 	authURL, err := url.Parse(res.Header.Get("Location"))
 	if err != nil {
 		t.Fatal(err)
@@ -57,14 +57,14 @@ func TestOIDCSignIn(t *testing.T) {
 	sub := uuid.NewString()
 	prov.SignInNext(oidctest.User{Subject: sub, Email: "hana@acme.test", CompanyID: company.String(), Role: "hr_manager", FirstName: "Hana", LastName: "Horáková"})
 	cb := startSignIn(t, b, "/audit")
-	res := b.get("/auth/callback?" + cb.Encode()).expect(t, http.StatusSeeOther)
+	res := b.get("/auth/callback?"+cb.Encode()).expect(t, http.StatusSeeOther)
 	if loc := res.Header.Get("Location"); loc != "/audit" {
 		t.Errorf("after sign-in: %q", loc)
 	}
 	b.get("/audit").expect(t, http.StatusOK).contains(t, "Hana Horáková", "Personalista")
 
 	// The code and the flow are single use.
-	b.get("/auth/callback?" + cb.Encode()).expect(t, http.StatusBadRequest).contains(t, "Přihlaste se prosím znovu")
+	b.get("/auth/callback?"+cb.Encode()).expect(t, http.StatusBadRequest).contains(t, "Přihlaste se prosím znovu")
 
 	// Sign-out: the provider has no end-session endpoint, so back to /login.
 	res = b.post("/logout", nil).expect(t, http.StatusSeeOther)
@@ -83,7 +83,7 @@ func TestOIDCSignInRefusals(t *testing.T) {
 		prov.SignInNext(oidctest.User{Subject: uuid.NewString(), Email: "a@acme.test", CompanyID: company.String(), Role: "admin"})
 		cb := startSignIn(t, b, "/")
 		cb.Set("state", "forged")
-		b.get("/auth/callback?" + cb.Encode()).expect(t, http.StatusBadRequest).contains(t, "could not confirm your sign-in")
+		b.get("/auth/callback?"+cb.Encode()).expect(t, http.StatusBadRequest).contains(t, "could not confirm your sign-in")
 		if b.cookie("konvoj_session") != "" {
 			t.Error("session set despite a forged state")
 		}
@@ -98,13 +98,13 @@ func TestOIDCSignInRefusals(t *testing.T) {
 		authURL.RawQuery = q.Encode()
 		res = b.get(authURL.String()).expect(t, http.StatusFound)
 		cb, _ := url.Parse(res.Header.Get("Location"))
-		b.get("/auth/callback?" + cb.RawQuery).expect(t, http.StatusBadRequest).contains(t, "could not confirm your sign-in")
+		b.get("/auth/callback?"+cb.RawQuery).expect(t, http.StatusBadRequest).contains(t, "could not confirm your sign-in")
 	})
 	t.Run("unknown company", func(t *testing.T) {
 		b := newBrowser(t, env.Server.URL)
 		prov.SignInNext(oidctest.User{Subject: uuid.NewString(), Email: "a@x.test", CompanyID: uuid.NewString(), Role: "admin"})
 		cb := startSignIn(t, b, "/")
-		b.get("/auth/callback?" + cb.Encode()).expect(t, http.StatusForbidden).contains(t, "Your company is not registered in Konvoj")
+		b.get("/auth/callback?"+cb.Encode()).expect(t, http.StatusForbidden).contains(t, "Your company is not registered in Konvoj")
 		if b.cookie("konvoj_session") != "" {
 			t.Error("session set for an unknown company")
 		}
@@ -113,7 +113,7 @@ func TestOIDCSignInRefusals(t *testing.T) {
 		b := newBrowser(t, env.Server.URL)
 		prov.SignInNext(oidctest.User{Subject: uuid.NewString(), Email: "a@x.test"})
 		cb := startSignIn(t, b, "/")
-		b.get("/auth/callback?" + cb.Encode()).expect(t, http.StatusForbidden).contains(t, "not assigned to a company")
+		b.get("/auth/callback?"+cb.Encode()).expect(t, http.StatusForbidden).contains(t, "not assigned to a company")
 	})
 	t.Run("provider error", func(t *testing.T) {
 		b := newBrowser(t, env.Server.URL)

@@ -5,7 +5,6 @@ import (
 	"testing"
 )
 
-func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 
 func TestSessionSecret(t *testing.T) {
 	const jwtSecret = "jwt-secret-0123456789abcdef0123456789"

@@ -61,6 +61,24 @@ func TestDevSignInShowsRoleAwareDashboard(t *testing.T) {
 	// The service refuses; the page says what to do.
 	acc.get("/audit").expect(t, http.StatusForbidden).
 		contains(t, "K tomuto nemáte přístup", "požádejte správce", `href="/"`)
+
+	// The development page lists the known users by role (HR before the
+	// accountant), and signing in as a listed one is that same user.
+	dev := newBrowser(t, env.Server.URL)
+	list := dev.get("/auth/dev").expect(t, http.StatusOK).contains(t, "Acme Transport", "hana@acme.test", "adam@acme.test").Body
+	if strings.Index(list, "hana@acme.test") > strings.Index(list, "adam@acme.test") {
+		t.Error("users are not listed in role order")
+	}
+	var subject string
+	if err := env.DB.QueryRow(context.Background(), "SELECT external_id FROM users WHERE email = 'hana@acme.test'").Scan(&subject); err != nil {
+		t.Fatal(err)
+	}
+	dev.post("/auth/dev", url.Values{"company_id": {company.String()}, "subject": {subject}, "email": {"hana@acme.test"}, "role": {"hr_manager"}}).
+		expect(t, http.StatusSeeOther)
+	var users int
+	if err := env.DB.QueryRow(context.Background(), "SELECT count(*) FROM users WHERE company_id = $1", company).Scan(&users); err != nil || users != 2 {
+		t.Errorf("users after signing in again: %d, %v", users, err)
+	}
 }
 
 func TestSessionCookie(t *testing.T) {

@@ -5,7 +5,6 @@ import (
 	"testing"
 )
 
-
 func TestSessionSecret(t *testing.T) {
 	const jwtSecret = "jwt-secret-0123456789abcdef0123456789"
 	tests := []struct {

@@ -18,14 +18,14 @@ import (
 // browser is an HTTP client that keeps cookies and does not follow
 // redirects, so each step of a flow can be checked.
 type browser struct {
-	t    *testing.T
+	t    testing.TB
 	base string
 	c    *http.Client
 	// Header is sent with every request (Accept-Language, HX-Request…).
 	Header http.Header
 }
 
-func newBrowser(t *testing.T, base string) *browser {
+func newBrowser(t testing.TB, base string) *browser {
 	jar, _ := cookiejar.New(nil)
 	return &browser{t: t, base: base, Header: http.Header{}, c: &http.Client{
 		Jar:           jar,

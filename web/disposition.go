@@ -11,6 +11,9 @@ import (
 // quoted ASCII fallback (accents dropped, other characters replaced) for
 // old clients, and the exact name in UTF-8 as filename* (RFC 5987).
 func ContentDisposition(name string) string {
+	if name == "" {
+		return `attachment; filename="download"`
+	}
 	return `attachment; filename="` + asciiFallback(name) + `"; filename*=UTF-8''` + percentEncode(name)
 }
 

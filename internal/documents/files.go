@@ -283,9 +283,16 @@ func saveDocument(ctx context.Context, tx pgx.Tx, id uuid.UUID, m metadata, curr
 // out stay, null clears (meta null resets to {}). It answers the document
 // with its recomputed status. The audit row holds only changed fields; a
 // request that changes nothing writes none.
-func (s *Service) Update(ctx context.Context, p auth.Principal, documentID uuid.UUID, body map[string]json.RawMessage) (*Document, error) {
+//
+// readBody decodes the JSON request body into its argument; it is called
+// after the permission checks (DECISIONS §4: input errors come last).
+func (s *Service) Update(ctx context.Context, p auth.Principal, documentID uuid.UUID, readBody func(any) error) (*Document, error) {
 	ref, err := s.document(ctx, p, auth.DocumentsWrite, documentID)
 	if err != nil {
+		return nil, err
+	}
+	var body map[string]json.RawMessage
+	if err := readBody(&body); err != nil {
 		return nil, err
 	}
 	ch, err := parseJSONChange(body)

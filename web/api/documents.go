@@ -1,7 +1,6 @@
 package api
 
 import (
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -41,11 +40,10 @@ func (h *Handlers) updateDocument(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	var body map[string]json.RawMessage
-	if err := bindJSON(c, &body); err != nil {
-		return err
-	}
-	doc, err := h.Documents.Update(c.Request().Context(), web.Principal(c), id, body)
+	// The body is read by the service after its permission checks, so a
+	// caller who may not write gets 403 even for a malformed body.
+	readBody := func(v any) error { return bindJSON(c, v) }
+	doc, err := h.Documents.Update(c.Request().Context(), web.Principal(c), id, readBody)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/konvoj/konvoj/internal/audit"
 	"github.com/konvoj/konvoj/internal/config"
+	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/storage"
 	"github.com/konvoj/konvoj/web"
 	"github.com/konvoj/konvoj/web/api"
@@ -25,7 +26,8 @@ type Options struct {
 
 // Services are the domain services, exposed for tests and commands.
 type Services struct {
-	Audit *audit.Service
+	Audit     *audit.Service
+	Documents *documents.Service
 }
 
 // App is the running product.
@@ -51,10 +53,12 @@ func New(ctx context.Context, o Options) (*App, error) {
 	}
 	a.Files = files
 	a.Services = Services{
-		Audit: audit.NewService(db),
+		Audit:     audit.NewService(db),
+		Documents: documents.NewService(db, files, o.Server.Config.UploadMaxBytes),
 	}
 	api.Mount(s, &api.Handlers{
-		Audit: a.Services.Audit,
+		Audit:     a.Services.Audit,
+		Documents: a.Services.Documents,
 	})
 	if _, err := pages.Mount(s, o.Server.Config, pages.Services{
 		Tenants: s.Tenants(),

@@ -28,8 +28,12 @@ css: node_modules
 htmx: node_modules
 	cp node_modules/htmx.org/dist/htmx.min.js static/htmx.min.js
 
-## assets: templ components, CSS and htmx, all regenerated
-assets: generate css htmx
+## apidocs: copy the pinned Swagger UI (package.json) into static/apidocs (committed)
+apidocs: node_modules
+	cp node_modules/swagger-ui-dist/swagger-ui-bundle.js node_modules/swagger-ui-dist/swagger-ui.css node_modules/swagger-ui-dist/LICENSE static/apidocs/
+
+## assets: templ components, CSS, htmx and Swagger UI, all regenerated
+assets: generate css htmx apidocs
 
 node_modules: package.json package-lock.json
 	npm ci --no-audit --no-fund

@@ -14,7 +14,7 @@ import (
 
 // FS holds the assets.
 //
-//go:embed app.css htmx.min.js
+//go:embed app.css htmx.min.js apidocs
 var FS embed.FS
 
 var (

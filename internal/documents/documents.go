@@ -76,7 +76,7 @@ type Document struct {
 	Status          string          `json:"status"`
 	DaysUntilExpiry *int            `json:"days_until_expiry"`
 	Meta            json.RawMessage `json:"meta"`
-	Files           []FileSummary   `json:"files,omitempty"`
+	Files           []FileSummary   `json:"files,omitzero"`
 	UpdatedAt       time.Time       `json:"updated_at"`
 
 	companyID uuid.UUID

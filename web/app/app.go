@@ -5,10 +5,12 @@ package app
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 
 	"github.com/konvoj/konvoj/internal/audit"
 	"github.com/konvoj/konvoj/internal/config"
+	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/internal/storage"
 	"github.com/konvoj/konvoj/web"
 	"github.com/konvoj/konvoj/web/api"
@@ -24,7 +26,8 @@ type Options struct {
 
 // Services are the domain services, exposed for tests and commands.
 type Services struct {
-	Audit *audit.Service
+	Audit   *audit.Service
+	Drivers *drivers.Service
 }
 
 // App is the running product.
@@ -50,12 +53,21 @@ func New(ctx context.Context, o Options) (*App, error) {
 	}
 	a.Files = files
 	a.Services = Services{
-		Audit: audit.NewService(db),
+		Audit:   audit.NewService(db),
+		Drivers: drivers.NewService(db, cursorKey(o.Server.Config)),
 	}
 	api.Mount(s, &api.Handlers{
-		Audit: a.Services.Audit,
+		Audit:   a.Services.Audit,
+		Drivers: a.Services.Drivers,
 	})
 	return a, nil
+}
+
+// cursorKey derives the key that signs list cursors from secrets every
+// instance shares, so a cursor from one instance works on another.
+func cursorKey(cfg config.Config) []byte {
+	k := sha256.Sum256([]byte("konvoj-cursor\x00" + cfg.JWTSecret + "\x00" + cfg.DatabaseURL))
+	return k[:]
 }
 
 // NewFileStore builds the file store of the configuration.

@@ -610,13 +610,13 @@ func TestDriverListFiltersAndSearch(t *testing.T) {
 		}
 		return drvCreate(t, hr, b)
 	}
-	novak := mk("Jan", "Novák", "jan@example.cz", "active", "CZ", true)            // DRV-0001
-	rehak := mk("Jiří", "ŘEHÁK", "jiri@example.cz", "on_leave", "SK", false)       // DRV-0002
+	novak := mk("Jan", "Novák", "jan@example.cz", "active", "CZ", true)             // DRV-0001
+	rehak := mk("Jiří", "ŘEHÁK", "jiri@example.cz", "on_leave", "SK", false)        // DRV-0002
 	dvorak := mk("Eva", "Dvořáková", "eva_100%@example.cz", "inactive", "PL", true) // DRV-0003
 	kral := mk("Petr", "Král", "petr@example.cz", "terminated", "CZ", false)        // DRV-0004
-	drvSetDocument(t, env, novak.ID, "passport", days(-1))  // expired
-	drvSetDocument(t, env, rehak.ID, "passport", days(10))  // expiring_soon
-	drvSetDocument(t, env, dvorak.ID, "passport", days(20)) // warning
+	drvSetDocument(t, env, novak.ID, "passport", days(-1))                          // expired
+	drvSetDocument(t, env, rehak.ID, "passport", days(10))                          // expiring_soon
+	drvSetDocument(t, env, dvorak.ID, "passport", days(20))                         // warning
 
 	ids := func(items []drvItem) []uuid.UUID { return drvIDs(items) }
 	cases := []struct {

@@ -204,11 +204,36 @@ func (q *listQuery) where() string {
 		conds = append(conds, "d.search_text LIKE '%' || konvoj_unaccent(lower("+q.arg(w)+"::text)) || '%'")
 	}
 	if len(lp.DocumentStatus) > 0 {
-		conds = append(conds, `EXISTS (SELECT 1 FROM driver_documents dd
-			WHERE dd.company_id = d.company_id AND dd.driver_id = d.id
-				AND konvoj_document_status(dd.current_file_id IS NOT NULL, dd.valid_until, co.today) = ANY (`+q.arg(lp.DocumentStatus)+`::text[]))`)
+		// One pass over the company's matching documents (an index range of
+		// valid_until), not one probe per driver.
+		ranges := make([]string, len(lp.DocumentStatus))
+		for i, st := range lp.DocumentStatus {
+			ranges[i] = "(" + statusRanges[st] + ")"
+		}
+		conds = append(conds, `d.id IN (
+				SELECT dd.driver_id FROM driver_documents dd CROSS JOIN co
+				WHERE dd.company_id = $1 AND (`+strings.Join(ranges, " OR ")+`)
+					AND konvoj_document_status(dd.current_file_id IS NOT NULL, dd.valid_until, co.today) = ANY (`+q.arg(lp.DocumentStatus)+`::text[]))`)
 	}
 	return strings.Join(conds, "\n\t\t\t\tAND ")
+}
+
+// statusRanges are, per document status, the documents konvoj_document_status
+// gives that status, as conditions on current_file_id and valid_until that
+// the index driver_documents_company_valid_until_idx can serve. The SQL
+// function still decides; these only let the index find the candidates
+// (TestStatusRangesMatchStatusFunction keeps the two in step). Today is a
+// scalar subquery so that it is a plan parameter usable in an index
+// condition.
+var statusRanges = map[string]string{
+	"no_data": "dd.current_file_id IS NULL",
+	"valid": "dd.current_file_id IS NOT NULL AND (dd.valid_until IS NULL OR " +
+		"dd.valid_until > (SELECT today FROM co) + 30)",
+	"warning": "dd.current_file_id IS NOT NULL AND " +
+		"dd.valid_until BETWEEN (SELECT today FROM co) + 15 AND (SELECT today FROM co) + 30",
+	"expiring_soon": "dd.current_file_id IS NOT NULL AND " +
+		"dd.valid_until >= (SELECT today FROM co) AND dd.valid_until < (SELECT today FROM co) + 15",
+	"expired": "dd.current_file_id IS NOT NULL AND dd.valid_until < (SELECT today FROM co)",
 }
 
 // keyset is the condition "after the cursor row" in the sort order, with
@@ -255,7 +280,7 @@ func (q *listQuery) run(ctx context.Context, db postgres.DBTX) ([]ListItem, []*s
 			p.sort_key, p.total_rows
 		FROM (
 			SELECT d.id, (%s)::text AS sort_key, %s AS total_rows
-			FROM drivers d CROSS JOIN co
+			FROM drivers d
 			WHERE %s
 			ORDER BY %s
 			LIMIT %s OFFSET %s
@@ -296,7 +321,7 @@ func (q *listQuery) count(ctx context.Context, db postgres.DBTX) (int, error) {
 	where := q.where()
 	var n int
 	err := db.QueryRow(ctx, `WITH co AS (`+companyFacts+` WHERE c.id = $1)
-		SELECT count(*) FROM drivers d CROSS JOIN co WHERE `+where, q.args...).Scan(&n)
+		SELECT count(*) FROM drivers d WHERE `+where, q.args...).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("count drivers: %w", err)
 	}

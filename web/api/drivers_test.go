@@ -3,6 +3,7 @@ package api_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -100,7 +101,7 @@ func drvSetDocument(t *testing.T, env *webtest.Env, driverID uuid.UUID, docType 
 	}
 }
 
-func days(n int) *int { return &n }
+func drvDays(n int) *int { return &n }
 
 func TestDriverCreateReadUpdateDelete(t *testing.T) {
 	env := webtest.New(t)
@@ -614,9 +615,9 @@ func TestDriverListFiltersAndSearch(t *testing.T) {
 	rehak := mk("Jiří", "ŘEHÁK", "jiri@example.cz", "on_leave", "SK", false)        // DRV-0002
 	dvorak := mk("Eva", "Dvořáková", "eva_100%@example.cz", "inactive", "PL", true) // DRV-0003
 	kral := mk("Petr", "Král", "petr@example.cz", "terminated", "CZ", false)        // DRV-0004
-	drvSetDocument(t, env, novak.ID, "passport", days(-1))                          // expired
-	drvSetDocument(t, env, rehak.ID, "passport", days(10))                          // expiring_soon
-	drvSetDocument(t, env, dvorak.ID, "passport", days(20))                         // warning
+	drvSetDocument(t, env, novak.ID, "passport", drvDays(-1))                       // expired
+	drvSetDocument(t, env, rehak.ID, "passport", drvDays(10))                       // expiring_soon
+	drvSetDocument(t, env, dvorak.ID, "passport", drvDays(20))                      // warning
 
 	ids := func(items []drvItem) []uuid.UUID { return drvIDs(items) }
 	cases := []struct {
@@ -680,10 +681,10 @@ func TestDriverListEnvelopeAndSummary(t *testing.T) {
 	hr := env.As(company, auth.RoleHRManager)
 	ready := drvCreate(t, hr, map[string]any{"first_name": "A", "last_name": "Ready", "email": "a@example.cz", "phone": "1", "citizenship": "CZ", "hire_date": "2024-01-01"})
 	for i, typ := range []string{"passport", "drivers_license", "tachograph_card", "code_95", "medical_examination"} {
-		d := []*int{nil, days(60), days(20), days(3), days(0)}[i] // valid (no expiry), valid, warning, expiring_soon, expiring_soon
+		d := []*int{nil, drvDays(60), drvDays(20), drvDays(3), drvDays(0)}[i] // valid (no expiry), valid, warning, expiring_soon, expiring_soon
 		drvSetDocument(t, env, ready.ID, typ, d)
 	}
-	drvSetDocument(t, env, ready.ID, "adr_certificate", days(-5)) // expired, but not required
+	drvSetDocument(t, env, ready.ID, "adr_certificate", drvDays(-5)) // expired, but not required
 	onLeave := drvCreate(t, hr, map[string]any{"first_name": "B", "last_name": "Leave", "email": "b@example.cz", "status": "on_leave"})
 	for _, typ := range []string{"passport", "drivers_license", "tachograph_card", "code_95", "medical_examination"} {
 		drvSetDocument(t, env, onLeave.ID, typ, nil)
@@ -694,7 +695,7 @@ func TestDriverListEnvelopeAndSummary(t *testing.T) {
 	}
 	expired := drvCreate(t, hr, map[string]any{"first_name": "D", "last_name": "Expired", "email": "d@example.cz"})
 	for i, typ := range []string{"passport", "drivers_license", "tachograph_card", "code_95", "medical_examination"} {
-		d := []*int{nil, nil, nil, nil, days(-1)}[i]
+		d := []*int{nil, nil, nil, nil, drvDays(-1)}[i]
 		drvSetDocument(t, env, expired.ID, typ, d)
 	}
 
@@ -730,7 +731,7 @@ func TestDriverListEnvelopeAndSummary(t *testing.T) {
 		{expired.ID, false, map[string]int{"total": 14, "valid": 4, "warning": 0, "expiring_soon": 0, "expired": 1, "no_data": 9}},
 	} {
 		it := byID[tc.id]
-		if it.IsReady != tc.ready || !mapsEqual(it.DocumentsSummary, tc.summary) {
+		if it.IsReady != tc.ready || !maps.Equal(it.DocumentsSummary, tc.summary) {
 			t.Errorf("%s: ready %v summary %v, want %v %v", it.LastName, it.IsReady, it.DocumentsSummary, tc.ready, tc.summary)
 		}
 		// The single read agrees with the list.
@@ -759,18 +760,6 @@ func TestDriverListEnvelopeAndSummary(t *testing.T) {
 	if past["total"] != float64(4) || len(past["data"].([]any)) != 0 || past["from"] != nil {
 		t.Fatalf("page past the end: %v", past)
 	}
-}
-
-func mapsEqual(a, b map[string]int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }
 
 // drvPageAll pages with limit from the first page (query: sort and
@@ -923,20 +912,20 @@ func TestDriverCursorPagingUnderConcurrentInserts(t *testing.T) {
 	}
 }
 
-// queryCounter counts the statements the server sends to PostgreSQL.
-type queryCounter struct{ n atomic.Int64 }
+// drvQueryCounter counts the statements the server sends to PostgreSQL.
+type drvQueryCounter struct{ n atomic.Int64 }
 
-func (q *queryCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
+func (q *drvQueryCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
 	q.n.Add(1)
 	return ctx
 }
 
-func (q *queryCounter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+func (q *drvQueryCounter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
 
 // The list computes summaries and is_ready for the whole page in SQL: the
 // number of queries does not grow with per_page.
 func TestDriverListQueryCountIndependentOfPageSize(t *testing.T) {
-	counter := &queryCounter{}
+	counter := &drvQueryCounter{}
 	env := webtest.New(t, webtest.WithTracer(counter))
 	company := env.Company("Acme", "free")
 	_, err := env.DB.Exec(context.Background(), `

@@ -177,3 +177,20 @@ func TestSearchWordsEscapeWildcards(t *testing.T) {
 		t.Fatalf("searchWords = %q, want %q", got, want)
 	}
 }
+
+func TestInputSet(t *testing.T) {
+	var in Input
+	if err := in.Set("phone", "+420 1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := in.Set("middle_name", nil); err != nil {
+		t.Fatal(err)
+	}
+	mid := "Petr"
+	d := Driver{MiddleName: &mid}
+	var v apperr.Validation
+	in.apply(&d, false, &v)
+	if v.Err() != nil || d.Phone == nil || *d.Phone != "+420 1" || d.MiddleName != nil {
+		t.Fatalf("apply after Set: %+v, %v", d, v.Err())
+	}
+}

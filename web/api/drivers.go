@@ -66,10 +66,7 @@ func (h *Handlers) listDrivers(c echo.Context) error {
 }
 
 func (h *Handlers) getDriver(c echo.Context) error {
-	id, err := pathID(c, "id", "Driver")
-	if err != nil {
-		return err
-	}
+	id := driverID(c)
 	d, err := h.Drivers.Get(c.Request().Context(), web.Principal(c), id)
 	if err != nil {
 		return err
@@ -86,10 +83,7 @@ func (h *Handlers) createDriver(c echo.Context) error {
 }
 
 func (h *Handlers) updateDriver(c echo.Context) error {
-	id, err := pathID(c, "id", "Driver")
-	if err != nil {
-		return err
-	}
+	id := driverID(c)
 	d, err := h.Drivers.Update(c.Request().Context(), web.Principal(c), id, driverInput(c))
 	if err != nil {
 		return err
@@ -98,14 +92,23 @@ func (h *Handlers) updateDriver(c echo.Context) error {
 }
 
 func (h *Handlers) deleteDriver(c echo.Context) error {
-	id, err := pathID(c, "id", "Driver")
-	if err != nil {
-		return err
-	}
+	id := driverID(c)
 	if err := h.Drivers.Delete(c.Request().Context(), web.Principal(c), id); err != nil {
 		return err
 	}
 	return noContent(c)
+}
+
+// driverID reads the path id. An id that is not a UUID becomes uuid.Nil,
+// which names no driver: the service then answers 404 NotFound, but only
+// after the role check, keeping the error order of DECISIONS §4 (an
+// accountant deleting /drivers/xyz is 403 Forbidden, not 404).
+func driverID(c echo.Context) uuid.UUID {
+	id, err := uuid.Parse(c.Param("id"))
+	if err != nil {
+		return uuid.Nil
+	}
+	return id
 }
 
 // driverInput keeps the body as field → raw JSON, so the service can tell a

@@ -186,6 +186,8 @@ func TestDriverCreateReadUpdateDelete(t *testing.T) {
 	}
 
 	hr.Get("/api/v0/drivers/not-a-uuid").ExpectError(http.StatusNotFound, "NotFound")
+	hr.Put("/api/v0/drivers/not-a-uuid", map[string]any{"phone": "1"}).ExpectError(http.StatusNotFound, "NotFound")
+	hr.Delete("/api/v0/drivers/not-a-uuid").ExpectError(http.StatusNotFound, "NotFound")
 	hr.Get("/api/v0/drivers/"+uuid.NewString()).ExpectError(http.StatusNotFound, "NotFound")
 }
 
@@ -433,6 +435,7 @@ func TestDriverPermissionsByRole(t *testing.T) {
 		c.Delete(ownPath).ExpectError(http.StatusForbidden, "Forbidden")
 		// Role is checked before the record exists and before the body.
 		c.Delete("/api/v0/drivers/"+uuid.NewString()).ExpectError(http.StatusForbidden, "Forbidden")
+		c.Delete("/api/v0/drivers/not-a-uuid").ExpectError(http.StatusForbidden, "Forbidden")
 		c.Post("/api/v0/drivers", `{"broken`).ExpectError(http.StatusForbidden, "Forbidden")
 	}
 	for _, r := range []auth.Role{auth.RoleAccountant, auth.RoleDispatcher} {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/audit"
+	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/web"
 	"github.com/konvoj/konvoj/web/api/openapi"
@@ -18,8 +19,9 @@ import (
 
 // Handlers holds the services the API calls.
 type Handlers struct {
-	Audit   *audit.Service
-	Drivers *drivers.Service
+	Audit     *audit.Service
+	Documents *documents.Service
+	Drivers   *drivers.Service
 }
 
 // PlannedPaths are announced in the specification but not served yet (501).
@@ -31,6 +33,7 @@ func Mount(s *web.Server, h *Handlers) {
 
 	g := s.API()
 	g.GET("/audit-logs", h.listAuditLogs)
+	h.mountDocuments(g)
 	h.mountDrivers(g)
 
 	for _, p := range PlannedPaths {

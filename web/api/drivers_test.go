@@ -104,6 +104,7 @@ func drvSetDocument(t *testing.T, env *webtest.Env, driverID uuid.UUID, docType 
 func drvDays(n int) *int { return &n }
 
 func TestDriverCreateReadUpdateDelete(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t)
 	company := env.Company("Acme", "free")
 	hr := env.As(company, auth.RoleHRManager)
@@ -192,6 +193,7 @@ func TestDriverCreateReadUpdateDelete(t *testing.T) {
 }
 
 func TestDriverValidation(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t)
 	company := env.Company("Acme", "free")
 	other := env.Company("Other", "free")
@@ -298,6 +300,7 @@ func TestDriverValidation(t *testing.T) {
 // Updates validate the merged record: a date pair is checked across the
 // stored and the sent value, and the message goes to the field sent.
 func TestDriverUpdateValidatesMergedRecord(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t)
 	company := env.Company("Acme", "free")
 	hr := env.As(company, auth.RoleHRManager)
@@ -338,6 +341,7 @@ func TestDriverUpdateValidatesMergedRecord(t *testing.T) {
 }
 
 func TestDriverDuplicateEmail(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t)
 	company := env.Company("Acme", "free")
 	other := env.Company("Other", "free")
@@ -383,6 +387,7 @@ func TestDriverDuplicateEmail(t *testing.T) {
 }
 
 func TestDriverConcurrentCreatesGetDistinctNumbers(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t)
 	company := env.Company("Acme", "free")
 	hr := env.As(company, auth.RoleHRManager)
@@ -420,6 +425,7 @@ func TestDriverConcurrentCreatesGetDistinctNumbers(t *testing.T) {
 }
 
 func TestDriverPermissionsByRole(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t)
 	company := env.Company("Acme", "free")
 	admin := env.As(company, auth.RoleAdmin)
@@ -523,6 +529,7 @@ func TestDriverPermissionsByRole(t *testing.T) {
 }
 
 func TestDriverTenancy(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t)
 	a := env.Company("A", "free")
 	b := env.Company("B", "free")
@@ -553,6 +560,7 @@ func TestDriverTenancy(t *testing.T) {
 }
 
 func TestDriverAuditTrail(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t)
 	company := env.Company("Acme", "free")
 	hr := env.As(company, auth.RoleHRManager)
@@ -600,6 +608,7 @@ func TestDriverAuditTrail(t *testing.T) {
 }
 
 func TestDriverListFiltersAndSearch(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t)
 	company := env.Company("Acme", "free")
 	hr := env.As(company, auth.RoleHRManager)
@@ -679,6 +688,7 @@ func TestDriverListFiltersAndSearch(t *testing.T) {
 }
 
 func TestDriverListEnvelopeAndSummary(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t)
 	company := env.Company("Acme", "free")
 	hr := env.As(company, auth.RoleHRManager)
@@ -791,6 +801,7 @@ func drvPageAll(t *testing.T, c *webtest.Caller, query, filters string, limit in
 // Cursor paging visits the same rows in the same order as one big offset
 // page, for every sort, including hire_date with nulls (last both ways).
 func TestDriverCursorPagingMatchesOrder(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t)
 	company := env.Company("Acme", "free")
 	hr := env.As(company, auth.RoleHRManager)
@@ -854,6 +865,7 @@ func TestDriverCursorPagingMatchesOrder(t *testing.T) {
 // Paging while other requests insert drivers: no row is seen twice and every
 // row that existed at the start is seen.
 func TestDriverCursorPagingUnderConcurrentInserts(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t)
 	company := env.Company("Acme", "free")
 	hr := env.As(company, auth.RoleHRManager)
@@ -928,6 +940,7 @@ func (q *drvQueryCounter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQue
 // The list computes summaries and is_ready for the whole page in SQL: the
 // number of queries does not grow with per_page.
 func TestDriverListQueryCountIndependentOfPageSize(t *testing.T) {
+	t.Parallel()
 	counter := &drvQueryCounter{}
 	env := webtest.New(t, webtest.WithTracer(counter))
 	company := env.Company("Acme", "free")

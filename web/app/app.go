@@ -10,10 +10,12 @@ import (
 
 	"github.com/konvoj/konvoj/internal/audit"
 	"github.com/konvoj/konvoj/internal/config"
+	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/internal/storage"
 	"github.com/konvoj/konvoj/web"
 	"github.com/konvoj/konvoj/web/api"
+	"github.com/konvoj/konvoj/web/pages"
 )
 
 // Options are the dependencies that differ between production and tests.
@@ -26,8 +28,9 @@ type Options struct {
 
 // Services are the domain services, exposed for tests and commands.
 type Services struct {
-	Audit   *audit.Service
-	Drivers *drivers.Service
+	Audit     *audit.Service
+	Documents *documents.Service
+	Drivers   *drivers.Service
 }
 
 // App is the running product.
@@ -53,13 +56,21 @@ func New(ctx context.Context, o Options) (*App, error) {
 	}
 	a.Files = files
 	a.Services = Services{
-		Audit:   audit.NewService(db),
-		Drivers: drivers.NewService(db, cursorKey(o.Server.Config)),
+		Audit:     audit.NewService(db),
+		Documents: documents.NewService(db, files, o.Server.Config.UploadMaxBytes),
+		Drivers:   drivers.NewService(db, cursorKey(o.Server.Config)),
 	}
 	api.Mount(s, &api.Handlers{
-		Audit:   a.Services.Audit,
-		Drivers: a.Services.Drivers,
+		Audit:     a.Services.Audit,
+		Documents: a.Services.Documents,
+		Drivers:   a.Services.Drivers,
 	})
+	if _, err := pages.Mount(s, o.Server.Config, pages.Services{
+		Tenants: s.Tenants(),
+		Audit:   a.Services.Audit,
+	}, o.Server.Logger); err != nil {
+		return nil, fmt.Errorf("mount pages: %w", err)
+	}
 	return a, nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/audit"
 	"github.com/konvoj/konvoj/internal/documents"
+	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/web"
 	"github.com/konvoj/konvoj/web/api/openapi"
 )
@@ -20,6 +21,7 @@ import (
 type Handlers struct {
 	Audit     *audit.Service
 	Documents *documents.Service
+	Drivers   *drivers.Service
 }
 
 // PlannedPaths are announced in the specification but not served yet (501).
@@ -33,6 +35,7 @@ func Mount(s *web.Server, h *Handlers) {
 	g := s.API()
 	g.GET("/audit-logs", h.listAuditLogs)
 	h.mountDocuments(g)
+	h.mountDrivers(g)
 
 	for _, p := range PlannedPaths {
 		g.Any(p, notImplemented)

@@ -5,11 +5,13 @@ package app
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 
 	"github.com/konvoj/konvoj/internal/audit"
 	"github.com/konvoj/konvoj/internal/config"
 	"github.com/konvoj/konvoj/internal/documents"
+	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/internal/storage"
 	"github.com/konvoj/konvoj/web"
 	"github.com/konvoj/konvoj/web/api"
@@ -28,6 +30,7 @@ type Options struct {
 type Services struct {
 	Audit     *audit.Service
 	Documents *documents.Service
+	Drivers   *drivers.Service
 }
 
 // App is the running product.
@@ -55,10 +58,12 @@ func New(ctx context.Context, o Options) (*App, error) {
 	a.Services = Services{
 		Audit:     audit.NewService(db),
 		Documents: documents.NewService(db, files, o.Server.Config.UploadMaxBytes),
+		Drivers:   drivers.NewService(db, cursorKey(o.Server.Config)),
 	}
 	api.Mount(s, &api.Handlers{
 		Audit:     a.Services.Audit,
 		Documents: a.Services.Documents,
+		Drivers:   a.Services.Drivers,
 	})
 	if _, err := pages.Mount(s, o.Server.Config, pages.Services{
 		Tenants: s.Tenants(),
@@ -67,6 +72,13 @@ func New(ctx context.Context, o Options) (*App, error) {
 		return nil, fmt.Errorf("mount pages: %w", err)
 	}
 	return a, nil
+}
+
+// cursorKey derives the key that signs list cursors from secrets every
+// instance shares, so a cursor from one instance works on another.
+func cursorKey(cfg config.Config) []byte {
+	k := sha256.Sum256([]byte("konvoj-cursor\x00" + cfg.JWTSecret + "\x00" + cfg.DatabaseURL))
+	return k[:]
 }
 
 // NewFileStore builds the file store of the configuration.

@@ -82,8 +82,9 @@ func run(dbURL, bin string, duration time.Duration, companies, perComp int, read
 
 	// 1. The data set.
 	seedStart := time.Now()
-	out, err := exec.Command(bin, "seed-scale", "--companies", fmt.Sprint(companies), "--drivers-per-company", fmt.Sprint(perComp)).
-		CombinedOutput()
+	seedCmd := exec.Command(bin, "seed-scale", "--companies", fmt.Sprint(companies), "--drivers-per-company", fmt.Sprint(perComp))
+	seedCmd.Env = append(os.Environ(), "DATABASE_URL="+dbURL)
+	out, err := seedCmd.CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("seed-scale: %v\n%s", err, out)
 	}

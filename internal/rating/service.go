@@ -66,12 +66,38 @@ func (s *Service) checkNotFuture(p auth.Principal, period Period) error {
 	return nil
 }
 
-// Get returns the driver's rating for the month (nil: the current month).
+// queryPeriod parses a period query parameter (YYYY-MM; empty: def); a
+// malformed one is 400.
+func queryPeriod(raw string, def Period) (Period, error) {
+	if raw == "" {
+		return def, nil
+	}
+	p, err := ParsePeriod(raw)
+	if err != nil {
+		return Period{}, apperr.BadRequest("The period parameter must be a month (YYYY-MM).")
+	}
+	return p, nil
+}
+
+// queryDate parses a date query parameter; a malformed one is 400.
+func queryDate(name, raw string, def civil.Date) (civil.Date, error) {
+	if raw == "" {
+		return def, nil
+	}
+	d, err := civil.Parse(raw)
+	if err != nil {
+		return civil.Date{}, apperr.BadRequest("The %s parameter must be a date (YYYY-MM-DD).", name)
+	}
+	return d, nil
+}
+
+// Get returns the driver's rating for the month (YYYY-MM; empty: the
+// current month).
 // The current month is computed on demand, on every read, so it reflects
 // today's data (and refreshes the month's percentiles); a past month is the
 // stored snapshot, written by the monthly job or a recalculation; without
 // one it is 404.
-func (s *Service) Get(ctx context.Context, p auth.Principal, driverID uuid.UUID, period *Period) (Rating, error) {
+func (s *Service) Get(ctx context.Context, p auth.Principal, driverID uuid.UUID, period string) (Rating, error) {
 	if err := p.Require(auth.RatingRead); err != nil {
 		return Rating{}, err
 	}
@@ -79,9 +105,9 @@ func (s *Service) Get(ctx context.Context, p auth.Principal, driverID uuid.UUID,
 		return Rating{}, err
 	}
 	current := s.currentPeriod(p)
-	month := current
-	if period != nil {
-		month = *period
+	month, err := queryPeriod(period, current)
+	if err != nil {
+		return Rating{}, err
 	}
 	if err := s.checkNotFuture(p, month); err != nil {
 		return Rating{}, err
@@ -90,7 +116,7 @@ func (s *Service) Get(ctx context.Context, p auth.Principal, driverID uuid.UUID,
 		return readRating(ctx, s.db, driverID, month)
 	}
 	var r Rating
-	err := postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
+	err = postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
 		if _, err := rateTx(ctx, tx, p.CompanyID, month, []uuid.UUID{driverID}); err != nil {
 			return err
 		}
@@ -141,15 +167,25 @@ type Recalculated struct {
 	CalculatedAt time.Time   `json:"calculated_at"`
 }
 
-// Recalculate recomputes the driver's snapshot for the month (YYYY-MM; empty:
-// the current month) and refreshes the month's percentiles (admin, HR).
-func (s *Service) Recalculate(ctx context.Context, p auth.Principal, driverID uuid.UUID, period string) (Recalculated, error) {
+// RecalculateInput is the body of a recalculation.
+type RecalculateInput struct {
+	Period string `json:"period"` // YYYY-MM; empty: the current month
+}
+
+// Recalculate recomputes the driver's snapshot for the month and refreshes
+// the month's percentiles (admin, HR). bodyErr is the request body's
+// decoding error, reported only after the permission checks (DECISIONS §4).
+func (s *Service) Recalculate(ctx context.Context, p auth.Principal, driverID uuid.UUID, in RecalculateInput, bodyErr error) (Recalculated, error) {
 	if err := p.Require(auth.RatingManage); err != nil {
 		return Recalculated{}, err
 	}
 	if err := loadDriver(ctx, s.db, p, auth.RatingManage, driverID); err != nil {
 		return Recalculated{}, err
 	}
+	if bodyErr != nil {
+		return Recalculated{}, bodyErr
+	}
+	period := in.Period
 	month := s.currentPeriod(p)
 	if period != "" {
 		var err error
@@ -231,7 +267,7 @@ func (s *Service) DueMonths(ctx context.Context) ([]CompanyMonth, error) {
 
 // HistoryFilter selects the months of a driver's history.
 type HistoryFilter struct {
-	From, To      *civil.Date
+	From, To      string // YYYY-MM-DD; empty: 6 months ago, today
 	Page, PerPage int
 }
 
@@ -273,12 +309,13 @@ func (s *Service) History(ctx context.Context, p auth.Principal, driverID uuid.U
 		return History{}, err
 	}
 	today := civil.DateOf(s.now().In(p.Location()))
-	to, from := today, today.AddMonths(-6)
-	if f.To != nil {
-		to = *f.To
+	from, err := queryDate("from", f.From, today.AddMonths(-6))
+	if err != nil {
+		return History{}, err
 	}
-	if f.From != nil {
-		from = *f.From
+	to, err := queryDate("to", f.To, today)
+	if err != nil {
+		return History{}, err
 	}
 	if from.After(to) {
 		return History{}, apperr.Invalid("from", "The from date must not be after the to date.")
@@ -352,7 +389,7 @@ func score(it HistoryItem) decimal.Decimal {
 
 // RankingFilter selects and orders the company ranking.
 type RankingFilter struct {
-	Period        *Period
+	Period        string // YYYY-MM; empty: the current month
 	SortBy        string // total_score (default), rank_percentile, internal_number, last_name
 	SortOrder     string // asc, desc; default desc for scores, asc for the others
 	Page, PerPage int
@@ -388,9 +425,9 @@ func (s *Service) Ranking(ctx context.Context, p auth.Principal, f RankingFilter
 	if err := p.Require(auth.RatingRead); err != nil {
 		return nil, 0, err
 	}
-	month := s.currentPeriod(p)
-	if f.Period != nil {
-		month = *f.Period
+	month, err := queryPeriod(f.Period, s.currentPeriod(p))
+	if err != nil {
+		return nil, 0, err
 	}
 	var v apperr.Validation
 	if f.SortBy == "" {
@@ -497,13 +534,17 @@ type ConfigUpdated struct {
 // UpdateConfig merges a partial update into the company's configuration,
 // validates the result (422 with field messages) and stores it with one
 // audit row per changed metric (admin, HR). Snapshots already stored keep
-// the configuration they were computed with.
-func (s *Service) UpdateConfig(ctx context.Context, p auth.Principal, companyID uuid.UUID, u ConfigUpdate) (ConfigUpdated, error) {
+// the configuration they were computed with. bodyErr is the request body's
+// decoding error, reported only after the permission checks (DECISIONS §4).
+func (s *Service) UpdateConfig(ctx context.Context, p auth.Principal, companyID uuid.UUID, u ConfigUpdate, bodyErr error) (ConfigUpdated, error) {
 	if err := p.Require(auth.RatingManage); err != nil {
 		return ConfigUpdated{}, err
 	}
 	if err := p.CheckCompany(companyID); err != nil {
 		return ConfigUpdated{}, err
+	}
+	if bodyErr != nil {
+		return ConfigUpdated{}, bodyErr
 	}
 	var merged Config
 	err := postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {

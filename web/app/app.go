@@ -6,9 +6,12 @@ package app
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/konvoj/konvoj/internal/audit"
 	"github.com/konvoj/konvoj/internal/config"
+	"github.com/konvoj/konvoj/internal/jobs"
+	"github.com/konvoj/konvoj/internal/rating"
 	"github.com/konvoj/konvoj/internal/storage"
 	"github.com/konvoj/konvoj/web"
 	"github.com/konvoj/konvoj/web/api"
@@ -20,11 +23,15 @@ type Options struct {
 	// Files is where document files are stored; nil builds the store the
 	// configuration names (STORAGE_DISK).
 	Files storage.Store
+	// Jobs starts the background job queue (the monthly rating); on in
+	// `konvoj serve`, off in tests unless asked for.
+	Jobs bool
 }
 
 // Services are the domain services, exposed for tests and commands.
 type Services struct {
-	Audit *audit.Service
+	Audit  *audit.Service
+	Rating *rating.Service
 }
 
 // App is the running product.
@@ -50,12 +57,43 @@ func New(ctx context.Context, o Options) (*App, error) {
 	}
 	a.Files = files
 	a.Services = Services{
-		Audit: audit.NewService(db),
+		Audit:  audit.NewService(db),
+		Rating: rating.NewService(db),
 	}
 	api.Mount(s, &api.Handlers{
-		Audit: a.Services.Audit,
+		Audit:  a.Services.Audit,
+		Rating: a.Services.Rating,
 	})
+	if o.Jobs {
+		if err := a.startJobs(ctx, o); err != nil {
+			return nil, err
+		}
+	}
 	return a, nil
+}
+
+// startJobs starts the River client; Close stops it, letting running jobs
+// finish for a while and then cancelling them (a cancelled rating run rolls
+// back and is retried later).
+func (a *App) startJobs(ctx context.Context, o Options) error {
+	client, err := jobs.NewClient(o.Server.DB, a.Services.Rating, o.Server.Logger, jobs.Options{Periodic: true})
+	if err != nil {
+		return err
+	}
+	// Stopping is Close's job, not the caller's context's.
+	if err := client.Start(context.WithoutCancel(ctx)); err != nil {
+		return fmt.Errorf("start job queue: %w", err)
+	}
+	a.closers = append(a.closers, func() {
+		stopCtx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		if err := client.Stop(stopCtx); err != nil {
+			hardCtx, cancelHard := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancelHard()
+			_ = client.StopAndCancel(hardCtx)
+		}
+	})
+	return nil
 }
 
 // NewFileStore builds the file store of the configuration.

@@ -29,6 +29,9 @@ type Config struct {
 	OIDCClientID     string
 	OIDCClientSecret string
 	AuthDevLogin     bool
+	// SessionSecret signs and encrypts the web session cookies (keys are
+	// derived from it). Empty only when no web sign-in is possible.
+	SessionSecret string
 
 	StorageDisk       string
 	StorageLocalDir   string
@@ -68,6 +71,7 @@ var Vars = []Var{
 	{"OIDC_CLIENT_ID", "", "OIDC client id"},
 	{"OIDC_CLIENT_SECRET", "", "OIDC client secret"},
 	{"AUTH_DEV_LOGIN", "false", "development sign-in page (needs JWT_ALG=HS256)"},
+	{"SESSION_SECRET", "derived from JWT_SECRET", "secret (32+ characters) that signs and encrypts web session cookies; required when OIDC_ISSUER_URL is set and JWT_SECRET is empty"},
 	{"STORAGE_DISK", "local", "file storage: local or s3"},
 	{"STORAGE_LOCAL_DIR", "./data/files", "root folder for local files"},
 	{"S3_ENDPOINT", "", "S3-compatible endpoint URL"},
@@ -164,6 +168,19 @@ func Load(getenv func(string) string) (Config, error) {
 	}
 	if c.OIDCIssuerURL != "" && c.OIDCClientID == "" {
 		bad("OIDC_CLIENT_ID is required when OIDC_ISSUER_URL is set")
+	}
+	c.SessionSecret = get("SESSION_SECRET", "")
+	switch {
+	case c.SessionSecret != "":
+		if len(c.SessionSecret) < 32 {
+			bad("SESSION_SECRET must be at least 32 characters")
+		}
+	case c.JWTSecret != "":
+		// The session keys are derived from it with their own label, so the
+		// cookie keys never equal the token secret.
+		c.SessionSecret = c.JWTSecret
+	case c.OIDCIssuerURL != "":
+		bad("SESSION_SECRET is required when OIDC_ISSUER_URL is set and JWT_SECRET is empty")
 	}
 	if c.AuthDevLogin && c.JWTAlg != "HS256" {
 		bad("AUTH_DEV_LOGIN=true is refused unless JWT_ALG=HS256")

@@ -217,17 +217,17 @@ func TestRatingCurrentMonthOnDemand(t *testing.T) {
 	// A driver sees its own rating only; every other role sees all.
 	driver := env.As(company, auth.RoleDriver, "anna@example.test")
 	driver.Get(path).Expect(http.StatusOK)
-	driver.Get("/api/v0/drivers/" + d2.String() + "/rating").ExpectError(http.StatusForbidden, "AccessDenied")
+	driver.Get("/api/v0/drivers/"+d2.String()+"/rating").ExpectError(http.StatusForbidden, "AccessDenied")
 	for _, role := range []auth.Role{auth.RoleAdmin, auth.RoleAccountant, auth.RoleDispatcher} {
 		env.As(company, role).Get(path).Expect(http.StatusOK)
 	}
-	hr.Get("/api/v0/drivers/" + foreign.String() + "/rating").ExpectError(http.StatusForbidden, "AccessDenied")
-	hr.Get("/api/v0/drivers/" + uuid.NewString() + "/rating").ExpectError(http.StatusNotFound, "NotFound")
+	hr.Get("/api/v0/drivers/"+foreign.String()+"/rating").ExpectError(http.StatusForbidden, "AccessDenied")
+	hr.Get("/api/v0/drivers/"+uuid.NewString()+"/rating").ExpectError(http.StatusNotFound, "NotFound")
 	hr.Get("/api/v0/drivers/42/rating").ExpectError(http.StatusNotFound, "NotFound")
 
-	hr.Get(path + "?period=2026-13").ExpectError(http.StatusBadRequest, "BadRequest")
-	hr.Get(path + "?period=" + month(1).String()).ExpectError(http.StatusUnprocessableEntity, "ValidationError")
-	hr.Get(path + "?period=" + month(-3).String()).ExpectError(http.StatusNotFound, "NotFound")
+	hr.Get(path+"?period=2026-13").ExpectError(http.StatusBadRequest, "BadRequest")
+	hr.Get(path+"?period="+month(1).String()).ExpectError(http.StatusUnprocessableEntity, "ValidationError")
+	hr.Get(path+"?period="+month(-3).String()).ExpectError(http.StatusNotFound, "NotFound")
 }
 
 func TestRatingRecalculateAndScoreChange(t *testing.T) {
@@ -354,10 +354,10 @@ func TestRatingHistory(t *testing.T) {
 		t.Errorf("empty history %v", empty)
 	}
 
-	hr.Get(path + "?from=2026-02-30").ExpectError(http.StatusBadRequest, "BadRequest")
-	hr.Get(path + "?from=2026-05-01&to=2026-04-01").ExpectError(http.StatusUnprocessableEntity, "ValidationError")
+	hr.Get(path+"?from=2026-02-30").ExpectError(http.StatusBadRequest, "BadRequest")
+	hr.Get(path+"?from=2026-05-01&to=2026-04-01").ExpectError(http.StatusUnprocessableEntity, "ValidationError")
 	env.As(company, auth.RoleDriver, "eva@example.test").Get(path).Expect(http.StatusOK)
-	env.As(company, auth.RoleDriver, "eva@example.test").Get("/api/v0/drivers/" + d2.String() + "/rating/history").ExpectError(http.StatusForbidden, "AccessDenied")
+	env.As(company, auth.RoleDriver, "eva@example.test").Get("/api/v0/drivers/"+d2.String()+"/rating/history").ExpectError(http.StatusForbidden, "AccessDenied")
 }
 
 func TestRatingRanking(t *testing.T) {
@@ -419,5 +419,32 @@ func TestRatingRanking(t *testing.T) {
 	env.As(company, auth.RoleAccountant).Get("/api/v0/ratings?period=" + last.String()).Expect(http.StatusOK)
 	if o := env.As(other, auth.RoleAdmin).Get("/api/v0/ratings?period=" + last.String()).Expect(http.StatusOK).JSON(); o["total"] != float64(0) {
 		t.Errorf("another company sees %v rows", o["total"])
+	}
+}
+
+// TestRatingRenewalThroughUploads: a new version uploaded through the API
+// for an expired document counts as a late renewal, measured from the
+// valid_until it replaced.
+func TestRatingRenewalThroughUploads(t *testing.T) {
+	env := webtest.New(t)
+	company := env.Company("Acme", "free")
+	hr := env.As(company, auth.RoleHRManager)
+	d := env.Driver(company, webtest.DriverFixture{})
+	var docID uuid.UUID
+	if err := env.DB.QueryRow(context.Background(), `SELECT id FROM driver_documents WHERE driver_id = $1 AND type = 'passport'`, d).Scan(&docID); err != nil {
+		t.Fatal(err)
+	}
+	loc, _ := time.LoadLocation("Europe/Prague")
+	today := time.Now().In(loc)
+	expired := today.AddDate(0, 0, -5).Format(time.DateOnly)
+	renewed := today.AddDate(2, 0, 0).Format(time.DateOnly)
+	mustUpload(t, hr, docID, filePart("old.pdf", samplePDF(t, 2000)), field("valid_until", expired))
+	mustUpload(t, hr, docID, filePart("new.pdf", samplePDF(t, 2000)), field("valid_until", renewed))
+
+	r := hr.Get("/api/v0/drivers/" + d.String() + "/rating").Expect(http.StatusOK).JSON()
+	c := r["components"].(map[string]any)["document_upload_timeliness"].(map[string]any)
+	// 5 days late: 100 × (1 − 5 / 28) = 82.14; the first upload renews nothing.
+	if c["score"] != 82.14 || c["raw_value"] != float64(5) || !strings.HasPrefix(c["details"].(string), "1 renewal in") {
+		t.Errorf("timeliness after a late renewal: %v", c)
 	}
 }

@@ -10,11 +10,13 @@ import (
 
 	"github.com/konvoj/konvoj/internal/audit"
 	"github.com/konvoj/konvoj/internal/config"
+	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/jobs"
 	"github.com/konvoj/konvoj/internal/rating"
 	"github.com/konvoj/konvoj/internal/storage"
 	"github.com/konvoj/konvoj/web"
 	"github.com/konvoj/konvoj/web/api"
+	"github.com/konvoj/konvoj/web/pages"
 )
 
 // Options are the dependencies that differ between production and tests.
@@ -30,8 +32,9 @@ type Options struct {
 
 // Services are the domain services, exposed for tests and commands.
 type Services struct {
-	Audit  *audit.Service
-	Rating *rating.Service
+	Audit     *audit.Service
+	Documents *documents.Service
+	Rating    *rating.Service
 }
 
 // App is the running product.
@@ -57,13 +60,21 @@ func New(ctx context.Context, o Options) (*App, error) {
 	}
 	a.Files = files
 	a.Services = Services{
-		Audit:  audit.NewService(db),
-		Rating: rating.NewService(db),
+		Audit:     audit.NewService(db),
+		Documents: documents.NewService(db, files, o.Server.Config.UploadMaxBytes),
+		Rating:    rating.NewService(db),
 	}
 	api.Mount(s, &api.Handlers{
-		Audit:  a.Services.Audit,
-		Rating: a.Services.Rating,
+		Audit:     a.Services.Audit,
+		Documents: a.Services.Documents,
+		Rating:    a.Services.Rating,
 	})
+	if _, err := pages.Mount(s, o.Server.Config, pages.Services{
+		Tenants: s.Tenants(),
+		Audit:   a.Services.Audit,
+	}, o.Server.Logger); err != nil {
+		return nil, fmt.Errorf("mount pages: %w", err)
+	}
 	if o.Jobs {
 		if err := a.startJobs(ctx, o); err != nil {
 			return nil, err

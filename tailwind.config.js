@@ -1,0 +1,21 @@
+// Tailwind 3 build of static/app.css (`make css`). The class names are
+// found in the templ components and the Go page code.
+/** @type {import('tailwindcss').Config} */
+module.exports = {
+  content: ['./views/**/*.templ', './web/**/*.go'],
+  theme: {
+    extend: {
+      colors: {
+        // Document status colours (DECISIONS §6), one place for every page.
+        status: {
+          valid: '#15803d',
+          warning: '#a16207',
+          expiring: '#c2410c',
+          expired: '#b91c1c',
+          nodata: '#4b5563',
+        },
+      },
+    },
+  },
+  plugins: [],
+};

@@ -13,6 +13,7 @@ package jobs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -23,6 +24,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
+	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/rating"
 )
 
@@ -66,6 +68,9 @@ func (w *RateCompanyMonthWorker) Work(ctx context.Context, job *river.Job[RateCo
 	}
 	start := time.Now()
 	n, err := w.Rating.RateCompany(ctx, job.Args.CompanyID, period)
+	if errors.Is(err, apperr.ErrNotFound) {
+		return river.JobCancel(fmt.Errorf("rate company %s %s: %w", job.Args.CompanyID, period, err)) // no retry helps
+	}
 	if err != nil {
 		return fmt.Errorf("rate company %s %s: %w", job.Args.CompanyID, period, err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/audit"
 	"github.com/konvoj/konvoj/internal/documents"
+	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/internal/rating"
 	"github.com/konvoj/konvoj/web"
 	"github.com/konvoj/konvoj/web/api/openapi"
@@ -21,6 +22,7 @@ import (
 type Handlers struct {
 	Audit     *audit.Service
 	Documents *documents.Service
+	Drivers   *drivers.Service
 	Rating    *rating.Service
 }
 
@@ -35,6 +37,7 @@ func Mount(s *web.Server, h *Handlers) {
 	g := s.API()
 	g.GET("/audit-logs", h.listAuditLogs)
 	h.mountDocuments(g)
+	h.mountDrivers(g)
 	h.mountRating(g)
 
 	for _, p := range PlannedPaths {

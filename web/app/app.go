@@ -5,12 +5,14 @@ package app
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"time"
 
 	"github.com/konvoj/konvoj/internal/audit"
 	"github.com/konvoj/konvoj/internal/config"
 	"github.com/konvoj/konvoj/internal/documents"
+	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/internal/jobs"
 	"github.com/konvoj/konvoj/internal/rating"
 	"github.com/konvoj/konvoj/internal/storage"
@@ -34,6 +36,7 @@ type Options struct {
 type Services struct {
 	Audit     *audit.Service
 	Documents *documents.Service
+	Drivers   *drivers.Service
 	Rating    *rating.Service
 }
 
@@ -62,11 +65,13 @@ func New(ctx context.Context, o Options) (*App, error) {
 	a.Services = Services{
 		Audit:     audit.NewService(db),
 		Documents: documents.NewService(db, files, o.Server.Config.UploadMaxBytes),
+		Drivers:   drivers.NewService(db, cursorKey(o.Server.Config)),
 		Rating:    rating.NewService(db),
 	}
 	api.Mount(s, &api.Handlers{
 		Audit:     a.Services.Audit,
 		Documents: a.Services.Documents,
+		Drivers:   a.Services.Drivers,
 		Rating:    a.Services.Rating,
 	})
 	if _, err := pages.Mount(s, o.Server.Config, pages.Services{
@@ -81,6 +86,13 @@ func New(ctx context.Context, o Options) (*App, error) {
 		}
 	}
 	return a, nil
+}
+
+// cursorKey derives the key that signs list cursors from secrets every
+// instance shares, so a cursor from one instance works on another.
+func cursorKey(cfg config.Config) []byte {
+	k := sha256.Sum256([]byte("konvoj-cursor\x00" + cfg.JWTSecret + "\x00" + cfg.DatabaseURL))
+	return k[:]
 }
 
 // startJobs starts the River client; Close stops it, letting running jobs

@@ -91,7 +91,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 	srv, err := app.New(ctx, app.Options{Server: web.Options{
 		Config: cfg, DB: pool, Verifier: verifier, Limiter: limiter, Logger: log,
-	}})
+	}, Jobs: true})
 	if err != nil {
 		return err
 	}

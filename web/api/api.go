@@ -11,13 +11,15 @@ import (
 
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/audit"
+	"github.com/konvoj/konvoj/internal/finance"
 	"github.com/konvoj/konvoj/web"
 	"github.com/konvoj/konvoj/web/api/openapi"
 )
 
 // Handlers holds the services the API calls.
 type Handlers struct {
-	Audit *audit.Service
+	Audit   *audit.Service
+	Finance *finance.Service
 }
 
 // PlannedPaths are announced in the specification but not served yet (501).
@@ -29,6 +31,7 @@ func Mount(s *web.Server, h *Handlers) {
 
 	g := s.API()
 	g.GET("/audit-logs", h.listAuditLogs)
+	h.mountFinance(g)
 
 	for _, p := range PlannedPaths {
 		g.Any(p, notImplemented)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/konvoj/konvoj/internal/audit"
 	"github.com/konvoj/konvoj/internal/config"
+	"github.com/konvoj/konvoj/internal/finance"
 	"github.com/konvoj/konvoj/internal/storage"
 	"github.com/konvoj/konvoj/web"
 	"github.com/konvoj/konvoj/web/api"
@@ -24,7 +25,8 @@ type Options struct {
 
 // Services are the domain services, exposed for tests and commands.
 type Services struct {
-	Audit *audit.Service
+	Audit   *audit.Service
+	Finance *finance.Service
 }
 
 // App is the running product.
@@ -50,10 +52,12 @@ func New(ctx context.Context, o Options) (*App, error) {
 	}
 	a.Files = files
 	a.Services = Services{
-		Audit: audit.NewService(db),
+		Audit:   audit.NewService(db),
+		Finance: finance.NewService(db),
 	}
 	api.Mount(s, &api.Handlers{
-		Audit: a.Services.Audit,
+		Audit:   a.Services.Audit,
+		Finance: a.Services.Finance,
 	})
 	return a, nil
 }

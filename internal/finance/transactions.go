@@ -415,6 +415,9 @@ func (s *Service) UpdateTransaction(ctx context.Context, p auth.Principal, drive
 		if err := checkEdit(cur, next, to, penaltyStatus); err != nil {
 			return err
 		}
+		if _, changed := audit.Diff(cur.auditValues(), next.auditValues()); to == "" && place == nil && len(changed) == 0 {
+			return nil // nothing to change, wherever the transaction sits
+		}
 		if err := periods.checkOpen(cur.slot(), next.slot()); err != nil {
 			return err
 		}
@@ -435,6 +438,10 @@ func (s *Service) UpdateTransaction(ctx context.Context, p auth.Principal, drive
 		if to == StatusPaid {
 			next.PaymentDate = paymentDate
 		}
+		oldValues, newValues := audit.Diff(cur.auditValues(), next.auditValues())
+		if len(newValues) == 0 {
+			return nil // nothing changes: no write, no audit row
+		}
 		_, err = tx.Exec(ctx, `
 			UPDATE finance_transactions SET
 				transaction_type = $2, category = $3, amount = $4, currency = $5, transaction_date = $6,
@@ -453,10 +460,6 @@ func (s *Service) UpdateTransaction(ctx context.Context, p auth.Principal, drive
 		}
 		if err := periods.recompute(ctx, tx); err != nil {
 			return err
-		}
-		oldValues, newValues := audit.Diff(cur.auditValues(), next.auditValues())
-		if len(newValues) == 0 {
-			return nil
 		}
 		return audit.Record(ctx, tx, p, audit.Entry{EntityType: "finance_transaction", EntityID: id, Action: "updated",
 			OldValues: oldValues, NewValues: newValues})

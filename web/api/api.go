@@ -32,6 +32,7 @@ func Mount(s *web.Server, h *Handlers) {
 	g := s.API()
 	g.GET("/audit-logs", h.listAuditLogs)
 	h.mountFinance(g)
+	h.mountPenalties(g)
 
 	for _, p := range PlannedPaths {
 		g.Any(p, notImplemented)

@@ -90,6 +90,34 @@ func (f *financeFixture) move(t *testing.T, id any, status string, want int) map
 	return numbers(t, r.Expect(http.StatusOK))
 }
 
+// checkPeriodTotals fails unless every period's stored totals equal the sums
+// of the live, not cancelled transactions dated inside it.
+func (f *financeFixture) checkPeriodTotals(t *testing.T) {
+	t.Helper()
+	rows, err := f.env.DB.Query(context.Background(), `
+		SELECT p.period_start::text, p.total_earnings::text, p.total_deductions::text, p.net_amount::text, p.transactions_count,
+			s.e::numeric(12,2)::text, s.d::numeric(12,2)::text, (s.e - s.d)::numeric(12,2)::text, s.n
+		FROM finance_periods p, LATERAL (
+			SELECT COALESCE(sum(amount) FILTER (WHERE amount > 0), 0) AS e, COALESCE(-sum(amount) FILTER (WHERE amount < 0), 0) AS d, count(*) AS n
+			FROM finance_transactions t
+			WHERE t.driver_id = p.driver_id AND t.currency = p.currency AND t.transaction_date BETWEEN p.period_start AND p.period_end
+				AND t.deleted_at IS NULL AND t.status <> 'cancelled') s`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var start, e, d, net, we, wd, wnet string
+		var n, wn int
+		if err := rows.Scan(&start, &e, &d, &net, &n, &we, &wd, &wnet, &wn); err != nil {
+			t.Fatal(err)
+		}
+		if e != we || d != wd || net != wnet || n != wn {
+			t.Fatalf("period %s: stored %s/%s/%s/%d, rows say %s/%s/%s/%d", start, e, d, net, n, we, wd, wnet, wn)
+		}
+	}
+}
+
 func today() time.Time { return time.Now().In(mustLoc("Europe/Prague")) }
 
 func mustLoc(name string) *time.Location {
@@ -352,17 +380,8 @@ func TestFinanceDeleteRules(t *testing.T) {
 	if list["total"] != json.Number("2") {
 		t.Fatalf("total %v after deletes", list["total"])
 	}
-	// The recent transaction's period no longer counts it.
-	periods := numbers(t, f.hr.Get(f.path(f.driver, "/periods")).Expect(http.StatusOK))["data"].([]any)
-	for _, p := range periods {
-		pm := obj(t, p)
-		if pm["period_start"] == day(-89)[:8]+"01" && day(-89)[:7] != day(0)[:7] && day(-89)[:7] != day(-91)[:7] {
-			expectMoney(t, pm, "total_earnings", "0.00")
-			if pm["transactions_count"] != json.Number("0") {
-				t.Fatalf("period %v", pm)
-			}
-		}
-	}
+	// The deleted transactions no longer count in their periods.
+	f.checkPeriodTotals(t)
 	var action string
 	if err := f.env.DB.QueryRow(context.Background(), `SELECT action FROM audit_logs WHERE entity_id = $1 ORDER BY created_at DESC LIMIT 1`,
 		recent["id"]).Scan(&action); err != nil || action != "deleted" {
@@ -476,6 +495,7 @@ func TestFinanceClosedAndPaidPeriods(t *testing.T) {
 		t.Fatalf("period list total %v", list["total"])
 	}
 	f.acc.Post(f.path(f.driver, "/periods/"+uuid.NewString()+"/close"), nil).ExpectError(http.StatusNotFound, "NotFound")
+	f.checkPeriodTotals(t)
 }
 
 func TestFinanceMoveBetweenPeriods(t *testing.T) {
@@ -496,6 +516,7 @@ func TestFinanceMoveBetweenPeriods(t *testing.T) {
 	if totals["2026-03-01"] != "1.00" || totals["2026-04-01"] != "11.00" || counts["2026-03-01"] != json.Number("1") {
 		t.Fatalf("totals %v counts %v", totals, counts)
 	}
+	f.checkPeriodTotals(t)
 }
 
 func TestFinanceCurrencies(t *testing.T) {
@@ -616,5 +637,49 @@ func TestFinanceAuditRows(t *testing.T) {
 	}
 	if obj(t, rows[1])["action"] != "created" {
 		t.Fatalf("create row %v", rows[1])
+	}
+}
+
+// TestFinanceWeeklyPeriod: a weekly period (not created by the API, here
+// inserted) gets its totals from the transactions dated inside it, and once
+// closed it blocks changes dated inside it.
+func TestFinanceWeeklyPeriod(t *testing.T) {
+	f := newFinanceFixture(t)
+	var weekID string
+	if err := f.env.DB.QueryRow(context.Background(), `
+		INSERT INTO finance_periods (company_id, driver_id, period_type, period_start, period_end, currency)
+		VALUES ($1, $2, 'weekly', '2026-06-01', '2026-06-07', 'CZK') RETURNING id::text`, f.company, f.driver).Scan(&weekID); err != nil {
+		t.Fatal(err)
+	}
+	f.create(t, "bonus", "100", "2026-06-03")
+	f.create(t, "bonus", "7", "2026-06-08")
+	weeks := numbers(t, f.acc.Get(f.path(f.driver, "/periods?period_type=weekly")).Expect(http.StatusOK))["data"].([]any)
+	if len(weeks) != 1 || obj(t, weeks[0])["transactions_count"] != json.Number("1") {
+		t.Fatalf("weekly periods %v", weeks)
+	}
+	expectMoney(t, obj(t, weeks[0]), "total_earnings", "100.00")
+	if l := numbers(t, f.acc.Get(f.path(f.driver, "?period_id="+weekID)).Expect(http.StatusOK)); l["total"] != json.Number("1") {
+		t.Fatalf("list of the week %v", l)
+	}
+	f.acc.Post(f.path(f.driver, "/periods/"+weekID+"/close"), nil).Expect(http.StatusOK)
+	f.hr.Post(f.path(f.driver, ""), map[string]any{"transaction_type": "bonus", "amount": 1, "transaction_date": "2026-06-07"}).ExpectError(http.StatusConflict, "Conflict")
+	f.hr.Post(f.path(f.driver, ""), map[string]any{"transaction_type": "bonus", "amount": 1, "transaction_date": "2026-06-09"}).Expect(http.StatusCreated)
+	f.checkPeriodTotals(t)
+}
+
+func TestFinanceEmptyUpdate(t *testing.T) {
+	f := newFinanceFixture(t)
+	tx := f.create(t, "bonus", "10", "2026-02-02")
+	p := f.path(f.driver, "/"+tx["id"].(string))
+	got := numbers(t, f.acc.Put(p, `{}`).Expect(http.StatusOK))
+	if got["updated_at"] != tx["updated_at"] {
+		t.Fatalf("an empty update changed updated_at: %v → %v", tx["updated_at"], got["updated_at"])
+	}
+	f.acc.Post(f.path(f.driver, "/periods/"+tx["period_id"].(string)+"/close"), nil).Expect(http.StatusOK)
+	f.acc.Put(p, map[string]any{"amount": "10.00", "description": nil}).Expect(http.StatusOK) // same values: no change
+	f.acc.Put(p, map[string]any{"amount": "10.01"}).ExpectError(http.StatusConflict, "Conflict")
+	rows := f.hr.Get("/api/v0/audit-logs?entity_id=" + tx["id"].(string)).Expect(http.StatusOK).JSON()["data"].([]any)
+	if len(rows) != 1 {
+		t.Fatalf("audit rows %v", rows)
 	}
 }

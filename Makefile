@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 GO ?= go
 
-.PHONY: run test build generate css check bench bench-go fmt vet tools
+.PHONY: run test build generate css htmx assets check bench bench-go fmt vet tools
 
 ## run: build, start a private PostgreSQL under ./data (unless DATABASE_URL is set), migrate, seed the demo, serve on :8080
 run: build
@@ -21,9 +21,23 @@ generate:
 	$(GO) tool templ generate
 
 ## css: rebuild static/app.css from tailwind.config.js (built CSS is committed)
-css:
+css: node_modules
+	node_modules/.bin/tailwindcss -c tailwind.config.js -i static/input.css -o static/app.css --minify
+
+## htmx: copy the pinned htmx (package.json) into static/ (committed)
+htmx: node_modules
+	cp node_modules/htmx.org/dist/htmx.min.js static/htmx.min.js
+
+## apidocs: copy the pinned Swagger UI (package.json) into static/apidocs (committed)
+apidocs: node_modules
+	cp node_modules/swagger-ui-dist/swagger-ui-bundle.js node_modules/swagger-ui-dist/swagger-ui.css node_modules/swagger-ui-dist/LICENSE static/apidocs/
+
+## assets: templ components, CSS, htmx and Swagger UI, all regenerated
+assets: generate css htmx apidocs
+
+node_modules: package.json package-lock.json
 	npm ci --no-audit --no-fund
-	npx tailwindcss -c tailwind.config.js -i static/input.css -o static/app.css --minify
+	@touch node_modules
 
 ## check: formatting, vet, generated files up to date
 check: fmt vet
@@ -34,9 +48,6 @@ fmt:
 vet:
 	$(GO) vet ./...
 
-## bench-go: Go benchmarks against a real database (numbers, no gates)
-bench-go:
-	@scripts/test.sh -run '^$$' -bench . -benchmem -benchtime 2s
-
-## bench: the load benchmark (see README, Performance)
-bench: bench-go
+## bench: load benchmark on the scale data set (README performance table), then the Go benchmarks
+bench:
+	@scripts/bench.sh

@@ -39,6 +39,13 @@ if [ -z "${REDIS_URL:-}" ]; then
   fi
 fi
 
+# Browser tests (e2e/): the playwright driver where install-deps.sh puts it,
+# and axe-core from node_modules.
+export PLAYWRIGHT_DRIVER_PATH=${PLAYWRIGHT_DRIVER_PATH:-$HOME/.cache/ms-playwright-go/1.52.0}
+if [ ! -d node_modules ] && command -v npm >/dev/null 2>&1; then
+  npm ci --no-audit --no-fund --loglevel=error
+fi
+
 echo "test.sh: go vet"
 go vet ./...
 echo "test.sh: go test"

@@ -93,6 +93,9 @@ func ToBody(err error, requestID string) (int, ErrorBody, bool) {
 			return http.StatusBadRequest, ErrorBody{Error: "BadRequest", Message: "The request could not be understood."}, false
 		case http.StatusUnauthorized:
 			return http.StatusUnauthorized, ErrorBody{Error: "Unauthorized", Message: "Invalid token"}, false
+		case http.StatusForbidden:
+			// Echo's CSRF middleware refuses cross-site form posts this way.
+			return http.StatusForbidden, ErrorBody{Error: "Forbidden", Message: "The request was refused."}, false
 		case http.StatusServiceUnavailable:
 			return http.StatusServiceUnavailable, ErrorBody{Error: "ServiceUnavailable", Message: "The service is shutting down or not ready."}, false
 		}

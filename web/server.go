@@ -118,6 +118,16 @@ func (s *Server) PublicAPI() *Routes {
 	return &Routes{g: s.Echo.Group("/api/v0"), mw: []echo.MiddlewareFunc{s.authenticate, s.rateLimit}}
 }
 
+// Group returns routes under prefix with the given middleware chain, for
+// the pages package (which brings its own session and CSRF middleware).
+func (s *Server) Group(prefix string, mw ...echo.MiddlewareFunc) *Routes {
+	return &Routes{g: s.Echo.Group(prefix), mw: mw}
+}
+
+// RateLimit is the limiter middleware for page routes: per company when a
+// principal is set (SetPrincipal must run first), else per client address.
+func (s *Server) RateLimit() echo.MiddlewareFunc { return s.rateLimit }
+
 // Tenants gives the pages package the same principal resolution as the API.
 func (s *Server) Tenants() *tenants.Service { return s.tenants }
 
@@ -275,6 +285,14 @@ func (s *Server) rateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		return next(c)
 	}
+}
+
+// SetPrincipal records the caller of a page request (resolved from the
+// session cookie) the same way the API's authentication does, so handlers,
+// the request log and the rate limiter see it.
+func SetPrincipal(c echo.Context, p auth.Principal) {
+	c.Set(ctxPrincipal, p)
+	c.SetRequest(c.Request().WithContext(auth.WithPrincipal(c.Request().Context(), p)))
 }
 
 // Principal returns the caller of an authenticated request.

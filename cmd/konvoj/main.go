@@ -41,6 +41,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = migrateCmd(ctx, args[1:], stderr)
 	case "tenant":
 		err = tenantCmd(ctx, args[1:], stdout, stderr)
+	case "seed-scale":
+		err = seedScaleCmd(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		usage(stdout)
 		return 0
@@ -79,6 +81,8 @@ Usage:
   konvoj tenant create --name NAME [--tier free|starter|professional|business|enterprise]
                        [--currency CZK] [--country CZ] [--timezone Europe/Prague] [--language cs]
                                 create a company and print its id
+  konvoj seed-scale [--companies 10] [--drivers-per-company 2000] [--transactions-per-driver 500]
+                                generate the large synthetic data set the benchmarks use
 `)
 }
 

@@ -29,6 +29,9 @@ type Config struct {
 	OIDCClientID     string
 	OIDCClientSecret string
 	AuthDevLogin     bool
+	// SessionSecret signs and encrypts the web session cookies (keys are
+	// derived from it). Empty only when no web sign-in is possible.
+	SessionSecret string
 
 	StorageDisk       string
 	StorageLocalDir   string
@@ -68,6 +71,7 @@ var Vars = []Var{
 	{"OIDC_CLIENT_ID", "", "OIDC client id"},
 	{"OIDC_CLIENT_SECRET", "", "OIDC client secret"},
 	{"AUTH_DEV_LOGIN", "false", "development sign-in page (needs JWT_ALG=HS256)"},
+	{"SESSION_SECRET", "derived from JWT_SECRET", "secret (32+ characters) that signs and encrypts web session cookies; required when OIDC_ISSUER_URL is set and JWT_SECRET is empty"},
 	{"STORAGE_DISK", "local", "file storage: local or s3"},
 	{"STORAGE_LOCAL_DIR", "./data/files", "root folder for local files"},
 	{"S3_ENDPOINT", "", "S3-compatible endpoint URL"},
@@ -77,7 +81,7 @@ var Vars = []Var{
 	{"S3_SECRET_ACCESS_KEY", "", "S3 secret access key"},
 	{"S3_USE_PATH_STYLE", "false", "path-style S3 addressing (MinIO and most self-hosted servers)"},
 	{"UPLOAD_MAX_BYTES", "20971520", "largest accepted upload in bytes"},
-	{"RATE_LIMIT_STORE", "memory", "rate-limit buckets: memory or redis"},
+	{"RATE_LIMIT_STORE", "memory", "rate-limit buckets: memory or redis (none turns limiting off: load benchmarks only)"},
 	{"REDIS_URL", "", "Redis URL for RATE_LIMIT_STORE=redis"},
 	{"LOG_FORMAT", "text in a terminal, else json", "json or text"},
 	{"LOG_LEVEL", "info", "debug, info, warn or error"},
@@ -165,6 +169,19 @@ func Load(getenv func(string) string) (Config, error) {
 	if c.OIDCIssuerURL != "" && c.OIDCClientID == "" {
 		bad("OIDC_CLIENT_ID is required when OIDC_ISSUER_URL is set")
 	}
+	c.SessionSecret = get("SESSION_SECRET", "")
+	switch {
+	case c.SessionSecret != "":
+		if len(c.SessionSecret) < 32 {
+			bad("SESSION_SECRET must be at least 32 characters")
+		}
+	case c.JWTSecret != "":
+		// The session keys are derived from it with their own label, so the
+		// cookie keys never equal the token secret.
+		c.SessionSecret = c.JWTSecret
+	case c.OIDCIssuerURL != "":
+		bad("SESSION_SECRET is required when OIDC_ISSUER_URL is set and JWT_SECRET is empty")
+	}
 	if c.AuthDevLogin && c.JWTAlg != "HS256" {
 		bad("AUTH_DEV_LOGIN=true is refused unless JWT_ALG=HS256")
 	}
@@ -189,13 +206,13 @@ func Load(getenv func(string) string) (Config, error) {
 		c.UploadMaxBytes = n
 	}
 	switch c.RateLimitStore {
-	case "memory":
+	case "memory", "none":
 	case "redis":
 		if c.RedisURL == "" {
 			bad("REDIS_URL is required when RATE_LIMIT_STORE=redis")
 		}
 	default:
-		bad("RATE_LIMIT_STORE must be memory or redis, got %q", c.RateLimitStore)
+		bad("RATE_LIMIT_STORE must be memory or redis (or none, for load benchmarks only), got %q", c.RateLimitStore)
 	}
 	switch c.LogFormat {
 	case "", "json", "text":

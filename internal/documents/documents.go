@@ -9,11 +9,14 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/postgres"
+	"github.com/konvoj/konvoj/internal/storage"
 )
 
 // Types are the 14 document types every driver has, in display order.
@@ -76,8 +79,10 @@ type Document struct {
 	Status          string          `json:"status"`
 	DaysUntilExpiry *int            `json:"days_until_expiry"`
 	Meta            json.RawMessage `json:"meta"`
-	Files           []FileSummary   `json:"files,omitempty"`
-	UpdatedAt       time.Time       `json:"updated_at"`
+	// Files are all versions, newest first; nil (left out of the JSON)
+	// for callers who may see statuses only.
+	Files     []FileSummary `json:"files,omitzero"`
+	UpdatedAt time.Time     `json:"updated_at"`
 
 	companyID uuid.UUID
 }
@@ -87,11 +92,19 @@ func Today(p auth.Principal) civil.Date { return civil.DateOf(time.Now().In(p.Lo
 
 // Service manages documents and files.
 type Service struct {
-	db *pgxpool.Pool
+	db       *pgxpool.Pool
+	files    storage.Store
+	maxBytes int64
 }
 
-// NewService returns a documents service.
-func NewService(db *pgxpool.Pool) *Service { return &Service{db: db} }
+// NewService returns a documents service that keeps files in files and
+// accepts files of up to maxBytes bytes (UPLOAD_MAX_BYTES).
+func NewService(db *pgxpool.Pool, files storage.Store, maxBytes int64) *Service {
+	return &Service{db: db, files: files, maxBytes: maxBytes}
+}
+
+// MaxBytes is the largest file an upload may carry.
+func (s *Service) MaxBytes() int64 { return s.maxBytes }
 
 // CreateForDriver creates the 14 empty document records of a new driver, on
 // the driver's create transaction.
@@ -110,45 +123,62 @@ func CreateForDriver(ctx context.Context, tx postgres.DBTX, companyID, driverID 
 // checked access to the driver; withFiles is false for callers who may see
 // statuses only (the dispatcher).
 func ForDriver(ctx context.Context, db postgres.DBTX, driverID uuid.UUID, today civil.Date, withFiles bool) ([]Document, error) {
+	docs, err := queryDocuments(ctx, db, "d.driver_id = $1", driverID, today, withFiles)
+	if err != nil {
+		return nil, fmt.Errorf("documents of driver %s: %w", driverID, err)
+	}
+	return docs, nil
+}
+
+// documentByID returns one document with its files.
+func documentByID(ctx context.Context, db postgres.DBTX, id uuid.UUID, today civil.Date, withFiles bool) (*Document, error) {
+	docs, err := queryDocuments(ctx, db, "d.id = $1", id, today, withFiles)
+	if err != nil {
+		return nil, fmt.Errorf("document %s: %w", id, err)
+	}
+	if len(docs) == 0 {
+		return nil, apperr.NotFound("Document")
+	}
+	return &docs[0], nil
+}
+
+// queryDocuments loads the documents matching where (a fixed condition on
+// driver_documents d with one argument) and, when withFiles, their files.
+func queryDocuments(ctx context.Context, db postgres.DBTX, where string, arg any, today civil.Date, withFiles bool) ([]Document, error) {
 	rows, err := db.Query(ctx, `
 		SELECT d.id, d.driver_id, d.company_id, d.type, d.number, d.country, d.valid_from, d.valid_until,
 			d.current_file_id IS NOT NULL, d.meta, d.updated_at
 		FROM driver_documents d
-		WHERE d.driver_id = $1
-		ORDER BY array_position($2::text[], d.type)`, driverID, Types)
+		WHERE `+where+`
+		ORDER BY array_position($2::text[], d.type)`, arg, Types)
 	if err != nil {
-		return nil, fmt.Errorf("list documents of driver %s: %w", driverID, err)
+		return nil, fmt.Errorf("list documents: %w", err)
 	}
-	defer rows.Close()
-	var docs []Document
-	index := map[uuid.UUID]int{}
-	for rows.Next() {
+	docs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Document, error) {
 		var d Document
 		var hasFile bool
-		if err := rows.Scan(&d.ID, &d.DriverID, &d.companyID, &d.Type, &d.Number, &d.Country, &d.ValidFrom, &d.ValidUntil, &hasFile, &d.Meta, &d.UpdatedAt); err != nil {
-			return nil, fmt.Errorf("scan document: %w", err)
-		}
+		err := row.Scan(&d.ID, &d.DriverID, &d.companyID, &d.Type, &d.Number, &d.Country, &d.ValidFrom, &d.ValidUntil, &hasFile, &d.Meta, &d.UpdatedAt)
 		d.fill(hasFile, today)
-		d.Files = []FileSummary{}
-		index[d.ID] = len(docs)
-		docs = append(docs, d)
+		return d, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("scan documents: %w", err)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list documents of driver %s: %w", driverID, err)
-	}
-	if !withFiles {
-		for i := range docs {
-			docs[i].Files = nil
-		}
+	if !withFiles || len(docs) == 0 {
 		return docs, nil
+	}
+	index := map[uuid.UUID]int{}
+	for i := range docs {
+		docs[i].Files = []FileSummary{}
+		index[docs[i].ID] = i
 	}
 	frows, err := db.Query(ctx, `
 		SELECT f.id, f.document_id, f.filename, f.original_filename, f.mime_type, f.size_bytes, f.version, f.is_current, f.uploaded_at
-		FROM document_files f JOIN driver_documents d ON d.id = f.document_id
-		WHERE d.driver_id = $1
-		ORDER BY f.version DESC`, driverID)
+		FROM document_files f JOIN driver_documents d ON d.id = f.document_id AND d.company_id = f.company_id
+		WHERE `+where+`
+		ORDER BY f.version DESC`, arg)
 	if err != nil {
-		return nil, fmt.Errorf("list files of driver %s: %w", driverID, err)
+		return nil, fmt.Errorf("list files: %w", err)
 	}
 	defer frows.Close()
 	for frows.Next() {
@@ -161,7 +191,10 @@ func ForDriver(ctx context.Context, db postgres.DBTX, driverID uuid.UUID, today 
 			docs[i].Files = append(docs[i].Files, f)
 		}
 	}
-	return docs, frows.Err()
+	if err := frows.Err(); err != nil {
+		return nil, fmt.Errorf("list files: %w", err)
+	}
+	return docs, nil
 }
 
 // fill computes status and days_until_expiry.

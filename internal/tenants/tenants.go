@@ -16,6 +16,7 @@ import (
 
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/postgres"
 )
 
 // Tiers are the subscription tiers, cheapest first.
@@ -143,7 +144,8 @@ func (s *Service) Principal(ctx context.Context, id auth.Identity) (auth.Princip
 		prefLang, defLang *string
 		firstName, last   *string
 	)
-	err = s.db.QueryRow(ctx, `
+	upsert := func() error {
+		return s.db.QueryRow(ctx, `
 		WITH c AS (
 			SELECT id, subscription_tier, timezone, currency, default_language FROM companies WHERE id = $1
 		), u AS (
@@ -167,8 +169,16 @@ func (s *Service) Principal(ctx context.Context, id auth.Identity) (auth.Princip
 				(SELECT d.id FROM drivers d WHERE d.company_id = c.id AND lower(d.email) = lower($4) AND d.deleted_at IS NULL LIMIT 1)
 			END
 		FROM c`,
-		companyID, userID, id.Subject, id.Email, string(id.Role), id.FirstName, id.LastName,
-	).Scan(&p.CompanyTier, &p.CompanyTimezone, &p.CompanyCurrency, &defLang, &prefLang, &firstName, &last, &driverID)
+			companyID, userID, id.Subject, id.Email, string(id.Role), id.FirstName, id.LastName,
+		).Scan(&p.CompanyTier, &p.CompanyTimezone, &p.CompanyCurrency, &defLang, &prefLang, &firstName, &last, &driverID)
+	}
+	err = upsert()
+	// Two first requests of a new user race: ON CONFLICT (id) arbitrates
+	// only the id, so the loser trips over users_external_id_key instead.
+	// The row exists now, and a second try takes the update path.
+	if postgres.IsUniqueViolation(err, "users_external_id_key") {
+		err = upsert()
+	}
 	if errors.Is(err, pgx.ErrNoRows) {
 		return auth.Principal{}, apperr.AccessDenied()
 	}

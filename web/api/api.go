@@ -11,6 +11,8 @@ import (
 
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/audit"
+	"github.com/konvoj/konvoj/internal/documents"
+	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/internal/finance"
 	"github.com/konvoj/konvoj/web"
 	"github.com/konvoj/konvoj/web/api/openapi"
@@ -18,8 +20,10 @@ import (
 
 // Handlers holds the services the API calls.
 type Handlers struct {
-	Audit   *audit.Service
-	Finance *finance.Service
+	Audit     *audit.Service
+	Documents *documents.Service
+	Drivers   *drivers.Service
+	Finance   *finance.Service
 }
 
 // PlannedPaths are announced in the specification but not served yet (501).
@@ -28,9 +32,12 @@ var PlannedPaths = []string{"/orders", "/customers", "/invoices", "/gps/position
 // Mount registers every /api/v0 route on the server.
 func Mount(s *web.Server, h *Handlers) {
 	s.PublicAPI().GET("/openapi.json", serveOpenAPI)
+	s.Echo.GET("/api/docs", serveAPIDocs)
 
 	g := s.API()
 	g.GET("/audit-logs", h.listAuditLogs)
+	h.mountDocuments(g)
+	h.mountDrivers(g)
 	h.mountFinance(g)
 	h.mountPenalties(g)
 
@@ -47,6 +54,31 @@ func serveOpenAPI(c echo.Context) error {
 	}
 	c.Response().Header().Set("Cache-Control", "public, max-age=300")
 	return c.Blob(http.StatusOK, "application/json", doc)
+}
+
+// apiDocsPage is the browsable reference: Swagger UI from the embedded
+// static assets, reading /api/v0/openapi.json.
+const apiDocsPage = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Konvoj API reference</title>
+<link rel="stylesheet" href="` + "/static/apidocs/swagger-ui.css" + `">
+</head>
+<body>
+<main id="swagger-ui"></main>
+<script src="/static/apidocs/swagger-ui-bundle.js"></script>
+<script src="/static/apidocs/init.js"></script>
+</body>
+</html>`
+
+func serveAPIDocs(c echo.Context) error {
+	h := c.Response().Header()
+	// Everything from this server only; Swagger UI needs inline styles.
+	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; object-src 'none'; frame-ancestors 'none'")
+	h.Set("Cache-Control", "public, max-age=300")
+	return c.HTML(http.StatusOK, apiDocsPage)
 }
 
 func notImplemented(c echo.Context) error {

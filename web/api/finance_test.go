@@ -19,7 +19,7 @@ import (
 
 // numbers decodes a response body keeping numbers as written, so amounts
 // can be compared digit for digit ("1250.00", never a float).
-func numbers(t *testing.T, r *webtest.Response) map[string]any {
+func exactJSON(t *testing.T, r *webtest.Response) map[string]any {
 	t.Helper()
 	dec := json.NewDecoder(bytes.NewReader(r.Body))
 	dec.UseNumber()
@@ -39,7 +39,7 @@ func expectMoney(t *testing.T, m map[string]any, key, want string) {
 	}
 }
 
-func obj(t *testing.T, v any) map[string]any {
+func asObject(t *testing.T, v any) map[string]any {
 	t.Helper()
 	m, ok := v.(map[string]any)
 	if !ok {
@@ -77,7 +77,7 @@ func (f *financeFixture) path(driver uuid.UUID, rest string) string {
 func (f *financeFixture) create(t *testing.T, typ, amount, date string) map[string]any {
 	t.Helper()
 	body := fmt.Sprintf(`{"transaction_type": %q, "amount": %s, "transaction_date": %q}`, typ, amount, date)
-	return numbers(t, f.hr.Post(f.path(f.driver, ""), body).Expect(http.StatusCreated))
+	return exactJSON(t, f.hr.Post(f.path(f.driver, ""), body).Expect(http.StatusCreated))
 }
 
 func (f *financeFixture) move(t *testing.T, id any, status string, want int) map[string]any {
@@ -87,7 +87,7 @@ func (f *financeFixture) move(t *testing.T, id any, status string, want int) map
 		r.ExpectError(want, "Conflict")
 		return nil
 	}
-	return numbers(t, r.Expect(http.StatusOK))
+	return exactJSON(t, r.Expect(http.StatusOK))
 }
 
 // checkPeriodTotals fails unless every period's stored totals equal the sums
@@ -118,21 +118,16 @@ func (f *financeFixture) checkPeriodTotals(t *testing.T) {
 	}
 }
 
-func today() time.Time { return time.Now().In(mustLoc("Europe/Prague")) }
+// prague is the test companies' time zone, in which "today" is taken.
+var prague, _ = time.LoadLocation("Europe/Prague")
 
-func mustLoc(name string) *time.Location {
-	l, err := time.LoadLocation(name)
-	if err != nil {
-		panic(err)
-	}
-	return l
-}
+func pragueToday() time.Time { return time.Now().In(prague) }
 
-func day(offset int) string { return today().AddDate(0, 0, offset).Format(time.DateOnly) }
+func pragueDay(offset int) string { return pragueToday().AddDate(0, 0, offset).Format(time.DateOnly) }
 
 func TestFinanceCreateAndExactSums(t *testing.T) {
 	f := newFinanceFixture(t)
-	date := day(0)
+	date := pragueDay(0)
 	a := f.create(t, "overtime", `0.10`, date)
 	f.create(t, "overtime", `"0.20"`, date) // a numeric string
 	if a["status"] != "pending" || a["created_by"] != "Test hr_manager" || a["period_id"] == nil || a["penalty_id"] != nil {
@@ -142,26 +137,26 @@ func TestFinanceCreateAndExactSums(t *testing.T) {
 	if a["currency"] != "CZK" || a["transaction_date"] != date {
 		t.Fatalf("currency/date %v %v", a["currency"], a["transaction_date"])
 	}
-	big := numbers(t, f.hr.Post(f.path(f.driver, ""), map[string]any{
+	big := exactJSON(t, f.hr.Post(f.path(f.driver, ""), map[string]any{
 		"transaction_type": "base_salary", "category": "salary", "amount": "99999999.99", "currency": "czk",
 		"transaction_date": date, "description": "March salary", "reference": "PAY-1", "metadata": map[string]any{"k": "v"},
 	}).Expect(http.StatusCreated))
 	expectMoney(t, big, "amount", "99999999.99")
-	if big["currency"] != "CZK" || big["reference"] != "PAY-1" || obj(t, big["metadata"])["k"] != "v" {
+	if big["currency"] != "CZK" || big["reference"] != "PAY-1" || asObject(t, big["metadata"])["k"] != "v" {
 		t.Fatalf("created %v", big)
 	}
 	f.create(t, "deduction", `-0.05`, date)
 
-	list := numbers(t, f.acc.Get(f.path(f.driver, "?type=overtime")).Expect(http.StatusOK))
-	sum := obj(t, list["summary"])
+	list := exactJSON(t, f.acc.Get(f.path(f.driver, "?type=overtime")).Expect(http.StatusOK))
+	sum := asObject(t, list["summary"])
 	expectMoney(t, sum, "total_earnings", "0.30")
 	expectMoney(t, sum, "net_amount", "0.30")
 	if list["total"] != json.Number("2") || sum["currency"] != "CZK" {
 		t.Fatalf("list %v", list)
 	}
 	// The summary covers the whole filtered set, not the page.
-	list = numbers(t, f.acc.Get(f.path(f.driver, "?per_page=1")).Expect(http.StatusOK))
-	sum = obj(t, list["summary"])
+	list = exactJSON(t, f.acc.Get(f.path(f.driver, "?per_page=1")).Expect(http.StatusOK))
+	sum = asObject(t, list["summary"])
 	expectMoney(t, sum, "total_earnings", "100000000.29")
 	expectMoney(t, sum, "total_deductions", "0.05")
 	expectMoney(t, sum, "total_penalties", "0.00")
@@ -169,23 +164,23 @@ func TestFinanceCreateAndExactSums(t *testing.T) {
 	if len(list["data"].([]any)) != 1 || list["total"] != json.Number("4") || list["last_page"] != json.Number("4") {
 		t.Fatalf("page %v", list)
 	}
-	periods := numbers(t, f.acc.Get(f.path(f.driver, "/periods")).Expect(http.StatusOK))["data"].([]any)
+	periods := exactJSON(t, f.acc.Get(f.path(f.driver, "/periods")).Expect(http.StatusOK))["data"].([]any)
 	if len(periods) != 1 {
 		t.Fatalf("periods %v", periods)
 	}
-	p := obj(t, periods[0])
+	p := asObject(t, periods[0])
 	expectMoney(t, p, "total_earnings", "100000000.29")
 	expectMoney(t, p, "total_deductions", "0.05")
 	expectMoney(t, p, "net_amount", "100000000.24")
 	if p["transactions_count"] != json.Number("4") || p["period_type"] != "monthly" || p["status"] != "open" ||
-		p["period_start"] != today().Format("2006-01")+"-01" {
+		p["period_start"] != pragueToday().Format("2006-01")+"-01" {
 		t.Fatalf("period %v", p)
 	}
 }
 
 func TestFinanceValidation(t *testing.T) {
 	f := newFinanceFixture(t)
-	date := day(0)
+	date := pragueDay(0)
 	tests := []struct {
 		name, body, field string
 	}{
@@ -212,7 +207,7 @@ func TestFinanceValidation(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := f.hr.Post(f.path(f.driver, ""), tt.body).ExpectError(http.StatusUnprocessableEntity, "ValidationError")
-			if _, ok := obj(t, m["errors"])[tt.field]; !ok {
+			if _, ok := asObject(t, m["errors"])[tt.field]; !ok {
 				t.Fatalf("errors %v, want a message for %s", m["errors"], tt.field)
 			}
 		})
@@ -233,14 +228,14 @@ func TestFinanceValidation(t *testing.T) {
 func TestFinancePermissions(t *testing.T) {
 	f := newFinanceFixture(t)
 	env := f.env
-	tx := f.create(t, "bonus", "10", day(0))
+	tx := f.create(t, "bonus", "10", pragueDay(0))
 	txPath := f.path(f.driver, "/"+tx["id"].(string))
 	other := env.Driver(f.company, webtest.DriverFixture{Email: "other@example.test"})
 	me := env.As(f.company, auth.RoleDriver, f.driverMail)
 	dispatcher := env.As(f.company, auth.RoleDispatcher)
 	admin := env.As(f.company, auth.RoleAdmin)
 	stranger := env.As(env.Company("Other", "free"), auth.RoleAdmin)
-	body := map[string]any{"transaction_type": "bonus", "amount": 1, "transaction_date": day(0)}
+	body := map[string]any{"transaction_type": "bonus", "amount": 1, "transaction_date": pragueDay(0)}
 
 	// Reads: admin, HR, accountant, a driver its own.
 	for _, c := range []*webtest.Caller{admin, f.hr, f.acc, me} {
@@ -275,7 +270,7 @@ func TestFinancePermissions(t *testing.T) {
 	f.hr.Delete(txPath).ExpectError(http.StatusNotFound, "NotFound")
 
 	// Periods: close and pay for admin and accountant only.
-	period := obj(t, f.hr.Get(f.path(f.driver, "/periods")).Expect(http.StatusOK).JSON()["data"].([]any)[0])
+	period := asObject(t, f.hr.Get(f.path(f.driver, "/periods")).Expect(http.StatusOK).JSON()["data"].([]any)[0])
 	closePath := f.path(f.driver, "/periods/"+period["id"].(string)+"/close")
 	f.hr.Post(closePath, nil).ExpectError(http.StatusForbidden, "Forbidden")
 	me.Post(closePath, nil).ExpectError(http.StatusForbidden, "Forbidden")
@@ -303,7 +298,7 @@ func TestFinanceStatusTable(t *testing.T) {
 	for from, steps := range paths {
 		for _, to := range []string{"pending", "approved", "paid", "cancelled", "disputed"} {
 			t.Run(from+">"+to, func(t *testing.T) {
-				tx := f.create(t, "bonus", "10", day(0))
+				tx := f.create(t, "bonus", "10", pragueDay(0))
 				for _, s := range steps {
 					f.move(t, tx["id"], s, http.StatusOK)
 				}
@@ -321,7 +316,7 @@ func TestFinanceStatusTable(t *testing.T) {
 						t.Fatalf("approved %v", got)
 					}
 				case "paid":
-					if got["paid_by"] != "Test accountant" || got["paid_at"] == nil || got["payment_date"] != day(0) || got["approved_by"] == nil {
+					if got["paid_by"] != "Test accountant" || got["paid_at"] == nil || got["payment_date"] != pragueDay(0) || got["approved_by"] == nil {
 						t.Fatalf("paid %v", got)
 					}
 				case "cancelled":
@@ -334,21 +329,21 @@ func TestFinanceStatusTable(t *testing.T) {
 	}
 
 	t.Run("payment date given", func(t *testing.T) {
-		tx := f.create(t, "bonus", "10", day(0))
+		tx := f.create(t, "bonus", "10", pragueDay(0))
 		f.move(t, tx["id"], "approved", http.StatusOK)
-		got := numbers(t, f.acc.Put(f.path(f.driver, "/"+tx["id"].(string)), map[string]any{"status": "paid", "payment_date": "2026-01-31"}).Expect(http.StatusOK))
+		got := exactJSON(t, f.acc.Put(f.path(f.driver, "/"+tx["id"].(string)), map[string]any{"status": "paid", "payment_date": "2026-01-31"}).Expect(http.StatusOK))
 		if got["payment_date"] != "2026-01-31" {
 			t.Fatalf("payment_date %v", got["payment_date"])
 		}
 		// payment_date without the move to paid is an input error.
-		tx = f.create(t, "bonus", "10", day(0))
+		tx = f.create(t, "bonus", "10", pragueDay(0))
 		f.acc.Put(f.path(f.driver, "/"+tx["id"].(string)), map[string]any{"payment_date": "2026-01-31"}).ExpectError(http.StatusUnprocessableEntity, "ValidationError")
 	})
 
 	t.Run("edits by status", func(t *testing.T) {
-		tx := f.create(t, "bonus", "10", day(0))
+		tx := f.create(t, "bonus", "10", pragueDay(0))
 		p := f.path(f.driver, "/"+tx["id"].(string))
-		got := numbers(t, f.acc.Put(p, map[string]any{"amount": "12.5", "description": "fixed"}).Expect(http.StatusOK))
+		got := exactJSON(t, f.acc.Put(p, map[string]any{"amount": "12.5", "description": "fixed"}).Expect(http.StatusOK))
 		expectMoney(t, got, "amount", "12.50")
 		f.move(t, tx["id"], "approved", http.StatusOK)
 		f.acc.Put(p, map[string]any{"amount": "13"}).ExpectError(http.StatusConflict, "Conflict")
@@ -363,12 +358,12 @@ func TestFinanceStatusTable(t *testing.T) {
 
 func TestFinanceDeleteRules(t *testing.T) {
 	f := newFinanceFixture(t)
-	old := f.create(t, "bonus", "10", day(-91))
-	recent := f.create(t, "bonus", "20", day(-89))
-	paid := f.create(t, "bonus", "30", day(0))
+	old := f.create(t, "bonus", "10", pragueDay(-91))
+	recent := f.create(t, "bonus", "20", pragueDay(-89))
+	paid := f.create(t, "bonus", "30", pragueDay(0))
 	f.move(t, paid["id"], "approved", http.StatusOK)
 	f.move(t, paid["id"], "paid", http.StatusOK)
-	cancelled := f.create(t, "bonus", "40", day(0))
+	cancelled := f.create(t, "bonus", "40", pragueDay(0))
 	f.move(t, cancelled["id"], "cancelled", http.StatusOK)
 
 	f.hr.Delete(f.path(f.driver, "/"+old["id"].(string))).ExpectError(http.StatusConflict, "Conflict")
@@ -376,7 +371,7 @@ func TestFinanceDeleteRules(t *testing.T) {
 	f.hr.Delete(f.path(f.driver, "/"+recent["id"].(string))).Expect(http.StatusNoContent)
 	f.hr.Delete(f.path(f.driver, "/"+cancelled["id"].(string))).Expect(http.StatusNoContent)
 
-	list := numbers(t, f.hr.Get(f.path(f.driver, "")).Expect(http.StatusOK))
+	list := exactJSON(t, f.hr.Get(f.path(f.driver, "")).Expect(http.StatusOK))
 	if list["total"] != json.Number("2") {
 		t.Fatalf("total %v after deletes", list["total"])
 	}
@@ -393,7 +388,7 @@ func TestFinanceDeleteRules(t *testing.T) {
 // period's totals must equal the sums of its rows (no lost update).
 func TestFinanceConcurrentCreates(t *testing.T) {
 	f := newFinanceFixture(t)
-	date := day(0)
+	date := pragueDay(0)
 	var wg sync.WaitGroup
 	errs := make(chan string, 50)
 	for i := range 50 {
@@ -423,11 +418,11 @@ func TestFinanceConcurrentCreates(t *testing.T) {
 		FROM finance_transactions WHERE driver_id = $1`, f.driver).Scan(&earnings, &deductions, &n); err != nil {
 		t.Fatal(err)
 	}
-	periods := numbers(t, f.hr.Get(f.path(f.driver, "/periods")).Expect(http.StatusOK))["data"].([]any)
+	periods := exactJSON(t, f.hr.Get(f.path(f.driver, "/periods")).Expect(http.StatusOK))["data"].([]any)
 	if len(periods) != 1 || n != 50 {
 		t.Fatalf("%d periods, %d rows", len(periods), n)
 	}
-	p := obj(t, periods[0])
+	p := asObject(t, periods[0])
 	expectMoney(t, p, "total_earnings", earnings.StringFixed(2))
 	expectMoney(t, p, "total_deductions", deductions.StringFixed(2))
 	expectMoney(t, p, "net_amount", earnings.Sub(deductions).StringFixed(2))
@@ -443,14 +438,14 @@ func TestFinanceClosedAndPaidPeriods(t *testing.T) {
 	approved := f.create(t, "base_salary", "1000", "2026-01-20")
 	f.move(t, approved["id"], "approved", http.StatusOK)
 	elsewhere := f.create(t, "bonus", "5", "2026-02-10")
-	period := obj(t, numbers(t, f.acc.Get(f.path(f.driver, "/periods?year=2026&status=open&period_type=monthly")).Expect(http.StatusOK))["data"].([]any)[1])
+	period := asObject(t, exactJSON(t, f.acc.Get(f.path(f.driver, "/periods?year=2026&status=open&period_type=monthly")).Expect(http.StatusOK))["data"].([]any)[1])
 	if period["period_start"] != "2026-01-01" || period["period_end"] != "2026-01-31" {
 		t.Fatalf("period %v", period)
 	}
 	pid := period["id"].(string)
 
 	f.acc.Post(f.path(f.driver, "/periods/"+pid+"/pay"), nil).ExpectError(http.StatusConflict, "Conflict") // open: close first
-	closed := numbers(t, f.acc.Post(f.path(f.driver, "/periods/"+pid+"/close"), nil).Expect(http.StatusOK))
+	closed := exactJSON(t, f.acc.Post(f.path(f.driver, "/periods/"+pid+"/close"), nil).Expect(http.StatusOK))
 	if closed["status"] != "closed" || closed["closed_by"] != "Test accountant" || closed["closed_at"] == nil {
 		t.Fatalf("closed %v", closed)
 	}
@@ -467,7 +462,7 @@ func TestFinanceClosedAndPaidPeriods(t *testing.T) {
 	f.hr.Post(f.path(f.driver, ""), map[string]any{"transaction_type": "bonus", "amount": 1, "currency": "EUR", "transaction_date": "2026-01-31"}).Expect(http.StatusCreated)
 	f.hr.Put(f.path(f.driver, "/"+elsewhere["id"].(string)), map[string]any{"amount": "6"}).Expect(http.StatusOK)
 
-	paid := numbers(t, admin.Post(f.path(f.driver, "/periods/"+pid+"/pay"), map[string]any{"payment_date": "2026-02-05"}).Expect(http.StatusOK))
+	paid := exactJSON(t, admin.Post(f.path(f.driver, "/periods/"+pid+"/pay"), map[string]any{"payment_date": "2026-02-05"}).Expect(http.StatusOK))
 	if paid["status"] != "paid" || paid["paid_by"] != "Test admin" || paid["paid_at"] == nil {
 		t.Fatalf("paid %v", paid)
 	}
@@ -475,9 +470,9 @@ func TestFinanceClosedAndPaidPeriods(t *testing.T) {
 	f.acc.Post(f.path(f.driver, "/periods/"+pid+"/pay"), nil).ExpectError(http.StatusConflict, "Conflict")
 	f.acc.Post(f.path(f.driver, "/periods/"+pid+"/close"), nil).ExpectError(http.StatusConflict, "Conflict")
 
-	list := numbers(t, f.acc.Get(f.path(f.driver, "?period_id="+pid)).Expect(http.StatusOK))
+	list := exactJSON(t, f.acc.Get(f.path(f.driver, "?period_id="+pid)).Expect(http.StatusOK))
 	for _, item := range list["data"].([]any) {
-		tx := obj(t, item)
+		tx := asObject(t, item)
 		switch tx["id"] {
 		case approved["id"]:
 			if tx["status"] != "paid" || tx["payment_date"] != "2026-02-05" || tx["paid_by"] != "Test admin" {
@@ -502,14 +497,14 @@ func TestFinanceMoveBetweenPeriods(t *testing.T) {
 	f := newFinanceFixture(t)
 	tx := f.create(t, "bonus", "10.50", "2026-03-31")
 	f.create(t, "bonus", "1", "2026-03-01")
-	moved := numbers(t, f.hr.Put(f.path(f.driver, "/"+tx["id"].(string)), map[string]any{"transaction_date": "2026-04-01", "amount": 11}).Expect(http.StatusOK))
+	moved := exactJSON(t, f.hr.Put(f.path(f.driver, "/"+tx["id"].(string)), map[string]any{"transaction_date": "2026-04-01", "amount": 11}).Expect(http.StatusOK))
 	if moved["period_id"] == tx["period_id"] {
 		t.Fatal("period_id did not change with the month")
 	}
 	totals := map[string]string{}
 	counts := map[string]any{}
-	for _, p := range numbers(t, f.hr.Get(f.path(f.driver, "/periods")).Expect(http.StatusOK))["data"].([]any) {
-		pm := obj(t, p)
+	for _, p := range exactJSON(t, f.hr.Get(f.path(f.driver, "/periods")).Expect(http.StatusOK))["data"].([]any) {
+		pm := asObject(t, p)
 		totals[pm["period_start"].(string)] = string(pm["total_earnings"].(json.Number))
 		counts[pm["period_start"].(string)] = pm["transactions_count"]
 	}
@@ -524,31 +519,31 @@ func TestFinanceCurrencies(t *testing.T) {
 	f.hr.Post(f.path(f.driver, ""), map[string]any{"transaction_type": "bonus", "amount": "100", "currency": "EUR", "transaction_date": "2026-05-05"}).Expect(http.StatusCreated)
 	f.hr.Post(f.path(f.driver, ""), map[string]any{"transaction_type": "deduction", "amount": "-20", "currency": "EUR", "transaction_date": "2026-05-06"}).Expect(http.StatusCreated)
 	// Only EUR so far: the summary is in EUR.
-	sum := obj(t, numbers(t, f.hr.Get(f.path(f.driver, "")).Expect(http.StatusOK))["summary"])
+	sum := asObject(t, exactJSON(t, f.hr.Get(f.path(f.driver, "")).Expect(http.StatusOK))["summary"])
 	if sum["currency"] != "EUR" {
 		t.Fatalf("summary %v", sum)
 	}
 	f.create(t, "base_salary", "30000", "2026-05-05")
-	list := numbers(t, f.hr.Get(f.path(f.driver, "")).Expect(http.StatusOK))
-	sum = obj(t, list["summary"])
+	list := exactJSON(t, f.hr.Get(f.path(f.driver, "")).Expect(http.StatusOK))
+	sum = asObject(t, list["summary"])
 	if sum["currency"] != "CZK" {
 		t.Fatalf("summary %v", sum)
 	}
 	expectMoney(t, sum, "net_amount", "30000.00")
 	sums := list["summaries"].([]any)
-	if len(sums) != 2 || obj(t, sums[0])["currency"] != "CZK" || obj(t, sums[1])["currency"] != "EUR" {
+	if len(sums) != 2 || asObject(t, sums[0])["currency"] != "CZK" || asObject(t, sums[1])["currency"] != "EUR" {
 		t.Fatalf("summaries %v", sums)
 	}
-	expectMoney(t, obj(t, sums[1]), "net_amount", "80.00")
-	eur := obj(t, numbers(t, f.hr.Get(f.path(f.driver, "?currency=eur")).Expect(http.StatusOK))["summary"])
+	expectMoney(t, asObject(t, sums[1]), "net_amount", "80.00")
+	eur := asObject(t, exactJSON(t, f.hr.Get(f.path(f.driver, "?currency=eur")).Expect(http.StatusOK))["summary"])
 	expectMoney(t, eur, "total_deductions", "20.00")
 	// One monthly period per currency.
-	periods := numbers(t, f.hr.Get(f.path(f.driver, "/periods")).Expect(http.StatusOK))["data"].([]any)
+	periods := exactJSON(t, f.hr.Get(f.path(f.driver, "/periods")).Expect(http.StatusOK))["data"].([]any)
 	if len(periods) != 2 {
 		t.Fatalf("periods %v", periods)
 	}
-	agg := numbers(t, f.hr.Get(f.path(f.driver, "/aggregates?type=lifetime&reference_date=2026-05-31&currency=EUR")).Expect(http.StatusOK))
-	expectMoney(t, obj(t, agg["lifetime"]), "net_amount", "80.00")
+	agg := exactJSON(t, f.hr.Get(f.path(f.driver, "/aggregates?type=lifetime&reference_date=2026-05-31&currency=EUR")).Expect(http.StatusOK))
+	expectMoney(t, asObject(t, agg["lifetime"]), "net_amount", "80.00")
 }
 
 // TestFinanceAggregates checks the aggregates against a hand-computed
@@ -567,14 +562,14 @@ func TestFinanceAggregates(t *testing.T) {
 	cancelled := f.create(t, "bonus", "500.00", "2026-02-05")
 	f.move(t, cancelled["id"], "cancelled", http.StatusOK)
 
-	agg := numbers(t, f.acc.Get(f.path(f.driver, "/aggregates?reference_date=2026-02-10")).Expect(http.StatusOK))
+	agg := exactJSON(t, f.acc.Get(f.path(f.driver, "/aggregates?reference_date=2026-02-10")).Expect(http.StatusOK))
 	want := map[string]map[string]string{
 		"mtd":      {"total_earnings": "0.30", "total_deductions": "0.00", "total_penalties": "0.00", "net_amount": "0.30", "avg_monthly_earnings": "0.30"},
 		"ytd":      {"total_earnings": "3000.30", "total_deductions": "100.00", "total_penalties": "75.00", "net_amount": "2825.30", "avg_monthly_earnings": "1500.15"},
 		"lifetime": {"total_earnings": "4200.80", "total_deductions": "150.25", "total_penalties": "75.00", "net_amount": "3975.55", "avg_monthly_earnings": "1400.27"},
 	}
 	for typ, fields := range want {
-		a := obj(t, agg[typ])
+		a := asObject(t, agg[typ])
 		if a["agg_type"] != typ || a["reference_date"] != "2026-02-10" || a["currency"] != "CZK" || a["penalties_count"] != json.Number("0") {
 			t.Fatalf("%s: %v", typ, a)
 		}
@@ -582,17 +577,17 @@ func TestFinanceAggregates(t *testing.T) {
 			expectMoney(t, a, k, v)
 		}
 	}
-	ytd := obj(t, obj(t, agg["ytd"])["metadata"])
+	ytd := asObject(t, asObject(t, agg["ytd"])["metadata"])
 	if ytd["months_worked"] != json.Number("2") {
 		t.Fatalf("ytd metadata %v", ytd)
 	}
-	hi, lo := obj(t, ytd["highest_month"]), obj(t, ytd["lowest_month"])
+	hi, lo := asObject(t, ytd["highest_month"]), asObject(t, ytd["lowest_month"])
 	if hi["month"] != "2026-01" || lo["month"] != "2026-02" {
 		t.Fatalf("highest %v lowest %v", hi, lo)
 	}
 	expectMoney(t, hi, "amount", "2825.00")
 	expectMoney(t, lo, "amount", "0.30")
-	life := obj(t, obj(t, agg["lifetime"])["metadata"])
+	life := asObject(t, asObject(t, agg["lifetime"])["metadata"])
 	// From hire_date 2025-10-20 (earlier than the first transaction) to 2026-02-10: 3 whole months.
 	if life["employment_months"] != json.Number("3") || life["first_transaction"] != "2025-11-10" {
 		t.Fatalf("lifetime metadata %v", life)
@@ -600,42 +595,42 @@ func TestFinanceAggregates(t *testing.T) {
 
 	// The aggregates agree with the list over the same window.
 	for _, w := range []struct{ typ, from string }{{"mtd", "2026-02-01"}, {"ytd", "2026-01-01"}, {"lifetime", "2000-01-01"}} {
-		sum := obj(t, numbers(t, f.acc.Get(f.path(f.driver, "?from_date="+w.from+"&to_date=2026-02-10")).Expect(http.StatusOK))["summary"])
+		sum := asObject(t, exactJSON(t, f.acc.Get(f.path(f.driver, "?from_date="+w.from+"&to_date=2026-02-10")).Expect(http.StatusOK))["summary"])
 		for _, k := range []string{"total_earnings", "total_deductions", "total_penalties", "net_amount"} {
-			if sum[k] != obj(t, agg[w.typ])[k] {
-				t.Fatalf("%s %s: list %v, aggregate %v", w.typ, k, sum[k], obj(t, agg[w.typ])[k])
+			if sum[k] != asObject(t, agg[w.typ])[k] {
+				t.Fatalf("%s %s: list %v, aggregate %v", w.typ, k, sum[k], asObject(t, agg[w.typ])[k])
 			}
 		}
 	}
 
 	// A subset, and a driver with nothing yet.
-	only := numbers(t, f.acc.Get(f.path(f.driver, "/aggregates?type=mtd&reference_date=2026-02-10")).Expect(http.StatusOK))
+	only := exactJSON(t, f.acc.Get(f.path(f.driver, "/aggregates?type=mtd&reference_date=2026-02-10")).Expect(http.StatusOK))
 	if _, ok := only["ytd"]; ok || only["mtd"] == nil {
 		t.Fatalf("type=mtd gave %v", only)
 	}
 	empty := f.env.Driver(f.company, webtest.DriverFixture{})
-	none := numbers(t, f.acc.Get(f.path(empty, "/aggregates")).Expect(http.StatusOK))
-	if m := obj(t, obj(t, none["ytd"])["metadata"]); m["highest_month"] != nil || m["months_worked"] != json.Number("0") {
+	none := exactJSON(t, f.acc.Get(f.path(empty, "/aggregates")).Expect(http.StatusOK))
+	if m := asObject(t, asObject(t, none["ytd"])["metadata"]); m["highest_month"] != nil || m["months_worked"] != json.Number("0") {
 		t.Fatalf("empty ytd %v", m)
 	}
-	if m := obj(t, obj(t, none["lifetime"])["metadata"]); m["employment_months"] != json.Number("1") || m["first_transaction"] != nil {
+	if m := asObject(t, asObject(t, none["lifetime"])["metadata"]); m["employment_months"] != json.Number("1") || m["first_transaction"] != nil {
 		t.Fatalf("empty lifetime %v", m)
 	}
 }
 
 func TestFinanceAuditRows(t *testing.T) {
 	f := newFinanceFixture(t)
-	tx := f.create(t, "bonus", "10", day(0))
+	tx := f.create(t, "bonus", "10", pragueDay(0))
 	f.move(t, tx["id"], "approved", http.StatusOK)
 	rows := f.hr.Get("/api/v0/audit-logs?entity_type=finance_transaction&entity_id=" + tx["id"].(string)).Expect(http.StatusOK).JSON()["data"].([]any)
 	if len(rows) != 2 {
 		t.Fatalf("audit rows %v", rows)
 	}
-	upd := obj(t, rows[0])
-	if upd["action"] != "updated" || obj(t, upd["old_values"])["status"] != "pending" || obj(t, upd["new_values"])["status"] != "approved" {
+	upd := asObject(t, rows[0])
+	if upd["action"] != "updated" || asObject(t, upd["old_values"])["status"] != "pending" || asObject(t, upd["new_values"])["status"] != "approved" {
 		t.Fatalf("update row %v", upd)
 	}
-	if obj(t, rows[1])["action"] != "created" {
+	if asObject(t, rows[1])["action"] != "created" {
 		t.Fatalf("create row %v", rows[1])
 	}
 }
@@ -653,12 +648,12 @@ func TestFinanceWeeklyPeriod(t *testing.T) {
 	}
 	f.create(t, "bonus", "100", "2026-06-03")
 	f.create(t, "bonus", "7", "2026-06-08")
-	weeks := numbers(t, f.acc.Get(f.path(f.driver, "/periods?period_type=weekly")).Expect(http.StatusOK))["data"].([]any)
-	if len(weeks) != 1 || obj(t, weeks[0])["transactions_count"] != json.Number("1") {
+	weeks := exactJSON(t, f.acc.Get(f.path(f.driver, "/periods?period_type=weekly")).Expect(http.StatusOK))["data"].([]any)
+	if len(weeks) != 1 || asObject(t, weeks[0])["transactions_count"] != json.Number("1") {
 		t.Fatalf("weekly periods %v", weeks)
 	}
-	expectMoney(t, obj(t, weeks[0]), "total_earnings", "100.00")
-	if l := numbers(t, f.acc.Get(f.path(f.driver, "?period_id="+weekID)).Expect(http.StatusOK)); l["total"] != json.Number("1") {
+	expectMoney(t, asObject(t, weeks[0]), "total_earnings", "100.00")
+	if l := exactJSON(t, f.acc.Get(f.path(f.driver, "?period_id="+weekID)).Expect(http.StatusOK)); l["total"] != json.Number("1") {
 		t.Fatalf("list of the week %v", l)
 	}
 	f.acc.Post(f.path(f.driver, "/periods/"+weekID+"/close"), nil).Expect(http.StatusOK)
@@ -671,7 +666,7 @@ func TestFinanceEmptyUpdate(t *testing.T) {
 	f := newFinanceFixture(t)
 	tx := f.create(t, "bonus", "10", "2026-02-02")
 	p := f.path(f.driver, "/"+tx["id"].(string))
-	got := numbers(t, f.acc.Put(p, `{}`).Expect(http.StatusOK))
+	got := exactJSON(t, f.acc.Put(p, `{}`).Expect(http.StatusOK))
 	if got["updated_at"] != tx["updated_at"] {
 		t.Fatalf("an empty update changed updated_at: %v → %v", tx["updated_at"], got["updated_at"])
 	}

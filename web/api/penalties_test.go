@@ -21,19 +21,19 @@ func (f *financeFixture) penaltyPath(driver uuid.UUID, rest string) string {
 // createPenalty records a penalty as HR and returns it.
 func (f *financeFixture) createPenalty(t *testing.T, body map[string]any) map[string]any {
 	t.Helper()
-	full := map[string]any{"penalty_type": "speeding", "amount": "1500", "incident_date": day(0), "description": "72 km/h in a 50 zone"}
+	full := map[string]any{"penalty_type": "speeding", "amount": "1500", "incident_date": pragueDay(0), "description": "72 km/h in a 50 zone"}
 	for k, v := range body {
 		full[k] = v
 	}
-	return numbers(t, f.hr.Post(f.penaltyPath(f.driver, ""), full).Expect(http.StatusCreated))
+	return exactJSON(t, f.hr.Post(f.penaltyPath(f.driver, ""), full).Expect(http.StatusCreated))
 }
 
 // financeRecord returns the penalty's finance record from the finance list.
 func (f *financeFixture) financeRecord(t *testing.T, pen map[string]any) map[string]any {
 	t.Helper()
-	list := numbers(t, f.acc.Get(f.path(f.driver, "?type=penalty&per_page=100")).Expect(http.StatusOK))
+	list := exactJSON(t, f.acc.Get(f.path(f.driver, "?type=penalty&per_page=100")).Expect(http.StatusOK))
 	for _, item := range list["data"].([]any) {
-		if tx := obj(t, item); tx["id"] == pen["finance_id"] {
+		if tx := asObject(t, item); tx["id"] == pen["finance_id"] {
 			return tx
 		}
 	}
@@ -65,7 +65,7 @@ func TestPenaltyStateTable(t *testing.T) {
 	}
 	expectMoney(t, pen, "amount", "1500.00")
 	rec := f.financeRecord(t, pen)
-	if rec["transaction_type"] != "penalty" || rec["category"] != "penalty" || rec["transaction_date"] != day(0) {
+	if rec["transaction_type"] != "penalty" || rec["category"] != "penalty" || rec["transaction_date"] != pragueDay(0) {
 		t.Fatalf("finance record %v", rec)
 	}
 	f.expectRecord(t, pen, "pending", "-1500.00")
@@ -75,7 +75,7 @@ func TestPenaltyStateTable(t *testing.T) {
 	}
 
 	// dispute (by the driver) → disputed, finance record disputed.
-	d := numbers(t, me.Put(f.penaltyPath(f.driver, "/"+pen["id"].(string)+"/dispute"), map[string]any{
+	d := exactJSON(t, me.Put(f.penaltyPath(f.driver, "/"+pen["id"].(string)+"/dispute"), map[string]any{
 		"dispute_reason": "The sign was hidden by a tree.",
 		"evidence":       []map[string]string{{"type": "video", "url": "http://example.test/dashcam.mp4"}},
 	}).Expect(http.StatusOK))
@@ -87,7 +87,7 @@ func TestPenaltyStateTable(t *testing.T) {
 
 	resolve := func(pen map[string]any, body map[string]any) map[string]any {
 		t.Helper()
-		return numbers(t, f.hr.Put(f.penaltyPath(f.driver, "/"+pen["id"].(string)+"/resolve"), body).Expect(http.StatusOK))
+		return exactJSON(t, f.hr.Put(f.penaltyPath(f.driver, "/"+pen["id"].(string)+"/resolve"), body).Expect(http.StatusOK))
 	}
 	dispute := func(pen map[string]any) {
 		t.Helper()
@@ -128,7 +128,7 @@ func TestPenaltyStateTable(t *testing.T) {
 
 	// accept (by the driver) → accepted, finance record stays pending.
 	accepted := f.createPenalty(t, map[string]any{"amount": "75"})
-	if a := numbers(t, me.Put(f.penaltyPath(f.driver, "/"+accepted["id"].(string)+"/accept"), nil).Expect(http.StatusOK)); a["status"] != "accepted" {
+	if a := exactJSON(t, me.Put(f.penaltyPath(f.driver, "/"+accepted["id"].(string)+"/accept"), nil).Expect(http.StatusOK)); a["status"] != "accepted" {
 		t.Fatalf("accepted %v", a)
 	}
 	f.expectRecord(t, accepted, "pending", "-75.00")
@@ -155,7 +155,7 @@ func TestPenaltyStateTable(t *testing.T) {
 			f.hr.Put(f.penaltyPath(f.driver, "/"+p["id"].(string)+"/"+op), body).ExpectError(http.StatusConflict, "Conflict")
 		}
 	}
-	got := numbers(t, f.acc.Get(f.penaltyPath(f.driver, "/"+disputed["id"].(string))).Expect(http.StatusOK))
+	got := exactJSON(t, f.acc.Get(f.penaltyPath(f.driver, "/"+disputed["id"].(string))).Expect(http.StatusOK))
 	if got["status"] != "disputed" {
 		t.Fatalf("read %v", got)
 	}
@@ -173,7 +173,7 @@ func TestPenaltyPermissions(t *testing.T) {
 	stranger := env.As(env.Company("Other", "free"), auth.RoleHRManager)
 	dispatcher := env.As(f.company, auth.RoleDispatcher)
 	penPath := f.penaltyPath(f.driver, "/"+pen["id"].(string))
-	body := map[string]any{"penalty_type": "other", "amount": 1, "incident_date": day(0), "description": "x"}
+	body := map[string]any{"penalty_type": "other", "amount": 1, "incident_date": pragueDay(0), "description": "x"}
 
 	// A driver cannot dispute (or accept) another driver's penalty.
 	otherMe.Put(penPath+"/dispute", map[string]any{"dispute_reason": "not me"}).ExpectError(http.StatusForbidden, "AccessDenied")
@@ -229,7 +229,7 @@ func TestPenaltyValidation(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			m := f.hr.Put(penPath+"/resolve", tt.body).ExpectError(http.StatusUnprocessableEntity, "ValidationError")
-			if _, ok := obj(t, m["errors"])[tt.field]; !ok {
+			if _, ok := asObject(t, m["errors"])[tt.field]; !ok {
 				t.Fatalf("errors %v, want %s", m["errors"], tt.field)
 			}
 		})
@@ -240,19 +240,19 @@ func TestPenaltyValidation(t *testing.T) {
 		body  map[string]any
 		field string
 	}{
-		"missing type":     {map[string]any{"amount": 1, "incident_date": day(0), "description": "x"}, "penalty_type"},
-		"unknown type":     {map[string]any{"penalty_type": "parking", "amount": 1, "incident_date": day(0), "description": "x"}, "penalty_type"},
-		"negative amount":  {map[string]any{"penalty_type": "other", "amount": -1, "incident_date": day(0), "description": "x"}, "amount"},
-		"three decimals":   {map[string]any{"penalty_type": "other", "amount": "1.001", "incident_date": day(0), "description": "x"}, "amount"},
-		"no description":   {map[string]any{"penalty_type": "other", "amount": 1, "incident_date": day(0)}, "description"},
+		"missing type":     {map[string]any{"amount": 1, "incident_date": pragueDay(0), "description": "x"}, "penalty_type"},
+		"unknown type":     {map[string]any{"penalty_type": "parking", "amount": 1, "incident_date": pragueDay(0), "description": "x"}, "penalty_type"},
+		"negative amount":  {map[string]any{"penalty_type": "other", "amount": -1, "incident_date": pragueDay(0), "description": "x"}, "amount"},
+		"three decimals":   {map[string]any{"penalty_type": "other", "amount": "1.001", "incident_date": pragueDay(0), "description": "x"}, "amount"},
+		"no description":   {map[string]any{"penalty_type": "other", "amount": 1, "incident_date": pragueDay(0)}, "description"},
 		"no incident date": {map[string]any{"penalty_type": "other", "amount": 1, "description": "x"}, "incident_date"},
-		"bad severity":     {map[string]any{"penalty_type": "other", "amount": 1, "incident_date": day(0), "description": "x", "severity": "fatal"}, "severity"},
-		"relative url":     {map[string]any{"penalty_type": "other", "amount": 1, "incident_date": day(0), "description": "x", "evidence": []map[string]string{{"type": "photo", "url": "/a.jpg"}}}, "evidence.0.url"},
-		"evidence object":  {map[string]any{"penalty_type": "other", "amount": 1, "incident_date": day(0), "description": "x", "evidence": map[string]string{"type": "photo"}}, "evidence"},
+		"bad severity":     {map[string]any{"penalty_type": "other", "amount": 1, "incident_date": pragueDay(0), "description": "x", "severity": "fatal"}, "severity"},
+		"relative url":     {map[string]any{"penalty_type": "other", "amount": 1, "incident_date": pragueDay(0), "description": "x", "evidence": []map[string]string{{"type": "photo", "url": "/a.jpg"}}}, "evidence.0.url"},
+		"evidence object":  {map[string]any{"penalty_type": "other", "amount": 1, "incident_date": pragueDay(0), "description": "x", "evidence": map[string]string{"type": "photo"}}, "evidence"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			m := f.hr.Post(f.penaltyPath(f.driver, ""), tt.body).ExpectError(http.StatusUnprocessableEntity, "ValidationError")
-			if _, ok := obj(t, m["errors"])[tt.field]; !ok {
+			if _, ok := asObject(t, m["errors"])[tt.field]; !ok {
 				t.Fatalf("errors %v, want %s", m["errors"], tt.field)
 			}
 		})
@@ -318,39 +318,39 @@ func TestPenaltyListSummaryAndAudit(t *testing.T) {
 	f.hr.Put(f.penaltyPath(f.driver, "/"+c["id"].(string)+"/dispute"), map[string]any{"dispute_reason": "x"}).Expect(http.StatusOK)
 	f.hr.Put(f.penaltyPath(f.driver, "/"+c["id"].(string)+"/resolve"), map[string]any{"resolution_action": "cancel"}).Expect(http.StatusOK)
 
-	list := numbers(t, f.acc.Get(f.penaltyPath(f.driver, "?per_page=2")).Expect(http.StatusOK))
-	sum := obj(t, list["summary"])
+	list := exactJSON(t, f.acc.Get(f.penaltyPath(f.driver, "?per_page=2")).Expect(http.StatusOK))
+	sum := asObject(t, list["summary"])
 	expectMoney(t, sum, "total_penalties", "300.30") // CZK, cancelled left out
 	if sum["currency"] != "CZK" || sum["pending_count"] != json.Number("2") || sum["disputed_count"] != json.Number("1") ||
 		sum["resolved_count"] != json.Number("0") || sum["cancelled_count"] != json.Number("1") || list["total"] != json.Number("4") {
 		t.Fatalf("summary %v total %v", sum, list["total"])
 	}
-	if totals := list["totals"].([]any); len(totals) != 2 || obj(t, totals[1])["currency"] != "EUR" {
+	if totals := list["totals"].([]any); len(totals) != 2 || asObject(t, totals[1])["currency"] != "EUR" {
 		t.Fatalf("totals %v", totals)
 	}
 	data := list["data"].([]any)
-	if len(data) != 2 || obj(t, data[0])["incident_date"] != "2026-04-03" || obj(t, data[1])["id"] != b["id"] {
+	if len(data) != 2 || asObject(t, data[0])["incident_date"] != "2026-04-03" || asObject(t, data[1])["id"] != b["id"] {
 		t.Fatalf("order %v", data)
 	}
-	filtered := numbers(t, f.acc.Get(f.penaltyPath(f.driver, "?type=damage,speeding&severity=critical,minor&status=pending,disputed")).Expect(http.StatusOK))
+	filtered := exactJSON(t, f.acc.Get(f.penaltyPath(f.driver, "?type=damage,speeding&severity=critical,minor&status=pending,disputed")).Expect(http.StatusOK))
 	if filtered["total"] != json.Number("3") {
 		t.Fatalf("filtered total %v", filtered["total"])
 	}
-	expectMoney(t, obj(t, filtered["summary"]), "total_penalties", "300.30")
+	expectMoney(t, asObject(t, filtered["summary"]), "total_penalties", "300.30")
 	f.acc.Get(f.penaltyPath(f.driver, "?severity=fatal")).ExpectError(http.StatusUnprocessableEntity, "ValidationError")
 
 	// Aggregates count the penalties with an incident in the window, not cancelled.
-	agg := numbers(t, f.acc.Get(f.path(f.driver, "/aggregates?reference_date=2026-04-30")).Expect(http.StatusOK))
-	if obj(t, agg["mtd"])["penalties_count"] != json.Number("2") || obj(t, agg["ytd"])["penalties_count"] != json.Number("2") {
-		t.Fatalf("penalties_count mtd %v ytd %v", obj(t, agg["mtd"])["penalties_count"], obj(t, agg["ytd"])["penalties_count"])
+	agg := exactJSON(t, f.acc.Get(f.path(f.driver, "/aggregates?reference_date=2026-04-30")).Expect(http.StatusOK))
+	if asObject(t, agg["mtd"])["penalties_count"] != json.Number("2") || asObject(t, agg["ytd"])["penalties_count"] != json.Number("2") {
+		t.Fatalf("penalties_count mtd %v ytd %v", asObject(t, agg["mtd"])["penalties_count"], asObject(t, agg["ytd"])["penalties_count"])
 	}
-	expectMoney(t, obj(t, agg["mtd"]), "total_penalties", "300.30")
+	expectMoney(t, asObject(t, agg["mtd"]), "total_penalties", "300.30")
 
 	actions := func(id any) []string {
 		rows := f.hr.Get("/api/v0/audit-logs?entity_id=" + id.(string)).Expect(http.StatusOK).JSON()["data"].([]any)
 		var out []string
 		for _, r := range rows {
-			out = append(out, obj(t, r)["action"].(string))
+			out = append(out, asObject(t, r)["action"].(string))
 		}
 		return out
 	}
@@ -371,7 +371,7 @@ func TestPenaltyListSummaryAndAudit(t *testing.T) {
 // never deadlock for good (a deadlock PostgreSQL breaks is retried).
 func TestPenaltyConcurrentMoves(t *testing.T) {
 	f := newFinanceFixture(t)
-	date := day(0)
+	date := pragueDay(0)
 	pens := make([]map[string]any, 10)
 	for i := range pens {
 		pens[i] = f.createPenalty(t, map[string]any{"amount": fmt.Sprintf("%d.25", 10+i)})
@@ -413,6 +413,6 @@ func TestPenaltyConcurrentMoves(t *testing.T) {
 		t.Fatal(e)
 	}
 	f.checkPeriodTotals(t)
-	sum := obj(t, numbers(t, f.acc.Get(f.penaltyPath(f.driver, "")).Expect(http.StatusOK))["summary"])
+	sum := asObject(t, exactJSON(t, f.acc.Get(f.penaltyPath(f.driver, "")).Expect(http.StatusOK))["summary"])
 	expectMoney(t, sum, "total_penalties", "15.10") // 10 × 1.01 + 5 reduced to 1.00
 }

@@ -5,14 +5,18 @@ package app
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 
 	"github.com/konvoj/konvoj/internal/audit"
 	"github.com/konvoj/konvoj/internal/config"
+	"github.com/konvoj/konvoj/internal/documents"
+	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/internal/finance"
 	"github.com/konvoj/konvoj/internal/storage"
 	"github.com/konvoj/konvoj/web"
 	"github.com/konvoj/konvoj/web/api"
+	"github.com/konvoj/konvoj/web/pages"
 )
 
 // Options are the dependencies that differ between production and tests.
@@ -25,8 +29,10 @@ type Options struct {
 
 // Services are the domain services, exposed for tests and commands.
 type Services struct {
-	Audit   *audit.Service
-	Finance *finance.Service
+	Audit     *audit.Service
+	Documents *documents.Service
+	Drivers   *drivers.Service
+	Finance   *finance.Service
 }
 
 // App is the running product.
@@ -52,14 +58,31 @@ func New(ctx context.Context, o Options) (*App, error) {
 	}
 	a.Files = files
 	a.Services = Services{
-		Audit:   audit.NewService(db),
-		Finance: finance.NewService(db),
+		Audit:     audit.NewService(db),
+		Documents: documents.NewService(db, files, o.Server.Config.UploadMaxBytes),
+		Drivers:   drivers.NewService(db, cursorKey(o.Server.Config)),
+		Finance:   finance.NewService(db),
 	}
 	api.Mount(s, &api.Handlers{
-		Audit:   a.Services.Audit,
-		Finance: a.Services.Finance,
+		Audit:     a.Services.Audit,
+		Documents: a.Services.Documents,
+		Drivers:   a.Services.Drivers,
+		Finance:   a.Services.Finance,
 	})
+	if _, err := pages.Mount(s, o.Server.Config, pages.Services{
+		Tenants: s.Tenants(),
+		Audit:   a.Services.Audit,
+	}, o.Server.Logger); err != nil {
+		return nil, fmt.Errorf("mount pages: %w", err)
+	}
 	return a, nil
+}
+
+// cursorKey derives the key that signs list cursors from secrets every
+// instance shares, so a cursor from one instance works on another.
+func cursorKey(cfg config.Config) []byte {
+	k := sha256.Sum256([]byte("konvoj-cursor\x00" + cfg.JWTSecret + "\x00" + cfg.DatabaseURL))
+	return k[:]
 }
 
 // NewFileStore builds the file store of the configuration.

@@ -1,0 +1,41 @@
+package e2e
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// The committed static/app.css must be what `make css` builds from the
+// current templates, and static/htmx.min.js the pinned npm file: a class
+// added to a template without rebuilding would silently do nothing.
+func TestCommittedAssetsAreCurrent(t *testing.T) {
+	bin := filepath.Join(repoRoot, "node_modules", ".bin", "tailwindcss")
+	if _, err := os.Stat(bin); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("tailwindcss is not installed (npm ci): %v", err)
+		}
+		t.Skip("e2e: node_modules missing; run npm ci (set CI=true to make this a failure)")
+	}
+	out := filepath.Join(t.TempDir(), "app.css")
+	cmd := exec.Command("node_modules/.bin/tailwindcss", "-c", "tailwind.config.js", "-i", "static/input.css", "-o", out, "--minify")
+	cmd.Dir = repoRoot
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("tailwindcss: %v\n%s", err, b)
+	}
+	built, _ := os.ReadFile(out)
+	committed, _ := os.ReadFile(filepath.Join(repoRoot, "static", "app.css"))
+	if !bytes.Equal(built, committed) {
+		t.Error("static/app.css is out of date: run `make css` and commit it")
+	}
+	pinned, err := os.ReadFile(filepath.Join(repoRoot, "node_modules", "htmx.org", "dist", "htmx.min.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	copied, _ := os.ReadFile(filepath.Join(repoRoot, "static", "htmx.min.js"))
+	if !bytes.Equal(pinned, copied) {
+		t.Error("static/htmx.min.js differs from the pinned htmx.org: run `make htmx` and commit it")
+	}
+}

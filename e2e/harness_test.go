@@ -1,0 +1,379 @@
+// Package e2e drives the built konvoj binary with the system's Chromium
+// (playwright-go), against a fresh PostgreSQL database and an in-test
+// OpenID Connect provider, signing in through the real authorization code
+// flow. See /work/shared/notes/browser-tests.md for the set-up; `make test`
+// and .ci/run provide it. Without Chromium or the playwright driver the
+// tests skip with a message, except under CI=true, where they fail.
+//
+// A test needs three lines to reach a signed-in page:
+//
+//	app := newApp(t)                                   // server, database, provider
+//	company := app.Company("Acme", "en")
+//	page := app.SignIn(t, company, auth.RoleHRManager)  // dashboard, 1280×800
+//
+// then drives page (playwright.Page), calls app.Screenshots(t, page, "name")
+// and app.CheckA11y(t, page) on each screen it shows.
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/playwright-community/playwright-go"
+
+	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/auth/oidctest"
+	"github.com/konvoj/konvoj/internal/config"
+	"github.com/konvoj/konvoj/internal/postgres/pgtest"
+	"github.com/konvoj/konvoj/internal/tenants"
+)
+
+// Viewports of the screenshots: a laptop and a phone.
+var (
+	desktop = playwright.Size{Width: 1280, Height: 800}
+	phone   = playwright.Size{Width: 390, Height: 844}
+)
+
+// repoRoot is the module root (tests run in e2e/).
+const repoRoot = ".."
+
+var shared struct {
+	once    sync.Once
+	err     error
+	skip    string
+	binary  string
+	axe     string
+	pw      *playwright.Playwright
+	browser playwright.Browser
+	tmp     string
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared.browser != nil {
+		_ = shared.browser.Close()
+	}
+	if shared.pw != nil {
+		_ = shared.pw.Stop()
+	}
+	if shared.tmp != "" {
+		_ = os.RemoveAll(shared.tmp)
+	}
+	os.Exit(code)
+}
+
+// prepare checks the prerequisites, builds the binary and starts Chromium,
+// once for all tests.
+func prepare(t *testing.T) {
+	t.Helper()
+	shared.once.Do(func() {
+		chromium := envOr("KONVOJ_CHROMIUM", "/usr/bin/chromium")
+		home, _ := os.UserHomeDir()
+		driver := envOr("PLAYWRIGHT_DRIVER_PATH", filepath.Join(home, ".cache", "ms-playwright-go", "1.52.0"))
+		axe, _ := filepath.Abs(filepath.Join(repoRoot, "node_modules", "axe-core", "axe.min.js"))
+		var missing []string
+		if _, err := os.Stat(chromium); err != nil {
+			missing = append(missing, "Chromium at "+chromium+" (apt-get install chromium)")
+		}
+		if _, err := os.Stat(filepath.Join(driver, "package", "cli.js")); err != nil {
+			missing = append(missing, "the playwright 1.52.0 driver in "+driver)
+		}
+		if _, err := os.Stat(axe); err != nil {
+			missing = append(missing, "axe-core ("+axe+"; run npm ci)")
+		}
+		if len(missing) > 0 {
+			shared.skip = "e2e: missing " + strings.Join(missing, ", ") + "; scripts/install-deps.sh installs them"
+			return
+		}
+		if _, err := os.Stat(filepath.Join(driver, "node")); err != nil && os.Getenv("PLAYWRIGHT_NODEJS_PATH") == "" {
+			if node, err := exec.LookPath("node"); err == nil {
+				os.Setenv("PLAYWRIGHT_NODEJS_PATH", node)
+			}
+		}
+		shared.axe = axe
+		shared.tmp, shared.err = os.MkdirTemp("", "konvoj-e2e-")
+		if shared.err != nil {
+			return
+		}
+		shared.binary = filepath.Join(shared.tmp, "konvoj")
+		build := exec.Command("go", "build", "-o", shared.binary, "./cmd/konvoj")
+		build.Dir = repoRoot
+		if out, err := build.CombinedOutput(); err != nil {
+			shared.err = fmt.Errorf("go build: %v\n%s", err, out)
+			return
+		}
+		shared.pw, shared.err = playwright.Run(&playwright.RunOptions{DriverDirectory: driver, SkipInstallBrowsers: true})
+		if shared.err != nil {
+			shared.err = fmt.Errorf("start playwright driver: %w", shared.err)
+			return
+		}
+		shared.browser, shared.err = shared.pw.Chromium.Launch(playwright.BrowserTypeLaunchOptions{
+			ExecutablePath: playwright.String(chromium),
+			Headless:       playwright.Bool(true),
+			Args: []string{"--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+				"--disable-background-networking", "--disable-component-update", "--disable-sync",
+				"--disable-dev-shm-usage"},
+		})
+		if shared.err != nil {
+			shared.err = fmt.Errorf("launch chromium: %w", shared.err)
+		}
+	})
+	if shared.skip != "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal(shared.skip + " (CI=true: browser tests must run)")
+		}
+		t.Skip(shared.skip + " (set CI=true to make this a failure)")
+	}
+	if shared.err != nil {
+		t.Fatal(shared.err)
+	}
+}
+
+// App is one running konvoj binary with its own database and identity
+// provider.
+type App struct {
+	URL  string
+	DB   *pgxpool.Pool
+	OIDC *oidctest.Provider
+	// Out is this test's folder for screenshots and the server log.
+	Out string
+}
+
+// newApp starts the binary for the test; it stops when the test ends.
+func newApp(t *testing.T) *App {
+	t.Helper()
+	prepare(t)
+	out := filepath.Join("output", regexp.MustCompile(`[^A-Za-z0-9_-]+`).ReplaceAllString(t.Name(), "_"))
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	prov := oidctest.Start(t)
+	db, dbURL := pgtest.NewWithURL(t, nil)
+	port := freePort(t)
+	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+
+	env := []string{}
+	known := map[string]bool{}
+	for _, v := range config.Vars {
+		known[v.Name] = true
+	}
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if !known[name] {
+			env = append(env, kv)
+		}
+	}
+	env = append(env,
+		"DATABASE_URL="+dbURL,
+		"HTTP_ADDR=127.0.0.1:"+fmt.Sprint(port),
+		"PUBLIC_URL="+base,
+		// The provider signs RS256 only: API tokens and ID tokens are both
+		// verified against its keys.
+		"JWT_ALG=RS256",
+		"JWT_JWKS_URL="+prov.JWKSEndpoint(),
+		"OIDC_ISSUER_URL="+prov.Issuer(),
+		"OIDC_CLIENT_ID="+prov.ClientID,
+		"OIDC_CLIENT_SECRET="+prov.ClientSecret,
+		"SESSION_SECRET=e2e-session-secret-0123456789abcdef",
+		"STORAGE_LOCAL_DIR="+t.TempDir(),
+		"LOG_FORMAT=json",
+	)
+	logFile, err := os.Create(filepath.Join(out, "server.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(shared.binary, "serve")
+	cmd.Env = env
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start konvoj: %v", err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+		logFile.Close()
+	})
+	waitReady(t, base, exited, logFile.Name())
+	return &App{URL: base, DB: db, OIDC: prov, Out: out}
+}
+
+func waitReady(t *testing.T, base string, exited <-chan error, logName string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case err := <-exited:
+			log, _ := os.ReadFile(logName)
+			t.Fatalf("konvoj exited at start: %v\n%s", err, log)
+		default:
+		}
+		res, err := http.Get(base + "/readyz")
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	log, _ := os.ReadFile(logName)
+	t.Fatalf("konvoj not ready within 30 s:\n%s", log)
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// Company creates a company with the given default language.
+func (a *App) Company(t *testing.T, name, lang string) uuid.UUID {
+	t.Helper()
+	c, err := tenants.NewService(a.DB).Create(context.Background(), tenants.NewCompany{Name: name, Language: lang})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.ID
+}
+
+// Person is someone the provider signs in.
+type Person struct {
+	Email, FirstName, LastName string
+}
+
+// SignIn opens a fresh browser (own cookies, 1280×800) and signs in
+// through the identity provider as a person of the company with the role;
+// it returns on the dashboard. A zero Person gets a name from the role.
+func (a *App) SignIn(t *testing.T, company uuid.UUID, role auth.Role, who ...Person) playwright.Page {
+	t.Helper()
+	p := Person{Email: string(role) + "@e2e.test", FirstName: "Test", LastName: string(role)}
+	if len(who) > 0 {
+		p = who[0]
+	}
+	page := a.NewPage(t)
+	a.OIDC.SignInNext(oidctest.User{Subject: uuid.NewString(), Email: p.Email, CompanyID: company.String(),
+		Role: string(role), FirstName: p.FirstName, LastName: p.LastName})
+	if _, err := page.Goto(a.URL + "/"); err != nil {
+		t.Fatal(err)
+	}
+	// Every page needs a session: the sign-in page comes first.
+	if err := page.WaitForURL(a.URL + "/login?next=%2F"); err != nil {
+		t.Fatalf("not sent to the sign-in page: %v (at %s)", err, page.URL())
+	}
+	if err := page.GetByTestId("sign-in").Click(); err != nil {
+		t.Fatal(err)
+	}
+	if err := page.WaitForURL(a.URL + "/"); err != nil {
+		t.Fatalf("sign-in did not reach the dashboard: %v (at %s)", err, page.URL())
+	}
+	return page
+}
+
+// NewPage opens a page in a fresh browser context at desktop size. CSP
+// is bypassed only so axe-core can be injected.
+func (a *App) NewPage(t *testing.T) playwright.Page {
+	t.Helper()
+	ctx, err := shared.browser.NewContext(playwright.BrowserNewContextOptions{
+		Viewport: &desktop, BypassCSP: playwright.Bool(true), Locale: playwright.String("en-GB"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ctx.Close() })
+	ctx.SetDefaultTimeout(10000)
+	page, err := ctx.NewPage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return page
+}
+
+// Screenshots saves the page at desktop and phone widths under Out.
+func (a *App) Screenshots(t *testing.T, page playwright.Page, name string) {
+	t.Helper()
+	for _, v := range []struct {
+		label string
+		size  playwright.Size
+	}{{"desktop", desktop}, {"phone", phone}} {
+		if err := page.SetViewportSize(v.size.Width, v.size.Height); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(a.Out, name+"-"+v.label+".png")
+		if _, err := page.Screenshot(playwright.PageScreenshotOptions{Path: playwright.String(path), FullPage: playwright.Bool(true)}); err != nil {
+			t.Fatalf("screenshot %s: %v", path, err)
+		}
+	}
+	if err := page.SetViewportSize(desktop.Width, desktop.Height); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// CheckA11y runs axe-core on the page and fails on serious or critical
+// violations, at desktop and phone widths (the phone layout differs).
+func (a *App) CheckA11y(t *testing.T, page playwright.Page) {
+	t.Helper()
+	if _, err := page.AddScriptTag(playwright.PageAddScriptTagOptions{Path: playwright.String(shared.axe)}); err != nil {
+		t.Fatalf("inject axe-core: %v", err)
+	}
+	for _, size := range []playwright.Size{desktop, phone} {
+		if err := page.SetViewportSize(size.Width, size.Height); err != nil {
+			t.Fatal(err)
+		}
+		res, err := page.Evaluate(`async () => {
+			const r = await axe.run(document, { resultTypes: ['violations'] });
+			return r.violations
+				.filter(v => v.impact === 'serious' || v.impact === 'critical')
+				.map(v => v.impact + ' ' + v.id + ': ' + v.help + ' at ' + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', '));
+		}`)
+		if err != nil {
+			t.Fatalf("axe-core: %v", err)
+		}
+		if list, _ := res.([]any); len(list) > 0 {
+			t.Errorf("accessibility problems on %s at %dpx:\n%v", page.URL(), size.Width, list)
+		}
+	}
+	if err := page.SetViewportSize(desktop.Width, desktop.Height); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// text returns the visible text of the first element matching the selector.
+func text(t *testing.T, page playwright.Page, selector string) string {
+	t.Helper()
+	s, err := page.Locator(selector).First().InnerText()
+	if err != nil {
+		t.Fatalf("text of %s: %v", selector, err)
+	}
+	return strings.TrimSpace(s)
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}

@@ -1,0 +1,50 @@
+package config
+
+import (
+	"strings"
+	"testing"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestDefaults(t *testing.T) {
+	c, err := Load(env(map[string]string{"JWT_SECRET": strings.Repeat("s", 32)}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.HTTPAddr != ":8080" || c.JWTAlg != "HS256" || c.StorageDisk != "local" || c.StorageLocalDir != "./data/files" ||
+		c.UploadMaxBytes != 20971520 || c.RateLimitStore != "memory" || c.PublicURL != "http://localhost:8080" || c.AuthDevLogin {
+		t.Fatalf("defaults: %+v", c)
+	}
+}
+
+func TestInvalidValuesAreAllReported(t *testing.T) {
+	cases := map[string]struct {
+		env  map[string]string
+		want []string
+	}{
+		"hs256 without secret":     {map[string]string{}, []string{"JWT_SECRET is required"}},
+		"short secret":             {map[string]string{"JWT_SECRET": "short"}, []string{"at least 32"}},
+		"unknown alg":              {map[string]string{"JWT_ALG": "none"}, []string{"JWT_ALG must be"}},
+		"rs256 without keys":       {map[string]string{"JWT_ALG": "RS256"}, []string{"JWT_PUBLIC_KEY_FILE, JWT_JWKS_URL"}},
+		"dev login needs hs256":    {map[string]string{"JWT_ALG": "RS256", "JWT_JWKS_URL": "http://x/jwks", "AUTH_DEV_LOGIN": "true"}, []string{"AUTH_DEV_LOGIN"}},
+		"s3 incomplete":            {map[string]string{"JWT_SECRET": strings.Repeat("s", 32), "STORAGE_DISK": "s3"}, []string{"S3_ENDPOINT", "S3_BUCKET", "S3_ACCESS_KEY_ID", "S3_SECRET_ACCESS_KEY"}},
+		"bad numbers and booleans": {map[string]string{"JWT_SECRET": strings.Repeat("s", 32), "UPLOAD_MAX_BYTES": "-5", "AUTH_DEV_LOGIN": "maybe"}, []string{"UPLOAD_MAX_BYTES", "AUTH_DEV_LOGIN must be true or false"}},
+		"redis without url":        {map[string]string{"JWT_SECRET": strings.Repeat("s", 32), "RATE_LIMIT_STORE": "redis"}, []string{"REDIS_URL is required"}},
+		"bad log settings":         {map[string]string{"JWT_SECRET": strings.Repeat("s", 32), "LOG_FORMAT": "xml", "LOG_LEVEL": "loud"}, []string{"LOG_FORMAT", "LOG_LEVEL"}},
+		"bad urls":                 {map[string]string{"JWT_SECRET": strings.Repeat("s", 32), "DATABASE_URL": "mysql://x", "PUBLIC_URL": "localhost"}, []string{"DATABASE_URL", "PUBLIC_URL"}},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := Load(env(c.env))
+			if err == nil {
+				t.Fatal("want an error")
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+}

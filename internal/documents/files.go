@@ -1,0 +1,398 @@
+package documents
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"mime/multipart"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/konvoj/konvoj/internal/apperr"
+	"github.com/konvoj/konvoj/internal/audit"
+	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/postgres"
+	"github.com/konvoj/konvoj/internal/storage"
+)
+
+// File is an uploaded file version as the upload answers it.
+type File struct {
+	ID               uuid.UUID  `json:"id"`
+	DocumentID       uuid.UUID  `json:"document_id"`
+	Filename         string     `json:"filename"`
+	OriginalFilename string     `json:"original_filename"`
+	MimeType         string     `json:"mime_type"`
+	SizeBytes        int64      `json:"size_bytes"`
+	Version          int        `json:"version"`
+	IsCurrent        bool       `json:"is_current"`
+	StoragePath      string     `json:"storage_path"`
+	StorageDisk      string     `json:"storage_disk"`
+	HashSHA256       string     `json:"hash_sha256"`
+	UploadedBy       *uuid.UUID `json:"uploaded_by"`
+	UploadedAt       time.Time  `json:"uploaded_at"`
+}
+
+// Version is a file version as the versions list shows it.
+type Version struct {
+	ID               uuid.UUID `json:"id"`
+	Version          int       `json:"version"`
+	IsCurrent        bool      `json:"is_current"`
+	Filename         string    `json:"filename"`
+	OriginalFilename string    `json:"original_filename"`
+	SizeBytes        int64     `json:"size_bytes"`
+	MimeType         string    `json:"mime_type"`
+	// UploadedBy is the uploader's display name (null when unknown).
+	UploadedBy *string   `json:"uploaded_by"`
+	UploadedAt time.Time `json:"uploaded_at"`
+}
+
+// Download is an opened stored file with what a response needs to serve it.
+// The caller must Close it.
+type Download struct {
+	storage.File
+	OriginalFilename string
+	MimeType         string
+	SizeBytes        int64
+	HashSHA256       string
+	UploadedAt       time.Time
+}
+
+// docRef is what permission checks and storage paths need of a document.
+type docRef struct {
+	id, companyID, driverID uuid.UUID
+	docType                 string
+}
+
+// findDocument loads a document of a driver that is not deleted. It does
+// not filter by company on purpose: a document of another company is 403
+// AccessDenied, not 404 (DECISIONS §4), decided by the caller right after.
+func (s *Service) findDocument(ctx context.Context, id uuid.UUID) (docRef, error) {
+	r := docRef{id: id}
+	err := s.db.QueryRow(ctx, `
+		SELECT d.company_id, d.driver_id, d.type
+		FROM driver_documents d JOIN drivers dr ON dr.id = d.driver_id AND dr.company_id = d.company_id
+		WHERE d.id = $1 AND dr.deleted_at IS NULL`, id).Scan(&r.companyID, &r.driverID, &r.docType)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return r, apperr.NotFound("Document")
+	}
+	if err != nil {
+		return r, fmt.Errorf("find document %s: %w", id, err)
+	}
+	return r, nil
+}
+
+// document runs the checks every document operation starts with, in the
+// order of DECISIONS §4: role, existence, tenancy and own-driver.
+func (s *Service) document(ctx context.Context, p auth.Principal, a auth.Action, id uuid.UUID) (docRef, error) {
+	if err := p.Require(a); err != nil {
+		return docRef{}, err
+	}
+	ref, err := s.findDocument(ctx, id)
+	if err != nil {
+		return ref, err
+	}
+	return ref, p.CheckDriver(a, ref.companyID, ref.driverID)
+}
+
+// List returns a driver's 14 documents with status and, for callers who
+// may see files, every file version.
+func (s *Service) List(ctx context.Context, p auth.Principal, driverID uuid.UUID) ([]Document, error) {
+	if err := p.Require(auth.DocumentsList); err != nil {
+		return nil, err
+	}
+	var companyID uuid.UUID
+	err := s.db.QueryRow(ctx, `SELECT company_id FROM drivers WHERE id = $1 AND deleted_at IS NULL`, driverID).Scan(&companyID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, apperr.NotFound("Driver")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find driver %s: %w", driverID, err)
+	}
+	if err := p.CheckDriver(auth.DocumentsList, companyID, driverID); err != nil {
+		return nil, err
+	}
+	return ForDriver(ctx, s.db, driverID, Today(p), p.Grant(auth.DocumentsList) != auth.NoFiles)
+}
+
+// Upload stores a new version of a document's file from a multipart body
+// (part "file", optional parts number, country, valid_from, valid_until,
+// meta) and applies the metadata, all or nothing. parts opens the body; it
+// is called only after the permission checks, so a caller who may not
+// upload is refused before anything is read.
+//
+// The file is spooled to a temporary file first (type, size and SHA-256
+// known, never held in memory). Then, in one transaction: the document row
+// is locked, so concurrent uploads to one document take versions one after
+// the other; the file is written to the store; the old current version is
+// cleared, the new row inserted as current, the document's current_file_id
+// and metadata set and the audit row written. If anything fails after the
+// store write, including the commit, the stored object is deleted again.
+func (s *Service) Upload(ctx context.Context, p auth.Principal, documentID uuid.UUID, parts func() (*multipart.Reader, error)) (*File, error) {
+	ref, err := s.document(ctx, p, auth.DocumentsWrite, documentID)
+	if err != nil {
+		return nil, err
+	}
+	mr, err := parts()
+	if err != nil {
+		return nil, &apperr.Error{Kind: apperr.KindBadRequest,
+			Message: "Send the upload as multipart/form-data with the file in the part named file.", Err: err}
+	}
+	up, ch, err := readUpload(mr, s.maxBytes, ref.docType)
+	if err != nil {
+		return nil, err
+	}
+	defer up.remove()
+	return s.store(ctx, p, ref, up, ch)
+}
+
+func (s *Service) store(ctx context.Context, p auth.Principal, ref docRef, up *upload, ch change) (*File, error) {
+	today := Today(p)
+	f := &File{
+		ID: uuid.New(), DocumentID: ref.id, OriginalFilename: up.originalName,
+		MimeType: up.mimeType, SizeBytes: up.size, IsCurrent: true,
+		StorageDisk: s.files.Disk(), HashSHA256: up.sha256, UploadedBy: &p.UserID,
+	}
+	stored := false
+	err := postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
+		before, currentFile, err := lockDocument(ctx, tx, p.CompanyID, ref.id)
+		if err != nil {
+			return err
+		}
+		after := before.apply(ch)
+		if err := after.check(); err != nil {
+			return err
+		}
+		if err := tx.QueryRow(ctx, `SELECT coalesce(max(version), 0) + 1 FROM document_files WHERE document_id = $1`,
+			ref.id).Scan(&f.Version); err != nil {
+			return fmt.Errorf("next version of document %s: %w", ref.id, err)
+		}
+		f.Filename = fmt.Sprintf("v%d_%s.%s", f.Version, f.ID, up.ext)
+		f.StoragePath = fmt.Sprintf("%s/%s/%s/%s", ref.companyID, ref.driverID, ref.docType, f.Filename)
+
+		if err := up.rewind(); err != nil {
+			return err
+		}
+		if err := s.files.Put(ctx, f.StoragePath, up.file, up.size, up.mimeType); err != nil {
+			return fmt.Errorf("store file of document %s: %w", ref.id, err)
+		}
+		stored = true
+
+		// The old flag goes first: a unique index allows one current file.
+		if _, err := tx.Exec(ctx, `
+			UPDATE document_files SET is_current = false, updated_at = now()
+			WHERE document_id = $1 AND is_current`, ref.id); err != nil {
+			return fmt.Errorf("clear current file of document %s: %w", ref.id, err)
+		}
+		if err := tx.QueryRow(ctx, `
+			INSERT INTO document_files (id, company_id, document_id, filename, original_filename, mime_type, size_bytes,
+				version, is_current, storage_path, storage_disk, hash_sha256, uploaded_by)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, true, $9, $10, $11, $12)
+			RETURNING uploaded_at`,
+			f.ID, ref.companyID, ref.id, f.Filename, f.OriginalFilename, f.MimeType, f.SizeBytes,
+			f.Version, f.StoragePath, f.StorageDisk, f.HashSHA256, f.UploadedBy).Scan(&f.UploadedAt); err != nil {
+			return fmt.Errorf("insert file of document %s: %w", ref.id, err)
+		}
+		if err := saveDocument(ctx, tx, ref.id, after, &f.ID); err != nil {
+			return err
+		}
+		oldValues, newValues := audit.Diff(before.auditValues(currentFile != nil, today), after.auditValues(true, today))
+		oldValues["current_file_id"] = currentFile
+		for k, v := range map[string]any{
+			"current_file_id": f.ID, "version": f.Version, "filename": f.Filename,
+			"original_filename": f.OriginalFilename, "mime_type": f.MimeType, "size_bytes": f.SizeBytes,
+			"hash_sha256": f.HashSHA256, "storage_disk": f.StorageDisk,
+		} {
+			newValues[k] = v
+		}
+		return audit.Record(ctx, tx, p, audit.Entry{
+			EntityType: "document", EntityID: ref.id, Action: "document.uploaded",
+			OldValues: oldValues, NewValues: newValues,
+		})
+	})
+	if err != nil && stored {
+		if committed := s.discard(ctx, f, &err); committed {
+			return f, nil
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// discard deletes the stored object of an upload whose transaction failed.
+// A failed commit may still have committed (the answer was lost); when the
+// row turns out to exist, the upload succeeded and the object stays.
+// Otherwise a failure to delete is joined to *err so it gets logged.
+func (s *Service) discard(ctx context.Context, f *File, err *error) (committed bool) {
+	// The request may be gone (that may be why the upload failed), but the
+	// clean-up must still run.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	var exists bool
+	if qerr := s.db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM document_files WHERE id = $1)`, f.ID).Scan(&exists); qerr == nil && exists {
+		return true
+	}
+	if derr := s.files.Delete(ctx, f.StoragePath); derr != nil {
+		*err = errors.Join(*err, fmt.Errorf("delete orphaned upload %s: %w", f.StoragePath, derr))
+	}
+	return false
+}
+
+// lockDocument locks the document row for the rest of the transaction and
+// returns its metadata and current file.
+func lockDocument(ctx context.Context, tx pgx.Tx, companyID, id uuid.UUID) (metadata, *uuid.UUID, error) {
+	var m metadata
+	var current *uuid.UUID
+	err := tx.QueryRow(ctx, `
+		SELECT d.number, d.country, d.valid_from, d.valid_until, d.meta, d.current_file_id
+		FROM driver_documents d JOIN drivers dr ON dr.id = d.driver_id AND dr.company_id = d.company_id
+		WHERE d.id = $1 AND d.company_id = $2 AND dr.deleted_at IS NULL
+		FOR UPDATE OF d`, id, companyID).Scan(&m.Number, &m.Country, &m.ValidFrom, &m.ValidUntil, &m.Meta, &current)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return m, nil, apperr.NotFound("Document") // the driver was deleted meanwhile
+	}
+	if err != nil {
+		return m, nil, fmt.Errorf("lock document %s: %w", id, err)
+	}
+	return m, current, nil
+}
+
+// saveDocument writes the metadata and, when currentFile is given, the
+// current file of a locked document.
+func saveDocument(ctx context.Context, tx pgx.Tx, id uuid.UUID, m metadata, currentFile *uuid.UUID) error {
+	meta := m.Meta
+	if len(meta) == 0 {
+		meta = json.RawMessage(`{}`)
+	}
+	_, err := tx.Exec(ctx, `
+		UPDATE driver_documents
+		SET number = $2, country = $3, valid_from = $4, valid_until = $5, meta = $6,
+			current_file_id = coalesce($7, current_file_id), updated_at = now()
+		WHERE id = $1`, id, m.Number, m.Country, m.ValidFrom, m.ValidUntil, meta, currentFile)
+	if err != nil {
+		return fmt.Errorf("update document %s: %w", id, err)
+	}
+	return nil
+}
+
+// Update changes a document's metadata (PUT /documents/{id}): fields left
+// out stay, null clears (meta null resets to {}). It answers the document
+// with its recomputed status. The audit row holds only changed fields; a
+// request that changes nothing writes none.
+//
+// readBody decodes the JSON request body into its argument; it is called
+// after the permission checks (DECISIONS §4: input errors come last).
+func (s *Service) Update(ctx context.Context, p auth.Principal, documentID uuid.UUID, readBody func(any) error) (*Document, error) {
+	ref, err := s.document(ctx, p, auth.DocumentsWrite, documentID)
+	if err != nil {
+		return nil, err
+	}
+	var body map[string]json.RawMessage
+	if err := readBody(&body); err != nil {
+		return nil, err
+	}
+	ch, err := parseJSONChange(body)
+	if err != nil {
+		return nil, err
+	}
+	today := Today(p)
+	var doc *Document
+	err = postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
+		before, currentFile, err := lockDocument(ctx, tx, p.CompanyID, ref.id)
+		if err != nil {
+			return err
+		}
+		after := before.apply(ch)
+		if err := after.check(); err != nil {
+			return err
+		}
+		hasFile := currentFile != nil
+		oldValues, newValues := audit.Diff(before.auditValues(hasFile, today), after.auditValues(hasFile, today))
+		if len(newValues) > 0 {
+			if err := saveDocument(ctx, tx, ref.id, after, nil); err != nil {
+				return err
+			}
+			if err := audit.Record(ctx, tx, p, audit.Entry{
+				EntityType: "document", EntityID: ref.id, Action: "document.updated",
+				OldValues: oldValues, NewValues: newValues,
+			}); err != nil {
+				return err
+			}
+		}
+		doc, err = documentByID(ctx, tx, ref.id, today, p.Grant(auth.DocumentsList) != auth.NoFiles)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return doc, nil
+}
+
+// Versions lists a document's file versions, newest first.
+func (s *Service) Versions(ctx context.Context, p auth.Principal, documentID uuid.UUID) ([]Version, error) {
+	ref, err := s.document(ctx, p, auth.FilesRead, documentID)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.db.Query(ctx, `
+		SELECT f.id, f.version, f.is_current, f.filename, f.original_filename, f.size_bytes, f.mime_type,
+			coalesce(nullif(btrim(concat_ws(' ', u.first_name, u.last_name)), ''), u.email), f.uploaded_at
+		FROM document_files f LEFT JOIN users u ON u.id = f.uploaded_by
+		WHERE f.document_id = $1 AND f.company_id = $2
+		ORDER BY f.version DESC`, ref.id, ref.companyID)
+	if err != nil {
+		return nil, fmt.Errorf("list versions of document %s: %w", ref.id, err)
+	}
+	versions, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Version, error) {
+		var v Version
+		err := row.Scan(&v.ID, &v.Version, &v.IsCurrent, &v.Filename, &v.OriginalFilename, &v.SizeBytes, &v.MimeType, &v.UploadedBy, &v.UploadedAt)
+		return v, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list versions of document %s: %w", ref.id, err)
+	}
+	return versions, nil
+}
+
+// Open opens a stored file version for download. ctx must be the context of
+// the request that serves it: an S3 file reads through it.
+func (s *Service) Open(ctx context.Context, p auth.Principal, fileID uuid.UUID) (*Download, error) {
+	if err := p.Require(auth.FilesRead); err != nil {
+		return nil, err
+	}
+	var (
+		d                 Download
+		companyID, driver uuid.UUID
+		path, disk        string
+	)
+	err := s.db.QueryRow(ctx, `
+		SELECT f.company_id, d.driver_id, f.original_filename, f.mime_type, f.size_bytes, f.hash_sha256,
+			f.uploaded_at, f.storage_path, f.storage_disk
+		FROM document_files f
+		JOIN driver_documents d ON d.id = f.document_id AND d.company_id = f.company_id
+		JOIN drivers dr ON dr.id = d.driver_id AND dr.company_id = d.company_id
+		WHERE f.id = $1 AND dr.deleted_at IS NULL`, fileID).Scan(
+		&companyID, &driver, &d.OriginalFilename, &d.MimeType, &d.SizeBytes, &d.HashSHA256, &d.UploadedAt, &path, &disk)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, apperr.NotFound("File")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find file %s: %w", fileID, err)
+	}
+	if err := p.CheckDriver(auth.FilesRead, companyID, driver); err != nil {
+		return nil, err
+	}
+	if disk != s.files.Disk() {
+		return nil, fmt.Errorf("file %s is stored on %q but the server uses %q storage", fileID, disk, s.files.Disk())
+	}
+	// A missing object for an existing row is our fault, not the caller's:
+	// it stays a 500 and gets logged.
+	if d.File, err = s.files.Open(ctx, path); err != nil {
+		return nil, fmt.Errorf("open file %s: %w", fileID, err)
+	}
+	return &d, nil
+}

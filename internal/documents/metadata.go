@@ -1,0 +1,264 @@
+package documents
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/text/language"
+
+	"github.com/konvoj/konvoj/internal/apperr"
+	"github.com/konvoj/konvoj/internal/civil"
+)
+
+// Limits of the metadata fields.
+const (
+	maxNumberLen = 100
+	// maxMetaBytes caps the meta object; it holds a few extra fields
+	// (licence categories and the like), not documents.
+	maxMetaBytes = 64 << 10
+)
+
+// MetadataFields are the document fields an upload or an update may set.
+var MetadataFields = []string{"number", "country", "valid_from", "valid_until", "meta"}
+
+// metadata is a document's editable fields as stored.
+type metadata struct {
+	Number     *string
+	Country    *string
+	ValidFrom  *civil.Date
+	ValidUntil *civil.Date
+	Meta       json.RawMessage
+}
+
+// opt is one field of a change: Set says the request gave it, a nil Value
+// clears it.
+type opt[T any] struct {
+	Set   bool
+	Value *T
+}
+
+func setTo[T any](v *T) opt[T] { return opt[T]{Set: true, Value: v} }
+
+// change is a validated set of metadata changes.
+type change struct {
+	Number     opt[string]
+	Country    opt[string]
+	ValidFrom  opt[civil.Date]
+	ValidUntil opt[civil.Date]
+	Meta       opt[json.RawMessage]
+}
+
+// apply returns m with the changes of c.
+func (m metadata) apply(c change) metadata {
+	if c.Number.Set {
+		m.Number = c.Number.Value
+	}
+	if c.Country.Set {
+		m.Country = c.Country.Value
+	}
+	if c.ValidFrom.Set {
+		m.ValidFrom = c.ValidFrom.Value
+	}
+	if c.ValidUntil.Set {
+		m.ValidUntil = c.ValidUntil.Value
+	}
+	if c.Meta.Set {
+		m.Meta = json.RawMessage(`{}`)
+		if c.Meta.Value != nil {
+			m.Meta = *c.Meta.Value
+		}
+	}
+	return m
+}
+
+// check validates the merged result: rules that involve more than one field
+// and so need the stored values too.
+func (m metadata) check() error {
+	if m.ValidFrom != nil && m.ValidUntil != nil && m.ValidUntil.Before(*m.ValidFrom) {
+		return apperr.Invalid("valid_until", "The valid_until must be a date after or equal to valid_from.")
+	}
+	return nil
+}
+
+// auditValues are the fields compared for the audit row; status is
+// included so the row shows e.g. no_data becoming valid.
+func (m metadata) auditValues(hasFile bool, today civil.Date) map[string]any {
+	var meta any = map[string]any{}
+	if len(m.Meta) > 0 {
+		_ = json.Unmarshal(m.Meta, &meta)
+	}
+	return map[string]any{
+		"number":      m.Number,
+		"country":     m.Country,
+		"valid_from":  m.ValidFrom,
+		"valid_until": m.ValidUntil,
+		"meta":        meta,
+		"status":      Status(hasFile, m.ValidUntil, today),
+	}
+}
+
+// The parsers below check one field each and add their message to v. The
+// multipart form of a field is its text; the JSON form is its raw value.
+
+func parseNumber(v *apperr.Validation, s string) *string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil
+	}
+	if !utf8.ValidString(s) || strings.ContainsFunc(s, isControl) {
+		v.Add("number", "The number contains characters that are not allowed.")
+		return nil
+	}
+	if utf8.RuneCountInString(s) > maxNumberLen {
+		v.Add("number", "The number may not be greater than 100 characters.")
+		return nil
+	}
+	return &s
+}
+
+func parseCountry(v *apperr.Validation, s string) *string {
+	s = strings.ToUpper(strings.TrimSpace(s))
+	if s == "" {
+		return nil
+	}
+	if !IsCountryCode(s) {
+		v.Add("country", "The country must be an ISO 3166-1 alpha-2 code, such as CZ.")
+		return nil
+	}
+	return &s
+}
+
+// IsCountryCode reports whether s is an upper-case ISO 3166-1 alpha-2 code
+// of a country (not of a grouping such as EU, nor a private-use code).
+func IsCountryCode(s string) bool {
+	if len(s) != 2 || strings.Trim(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "" {
+		return false
+	}
+	r, err := language.ParseRegion(s)
+	return err == nil && r.IsCountry() && r.String() == s
+}
+
+func parseDate(v *apperr.Validation, field, s string) *civil.Date {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil
+	}
+	d, err := civil.Parse(s)
+	if err != nil {
+		v.Add(field, "The "+field+" is not a valid date (YYYY-MM-DD).")
+		return nil
+	}
+	return &d
+}
+
+func parseMeta(v *apperr.Validation, raw []byte) *json.RawMessage {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) > maxMetaBytes {
+		v.Add("meta", "The meta object may not be larger than 64 KiB.")
+		return nil
+	}
+	var obj map[string]any
+	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &obj) != nil {
+		v.Add("meta", "The meta field must be a JSON object.")
+		return nil
+	}
+	// Stored re-encoded, so the text kept is known-good JSON.
+	clean, err := json.Marshal(obj)
+	if err != nil {
+		v.Add("meta", "The meta field must be a JSON object.")
+		return nil
+	}
+	m := json.RawMessage(clean)
+	return &m
+}
+
+// setFormField records a multipart text field. An empty value leaves the
+// field unchanged: browsers send every input of a form, also the ones left
+// blank, and a blank input must not wipe a stored value (PUT clears).
+func (c *change) setFormField(v *apperr.Validation, name, value string) {
+	if strings.TrimSpace(value) == "" {
+		return
+	}
+	switch name {
+	case "number":
+		c.Number = setIfValid(parseNumber(v, value))
+	case "country":
+		c.Country = setIfValid(parseCountry(v, value))
+	case "valid_from":
+		c.ValidFrom = setIfValid(parseDate(v, name, value))
+	case "valid_until":
+		c.ValidUntil = setIfValid(parseDate(v, name, value))
+	case "meta":
+		c.Meta = setIfValid(parseMeta(v, []byte(value)))
+	}
+}
+
+// setIfValid marks a parsed value as set; nil (the field failed its check,
+// and the message is recorded) leaves it unset.
+func setIfValid[T any](p *T) opt[T] {
+	if p == nil {
+		return opt[T]{}
+	}
+	return setTo(p)
+}
+
+// parseJSONChange reads the body of PUT /documents/{id}: absent fields stay
+// unchanged, null (or an empty string) clears a field, meta null resets it
+// to {}. Unknown fields are ignored.
+func parseJSONChange(body map[string]json.RawMessage) (change, error) {
+	var c change
+	var v apperr.Validation
+	str := func(name string) (string, bool, bool) { // value, present, null
+		raw, ok := body[name]
+		if !ok {
+			return "", false, false
+		}
+		if isNull(raw) {
+			return "", true, true
+		}
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			v.Add(name, "The "+name+" must be a string.")
+			return "", false, false
+		}
+		return s, true, strings.TrimSpace(s) == ""
+	}
+	if s, ok, null := str("number"); ok {
+		if null {
+			c.Number = setTo[string](nil)
+		} else if p := parseNumber(&v, s); p != nil {
+			c.Number = setTo(p)
+		}
+	}
+	if s, ok, null := str("country"); ok {
+		if null {
+			c.Country = setTo[string](nil)
+		} else if p := parseCountry(&v, s); p != nil {
+			c.Country = setTo(p)
+		}
+	}
+	for _, f := range []struct {
+		name string
+		dst  *opt[civil.Date]
+	}{{"valid_from", &c.ValidFrom}, {"valid_until", &c.ValidUntil}} {
+		if s, ok, null := str(f.name); ok {
+			if null {
+				*f.dst = setTo[civil.Date](nil)
+			} else if p := parseDate(&v, f.name, s); p != nil {
+				*f.dst = setTo(p)
+			}
+		}
+	}
+	if raw, ok := body["meta"]; ok {
+		if isNull(raw) {
+			c.Meta = setTo[json.RawMessage](nil)
+		} else if p := parseMeta(&v, raw); p != nil {
+			c.Meta = setTo(p)
+		}
+	}
+	return c, v.Err()
+}
+
+func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }

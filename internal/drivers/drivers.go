@@ -1,0 +1,130 @@
+// Package drivers manages a company's drivers: create (with the driver's 14
+// document records and its DRV- number), read, partial update, soft delete,
+// and the list HR works in (filters, accent-insensitive search, sorting,
+// offset and signed-cursor pagination, document summaries computed in SQL).
+//
+// The service is the security boundary: every method takes the caller's
+// Principal and applies the permission matrix and tenancy checks in the
+// order of DECISIONS §4 before it touches data.
+package drivers
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/konvoj/konvoj/internal/civil"
+	"github.com/konvoj/konvoj/internal/documents"
+)
+
+// Statuses are the driver statuses.
+var Statuses = []string{"active", "on_leave", "inactive", "terminated"}
+
+// Driver is the full driver object (create, read and update responses).
+type Driver struct {
+	ID                  uuid.UUID       `json:"id"`
+	CompanyID           uuid.UUID       `json:"company_id"`
+	OfficeID            *uuid.UUID      `json:"office_id"`
+	InternalNumber      string          `json:"internal_number"`
+	FirstName           string          `json:"first_name"`
+	LastName            string          `json:"last_name"`
+	MiddleName          *string         `json:"middle_name"`
+	BirthDate           *civil.Date     `json:"birth_date"`
+	Citizenship         *string         `json:"citizenship"`
+	RodneCislo          *string         `json:"rodne_cislo"`
+	Email               string          `json:"email"`
+	Phone               *string         `json:"phone"`
+	RegistrationAddress *string         `json:"registration_address"`
+	ResidenceAddress    *string         `json:"residence_address"`
+	Status              string          `json:"status"`
+	HireDate            *civil.Date     `json:"hire_date"`
+	FireDate            *civil.Date     `json:"fire_date"`
+	ContractFrom        *civil.Date     `json:"contract_from"`
+	ContractTo          *civil.Date     `json:"contract_to"`
+	ContractIndefinite  bool            `json:"contract_indefinite"`
+	WorkLocation        *string         `json:"work_location"`
+	BankCountry         *string         `json:"bank_country"`
+	BankAccount         *string         `json:"bank_account"`
+	IBAN                *string         `json:"iban"`
+	SWIFT               *string         `json:"swift"`
+	Flags               json.RawMessage `json:"flags"`
+	IsReady             bool            `json:"is_ready"`
+	// Documents is filled on the single-driver read only: with files for
+	// callers who may list documents, statuses only for the dispatcher, and
+	// left out (the key is absent) for roles that may not list documents.
+	Documents []documents.Document `json:"documents,omitempty"`
+	CreatedAt time.Time            `json:"created_at"`
+	UpdatedAt time.Time            `json:"updated_at"`
+}
+
+// ListItem is a driver as the list shows it.
+type ListItem struct {
+	ID               uuid.UUID        `json:"id"`
+	InternalNumber   string           `json:"internal_number"`
+	FirstName        string           `json:"first_name"`
+	LastName         string           `json:"last_name"`
+	Email            string           `json:"email"`
+	Phone            *string          `json:"phone"`
+	Citizenship      *string          `json:"citizenship"`
+	Status           string           `json:"status"`
+	HireDate         *civil.Date      `json:"hire_date"`
+	IsReady          bool             `json:"is_ready"`
+	DocumentsSummary DocumentsSummary `json:"documents_summary"`
+	CreatedAt        time.Time        `json:"created_at"`
+	UpdatedAt        time.Time        `json:"updated_at"`
+}
+
+// DocumentsSummary counts a driver's documents by status.
+type DocumentsSummary struct {
+	Total        int `json:"total"`
+	Valid        int `json:"valid"`
+	Warning      int `json:"warning"`
+	ExpiringSoon int `json:"expiring_soon"`
+	Expired      int `json:"expired"`
+	NoData       int `json:"no_data"`
+}
+
+// Service manages drivers.
+type Service struct {
+	db        *pgxpool.Pool
+	cursorKey []byte
+}
+
+// NewService returns a drivers service. cursorKey signs list cursors (HMAC-
+// SHA256); it must be secret and the same on every instance.
+func NewService(db *pgxpool.Pool, cursorKey []byte) *Service {
+	return &Service{db: db, cursorKey: cursorKey}
+}
+
+// auditValues are the stored fields of a driver as the audit log records
+// them (computed fields and timestamps left out).
+func (d Driver) auditValues() map[string]any {
+	return map[string]any{
+		"office_id":            d.OfficeID,
+		"internal_number":      d.InternalNumber,
+		"first_name":           d.FirstName,
+		"last_name":            d.LastName,
+		"middle_name":          d.MiddleName,
+		"birth_date":           d.BirthDate,
+		"citizenship":          d.Citizenship,
+		"rodne_cislo":          d.RodneCislo,
+		"email":                d.Email,
+		"phone":                d.Phone,
+		"registration_address": d.RegistrationAddress,
+		"residence_address":    d.ResidenceAddress,
+		"status":               d.Status,
+		"hire_date":            d.HireDate,
+		"fire_date":            d.FireDate,
+		"contract_from":        d.ContractFrom,
+		"contract_to":          d.ContractTo,
+		"contract_indefinite":  d.ContractIndefinite,
+		"work_location":        d.WorkLocation,
+		"bank_country":         d.BankCountry,
+		"bank_account":         d.BankAccount,
+		"iban":                 d.IBAN,
+		"swift":                d.SWIFT,
+		"flags":                d.Flags,
+	}
+}

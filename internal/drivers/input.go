@@ -1,0 +1,420 @@
+package drivers
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/mail"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/konvoj/konvoj/internal/apperr"
+	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/civil"
+	"github.com/konvoj/konvoj/internal/countries"
+)
+
+// Input is a create or update request as the client sent it: field name →
+// raw JSON value. A missing key leaves the field as it is; null (or an empty
+// string) clears an optional field. Unknown keys and the read-only fields of
+// the driver object (id, internal_number, is_ready, …) are ignored, so a
+// client may send back an object it read.
+type Input struct {
+	Fields map[string]json.RawMessage
+	// DecodeErr is a problem with the body itself (malformed JSON: 400). The
+	// service reports it only after the role, existence and ownership checks,
+	// so errors come in the order of DECISIONS §4.
+	DecodeErr error
+}
+
+// Set adds a field value (for callers that build an Input in Go, such as
+// the web pages and tests).
+func (in *Input) Set(field string, value any) error {
+	raw, err := json.Marshal(value)
+	if err != nil {
+		return fmt.Errorf("encode field %s: %w", field, err)
+	}
+	if in.Fields == nil {
+		in.Fields = map[string]json.RawMessage{}
+	}
+	in.Fields[field] = raw
+	return nil
+}
+
+// readOnlyFields are fields of the driver object that a request cannot set.
+var readOnlyFields = map[string]bool{
+	"id": true, "company_id": true, "internal_number": true, "is_ready": true,
+	"documents": true, "documents_summary": true, "created_at": true, "updated_at": true,
+}
+
+// fieldSpec applies one request field to a driver record, adding a message
+// to v when the value is not acceptable.
+type fieldSpec func(d *Driver, f field, v *apperr.Validation)
+
+// field is one request value with the names used in messages.
+type field struct {
+	name  string          // JSON name: "first_name"
+	label string          // message name: "first name"
+	raw   json.RawMessage // the value as sent
+}
+
+// fields are the writable fields with their rules. Lengths are the
+// specification's (and the columns').
+var fields = map[string]fieldSpec{
+	"office_id":            uuidField(func(d *Driver) **uuid.UUID { return &d.OfficeID }),
+	"first_name":           requiredString(100, func(d *Driver) *string { return &d.FirstName }),
+	"last_name":            requiredString(100, func(d *Driver) *string { return &d.LastName }),
+	"middle_name":          optionalString(100, func(d *Driver) **string { return &d.MiddleName }),
+	"birth_date":           dateField(func(d *Driver) **civil.Date { return &d.BirthDate }),
+	"citizenship":          countryField(func(d *Driver) **string { return &d.Citizenship }),
+	"rodne_cislo":          optionalString(20, func(d *Driver) **string { return &d.RodneCislo }),
+	"email":                emailField,
+	"phone":                optionalString(50, func(d *Driver) **string { return &d.Phone }),
+	"registration_address": optionalString(0, func(d *Driver) **string { return &d.RegistrationAddress }),
+	"residence_address":    optionalString(0, func(d *Driver) **string { return &d.ResidenceAddress }),
+	"status":               statusField,
+	"hire_date":            dateField(func(d *Driver) **civil.Date { return &d.HireDate }),
+	"fire_date":            dateField(func(d *Driver) **civil.Date { return &d.FireDate }),
+	"contract_from":        dateField(func(d *Driver) **civil.Date { return &d.ContractFrom }),
+	"contract_to":          dateField(func(d *Driver) **civil.Date { return &d.ContractTo }),
+	"contract_indefinite":  contractIndefiniteField,
+	"work_location":        optionalString(50, func(d *Driver) **string { return &d.WorkLocation }),
+	"bank_country":         countryField(func(d *Driver) **string { return &d.BankCountry }),
+	"bank_account":         optionalString(50, func(d *Driver) **string { return &d.BankAccount }),
+	"iban":                 ibanField,
+	"swift":                swiftField,
+	"flags":                flagsField,
+}
+
+// requiredOnCreate are the fields a create must carry (DECISIONS §6).
+var requiredOnCreate = []string{"first_name", "last_name", "email"}
+
+// apply merges the request into d (the stored record on update, defaults on
+// create) and validates the result: field rules for the fields sent, then
+// the rules across fields on the merged record.
+func (in Input) apply(d *Driver, creating bool, v *apperr.Validation) {
+	if creating {
+		for _, name := range requiredOnCreate {
+			if _, ok := in.Fields[name]; !ok {
+				v.Add(name, fmt.Sprintf("The %s field is required.", label(name)))
+			}
+		}
+	}
+	names := make([]string, 0, len(in.Fields))
+	for name := range in.Fields {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if spec, ok := fields[name]; ok {
+			spec(d, field{name: name, label: label(name), raw: in.Fields[name]}, v)
+		}
+	}
+	crossFieldRules(d, in.Fields, v)
+}
+
+// crossFieldRules checks the merged record, so an update that sends only one
+// side of a pair is checked against the stored other side. The message goes
+// to the field that was sent.
+func crossFieldRules(d *Driver, sent map[string]json.RawMessage, v *apperr.Validation) {
+	if d.ContractFrom != nil && d.ContractTo != nil && !d.ContractFrom.Before(*d.ContractTo) &&
+		!v.Has("contract_from") && !v.Has("contract_to") {
+		if _, ok := sent["contract_from"]; ok || !has(sent, "contract_to") {
+			v.Add("contract_from", "The contract from must be a date before contract to.")
+		} else {
+			v.Add("contract_to", "The contract to must be a date after contract from.")
+		}
+	}
+	if d.HireDate != nil && d.FireDate != nil && d.FireDate.Before(*d.HireDate) &&
+		!v.Has("hire_date") && !v.Has("fire_date") {
+		if _, ok := sent["fire_date"]; ok || !has(sent, "hire_date") {
+			v.Add("fire_date", "The fire date must be a date after or equal to hire date.")
+		} else {
+			v.Add("hire_date", "The hire date must be a date before or equal to fire date.")
+		}
+	}
+}
+
+func has(m map[string]json.RawMessage, k string) bool { _, ok := m[k]; return ok }
+
+// checkDriverFields enforces DECISIONS §3 for a driver editing its own
+// record: any driver field beyond phone, addresses and bank fields is 403
+// Forbidden, never silently dropped.
+func (in Input) checkDriverFields() error {
+	var refused []string
+	for name := range in.Fields {
+		_, writable := fields[name]
+		if (writable || readOnlyFields[name]) && !auth.DriverEditableFields[name] {
+			refused = append(refused, name)
+		}
+	}
+	if len(refused) == 0 {
+		return nil
+	}
+	sort.Strings(refused)
+	return apperr.Forbiddenf("Drivers may change only phone, registration_address, residence_address, bank_country, bank_account, iban and swift; not %s.",
+		strings.Join(refused, ", "))
+}
+
+// label is the field name as messages show it ("first_name" → "first name").
+func label(name string) string { return strings.ReplaceAll(name, "_", " ") }
+
+func isNull(raw json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(raw), []byte("null")) }
+
+// stringValue decodes a JSON string (trimmed). ok is false, with a message
+// added, when the value is not a string. null gives "", true.
+func stringValue(f field, v *apperr.Validation) (string, bool) {
+	if isNull(f.raw) {
+		return "", true
+	}
+	var s string
+	if err := json.Unmarshal(f.raw, &s); err != nil {
+		v.Add(f.name, fmt.Sprintf("The %s must be a string.", f.label))
+		return "", false
+	}
+	return strings.TrimSpace(s), true
+}
+
+func tooLong(s string, max int) bool { return max > 0 && utf8.RuneCountInString(s) > max }
+
+func requiredString(max int, ptr func(*Driver) *string) fieldSpec {
+	return func(d *Driver, f field, v *apperr.Validation) {
+		s, ok := stringValue(f, v)
+		switch {
+		case !ok:
+		case s == "":
+			v.Add(f.name, fmt.Sprintf("The %s field is required.", f.label))
+		case tooLong(s, max):
+			v.Add(f.name, fmt.Sprintf("The %s may not be greater than %d characters.", f.label, max))
+		default:
+			*ptr(d) = s
+		}
+	}
+}
+
+// optionalString: null or "" clears the field; max 0 means no limit.
+func optionalString(max int, ptr func(*Driver) **string) fieldSpec {
+	return func(d *Driver, f field, v *apperr.Validation) {
+		s, ok := stringValue(f, v)
+		switch {
+		case !ok:
+		case s == "":
+			*ptr(d) = nil
+		case tooLong(s, max):
+			v.Add(f.name, fmt.Sprintf("The %s may not be greater than %d characters.", f.label, max))
+		default:
+			*ptr(d) = &s
+		}
+	}
+}
+
+func dateField(ptr func(*Driver) **civil.Date) fieldSpec {
+	return func(d *Driver, f field, v *apperr.Validation) {
+		if isNull(f.raw) {
+			*ptr(d) = nil
+			return
+		}
+		var s string
+		if err := json.Unmarshal(f.raw, &s); err != nil {
+			v.Add(f.name, fmt.Sprintf("The %s is not a valid date.", f.label))
+			return
+		}
+		if s = strings.TrimSpace(s); s == "" {
+			*ptr(d) = nil
+			return
+		}
+		date, err := civil.Parse(s)
+		if err != nil {
+			v.Add(f.name, fmt.Sprintf("The %s is not a valid date.", f.label))
+			return
+		}
+		*ptr(d) = &date
+	}
+}
+
+// countryField accepts an ISO 3166-1 alpha-2 code in any case and stores it
+// upper case (the schema's CHECK).
+func countryField(ptr func(*Driver) **string) fieldSpec {
+	return func(d *Driver, f field, v *apperr.Validation) {
+		s, ok := stringValue(f, v)
+		switch {
+		case !ok:
+		case s == "":
+			*ptr(d) = nil
+		default:
+			code := countries.Normalize(s)
+			if !countries.Valid(code) {
+				v.Add(f.name, fmt.Sprintf("The %s must be a valid ISO 3166-1 alpha-2 country code.", f.label))
+				return
+			}
+			*ptr(d) = &code
+		}
+	}
+}
+
+func uuidField(ptr func(*Driver) **uuid.UUID) fieldSpec {
+	return func(d *Driver, f field, v *apperr.Validation) {
+		s, ok := stringValue(f, v)
+		switch {
+		case !ok:
+		case s == "":
+			*ptr(d) = nil
+		default:
+			id, err := uuid.Parse(s)
+			if err != nil {
+				v.Add(f.name, fmt.Sprintf("The %s must be a valid UUID.", f.label))
+				return
+			}
+			*ptr(d) = &id
+		}
+	}
+}
+
+func emailField(d *Driver, f field, v *apperr.Validation) {
+	s, ok := stringValue(f, v)
+	switch {
+	case !ok:
+	case s == "":
+		v.Add(f.name, "The email field is required.")
+	case tooLong(s, 255):
+		v.Add(f.name, "The email may not be greater than 255 characters.")
+	case !validEmail(s):
+		v.Add(f.name, "The email must be a valid email address.")
+	default:
+		d.Email = s
+	}
+}
+
+// validEmail accepts a bare address (no display name) whose domain has a
+// dot: "jan@firma" is far more often a typo than a real mailbox here.
+func validEmail(s string) bool {
+	a, err := mail.ParseAddress(s)
+	if err != nil || a.Address != s || strings.ContainsAny(s, " \t\r\n") {
+		return false
+	}
+	at := strings.LastIndexByte(s, '@')
+	domain := s[at+1:]
+	return at > 0 && strings.Contains(domain, ".") && !strings.HasPrefix(domain, ".") &&
+		!strings.HasSuffix(domain, ".") && !strings.Contains(domain, "..")
+}
+
+func statusField(d *Driver, f field, v *apperr.Validation) {
+	s, ok := stringValue(f, v)
+	switch {
+	case !ok:
+	case s == "":
+		v.Add(f.name, "The status field is required.")
+	case !slices.Contains(Statuses, s):
+		v.Add(f.name, "The selected status is invalid.")
+	default:
+		d.Status = s
+	}
+}
+
+func contractIndefiniteField(d *Driver, f field, v *apperr.Validation) {
+	var b bool
+	if isNull(f.raw) || json.Unmarshal(f.raw, &b) != nil {
+		v.Add(f.name, "The contract indefinite field must be true or false.")
+		return
+	}
+	d.ContractIndefinite = b
+}
+
+// ibanField stores the IBAN without spaces, upper case, after its mod-97
+// checksum passed.
+func ibanField(d *Driver, f field, v *apperr.Validation) {
+	s, ok := stringValue(f, v)
+	if !ok {
+		return
+	}
+	s = strings.ToUpper(strings.Join(strings.Fields(s), ""))
+	switch {
+	case s == "":
+		d.IBAN = nil
+	case !ValidIBAN(s):
+		v.Add(f.name, "The iban must be a valid IBAN.")
+	default:
+		d.IBAN = &s
+	}
+}
+
+var bicPattern = regexp.MustCompile(`^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$`)
+
+// swiftField stores a BIC (8 or 11 characters) upper case.
+func swiftField(d *Driver, f field, v *apperr.Validation) {
+	s, ok := stringValue(f, v)
+	if !ok {
+		return
+	}
+	s = strings.ToUpper(strings.Join(strings.Fields(s), ""))
+	switch {
+	case s == "":
+		d.SWIFT = nil
+	case !bicPattern.MatchString(s) || !countries.Valid(s[4:6]):
+		v.Add(f.name, "The swift must be a valid BIC (SWIFT) code of 8 or 11 characters.")
+	default:
+		d.SWIFT = &s
+	}
+}
+
+// knownFlags are the flags with a defined meaning (booleans); other keys are
+// kept as sent.
+var knownFlags = []string{"pas_souhlas", "propiska_cz"}
+
+// flagsField replaces the flags object as a whole (null clears it to {}).
+func flagsField(d *Driver, f field, v *apperr.Validation) {
+	if isNull(f.raw) {
+		d.Flags = json.RawMessage(`{}`)
+		return
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(f.raw, &m); err != nil || m == nil {
+		v.Add(f.name, "The flags must be an object.")
+		return
+	}
+	bad := false
+	for _, k := range knownFlags {
+		var b bool
+		if raw, ok := m[k]; ok && json.Unmarshal(raw, &b) != nil {
+			v.Add("flags."+k, fmt.Sprintf("The flags.%s field must be true or false.", k))
+			bad = true
+		}
+	}
+	if bad {
+		return
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, f.raw); err != nil {
+		v.Add(f.name, "The flags must be an object.")
+		return
+	}
+	d.Flags = buf.Bytes()
+}
+
+// ValidIBAN checks an IBAN written without spaces, upper case: country code,
+// two check digits, 11-30 letters or digits, and the ISO 13616 mod-97
+// checksum.
+func ValidIBAN(s string) bool {
+	if len(s) < 15 || len(s) > 34 || !countries.Valid(s[:2]) || !isDigit(s[2]) || !isDigit(s[3]) {
+		return false
+	}
+	rem := 0
+	for _, r := range s[4:] + s[:4] {
+		switch {
+		case r >= '0' && r <= '9':
+			rem = (rem*10 + int(r-'0')) % 97
+		case r >= 'A' && r <= 'Z':
+			rem = (rem*100 + int(r-'A'+10)) % 97
+		default:
+			return false
+		}
+	}
+	return rem == 1
+}
+
+func isDigit(b byte) bool { return b >= '0' && b <= '9' }

@@ -1,0 +1,178 @@
+package drivers
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/konvoj/konvoj/internal/apperr"
+	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/countries"
+	"github.com/konvoj/konvoj/internal/documents"
+)
+
+// ListParams are the list's query parameters. Several values of one filter
+// mean OR, different filters AND (DECISIONS §5).
+type ListParams struct {
+	Status         []string
+	OfficeIDs      []uuid.UUID
+	Citizenship    []string
+	DocumentStatus []string // drivers with at least one document in one of these statuses
+	Search         string   // every word must occur in name, e-mail or internal number
+	SortBy         string   // internal_number (default), last_name, hire_date, created_at
+	SortOrder      string   // asc (default), desc
+
+	// Offset pagination (the default).
+	Page, PerPage int
+
+	// Cursor pagination, when Cursor or Limit is given: Limit rows after
+	// Cursor (empty: from the start).
+	CursorMode bool
+	Cursor     string
+	Limit      int
+}
+
+// ListResult is one page of drivers. Offset mode fills Total; cursor mode
+// fills NextCursor and HasMore.
+type ListResult struct {
+	Items      []ListItem
+	Total      int
+	NextCursor *string
+	HasMore    bool
+}
+
+// MaxSearchLength bounds the search text.
+const MaxSearchLength = 100
+
+// sortColumn is a column the list may be sorted by.
+type sortColumn struct {
+	expr     string // SQL expression on drivers d
+	cast     string // type the cursor key is cast back to
+	nullable bool   // nulls sort last in both directions
+}
+
+// sortColumns are the allowed sort_by values; internal_number sorts by its
+// numeric part so DRV-10000 follows DRV-9999.
+var sortColumns = map[string]sortColumn{
+	"internal_number": {expr: "d.internal_seq", cast: "bigint"},
+	"last_name":       {expr: "d.last_name", cast: "text"},
+	"hire_date":       {expr: "d.hire_date", cast: "date", nullable: true},
+	"created_at":      {expr: "d.created_at", cast: "timestamptz"},
+}
+
+// SortFields lists the allowed sort_by values (for documentation and forms).
+var SortFields = []string{"internal_number", "last_name", "hire_date", "created_at"}
+
+// List returns a page of the company's drivers. A driver caller sees only
+// its own record (none when no record is linked to it).
+func (s *Service) List(ctx context.Context, p auth.Principal, lp ListParams) (ListResult, error) {
+	if err := p.Require(auth.DriversRead); err != nil {
+		return ListResult{}, err
+	}
+	if err := lp.normalize(); err != nil {
+		return ListResult{}, err
+	}
+	var after *cursor
+	if lp.CursorMode && lp.Cursor != "" {
+		c, err := s.decodeCursor(lp.Cursor)
+		if err != nil {
+			return ListResult{}, err
+		}
+		if (lp.SortBy != "" && lp.SortBy != c.SortBy) || (lp.SortOrder != "" && lp.SortOrder != c.SortOrder) {
+			return ListResult{}, apperr.BadRequest("The cursor belongs to another sort order; send it without sort_by and sort_order, or with the same ones.")
+		}
+		lp.SortBy, lp.SortOrder = c.SortBy, c.SortOrder
+		after = &c
+	}
+	if lp.SortBy == "" {
+		lp.SortBy = "internal_number"
+	}
+	if lp.SortOrder == "" {
+		lp.SortOrder = "asc"
+	}
+
+	var only *uuid.UUID
+	if p.OwnDriverOnly(auth.DriversRead) {
+		if p.DriverID == nil {
+			return ListResult{Items: []ListItem{}}, nil
+		}
+		only = p.DriverID
+	}
+	q := listQuery{params: lp, companyID: p.CompanyID, only: only, after: after}
+	items, keys, total, err := q.run(ctx, s.db)
+	if err != nil {
+		return ListResult{}, err
+	}
+	res := ListResult{Items: items, Total: total}
+	if lp.CursorMode {
+		if len(items) > lp.Limit {
+			res.Items = items[:lp.Limit]
+			res.HasMore = true
+			last := res.Items[lp.Limit-1]
+			next := s.encodeCursor(cursor{SortBy: lp.SortBy, SortOrder: lp.SortOrder, Key: keys[lp.Limit-1], ID: last.ID})
+			res.NextCursor = &next
+		}
+		return res, nil
+	}
+	if len(items) == 0 && lp.Page > 1 {
+		// The page is past the end, so no row carried the total.
+		if res.Total, err = q.count(ctx, s.db); err != nil {
+			return ListResult{}, err
+		}
+	}
+	return res, nil
+}
+
+// normalize validates filter and sort values (422) and tidies them.
+func (lp *ListParams) normalize() error {
+	var v apperr.Validation
+	for _, st := range lp.Status {
+		if !slices.Contains(Statuses, st) {
+			v.Add("status", "The selected status is invalid.")
+			break
+		}
+	}
+	for i, c := range lp.Citizenship {
+		lp.Citizenship[i] = countries.Normalize(c)
+		if !countries.Valid(lp.Citizenship[i]) {
+			v.Add("citizenship", "The citizenship must hold ISO 3166-1 alpha-2 country codes.")
+			break
+		}
+	}
+	for _, st := range lp.DocumentStatus {
+		if !slices.Contains(documents.Statuses, st) {
+			v.Add("document_status", "The selected document status is invalid.")
+			break
+		}
+	}
+	lp.Search = strings.TrimSpace(lp.Search)
+	if utf8.RuneCountInString(lp.Search) > MaxSearchLength {
+		v.Add("search", fmt.Sprintf("The search may not be greater than %d characters.", MaxSearchLength))
+	}
+	if _, ok := sortColumns[lp.SortBy]; lp.SortBy != "" && !ok {
+		v.Add("sort_by", "The selected sort by is invalid. Allowed: "+strings.Join(SortFields, ", ")+".")
+	}
+	if lp.SortOrder != "" && lp.SortOrder != "asc" && lp.SortOrder != "desc" {
+		v.Add("sort_order", "The selected sort order is invalid. Allowed: asc, desc.")
+	}
+	return v.Err()
+}
+
+// likeEscaper escapes LIKE wildcards so a search for "50%" means the text.
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+
+// searchWords splits the search into at most 5 lower-case words.
+func searchWords(search string) []string {
+	words := strings.Fields(strings.ToLower(search))
+	if len(words) > 5 {
+		words = words[:5]
+	}
+	for i, w := range words {
+		words[i] = likeEscaper.Replace(w)
+	}
+	return words
+}

@@ -1,0 +1,169 @@
+package drivers
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/konvoj/konvoj/internal/apperr"
+	"github.com/konvoj/konvoj/internal/audit"
+	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/documents"
+	"github.com/konvoj/konvoj/internal/postgres"
+)
+
+// entityType is the audit log's name for drivers.
+const entityType = "driver"
+
+// Create adds a driver with the next DRV- number and its 14 empty document
+// records, and audits it, in one transaction.
+func (s *Service) Create(ctx context.Context, p auth.Principal, in Input) (Driver, error) {
+	if err := p.Require(auth.DriversCreate); err != nil {
+		return Driver{}, err
+	}
+	if in.DecodeErr != nil {
+		return Driver{}, in.DecodeErr
+	}
+	d := Driver{CompanyID: p.CompanyID, Status: "active", Flags: json.RawMessage(`{}`)}
+	if err := s.validate(ctx, p.CompanyID, in, &d, true, nil); err != nil {
+		return Driver{}, err
+	}
+	var out Driver
+	err := postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
+		seq, err := nextNumber(ctx, tx, p.CompanyID)
+		if err != nil {
+			return err
+		}
+		d.InternalNumber = fmt.Sprintf("DRV-%04d", seq)
+		id, err := insertDriver(ctx, tx, d, seq)
+		if err != nil {
+			return err
+		}
+		if err := documents.CreateForDriver(ctx, tx, p.CompanyID, id); err != nil {
+			return err
+		}
+		if out, err = getDriver(ctx, tx, id, false); err != nil {
+			return err
+		}
+		return audit.Record(ctx, tx, p, audit.Entry{EntityType: entityType, EntityID: id, Action: "created", NewValues: out.auditValues()})
+	})
+	if err != nil {
+		return Driver{}, err
+	}
+	return out, nil
+}
+
+// Get returns the full driver with its documents: with files for callers
+// who may list documents, statuses only for the dispatcher, and without the
+// documents for roles that may not list them (the accountant).
+func (s *Service) Get(ctx context.Context, p auth.Principal, id uuid.UUID) (Driver, error) {
+	if err := p.Require(auth.DriversRead); err != nil {
+		return Driver{}, err
+	}
+	d, err := getDriver(ctx, s.db, id, false)
+	if err != nil {
+		return Driver{}, err
+	}
+	if err := p.CheckDriver(auth.DriversRead, d.CompanyID, d.ID); err != nil {
+		return Driver{}, err
+	}
+	if grant := p.Grant(auth.DocumentsList); grant != auth.Deny {
+		docs, err := documents.ForDriver(ctx, s.db, d.ID, documents.Today(p), grant != auth.NoFiles)
+		if err != nil {
+			return Driver{}, err
+		}
+		d.Documents = docs
+	}
+	return d, nil
+}
+
+// Update changes the fields present in the input (a partial update) and
+// audits the changed fields only. A driver caller may change its own phone,
+// addresses and bank fields; any other driver field is 403 Forbidden.
+// An update that changes nothing writes nothing and returns the driver.
+func (s *Service) Update(ctx context.Context, p auth.Principal, id uuid.UUID, in Input) (Driver, error) {
+	if err := p.Require(auth.DriversUpdate); err != nil {
+		return Driver{}, err
+	}
+	var out Driver
+	err := postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
+		cur, err := getDriver(ctx, tx, id, true)
+		if err != nil {
+			return err
+		}
+		if err := p.CheckDriver(auth.DriversUpdate, cur.CompanyID, cur.ID); err != nil {
+			return err
+		}
+		if in.DecodeErr != nil {
+			return in.DecodeErr
+		}
+		if p.Grant(auth.DriversUpdate) == auth.Own {
+			if err := in.checkDriverFields(); err != nil {
+				return err
+			}
+		}
+		next := cur
+		if err := s.validate(ctx, p.CompanyID, in, &next, false, cur.OfficeID); err != nil {
+			return err
+		}
+		oldValues, newValues := audit.Diff(cur.auditValues(), next.auditValues())
+		if len(newValues) == 0 {
+			out = cur
+			return nil
+		}
+		if err := updateDriver(ctx, tx, next); err != nil {
+			return err
+		}
+		if out, err = getDriver(ctx, tx, id, false); err != nil {
+			return err
+		}
+		return audit.Record(ctx, tx, p, audit.Entry{EntityType: entityType, EntityID: id, Action: "updated",
+			OldValues: oldValues, NewValues: newValues})
+	})
+	if err != nil {
+		return Driver{}, err
+	}
+	return out, nil
+}
+
+// Delete soft-deletes the driver: it leaves lists and reads (404), its
+// e-mail is free again, its documents and files stay. The audit row keeps
+// the driver's values as they were.
+func (s *Service) Delete(ctx context.Context, p auth.Principal, id uuid.UUID) error {
+	if err := p.Require(auth.DriversDelete); err != nil {
+		return err
+	}
+	return postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
+		cur, err := getDriver(ctx, tx, id, true)
+		if err != nil {
+			return err
+		}
+		if err := p.CheckDriver(auth.DriversDelete, cur.CompanyID, cur.ID); err != nil {
+			return err
+		}
+		if err := softDelete(ctx, tx, id); err != nil {
+			return err
+		}
+		return audit.Record(ctx, tx, p, audit.Entry{EntityType: entityType, EntityID: id, Action: "deleted", OldValues: cur.auditValues()})
+	})
+}
+
+// validate applies the input to d and checks it, including that a newly
+// set office is a live office of the company.
+func (s *Service) validate(ctx context.Context, companyID uuid.UUID, in Input, d *Driver, creating bool, oldOffice *uuid.UUID) error {
+	var v apperr.Validation
+	in.apply(d, creating, &v)
+	if d.OfficeID != nil && !v.Has("office_id") && (oldOffice == nil || *oldOffice != *d.OfficeID) {
+		ok, err := officeExists(ctx, s.db, companyID, *d.OfficeID)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			v.Add("office_id", "The selected office id is invalid.")
+		}
+	}
+	return v.Err()
+}

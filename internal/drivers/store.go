@@ -1,0 +1,329 @@
+package drivers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/konvoj/konvoj/internal/apperr"
+	"github.com/konvoj/konvoj/internal/postgres"
+)
+
+// The SQL of the drivers area. Document status, documents_summary and
+// is_ready come from the SQL functions of migration 00002, so one statement
+// computes them for a whole page (DECISIONS §6).
+
+// driverColumns are the stored columns of the full driver object.
+const driverColumns = `d.id, d.company_id, d.office_id, d.internal_number, d.first_name, d.last_name, d.middle_name,
+	d.birth_date, d.citizenship, d.rodne_cislo, d.email, d.phone, d.registration_address, d.residence_address,
+	d.status, d.hire_date, d.fire_date, d.contract_from, d.contract_to, d.contract_indefinite, d.work_location,
+	d.bank_country, d.bank_account, d.iban, d.swift, d.flags, d.created_at, d.updated_at`
+
+// companyFacts is what the status rules need from the company (alias co):
+// today in its time zone and its required document types.
+const companyFacts = `SELECT konvoj_today(c.timezone) AS today,
+		konvoj_required_document_types(c.settings) AS required,
+		(SELECT count(DISTINCT t) FROM unnest(konvoj_required_document_types(c.settings)) AS t) AS required_count
+	FROM companies c`
+
+// summaryJoin counts the documents of driver d by status (alias s) and how
+// many required types are usable (valid, warning or expiring_soon). A
+// driver has one document per type, so it is ready when that count equals
+// the number of required types.
+const summaryJoin = `CROSS JOIN LATERAL (
+		SELECT count(*) AS total,
+			count(*) FILTER (WHERE x.status = 'valid') AS valid,
+			count(*) FILTER (WHERE x.status = 'warning') AS warning,
+			count(*) FILTER (WHERE x.status = 'expiring_soon') AS expiring_soon,
+			count(*) FILTER (WHERE x.status = 'expired') AS expired,
+			count(*) FILTER (WHERE x.status = 'no_data') AS no_data,
+			count(*) FILTER (WHERE x.type = ANY (co.required) AND x.status IN ('valid', 'warning', 'expiring_soon')) AS ready_docs
+		FROM (
+			SELECT dd.type, konvoj_document_status(dd.current_file_id IS NOT NULL, dd.valid_until, co.today) AS status
+			FROM driver_documents dd
+			WHERE dd.company_id = d.company_id AND dd.driver_id = d.id
+		) x
+	) s`
+
+// readyExpr is is_ready (DECISIONS §6) over d, co and s.
+const readyExpr = `(d.status = 'active' AND s.ready_docs = co.required_count)`
+
+// getDriver loads a live driver of any company by id (the caller checks the
+// company, so another company's driver is 403 rather than 404). forUpdate
+// locks the row until the transaction ends.
+func getDriver(ctx context.Context, db postgres.DBTX, id uuid.UUID, forUpdate bool) (Driver, error) {
+	sql := `SELECT ` + driverColumns + `, ` + readyExpr + `
+		FROM drivers d
+		CROSS JOIN LATERAL (` + companyFacts + ` WHERE c.id = d.company_id) co
+		` + summaryJoin + `
+		WHERE d.id = $1 AND d.deleted_at IS NULL`
+	if forUpdate {
+		sql += ` FOR UPDATE OF d`
+	}
+	var d Driver
+	err := db.QueryRow(ctx, sql, id).Scan(&d.ID, &d.CompanyID, &d.OfficeID, &d.InternalNumber, &d.FirstName, &d.LastName,
+		&d.MiddleName, &d.BirthDate, &d.Citizenship, &d.RodneCislo, &d.Email, &d.Phone, &d.RegistrationAddress,
+		&d.ResidenceAddress, &d.Status, &d.HireDate, &d.FireDate, &d.ContractFrom, &d.ContractTo, &d.ContractIndefinite,
+		&d.WorkLocation, &d.BankCountry, &d.BankAccount, &d.IBAN, &d.SWIFT, &d.Flags, &d.CreatedAt, &d.UpdatedAt, &d.IsReady)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Driver{}, apperr.NotFound("Driver")
+	}
+	if err != nil {
+		return Driver{}, fmt.Errorf("get driver %s: %w", id, err)
+	}
+	return d, nil
+}
+
+// writableColumns are the columns a create or update writes, in the order of
+// writableValues.
+const writableColumns = `office_id, first_name, last_name, middle_name, birth_date, citizenship, rodne_cislo, email,
+	phone, registration_address, residence_address, status, hire_date, fire_date, contract_from, contract_to,
+	contract_indefinite, work_location, bank_country, bank_account, iban, swift, flags`
+
+func writableValues(d Driver) []any {
+	return []any{d.OfficeID, d.FirstName, d.LastName, d.MiddleName, d.BirthDate, d.Citizenship, d.RodneCislo, d.Email,
+		d.Phone, d.RegistrationAddress, d.ResidenceAddress, d.Status, d.HireDate, d.FireDate, d.ContractFrom, d.ContractTo,
+		d.ContractIndefinite, d.WorkLocation, d.BankCountry, d.BankAccount, d.IBAN, d.SWIFT, d.Flags}
+}
+
+// placeholders returns "$from, $from+1, …" for n values.
+func placeholders(from, n int) string {
+	ps := make([]string, n)
+	for i := range ps {
+		ps[i] = fmt.Sprintf("$%d", from+i)
+	}
+	return strings.Join(ps, ", ")
+}
+
+// nextNumber takes the company's next driver number. The UPDATE locks the
+// company row until the transaction ends, so concurrent creates queue here
+// and never share a number; a rolled-back create gives its number back.
+func nextNumber(ctx context.Context, tx postgres.DBTX, companyID uuid.UUID) (int64, error) {
+	var seq int64
+	err := tx.QueryRow(ctx, `UPDATE companies SET driver_number_seq = driver_number_seq + 1 WHERE id = $1 RETURNING driver_number_seq`,
+		companyID).Scan(&seq)
+	if err != nil {
+		return 0, fmt.Errorf("next driver number of company %s: %w", companyID, err)
+	}
+	return seq, nil
+}
+
+// insertDriver stores a new driver and returns its id.
+func insertDriver(ctx context.Context, tx postgres.DBTX, d Driver, seq int64) (uuid.UUID, error) {
+	vals := writableValues(d)
+	args := append([]any{d.CompanyID, d.InternalNumber, seq}, vals...)
+	var id uuid.UUID
+	err := tx.QueryRow(ctx, `INSERT INTO drivers (company_id, internal_number, internal_seq, `+writableColumns+`)
+		VALUES ($1, $2, $3, `+placeholders(4, len(vals))+`) RETURNING id`, args...).Scan(&id)
+	if err != nil {
+		return uuid.Nil, wrapWriteErr(err, "insert driver")
+	}
+	return id, nil
+}
+
+// updateDriver writes every writable column of d (the merged record; the
+// row is locked by getDriver(forUpdate)).
+func updateDriver(ctx context.Context, tx postgres.DBTX, d Driver) error {
+	vals := writableValues(d)
+	_, err := tx.Exec(ctx, `UPDATE drivers SET (`+writableColumns+`) = ROW(`+placeholders(2, len(vals))+`)
+		WHERE id = $1 AND deleted_at IS NULL`, append([]any{d.ID}, vals...)...)
+	if err != nil {
+		return wrapWriteErr(err, "update driver "+d.ID.String())
+	}
+	return nil
+}
+
+// wrapWriteErr turns the e-mail unique index into 409 DuplicateEntry; it is
+// the check that holds under concurrent requests.
+func wrapWriteErr(err error, what string) error {
+	if postgres.IsUniqueViolation(err, "drivers_company_email_key") {
+		return apperr.Duplicate("The email has already been taken.")
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+// softDelete marks the driver deleted; its e-mail becomes free (the unique
+// index covers live drivers only) and its documents and files stay.
+func softDelete(ctx context.Context, tx postgres.DBTX, id uuid.UUID) error {
+	if _, err := tx.Exec(ctx, `UPDATE drivers SET deleted_at = now() WHERE id = $1 AND deleted_at IS NULL`, id); err != nil {
+		return fmt.Errorf("delete driver %s: %w", id, err)
+	}
+	return nil
+}
+
+// officeExists reports whether the office is a live office of the company.
+func officeExists(ctx context.Context, db postgres.DBTX, companyID, officeID uuid.UUID) (bool, error) {
+	var ok bool
+	err := db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM offices WHERE company_id = $1 AND id = $2 AND deleted_at IS NULL)`,
+		companyID, officeID).Scan(&ok)
+	if err != nil {
+		return false, fmt.Errorf("check office %s: %w", officeID, err)
+	}
+	return ok, nil
+}
+
+// listQuery builds the list statement from fixed SQL fragments; every value
+// travels as an argument.
+type listQuery struct {
+	params    ListParams
+	companyID uuid.UUID
+	only      *uuid.UUID // a driver caller's own record
+	after     *cursor
+	args      []any
+}
+
+func (q *listQuery) arg(v any) string {
+	q.args = append(q.args, v)
+	return fmt.Sprintf("$%d", len(q.args))
+}
+
+// where returns the filter conditions; $1 is the company.
+func (q *listQuery) where() string {
+	q.args = []any{q.companyID}
+	conds := []string{"d.company_id = $1", "d.deleted_at IS NULL"}
+	lp := q.params
+	if q.only != nil {
+		conds = append(conds, "d.id = "+q.arg(*q.only))
+	}
+	if len(lp.Status) > 0 {
+		conds = append(conds, "d.status = ANY ("+q.arg(lp.Status)+"::text[])")
+	}
+	if len(lp.OfficeIDs) > 0 {
+		conds = append(conds, "d.office_id = ANY ("+q.arg(lp.OfficeIDs)+"::uuid[])")
+	}
+	if len(lp.Citizenship) > 0 {
+		conds = append(conds, "d.citizenship = ANY ("+q.arg(lp.Citizenship)+"::bpchar[])")
+	}
+	// search_text is already lower-case and accent-free; the trigram index
+	// serves LIKE '%word%'.
+	for _, w := range searchWords(lp.Search) {
+		conds = append(conds, "d.search_text LIKE '%' || konvoj_unaccent(lower("+q.arg(w)+"::text)) || '%'")
+	}
+	if len(lp.DocumentStatus) > 0 {
+		// One pass over the company's matching documents (an index range of
+		// valid_until), not one probe per driver.
+		ranges := make([]string, len(lp.DocumentStatus))
+		for i, st := range lp.DocumentStatus {
+			ranges[i] = "(" + statusRanges[st] + ")"
+		}
+		conds = append(conds, `d.id IN (
+				SELECT dd.driver_id FROM driver_documents dd CROSS JOIN co
+				WHERE dd.company_id = $1 AND (`+strings.Join(ranges, " OR ")+`)
+					AND konvoj_document_status(dd.current_file_id IS NOT NULL, dd.valid_until, co.today) = ANY (`+q.arg(lp.DocumentStatus)+`::text[]))`)
+	}
+	return strings.Join(conds, "\n\t\t\t\tAND ")
+}
+
+// statusRanges are, per document status, the documents konvoj_document_status
+// gives that status, as conditions on current_file_id and valid_until that
+// the index driver_documents_company_valid_until_idx can serve. The SQL
+// function still decides; these only let the index find the candidates
+// (TestStatusRangesMatchStatusFunction keeps the two in step). Today is a
+// scalar subquery so that it is a plan parameter usable in an index
+// condition.
+var statusRanges = map[string]string{
+	"no_data": "dd.current_file_id IS NULL",
+	"valid": "dd.current_file_id IS NOT NULL AND (dd.valid_until IS NULL OR " +
+		"dd.valid_until > (SELECT today FROM co) + 30)",
+	"warning": "dd.current_file_id IS NOT NULL AND " +
+		"dd.valid_until BETWEEN (SELECT today FROM co) + 15 AND (SELECT today FROM co) + 30",
+	"expiring_soon": "dd.current_file_id IS NOT NULL AND " +
+		"dd.valid_until >= (SELECT today FROM co) AND dd.valid_until < (SELECT today FROM co) + 15",
+	"expired": "dd.current_file_id IS NOT NULL AND dd.valid_until < (SELECT today FROM co)",
+}
+
+// keyset is the condition "after the cursor row" in the sort order, with
+// nulls last in both directions.
+func (q *listQuery) keyset(col sortColumn, op string) string {
+	c := q.after
+	id := q.arg(c.ID)
+	if c.Key == nil {
+		return fmt.Sprintf("(%s IS NULL AND d.id %s %s)", col.expr, op, id)
+	}
+	cond := fmt.Sprintf("(%s, d.id) %s (%s::text::%s, %s)", col.expr, op, q.arg(*c.Key), col.cast, id)
+	if col.nullable {
+		cond = fmt.Sprintf("(%s OR %s IS NULL)", cond, col.expr)
+	}
+	return cond
+}
+
+// run returns the page's items, each item's sort key (for the next cursor)
+// and, in offset mode, the total of the filtered set. In cursor mode it
+// reads one row more than the limit, to tell whether more follow.
+func (q *listQuery) run(ctx context.Context, db postgres.DBTX) ([]ListItem, []*string, int, error) {
+	lp := q.params
+	col := sortColumns[lp.SortBy]
+	dir, op := "ASC", ">"
+	if lp.SortOrder == "desc" {
+		dir, op = "DESC", "<"
+	}
+	where := q.where()
+	if q.after != nil {
+		where += "\n\t\t\t\tAND " + q.keyset(col, op)
+	}
+	order := fmt.Sprintf("%s %s NULLS LAST, d.id %s", col.expr, dir, dir)
+	total, limit, offset := "count(*) OVER ()", "", ""
+	if lp.CursorMode {
+		total, limit, offset = "0", q.arg(lp.Limit+1), "0"
+	} else {
+		limit, offset = q.arg(lp.PerPage), q.arg((lp.Page-1)*lp.PerPage)
+	}
+	sql := fmt.Sprintf(`
+		WITH co AS (%s WHERE c.id = $1)
+		SELECT d.id, d.internal_number, d.first_name, d.last_name, d.email, d.phone, d.citizenship, d.status,
+			d.hire_date, d.created_at, d.updated_at,
+			s.total, s.valid, s.warning, s.expiring_soon, s.expired, s.no_data, %s,
+			p.sort_key, p.total_rows
+		FROM (
+			SELECT d.id, (%s)::text AS sort_key, %s AS total_rows
+			FROM drivers d
+			WHERE %s
+			ORDER BY %s
+			LIMIT %s OFFSET %s
+		) p
+		JOIN drivers d ON d.id = p.id AND d.company_id = $1
+		CROSS JOIN co
+		%s
+		ORDER BY %s`,
+		companyFacts, readyExpr, col.expr, total, where, order, limit, offset, summaryJoin, order)
+	rows, err := db.Query(ctx, sql, q.args...)
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("list drivers: %w", err)
+	}
+	defer rows.Close()
+	items := []ListItem{}
+	var keys []*string
+	n := 0
+	for rows.Next() {
+		var it ListItem
+		var key *string
+		s := &it.DocumentsSummary
+		if err := rows.Scan(&it.ID, &it.InternalNumber, &it.FirstName, &it.LastName, &it.Email, &it.Phone, &it.Citizenship,
+			&it.Status, &it.HireDate, &it.CreatedAt, &it.UpdatedAt,
+			&s.Total, &s.Valid, &s.Warning, &s.ExpiringSoon, &s.Expired, &s.NoData, &it.IsReady, &key, &n); err != nil {
+			return nil, nil, 0, fmt.Errorf("scan driver: %w", err)
+		}
+		items = append(items, it)
+		keys = append(keys, key)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, 0, fmt.Errorf("list drivers: %w", err)
+	}
+	return items, keys, n, nil
+}
+
+// count counts the filtered set (for a page past the end).
+func (q *listQuery) count(ctx context.Context, db postgres.DBTX) (int, error) {
+	where := q.where()
+	var n int
+	err := db.QueryRow(ctx, `WITH co AS (`+companyFacts+` WHERE c.id = $1)
+		SELECT count(*) FROM drivers d WHERE `+where, q.args...).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("count drivers: %w", err)
+	}
+	return n, nil
+}

@@ -1,0 +1,275 @@
+// Package seed fills a database with data: the demo company a newcomer sees
+// after `make run`, and the large synthetic set the benchmarks run on.
+package seed
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/konvoj/konvoj/internal/documents"
+	"github.com/konvoj/konvoj/internal/postgres"
+)
+
+// ScaleOptions sizes the synthetic data set.
+type ScaleOptions struct {
+	Companies          int
+	DriversPerCompany  int
+	TransactionsPerDrv int // default 500
+	OrdersPerMonth     int // per driver, default 8
+	Months             int // history length, default 12
+	// Today anchors every date (default: today in UTC).
+	Today time.Time
+	// Log receives progress lines.
+	Log func(format string, args ...any)
+}
+
+// ScaleMarker is stored in companies.settings so a second run finds the set.
+const ScaleMarker = "scale"
+
+// Scale generates the synthetic set inside PostgreSQL with set-based SQL
+// (generate_series), one transaction per company. Companies already seeded
+// (found by their name and marker) are kept, so the command is resumable and
+// idempotent. It returns the ids of all scale companies.
+func Scale(ctx context.Context, db *pgxpool.Pool, o ScaleOptions) ([]uuid.UUID, error) {
+	if o.TransactionsPerDrv == 0 {
+		o.TransactionsPerDrv = 500
+	}
+	if o.OrdersPerMonth == 0 {
+		o.OrdersPerMonth = 8
+	}
+	if o.Months == 0 {
+		o.Months = 12
+	}
+	if o.Today.IsZero() {
+		o.Today = time.Now().UTC()
+	}
+	o.Today = time.Date(o.Today.Year(), o.Today.Month(), o.Today.Day(), 0, 0, 0, 0, time.UTC)
+	if o.Log == nil {
+		o.Log = func(string, ...any) {}
+	}
+	var super bool
+	if err := db.QueryRow(ctx, `SELECT rolsuper FROM pg_roles WHERE rolname = current_user`).Scan(&super); err != nil {
+		return nil, fmt.Errorf("check role: %w", err)
+	}
+	// Two companies at a time: generation is CPU-bound in PostgreSQL and
+	// this machine has two cores.
+	ids := make([]uuid.UUID, o.Companies)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(2)
+	for i := 1; i <= o.Companies; i++ {
+		g.Go(func() error {
+			id, err := scaleOne(gctx, db, i, super, o)
+			ids[i-1] = id
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	if _, err := db.Exec(ctx, `ANALYZE`); err != nil {
+		return nil, fmt.Errorf("analyze: %w", err)
+	}
+	return ids, nil
+}
+
+func scaleOne(ctx context.Context, db *pgxpool.Pool, i int, super bool, o ScaleOptions) (uuid.UUID, error) {
+	name := fmt.Sprintf("Scale Transport %03d s.r.o.", i)
+	var id uuid.UUID
+	err := db.QueryRow(ctx, `SELECT id FROM companies WHERE name = $1 AND settings->>'seed' = $2`, name, ScaleMarker).Scan(&id)
+	if err == nil {
+		o.Log("company %d/%d already seeded (%s)", i, o.Companies, id)
+		return id, nil
+	}
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return id, fmt.Errorf("find scale company %d: %w", i, err)
+	}
+	start := time.Now()
+	err = postgres.InTx(ctx, db, func(tx pgx.Tx) error {
+		if super {
+			// The data is generated consistent; skipping per-row foreign
+			// key triggers makes the load several times faster.
+			if _, err := tx.Exec(ctx, `SET LOCAL session_replication_role = replica`); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.Exec(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
+			return err
+		}
+		var err error
+		id, err = scaleCompany(ctx, tx, name, i, o)
+		return err
+	})
+	if err != nil {
+		return id, fmt.Errorf("seed scale company %d: %w", i, err)
+	}
+	o.Log("company %d/%d seeded in %s (%s)", i, o.Companies, time.Since(start).Round(time.Millisecond), id)
+	return id, nil
+}
+
+func scaleCompany(ctx context.Context, tx pgx.Tx, name string, n int, o ScaleOptions) (uuid.UUID, error) {
+	var id uuid.UUID
+	if err := tx.QueryRow(ctx, `
+		INSERT INTO companies (name, subscription_tier, settings) VALUES ($1, 'enterprise', jsonb_build_object('seed', $2::text))
+		RETURNING id`, name, ScaleMarker).Scan(&id); err != nil {
+		return id, err
+	}
+	today := o.Today
+	month0 := time.Date(today.Year(), today.Month(), 1, 0, 0, 0, 0, time.UTC)
+	domain := fmt.Sprintf("c%03d.scale.test", n)
+	steps := []struct {
+		what string
+		sql  string
+		args []any
+	}{
+		{"users", `
+			INSERT INTO users (id, company_id, external_id, email, first_name, last_name, role)
+			SELECT u, $1, 'scale:' || u, r || '@' || $2, 'Scale', r, r
+			FROM (SELECT gen_random_uuid() AS u, r FROM unnest(ARRAY['admin','hr_manager','accountant','dispatcher']) r) x`,
+			[]any{id, domain}},
+		{"offices", `
+			INSERT INTO offices (company_id, name, country_code, city, is_headquarters)
+			VALUES ($1, 'Praha', 'CZ', 'Praha', true), ($1, 'Ostrava', 'CZ', 'Ostrava', false)`,
+			[]any{id}},
+		{"drivers", `
+			INSERT INTO drivers (company_id, office_id, internal_number, internal_seq, first_name, last_name, email, phone,
+				citizenship, status, hire_date, birth_date, registration_address, bank_country, iban, contract_from,
+				contract_indefinite, work_location)
+			SELECT $1, (SELECT array_agg(id ORDER BY is_headquarters DESC) FROM offices WHERE company_id = $1)[1 + s % 2],
+				'DRV-' || lpad(s::text, greatest(4, length(s::text)), '0'), s,
+				fn[1 + (s * 7) % array_length(fn, 1)], ln[1 + (s * 13) % array_length(ln, 1)],
+				'driver' || s || '@' || $3, '+420 6' || lpad(((s * 7919) % 100000000)::text, 8, '0'),
+				(ARRAY['CZ','SK','PL','UA','RO'])[1 + s % 5],
+				CASE WHEN s % 50 = 0 THEN 'terminated' WHEN s % 33 = 0 THEN 'inactive' WHEN s % 20 = 0 THEN 'on_leave' ELSE 'active' END,
+				$4::date - (30 + (s * 37) % 2500), $4::date - (8000 + (s * 53) % 9000),
+				'Hlavní ' || (1 + s % 200) || ', Praha', 'CZ', NULL, $4::date - (30 + (s * 37) % 2500), true, 'Praha'
+			FROM generate_series(1, $2::int) s,
+				(SELECT ARRAY['Jan','Petr','Jiří','Tomáš','Lukáš','Michal','Ondřej','Marek','Piotr','Tomasz','Paweł','Krzysztof',
+					'Andrii','Oleksandr','Dmytro','Serhii','Ion','Andrei','Mihai','Gheorghe','Ján','Marián','Dušan','Ľubomír'] AS fn,
+					ARRAY['Novák','Svoboda','Novotný','Dvořák','Černý','Procházka','Kučera','Veselý','Horák','Němec',
+					'Kowalski','Wiśniewski','Wójcik','Kamiński','Lewandowski','Shevchenko','Kovalenko','Bondarenko','Tkachenko',
+					'Popescu','Ionescu','Popa','Rădulescu','Horváth','Kováč','Tóth','Nagy','Baláž'] AS ln) names`,
+			[]any{id, o.DriversPerCompany, domain, today}},
+		{"driver numbers", `UPDATE companies SET driver_number_seq = $2 WHERE id = $1`, []any{id, o.DriversPerCompany}},
+		{"documents", `
+			INSERT INTO driver_documents (company_id, driver_id, type, number, country, valid_from, valid_until)
+			SELECT $1, d.id, t.type, upper(left(t.type, 2)) || d.internal_seq || '-' || t.ord, d.citizenship,
+				$3::date - 400,
+				CASE WHEN (d.internal_seq + t.ord) % 9 = 0 THEN NULL
+					ELSE $3::date + (((d.internal_seq * 31 + t.ord * 17) % 760) - 60)::int END
+			FROM drivers d CROSS JOIN unnest($2::text[]) WITH ORDINALITY AS t(type, ord)
+			WHERE d.company_id = $1`,
+			[]any{id, documents.Types, today}},
+		{"files", `
+			INSERT INTO document_files (company_id, document_id, filename, original_filename, mime_type, size_bytes, version,
+				is_current, storage_path, storage_disk, hash_sha256, uploaded_at)
+			SELECT $1, x.id, x.fname, x.type || '.pdf', 'application/pdf', 50000 + abs(hashtext(x.id::text)) % 900000, 1, true,
+				$1 || '/' || x.driver_id || '/' || x.type || '/' || x.fname, 'local',
+				md5(x.id::text) || md5(x.type), now() - ((abs(hashtext(x.id::text)) % 300) || ' days')::interval
+			FROM (SELECT dd.*, 'v1_' || gen_random_uuid() || '.pdf' AS fname FROM driver_documents dd
+				WHERE dd.company_id = $1 AND abs(hashtext(dd.id::text)) % 6 <> 0) x`,
+			[]any{id}},
+		{"current files", `
+			UPDATE driver_documents dd SET current_file_id = f.id
+			FROM document_files f WHERE f.document_id = dd.id AND dd.company_id = $1 AND f.company_id = $1`,
+			[]any{id}},
+		{"periods", `
+			INSERT INTO finance_periods (company_id, driver_id, period_start, period_end, status, currency)
+			SELECT $1, d.id, m::date, (m + interval '1 month - 1 day')::date,
+				CASE WHEN m < $2::date - interval '1 month' THEN 'paid' ELSE 'open' END, 'CZK'
+			FROM drivers d, generate_series($2::date - ($3::int - 1) * interval '1 month', $2::date, interval '1 month') m
+			WHERE d.company_id = $1`,
+			[]any{id, month0, o.Months}},
+		{"transactions", `
+			INSERT INTO finance_transactions (company_id, driver_id, period_id, transaction_type, category, amount, currency,
+				status, transaction_date, payment_date, description, created_by)
+			SELECT $1, x.driver_id, x.period_id, x.type, x.category, x.amount, 'CZK',
+				CASE WHEN x.pstatus = 'paid' THEN 'paid' ELSE (ARRAY['pending','approved','paid'])[1 + x.i % 3] END,
+				least(x.period_start + (x.i * 7) % 28, $5::date),
+				CASE WHEN x.pstatus = 'paid' THEN x.period_end END,
+				x.type || ' ' || x.i, (SELECT id FROM users WHERE company_id = $1 AND role = 'accountant' LIMIT 1)
+			FROM (
+				SELECT p.driver_id, p.id AS period_id, p.status AS pstatus, p.period_start, p.period_end, i,
+					CASE t WHEN 0 THEN 'base_salary' WHEN 1 THEN 'business_trip' WHEN 2 THEN 'business_trip'
+						WHEN 3 THEN 'overtime' WHEN 4 THEN 'bonus' WHEN 5 THEN 'deduction' WHEN 6 THEN 'penalty'
+						ELSE 'allowance' END AS type,
+					CASE t WHEN 0 THEN 'salary' WHEN 1 THEN 'business_trip' WHEN 2 THEN 'business_trip'
+						WHEN 4 THEN 'performance_bonus' WHEN 6 THEN 'penalty' ELSE NULL END AS category,
+					(CASE t WHEN 0 THEN 35000 + h % 10000 WHEN 1 THEN 800 + h % 1700 WHEN 2 THEN 800 + h % 1700
+						WHEN 3 THEN 1500 + h % 2500 WHEN 4 THEN 2000 + h % 4000 WHEN 5 THEN -(500 + h % 1500)
+						WHEN 6 THEN -(500 + h % 4500) ELSE 300 + h % 1200 END
+					 + (h % 100) / 100.0)::numeric(10,2) AS amount
+				FROM finance_periods p,
+					LATERAL (SELECT ((extract(year FROM $2::date) - extract(year FROM p.period_start)) * 12
+						+ extract(month FROM $2::date) - extract(month FROM p.period_start))::int AS m) mi,
+					LATERAL generate_series(0, ($3::int + $4::int - 1) / $4::int - 1) k,
+					LATERAL (SELECT k * $4::int + mi.m AS i) ii,
+					LATERAL (SELECT ii.i % 25 AS t, abs(hashtext(p.id::text || ii.i)) AS h) hh
+				WHERE p.company_id = $1 AND p.period_type = 'monthly' AND ii.i < $3::int
+			) x`,
+			[]any{id, month0, o.TransactionsPerDrv, o.Months, today}},
+		{"penalties", `
+			INSERT INTO penalties (company_id, driver_id, finance_id, penalty_type, severity, amount, currency, incident_date,
+				location, description, status, created_by)
+			SELECT f.company_id, f.driver_id, f.id,
+				(ARRAY['speeding','accident','damage','late_delivery','other'])[1 + abs(hashtext(f.id::text)) % 5],
+				(ARRAY['minor','minor','moderate','major','critical'])[1 + abs(hashtext(f.id::text || 's')) % 5],
+				-f.amount, f.currency, f.transaction_date, 'D1, km ' || (abs(hashtext(f.id::text)) % 370),
+				'Synthetic penalty', CASE f.status WHEN 'paid' THEN 'accepted' ELSE 'pending' END, f.created_by
+			FROM finance_transactions f WHERE f.company_id = $1 AND f.transaction_type = 'penalty'`,
+			[]any{id}},
+		{"disputes", `
+			WITH d AS (
+				UPDATE penalties SET status = 'disputed', dispute_reason = 'I was not driving', dispute_submitted_at = now()
+				WHERE company_id = $1 AND status = 'pending' AND abs(hashtext(id::text)) % 4 = 0 RETURNING finance_id)
+			UPDATE finance_transactions SET status = 'disputed' WHERE id IN (SELECT finance_id FROM d)`,
+			[]any{id}},
+		{"period totals", `
+			UPDATE finance_periods p SET total_earnings = s.earn, total_deductions = s.ded, net_amount = s.earn - s.ded,
+				transactions_count = s.n
+			FROM (SELECT period_id, coalesce(sum(amount) FILTER (WHERE amount > 0), 0) AS earn,
+					coalesce(-sum(amount) FILTER (WHERE amount < 0), 0) AS ded, count(*) AS n
+				FROM finance_transactions WHERE company_id = $1 AND status <> 'cancelled' AND deleted_at IS NULL
+				GROUP BY period_id) s
+			WHERE p.id = s.period_id`,
+			[]any{id}},
+		{"orders", `
+			INSERT INTO orders (company_id, driver_id, order_number, order_date, status, customer_name, origin, destination, price, currency)
+			SELECT $1, d.id, 'ORD-' || d.internal_seq || '-' || i,
+				least(($2::date - ((i % $4::int) * interval '1 month'))::date + (i * 3) % 28, $5::date),
+				CASE WHEN i % 17 = 0 THEN 'cancelled' ELSE 'completed' END,
+				(ARRAY['Škoda Auto a.s.','Kaufland ČR','DHL Freight','Lidl Polska','Metro Cash & Carry'])[1 + i % 5],
+				(ARRAY['Praha','Brno','Ostrava','Plzeň','Wrocław'])[1 + i % 5],
+				(ARRAY['Berlin','Wien','München','Bratislava','Katowice'])[1 + (i * 3) % 5],
+				(8000 + abs(hashtext(d.id::text || i)) % 30000)::numeric(10,2), 'CZK'
+			FROM drivers d, generate_series(1, $3::int) i WHERE d.company_id = $1`,
+			[]any{id, month0, o.OrdersPerMonth * o.Months, o.Months, today}},
+		{"ratings", `
+			INSERT INTO rating_snapshots (company_id, driver_id, rating_period, total_score, components, rank_percentile, previous_score, calculated_at)
+			SELECT company_id, driver_id, m, score, '{}'::jsonb,
+				ceil(100 * cume_dist() OVER (PARTITION BY m ORDER BY score))::int,
+				lag(score) OVER (PARTITION BY driver_id ORDER BY m), m + interval '1 month'
+			FROM (
+				SELECT d.company_id, d.id AS driver_id, m::date AS m,
+					least(100, greatest(0, 55 + (abs(hashtext(d.id::text)) % 35) + (abs(hashtext(d.id::text || m)) % 11) - 5))::numeric(5,2) AS score
+				FROM drivers d, generate_series($2::date - ($3::int) * interval '1 month', $2::date - interval '1 month', interval '1 month') m
+				WHERE d.company_id = $1 AND d.status = 'active'
+			) s`,
+			[]any{id, month0, o.Months}},
+	}
+	for _, s := range steps {
+		t := time.Now()
+		tag, err := tx.Exec(ctx, s.sql, s.args...)
+		if err != nil {
+			return id, fmt.Errorf("%s: %w", s.what, err)
+		}
+		o.Log("  company %d: %-15s %8d rows in %s", n, s.what, tag.RowsAffected(), time.Since(t).Round(time.Millisecond))
+	}
+	return id, nil
+}

@@ -1,0 +1,48 @@
+// Package static holds the built web assets (Tailwind CSS, htmx), embedded
+// in the binary so the pages never load anything from another site.
+// app.css is built by `make css`, htmx.min.js copied by `make htmx`; both
+// are committed.
+package static
+
+import (
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"io/fs"
+	"sync"
+)
+
+// FS holds the assets.
+//
+//go:embed app.css htmx.min.js apidocs
+var FS embed.FS
+
+var (
+	versionsOnce sync.Once
+	versions     map[string]string
+)
+
+// URL returns the asset's path under /static/ with a content hash in the
+// query, so the long cache lifetime never serves a stale file after an
+// upgrade.
+func URL(name string) string {
+	versionsOnce.Do(func() {
+		versions = map[string]string{}
+		_ = fs.WalkDir(FS, ".", func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			b, err := fs.ReadFile(FS, path)
+			if err != nil {
+				return err
+			}
+			sum := sha256.Sum256(b)
+			versions[path] = hex.EncodeToString(sum[:6])
+			return nil
+		})
+	})
+	if v, ok := versions[name]; ok {
+		return "/static/" + name + "?v=" + v
+	}
+	return "/static/" + name
+}

@@ -1,0 +1,120 @@
+package api
+
+import (
+	"errors"
+	"io"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/konvoj/konvoj/internal/apperr"
+	"github.com/konvoj/konvoj/web"
+)
+
+// multipartOverhead is what an upload body may carry beyond the file: part
+// headers, boundaries and the metadata parts.
+const multipartOverhead = 1 << 20
+
+func (h *Handlers) mountDocuments(g *web.Routes) {
+	g.GET("/drivers/:driver_id/documents", h.listDocuments)
+	g.PUT("/documents/:document_id", h.updateDocument)
+	g.POST("/documents/:document_id/files", h.uploadDocumentFile)
+	g.GET("/documents/:document_id/files/versions", h.listDocumentVersions)
+	g.GET("/files/:file_id/download", h.downloadFile)
+}
+
+func (h *Handlers) listDocuments(c echo.Context) error {
+	id, err := pathID(c, "driver_id", "Driver")
+	if err != nil {
+		return err
+	}
+	docs, err := h.Documents.List(c.Request().Context(), web.Principal(c), id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"data": docs})
+}
+
+func (h *Handlers) updateDocument(c echo.Context) error {
+	id, err := pathID(c, "document_id", "Document")
+	if err != nil {
+		return err
+	}
+	// The body is read by the service after its permission checks, so a
+	// caller who may not write gets 403 even for a malformed body.
+	readBody := func(v any) error { return bindJSON(c, v) }
+	doc, err := h.Documents.Update(c.Request().Context(), web.Principal(c), id, readBody)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, doc)
+}
+
+// uploadDocumentFile streams the multipart body into the service; it is
+// never parsed into memory (no ParseMultipartForm), and the whole body is
+// capped so that oversized metadata parts cannot exhaust memory either.
+func (h *Handlers) uploadDocumentFile(c echo.Context) error {
+	id, err := pathID(c, "document_id", "Document")
+	if err != nil {
+		return err
+	}
+	req := c.Request()
+	limit := h.Documents.MaxBytes() + multipartOverhead
+	req.Body = cappedBody{http.MaxBytesReader(c.Response().Writer, req.Body, limit), limit}
+	f, err := h.Documents.Upload(req.Context(), web.Principal(c), id, req.MultipartReader)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, f)
+}
+
+// cappedBody turns http.MaxBytesReader's error into 413 PayloadTooLarge.
+type cappedBody struct {
+	io.ReadCloser
+	limit int64
+}
+
+func (b cappedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		err = apperr.PayloadTooLarge("The request body may not be larger than %d bytes.", b.limit)
+	}
+	return n, err
+}
+
+func (h *Handlers) listDocumentVersions(c echo.Context) error {
+	id, err := pathID(c, "document_id", "Document")
+	if err != nil {
+		return err
+	}
+	versions, err := h.Documents.Versions(c.Request().Context(), web.Principal(c), id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"data": versions})
+}
+
+// downloadFile serves a stored file with http.ServeContent, which handles
+// Range, If-Range and If-None-Match (against the SHA-256 ETag).
+func (h *Handlers) downloadFile(c echo.Context) error {
+	id, err := pathID(c, "file_id", "File")
+	if err != nil {
+		return err
+	}
+	d, err := h.Documents.Open(c.Request().Context(), web.Principal(c), id)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	hdr := c.Response().Header()
+	hdr.Set(echo.HeaderContentType, d.MimeType)
+	hdr.Set("ETag", `"`+d.HashSHA256+`"`)
+	hdr.Set(echo.HeaderContentDisposition, web.ContentDisposition(d.OriginalFilename))
+	hdr.Set("X-Content-Type-Options", "nosniff")
+	// Personal documents: no shared cache may keep them; the browser may,
+	// revalidating with the ETag.
+	hdr.Set("Cache-Control", "private, no-cache")
+	http.ServeContent(c.Response(), c.Request(), "", d.UploadedAt, d)
+	return nil
+}

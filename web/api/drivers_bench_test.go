@@ -1,0 +1,154 @@
+package api_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/documents"
+	"github.com/konvoj/konvoj/web/webtest"
+)
+
+// drvListCapture keeps the last driver list statement the server ran, to
+// EXPLAIN it.
+type drvListCapture struct {
+	mu   sync.Mutex
+	sql  string
+	args []any
+}
+
+func (c *drvListCapture) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
+	if strings.Contains(d.SQL, "AS sort_key") {
+		c.mu.Lock()
+		c.sql, c.args = d.SQL, d.Args
+		c.mu.Unlock()
+	}
+	return ctx
+}
+
+func (c *drvListCapture) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+
+// drvSeedLarge creates 10 companies with 2,000 drivers each, every driver
+// with its 14 documents, about 60 % of them with a file and a validity
+// spread from 60 days past to 340 days ahead (so every status occurs).
+func drvSeedLarge(b *testing.B, env *webtest.Env) []uuid.UUID {
+	b.Helper()
+	var companies []uuid.UUID
+	for range 10 {
+		companies = append(companies, env.Company("Large", "enterprise"))
+	}
+	ctx := context.Background()
+	steps := []string{
+		`INSERT INTO drivers (company_id, internal_number, internal_seq, first_name, last_name, email, status, hire_date, citizenship)
+		SELECT c.id, 'DRV-' || lpad(i::text, 4, '0'), i,
+			(ARRAY['Jan', 'Petr', 'Jiří', 'Pavel', 'Tomáš', 'Martin', 'Lukáš', 'Eva', 'Jana', 'Marie'])[1 + i % 10],
+			(ARRAY['Novák', 'Svoboda', 'Novotný', 'Dvořák', 'Černý', 'Procházka', 'Kučera', 'Veselý', 'Horák', 'Němec',
+				'Marek', 'Pospíšil', 'Hájek', 'Jelínek', 'Král', 'Růžička', 'Beneš', 'Fiala', 'Sedláček', 'Doležal'])[1 + (i * 7) % 20],
+			'driver' || i || '@company' || c.n || '.example',
+			(ARRAY['active', 'active', 'active', 'on_leave', 'inactive', 'terminated'])[1 + i % 6],
+			CASE WHEN i % 9 = 0 THEN NULL ELSE date '2015-01-01' + (i * 37) % 3650 END,
+			(ARRAY['CZ', 'SK', 'PL', 'UA', 'RO'])[1 + i % 5]
+		FROM (SELECT id, row_number() OVER (ORDER BY id) AS n FROM companies WHERE id = ANY ($1)) c,
+			generate_series(1, 2000) AS i`,
+		`UPDATE companies SET driver_number_seq = 2000 WHERE id = ANY ($1)`,
+		`INSERT INTO driver_documents (company_id, driver_id, type)
+		SELECT d.company_id, d.id, t FROM drivers d, unnest($2::text[]) AS t WHERE d.company_id = ANY ($1)`,
+		`INSERT INTO document_files (company_id, document_id, filename, original_filename, mime_type, size_bytes, version,
+			storage_path, storage_disk, hash_sha256)
+		SELECT dd.company_id, dd.id, 'v1_' || dd.id || '.pdf', 'scan.pdf', 'application/pdf', 1000, 1, 'x/' || dd.id, 'local', repeat('a', 64)
+		FROM driver_documents dd WHERE dd.company_id = ANY ($1) AND abs(hashtext(dd.id::text)) % 10 < 6`,
+		`UPDATE driver_documents dd SET current_file_id = f.id,
+			valid_until = CASE WHEN abs(hashtext(f.id::text)) % 6 = 0 THEN NULL
+				ELSE current_date + (abs(hashtext(dd.id::text)) % 400 - 60) END
+		FROM document_files f WHERE f.document_id = dd.id AND dd.company_id = ANY ($1)`,
+	}
+	for _, sql := range steps {
+		args := []any{companies}
+		if strings.Contains(sql, "$2") {
+			args = append(args, documents.Types)
+		}
+		if _, err := env.DB.Exec(ctx, sql, args...); err != nil {
+			b.Fatalf("seed: %v", err)
+		}
+	}
+	if _, err := env.DB.Exec(ctx, `VACUUM ANALYZE`); err != nil { // as autovacuum would have
+		b.Fatal(err)
+	}
+	return companies
+}
+
+// BenchmarkDriverList times GET /api/v0/drivers through the HTTP server on
+// a company of 2,000 drivers (10 such companies in the database).
+//
+//	go test -run '^$' -bench DriverList -benchtime 200x ./web/api
+//
+// With -v it logs the plan of the search statement, which should read the
+// trigram index (Bitmap Index Scan on drivers_search_text_trgm_idx).
+func BenchmarkDriverList(b *testing.B) {
+	capture := &drvListCapture{}
+	env := webtest.New(b, webtest.WithTracer(capture))
+	companies := drvSeedLarge(b, env)
+	hr := env.As(companies[0], auth.RoleHRManager)
+	client := env.Server.Client()
+	get := func(b *testing.B, query string) {
+		req, _ := http.NewRequest(http.MethodGet, env.Server.URL+"/api/v0/drivers?"+query, nil)
+		req.Header.Set("Authorization", "Bearer "+hr.Token)
+		res, err := client.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			b.Fatalf("status %d", res.StatusCode)
+		}
+	}
+	for _, bc := range []struct{ name, query string }{
+		{"default", ""},
+		{"search", "search=novak"},
+		{"document_status=expired", "document_status=expired"},
+		{"cursor", "limit=20&sort_by=last_name"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			get(b, bc.query) // provisions the user, prepares the statement
+			for b.Loop() {
+				get(b, bc.query)
+			}
+		})
+		plan := drvExplain(b, env, capture)
+		if bc.name == "search" && !strings.Contains(plan, "drivers_search_text_trgm_idx") {
+			b.Errorf("the search does not use the trigram index:\n%s", plan)
+		}
+		if testing.Verbose() {
+			b.Logf("plan of %s:\n%s", bc.name, plan)
+		}
+	}
+}
+
+// drvExplain runs EXPLAIN ANALYZE on the last list statement the server ran.
+func drvExplain(b *testing.B, env *webtest.Env, capture *drvListCapture) string {
+	capture.mu.Lock()
+	sql, args := capture.sql, capture.args
+	capture.mu.Unlock()
+	rows, err := env.DB.Query(context.Background(), "EXPLAIN (ANALYZE, COSTS OFF) "+sql, args...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			b.Fatal(err)
+		}
+		plan = append(plan, line)
+	}
+	return strings.Join(plan, "\n")
+}

@@ -1,0 +1,55 @@
+package pages
+
+import (
+	"net/http"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+
+	"github.com/konvoj/konvoj/internal/i18n"
+	"github.com/konvoj/konvoj/views"
+	"github.com/konvoj/konvoj/web"
+)
+
+// renderError is the server's HTML error page for every non-API path: what
+// happened and what to do, in the person's language. For an htmx request
+// the error card replaces the page's main content instead.
+func (p *Pages) renderError(c echo.Context, status int, body web.ErrorBody) error {
+	if _, ok := principalOf(c); !ok && status == http.StatusNotFound {
+		// An unknown path runs no route middleware: find the caller so the
+		// page keeps the navigation and the language.
+		if pr, err := p.resolve(c); err == nil {
+			web.SetPrincipal(c, pr)
+		}
+	}
+	lang := p.langOf(c)
+	ctx := i18n.WithLang(c.Request().Context(), lang)
+	c.SetRequest(c.Request().WithContext(ctx))
+	_, signedIn := principalOf(c)
+	d := views.ErrorData{Status: status, SignedIn: signedIn, RequestID: body.RequestID}
+	if body.RetryAfter != nil {
+		d.RetryAfter = *body.RetryAfter
+	}
+	switch status {
+	case http.StatusBadRequest, http.StatusConflict, http.StatusUnprocessableEntity, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType:
+		// The service's message says what was wrong with the input.
+		d.Detail = lang.Msg(body.Message)
+		for _, msgs := range body.Errors {
+			for _, m := range msgs {
+				d.Detail += " " + lang.Msg(m)
+			}
+		}
+	case http.StatusForbidden:
+		if body.Message == "Your company is not registered in Konvoj." {
+			d.Detail = lang.T("error.403.no_company")
+		}
+	}
+	setSecurityHeaders(c.Response().Header())
+	if isHTMX(c) {
+		c.Response().Header().Set("HX-Retarget", "#main")
+		c.Response().Header().Set("HX-Reswap", "innerHTML")
+		return p.write(c, status, views.ErrorPage(d), ctx)
+	}
+	sh := p.shell(c, lang.T("error.title", "status", status))
+	return p.write(c, status, views.Page(sh), templ.WithChildren(ctx, views.ErrorPage(d)))
+}

@@ -1,0 +1,32 @@
+package pages
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/konvoj/konvoj/views"
+	"github.com/konvoj/konvoj/web"
+)
+
+func (p *Pages) mountHome(r *web.Routes) {
+	p.addNav(views.NavItem{Href: "/", Label: "nav.home", Icon: "home"}, "")
+	r.GET("/", p.home)
+}
+
+// home is the dashboard: who is signed in, for which company, and the
+// pages the role may open.
+func (p *Pages) home(c echo.Context) error {
+	pr := web.Principal(c)
+	co, err := p.svc.Tenants.Get(c.Request().Context(), pr.CompanyID)
+	if err != nil {
+		return err
+	}
+	d := views.HomeData{Name: pr.Name, Email: pr.Email, Role: string(pr.Role), CompanyName: co.Name}
+	for _, it := range p.navFor(pr, c.Request().URL.Path) {
+		if it.Href != "/" {
+			d.Links = append(d.Links, it)
+		}
+	}
+	return p.render(c, http.StatusOK, "home.title", views.Home(d))
+}

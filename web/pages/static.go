@@ -1,0 +1,34 @@
+package pages
+
+import (
+	"bytes"
+	"io/fs"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/konvoj/konvoj/static"
+)
+
+// mountStatic serves the embedded assets at /static/, outside the rate
+// limiter (DECISIONS §9). A URL carrying the content hash (static.URL) is
+// cached for a year; without it, for an hour.
+func mountStatic(e *echo.Echo) {
+	e.GET("/static/*", func(c echo.Context) error {
+		name := c.Param("*")
+		b, err := fs.ReadFile(static.FS, name)
+		if err != nil || name == "" {
+			return echo.ErrNotFound
+		}
+		h := c.Response().Header()
+		if c.QueryParam("v") != "" {
+			h.Set(echo.HeaderCacheControl, "public, max-age=31536000, immutable")
+		} else {
+			h.Set(echo.HeaderCacheControl, "public, max-age=3600")
+		}
+		h.Set("X-Content-Type-Options", "nosniff")
+		http.ServeContent(c.Response(), c.Request(), name, time.Time{}, bytes.NewReader(b))
+		return nil
+	})
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/konvoj/konvoj/internal/config"
 	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/drivers"
+	"github.com/konvoj/konvoj/internal/finance"
 	"github.com/konvoj/konvoj/internal/jobs"
 	"github.com/konvoj/konvoj/internal/rating"
 	"github.com/konvoj/konvoj/internal/storage"
@@ -38,6 +39,7 @@ type Services struct {
 	Documents *documents.Service
 	Drivers   *drivers.Service
 	Rating    *rating.Service
+	Finance   *finance.Service
 }
 
 // App is the running product.
@@ -67,12 +69,14 @@ func New(ctx context.Context, o Options) (*App, error) {
 		Documents: documents.NewService(db, files, o.Server.Config.UploadMaxBytes),
 		Drivers:   drivers.NewService(db, cursorKey(o.Server.Config)),
 		Rating:    rating.NewService(db),
+		Finance:   finance.NewService(db),
 	}
 	api.Mount(s, &api.Handlers{
 		Audit:     a.Services.Audit,
 		Documents: a.Services.Documents,
 		Drivers:   a.Services.Drivers,
 		Rating:    a.Services.Rating,
+		Finance:   a.Services.Finance,
 	})
 	if _, err := pages.Mount(s, o.Server.Config, pages.Services{
 		Tenants: s.Tenants(),

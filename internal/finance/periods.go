@@ -115,13 +115,8 @@ func (s *Service) movePeriod(ctx context.Context, p auth.Principal, driverID, pe
 	if err != nil {
 		return Period{}, err
 	}
-	var exists bool
-	if err := s.db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM finance_periods WHERE company_id = $1 AND driver_id = $2 AND id = $3)`,
-		d.CompanyID, d.ID, periodID).Scan(&exists); err != nil {
-		return Period{}, fmt.Errorf("find period %s: %w", periodID, err)
-	}
-	if !exists {
-		return Period{}, apperr.NotFound("Finance period")
+	if err := s.periodExists(ctx, d, periodID); err != nil {
+		return Period{}, err
 	}
 	payDate := today(p)
 	if paymentDateRaw != nil && *paymentDateRaw != "" {

@@ -269,6 +269,9 @@ func (s *Service) DueMonths(ctx context.Context) ([]CompanyMonth, error) {
 type HistoryFilter struct {
 	From, To      string // YYYY-MM-DD; empty: 6 months ago, today
 	Page, PerPage int
+	// Malformed is the error of a query value the caller could not read
+	// (page, per_page); it answers after the role and driver checks.
+	Malformed error
 }
 
 // HistoryItem is one month of a driver's history.
@@ -307,6 +310,9 @@ func (s *Service) History(ctx context.Context, p auth.Principal, driverID uuid.U
 	}
 	if err := loadDriver(ctx, s.db, p, auth.RatingRead, driverID); err != nil {
 		return History{}, err
+	}
+	if f.Malformed != nil {
+		return History{}, f.Malformed
 	}
 	today := civil.DateOf(s.now().In(p.Location()))
 	from, err := queryDate("from", f.From, today.AddMonths(-6))
@@ -514,7 +520,7 @@ func (s *Service) Config(ctx context.Context, p auth.Principal, companyID uuid.U
 	if err := p.Require(auth.RatingRead); err != nil {
 		return ConfigView{}, err
 	}
-	if err := p.CheckCompany(companyID); err != nil {
+	if err := s.checkCompany(ctx, p, companyID); err != nil {
 		return ConfigView{}, err
 	}
 	cfg, err := loadConfig(ctx, s.db, companyID, false)
@@ -522,6 +528,23 @@ func (s *Service) Config(ctx context.Context, p auth.Principal, companyID uuid.U
 		return ConfigView{}, err
 	}
 	return ConfigView{CompanyID: companyID, Metrics: cfg.Metrics, TotalWeight: num(cfg.TotalWeight())}, nil
+}
+
+// checkCompany gives 404 for a company that does not exist and 403
+// AccessDenied for another company (DECISIONS §4: the record's existence is
+// checked before its company).
+func (s *Service) checkCompany(ctx context.Context, p auth.Principal, companyID uuid.UUID) error {
+	if companyID == p.CompanyID {
+		return nil
+	}
+	var exists bool
+	if err := s.db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM companies WHERE id = $1)`, companyID).Scan(&exists); err != nil {
+		return fmt.Errorf("find company %s: %w", companyID, err)
+	}
+	if !exists {
+		return apperr.NotFound("Company")
+	}
+	return p.CheckCompany(companyID)
 }
 
 // ConfigUpdated is the answer of a configuration update.
@@ -540,7 +563,7 @@ func (s *Service) UpdateConfig(ctx context.Context, p auth.Principal, companyID 
 	if err := p.Require(auth.RatingManage); err != nil {
 		return ConfigUpdated{}, err
 	}
-	if err := p.CheckCompany(companyID); err != nil {
+	if err := s.checkCompany(ctx, p, companyID); err != nil {
 		return ConfigUpdated{}, err
 	}
 	if bodyErr != nil {

@@ -65,7 +65,7 @@ func (h *Handlers) listTransactions(c echo.Context) error {
 		PerPage:  perPage,
 	}
 	if err := q.err(); err != nil {
-		return err
+		return h.Finance.InputError(c.Request().Context(), web.Principal(c), finance.OpListTransactions, driverID, uuid.Nil, err)
 	}
 	list, err := h.Finance.ListTransactions(c.Request().Context(), web.Principal(c), driverID, f)
 	if err != nil {
@@ -82,7 +82,7 @@ func (h *Handlers) createTransaction(c echo.Context) error {
 	driverID := anyID(c, "id")
 	var in finance.TransactionInput
 	if err := bindJSON(c, &in); err != nil {
-		return err
+		return h.Finance.InputError(c.Request().Context(), web.Principal(c), finance.OpCreateTransaction, driverID, uuid.Nil, err)
 	}
 	t, err := h.Finance.CreateTransaction(c.Request().Context(), web.Principal(c), driverID, in)
 	if err != nil {
@@ -96,7 +96,7 @@ func (h *Handlers) updateTransaction(c echo.Context) error {
 	id := anyID(c, "transaction_id")
 	var in finance.TransactionInput
 	if err := bindJSON(c, &in); err != nil {
-		return err
+		return h.Finance.InputError(c.Request().Context(), web.Principal(c), finance.OpUpdateTransaction, driverID, id, err)
 	}
 	t, err := h.Finance.UpdateTransaction(c.Request().Context(), web.Principal(c), driverID, id, in)
 	if err != nil {
@@ -123,7 +123,7 @@ func (h *Handlers) listPeriods(c echo.Context) error {
 		f.Year = &y
 	}
 	if err := q.err(); err != nil {
-		return err
+		return h.Finance.InputError(c.Request().Context(), web.Principal(c), finance.OpListPeriods, driverID, uuid.Nil, err)
 	}
 	periods, err := h.Finance.ListPeriods(c.Request().Context(), web.Principal(c), driverID, f)
 	if err != nil {
@@ -149,7 +149,7 @@ func (h *Handlers) payPeriod(c echo.Context) error {
 		PaymentDate *string `json:"payment_date"`
 	}
 	if err := bindJSON(c, &body); err != nil {
-		return err
+		return h.Finance.InputError(c.Request().Context(), web.Principal(c), finance.OpPayPeriod, driverID, id, err)
 	}
 	p, err := h.Finance.PayPeriod(c.Request().Context(), web.Principal(c), driverID, id, body.PaymentDate)
 	if err != nil {
@@ -167,7 +167,7 @@ func (h *Handlers) financeAggregates(c echo.Context) error {
 		Currency:      q.str("currency"),
 	}
 	if err := q.err(); err != nil {
-		return err
+		return h.Finance.InputError(c.Request().Context(), web.Principal(c), finance.OpAggregates, driverID, uuid.Nil, err)
 	}
 	aggs, err := h.Finance.Aggregates(c.Request().Context(), web.Principal(c), driverID, aq)
 	if err != nil {

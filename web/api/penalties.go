@@ -3,6 +3,7 @@ package api
 import (
 	"net/http"
 
+	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
 	"github.com/konvoj/konvoj/internal/finance"
@@ -43,7 +44,7 @@ func (h *Handlers) listPenalties(c echo.Context) error {
 		PerPage:    perPage,
 	}
 	if err := q.err(); err != nil {
-		return err
+		return h.Finance.InputError(c.Request().Context(), web.Principal(c), finance.OpListPenalties, anyID(c, "id"), uuid.Nil, err)
 	}
 	list, err := h.Finance.ListPenalties(c.Request().Context(), web.Principal(c), anyID(c, "id"), f)
 	if err != nil {
@@ -59,7 +60,7 @@ func (h *Handlers) listPenalties(c echo.Context) error {
 func (h *Handlers) createPenalty(c echo.Context) error {
 	var in finance.PenaltyInput
 	if err := bindJSON(c, &in); err != nil {
-		return err
+		return h.Finance.InputError(c.Request().Context(), web.Principal(c), finance.OpCreatePenalty, anyID(c, "id"), uuid.Nil, err)
 	}
 	p, err := h.Finance.CreatePenalty(c.Request().Context(), web.Principal(c), anyID(c, "id"), in)
 	if err != nil {
@@ -79,7 +80,7 @@ func (h *Handlers) getPenalty(c echo.Context) error {
 func (h *Handlers) disputePenalty(c echo.Context) error {
 	var in finance.DisputeInput
 	if err := bindJSON(c, &in); err != nil {
-		return err
+		return h.Finance.InputError(c.Request().Context(), web.Principal(c), finance.OpDisputePenalty, anyID(c, "id"), anyID(c, "penalty_id"), err)
 	}
 	p, err := h.Finance.DisputePenalty(c.Request().Context(), web.Principal(c), anyID(c, "id"), anyID(c, "penalty_id"), in)
 	if err != nil {
@@ -91,7 +92,7 @@ func (h *Handlers) disputePenalty(c echo.Context) error {
 func (h *Handlers) resolvePenalty(c echo.Context) error {
 	var in finance.ResolveInput
 	if err := bindJSON(c, &in); err != nil {
-		return err
+		return h.Finance.InputError(c.Request().Context(), web.Principal(c), finance.OpResolvePenalty, anyID(c, "id"), anyID(c, "penalty_id"), err)
 	}
 	p, err := h.Finance.ResolvePenalty(c.Request().Context(), web.Principal(c), anyID(c, "id"), anyID(c, "penalty_id"), in)
 	if err != nil {

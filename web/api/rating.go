@@ -19,10 +19,7 @@ func (h *Handlers) mountRating(g *web.Routes) {
 }
 
 func (h *Handlers) getRating(c echo.Context) error {
-	id, err := pathID(c, "id", "Driver")
-	if err != nil {
-		return err
-	}
+	id := anyID(c, "id")
 	q := query{c: c}
 	r, err := h.Rating.Get(c.Request().Context(), web.Principal(c), id, q.str("period"))
 	if err != nil {
@@ -38,19 +35,14 @@ type ratingHistoryPage struct {
 }
 
 func (h *Handlers) getRatingHistory(c echo.Context) error {
-	id, err := pathID(c, "id", "Driver")
-	if err != nil {
-		return err
-	}
+	id := anyID(c, "id")
 	q := query{c: c}
 	page, perPage := q.page(24)
 	if q.str("per_page") == "" {
 		perPage = 12
 	}
-	if err := q.err(); err != nil {
-		return err
-	}
-	f := rating.HistoryFilter{From: q.str("from"), To: q.str("to"), Page: page, PerPage: perPage}
+	// A bad page value is reported after the role and driver checks.
+	f := rating.HistoryFilter{From: q.str("from"), To: q.str("to"), Page: page, PerPage: perPage, Malformed: q.err()}
 	hist, err := h.Rating.History(c.Request().Context(), web.Principal(c), id, f)
 	if err != nil {
 		return err
@@ -62,10 +54,7 @@ func (h *Handlers) getRatingHistory(c echo.Context) error {
 }
 
 func (h *Handlers) recalculateRating(c echo.Context) error {
-	id, err := pathID(c, "id", "Driver")
-	if err != nil {
-		return err
-	}
+	id := anyID(c, "id")
 	var in rating.RecalculateInput
 	bodyErr := bindJSON(c, &in)
 	r, err := h.Rating.Recalculate(c.Request().Context(), web.Principal(c), id, in, bodyErr)
@@ -93,10 +82,7 @@ func (h *Handlers) listRatings(c echo.Context) error {
 }
 
 func (h *Handlers) getRatingConfig(c echo.Context) error {
-	id, err := pathID(c, "company_id", "Company")
-	if err != nil {
-		return err
-	}
+	id := anyID(c, "company_id")
 	cfg, err := h.Rating.Config(c.Request().Context(), web.Principal(c), id)
 	if err != nil {
 		return err
@@ -105,10 +91,7 @@ func (h *Handlers) getRatingConfig(c echo.Context) error {
 }
 
 func (h *Handlers) updateRatingConfig(c echo.Context) error {
-	id, err := pathID(c, "company_id", "Company")
-	if err != nil {
-		return err
-	}
+	id := anyID(c, "company_id")
 	var u rating.ConfigUpdate
 	bodyErr := bindJSON(c, &u)
 	res, err := h.Rating.UpdateConfig(c.Request().Context(), web.Principal(c), id, u, bodyErr)

@@ -289,7 +289,7 @@ func (s *Service) CreatePenalty(ctx context.Context, p auth.Principal, driverID 
 		if err != nil {
 			return fmt.Errorf("insert penalty for driver %s: %w", d.ID, err)
 		}
-		return audit.Record(ctx, tx, p, audit.Entry{EntityType: "penalty", EntityID: id, Action: "penalty.created",
+		return audit.Record(ctx, tx, p, audit.Entry{EntityType: "penalty", EntityID: id, Action: "created",
 			NewValues: map[string]any{"finance_id": financeID, "penalty_type": pen.PenaltyType, "severity": pen.Severity,
 				"amount": pen.Amount, "currency": pen.Currency, "incident_date": pen.IncidentDate, "location": pen.Location,
 				"description": pen.Description, "evidence": pen.Evidence, "status": pen.Status}})

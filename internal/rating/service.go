@@ -3,6 +3,7 @@ package rating
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -113,11 +114,16 @@ func (s *Service) Get(ctx context.Context, p auth.Principal, driverID uuid.UUID,
 		return Rating{}, err
 	}
 	if month != current {
-		return readRating(ctx, s.db, driverID, month)
+		r, err := readRating(ctx, s.db, driverID, month)
+		if !errors.Is(err, apperr.ErrNotFound) {
+			return r, err
+		}
+		// A past month without a snapshot (the monthly job has not rated it,
+		// e.g. for a company created since) is rated now, like the current one.
 	}
 	var r Rating
 	err = postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
-		if _, err := rateTx(ctx, tx, p.CompanyID, month, []uuid.UUID{driverID}); err != nil {
+		if _, err := rateDriverTx(ctx, tx, p.CompanyID, month, driverID); err != nil {
 			return err
 		}
 		var err error
@@ -196,24 +202,52 @@ func (s *Service) Recalculate(ctx context.Context, p auth.Principal, driverID uu
 	if err := s.checkNotFuture(p, month); err != nil {
 		return Recalculated{}, err
 	}
-	var w []written
+	var w written
 	err := postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
 		var err error
-		w, err = rateTx(ctx, tx, p.CompanyID, month, []uuid.UUID{driverID})
+		w, err = rateDriverTx(ctx, tx, p.CompanyID, month, driverID)
 		return err
 	})
 	if err != nil {
 		return Recalculated{}, err
 	}
-	if len(w) != 1 {
-		return Recalculated{}, fmt.Errorf("recalculate driver %s %s: %d snapshots written", driverID, month, len(w))
-	}
 	return Recalculated{
 		Message:      fmt.Sprintf("Rating for %s recalculated.", month),
-		SnapshotID:   w[0].SnapshotID,
-		TotalScore:   json.Number(w[0].Total.StringFixed(2)),
-		CalculatedAt: w[0].CalculatedAt,
+		SnapshotID:   w.SnapshotID,
+		TotalScore:   json.Number(w.Total.StringFixed(2)),
+		CalculatedAt: w.CalculatedAt,
 	}, nil
+}
+
+// rateDriverTx rates one driver for the month, together with every active
+// driver of the company that has no snapshot of that month yet: the month's
+// rank_percentile compares a driver with the drivers rated in the month
+// (DECISIONS §8), and this makes that the whole active company from the
+// first read or recalculation on, whatever the order of the reads. Only
+// the first rating of a month pays for the rest of the company.
+func rateDriverTx(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period Period, driverID uuid.UUID) (written, error) {
+	rows, err := tx.Query(ctx, `
+		SELECT d.id FROM drivers d
+		WHERE d.company_id = $1 AND d.deleted_at IS NULL AND d.status = 'active' AND d.id <> $3
+			AND NOT EXISTS (SELECT 1 FROM rating_snapshots s WHERE s.driver_id = d.id AND s.rating_period = $2)`,
+		companyID, period.First(), driverID)
+	if err != nil {
+		return written{}, fmt.Errorf("drivers of company %s not rated in %s: %w", companyID, period, err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+	if err != nil {
+		return written{}, fmt.Errorf("drivers of company %s not rated in %s: %w", companyID, period, err)
+	}
+	w, err := rateTx(ctx, tx, companyID, period, append(ids, driverID))
+	if err != nil {
+		return written{}, err
+	}
+	for _, x := range w {
+		if x.DriverID == driverID {
+			return x, nil
+		}
+	}
+	return written{}, fmt.Errorf("rate driver %s %s: no snapshot written", driverID, period)
 }
 
 // RateCompany rates every active driver of the company (and every driver

@@ -354,7 +354,7 @@ func TestPenaltyListSummaryAndAudit(t *testing.T) {
 		}
 		return out
 	}
-	if got := actions(c["id"]); len(got) != 3 || got[0] != "penalty.resolved" || got[1] != "penalty.disputed" || got[2] != "penalty.created" {
+	if got := actions(c["id"]); len(got) != 3 || got[0] != "penalty.resolved" || got[1] != "penalty.disputed" || got[2] != "created" {
 		t.Fatalf("penalty audit %v", got)
 	}
 	if got := actions(c["finance_id"]); len(got) != 3 || got[0] != "updated" || got[2] != "created" {

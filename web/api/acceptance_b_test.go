@@ -572,7 +572,7 @@ func TestAccBTransactions(t *testing.T) {
 	old := a.tx(t, a.own, "bonus", "10", pragueDay(-91))
 	want(t, a.hr.Delete(drv(a.own, "/finance/"+old["id"].(string))), http.StatusConflict, "Conflict")
 	edge := a.tx(t, a.own, "bonus", "10", pragueDay(-90))
-	a.hr.Delete(drv(a.own, "/finance/" + edge["id"].(string))).Expect(http.StatusNoContent)
+	a.hr.Delete(drv(a.own, "/finance/"+edge["id"].(string))).Expect(http.StatusNoContent)
 	// Deleted transactions leave the list.
 	list := exactJSON(t, a.acc.Get(drv(a.own, "/finance?per_page=100")).Expect(http.StatusOK))
 	for _, it := range list["data"].([]any) {

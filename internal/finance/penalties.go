@@ -380,9 +380,8 @@ func (s *Service) ResolvePenalty(ctx context.Context, p auth.Principal, driverID
 			default:
 				newAmount = a
 			}
-		case action != "" && in.NewAmount.Given():
-			v.Add("new_amount", "The new_amount field is only used when resolution_action is reduce.")
 		}
+		// new_amount is read only for reduce; keep and cancel ignore it.
 		if err := v.Err(); err != nil {
 			return penaltyMove{}, err
 		}

@@ -1188,3 +1188,19 @@ func TestAccBRatingHistory(t *testing.T) {
 	}
 	want(t, a.hr.Get(path+"?from=2025-13-01"), http.StatusBadRequest, "BadRequest")
 }
+
+// TestAccBResolveIgnoresNewAmount: new_amount is required only with reduce;
+// keep and cancel ignore it.
+func TestAccBResolveIgnoresNewAmount(t *testing.T) {
+	a := newAccB(t)
+	for action, status := range map[string]string{"keep": "resolved", "cancel": "cancelled"} {
+		pen := a.penalty(t, a.own, map[string]any{"amount": 800})
+		a.dispute(t, a.own, pen)
+		r := exactJSON(t, a.hr.Put(drv(a.own, "/penalties/"+pen["id"].(string)+"/resolve"),
+			map[string]any{"resolution_action": action, "new_amount": 100, "resolution": "done"}).Expect(http.StatusOK))
+		if r["status"] != status {
+			t.Errorf("%s: %v", action, r)
+		}
+		expectMoney(t, r, "amount", "800.00")
+	}
+}

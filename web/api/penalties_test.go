@@ -223,7 +223,6 @@ func TestPenaltyValidation(t *testing.T) {
 		"new_amount above current":  {map[string]any{"resolution_action": "reduce", "new_amount": "1000.01"}, "new_amount"},
 		"new_amount equal current":  {map[string]any{"resolution_action": "reduce", "new_amount": 1000}, "new_amount"},
 		"three decimals":            {map[string]any{"resolution_action": "reduce", "new_amount": "1.005"}, "new_amount"},
-		"new_amount with keep":      {map[string]any{"resolution_action": "keep", "new_amount": 5}, "new_amount"},
 		"no action":                 {map[string]any{}, "resolution_action"},
 		"unknown action":            {map[string]any{"resolution_action": "forgive"}, "resolution_action"},
 	} {

@@ -32,6 +32,8 @@ func NewService(db *pgxpool.Pool) *Service { return &Service{db: db, now: time.N
 
 // Rating is a driver's snapshot for a month.
 type Rating struct {
+	// ID is the snapshot's id (the snapshot_id of a recalculation).
+	ID             uuid.UUID                `json:"id"`
 	DriverID       uuid.UUID                `json:"driver_id"`
 	TotalScore     json.Number              `json:"total_score"`
 	RatingPeriod   Period                   `json:"rating_period"`
@@ -40,6 +42,7 @@ type Rating struct {
 	ScoreChange    *json.Number             `json:"score_change"`
 	Components     map[string]ComponentView `json:"components"`
 	CalculatedAt   time.Time                `json:"calculated_at"`
+	CreatedAt      time.Time                `json:"created_at"`
 }
 
 // loadDriver checks the caller may see the driver for the action: 404 when
@@ -138,10 +141,10 @@ func readRating(ctx context.Context, db postgres.DBTX, driverID uuid.UUID, perio
 	var total string
 	var prev, change *string
 	err := db.QueryRow(ctx, `
-		SELECT driver_id, rating_period, total_score::text, coalesce(rank_percentile, 100),
-			previous_score::text, (total_score - previous_score)::text, components, calculated_at
+		SELECT id, driver_id, rating_period, total_score::text, coalesce(rank_percentile, 100),
+			previous_score::text, (total_score - previous_score)::text, components, calculated_at, created_at
 		FROM rating_snapshots WHERE driver_id = $1 AND rating_period = $2`, driverID, period.First()).
-		Scan(&r.DriverID, &r.RatingPeriod, &total, &r.RankPercentile, &prev, &change, &r.Components, &r.CalculatedAt)
+		Scan(&r.ID, &r.DriverID, &r.RatingPeriod, &total, &r.RankPercentile, &prev, &change, &r.Components, &r.CalculatedAt, &r.CreatedAt)
 	if err == pgx.ErrNoRows {
 		return Rating{}, &apperr.Error{Kind: apperr.KindNotFound,
 			Message: fmt.Sprintf("No rating for %s: past months are rated by the monthly job or by a recalculation.", period)}

@@ -1101,7 +1101,7 @@ func TestAccBRating(t *testing.T) {
 		t.Errorf("previous_score %v, want %v", r["previous_score"], calc["total_score"])
 	}
 	past := exactJSON(t, a.hr.Get(drv(a.own, "/rating?period="+prev.String())).Expect(http.StatusOK))
-	if past["rating_period"] != prev.String() {
+	if past["rating_period"] != prev.String() || past["id"] != calc["snapshot_id"] {
 		t.Errorf("past rating %v", past)
 	}
 	// A past month not rated yet is rated on request.

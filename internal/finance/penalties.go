@@ -391,7 +391,7 @@ func (s *Service) ResolvePenalty(ctx context.Context, p auth.Principal, driverID
 		m := penaltyMove{action: "penalty.resolved", status: PenaltyResolved, financeStatus: StatusPending,
 			set:   `resolution = $3, resolved_by = $4, resolved_at = now(), amount = $5`,
 			args:  []any{resolution, userID(p), newAmount},
-			audit: map[string]any{"resolution_action": action, "resolution": resolution, "amount": newAmount}}
+			audit: map[string]any{"resolution": resolution, "amount": newAmount}}
 		if action == "cancel" {
 			m.status, m.financeStatus = PenaltyCancelled, StatusCancelled
 		}
@@ -488,12 +488,20 @@ func (s *Service) movePenalty(ctx context.Context, p auth.Principal, a auth.Acti
 		if err := periods.recompute(ctx, tx); err != nil {
 			return err
 		}
-		newValues := map[string]any{"status": m.status}
-		for k, v := range m.audit {
-			newValues[k] = v
+		// The audit row holds only the fields that change (DECISIONS §10).
+		before := map[string]any{"status": cur.Status, "amount": cur.Amount, "dispute_reason": cur.DisputeReason,
+			"evidence": cur.Evidence, "resolution": cur.Resolution}
+		after := map[string]any{}
+		for k, v := range before {
+			after[k] = v
 		}
+		after["status"] = m.status
+		for k, v := range m.audit {
+			after[k] = v
+		}
+		oldValues, newValues := audit.Diff(before, after)
 		if err := audit.Record(ctx, tx, p, audit.Entry{EntityType: "penalty", EntityID: id, Action: m.action,
-			OldValues: map[string]any{"status": cur.Status, "amount": cur.Amount}, NewValues: newValues}); err != nil {
+			OldValues: oldValues, NewValues: newValues}); err != nil {
 			return err
 		}
 		if oldValues, newValues := audit.Diff(rec.auditValues(), next.auditValues()); len(newValues) > 0 {

@@ -937,7 +937,21 @@ func TestAccBPenalties(t *testing.T) {
 	logs := a.hr.Get("/api/v0/audit-logs?entity_type=penalty&entity_id=" + created["id"].(string)).Expect(http.StatusOK).JSON()
 	actions := map[string]bool{}
 	for _, it := range logs["data"].([]any) {
-		actions[it.(map[string]any)["action"].(string)] = true
+		row := it.(map[string]any)
+		actions[row["action"].(string)] = true
+		// Only the changed fields: a dispute does not change the amount.
+		if row["action"] == "penalty.disputed" {
+			ov, nv := row["old_values"].(map[string]any), row["new_values"].(map[string]any)
+			if _, ok := ov["amount"]; ok || ov["status"] != "pending" || nv["status"] != "disputed" || nv["dispute_reason"] == nil {
+				t.Errorf("dispute audit row %v → %v", ov, nv)
+			}
+		}
+		if row["action"] == "penalty.resolved" {
+			ov, nv := row["old_values"].(map[string]any), row["new_values"].(map[string]any)
+			if ov["status"] != "disputed" || nv["status"] != "resolved" || nv["amount"] != 1000.25 || ov["amount"] != 2500.5 {
+				t.Errorf("resolve audit row %v → %v", ov, nv)
+			}
+		}
 	}
 	for _, act := range []string{"created", "penalty.disputed", "penalty.resolved"} {
 		if !actions[act] {

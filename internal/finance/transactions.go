@@ -412,9 +412,6 @@ func (s *Service) UpdateTransaction(ctx context.Context, p auth.Principal, drive
 			return errMoved
 		}
 
-		if to == cur.Status {
-			to = "" // the status it already has: no move (a full-object update)
-		}
 		if err := checkEdit(cur, next, to, penaltyStatus); err != nil {
 			return err
 		}

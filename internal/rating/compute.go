@@ -39,9 +39,8 @@ func rateTx(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period Period, 
 	// One run per company and month at a time: the percentiles of the month
 	// are computed over all its snapshots, and two runs interleaving their
 	// upserts and percentile updates could otherwise deadlock.
-	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('konvoj.rating:' || $1::text || ':' || $2::text, 0))`,
-		companyID, period.First()); err != nil {
-		return nil, fmt.Errorf("lock rating of company %s %s: %w", companyID, period, err)
+	if err := lockMonth(ctx, tx, companyID, period); err != nil {
+		return nil, err
 	}
 	// Plan for the actual arguments: a cached generic plan made for a whole
 	// company is poor for one driver, and the other way round.
@@ -88,6 +87,16 @@ func rateTx(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period Period, 
 		}
 	}
 	return out, nil
+}
+
+// lockMonth takes the transaction advisory lock of a company's month (held
+// until commit; taking it again in the same transaction succeeds at once).
+func lockMonth(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period Period) error {
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('konvoj.rating:' || $1::text || ':' || $2::text, 0))`,
+		companyID, period.First()); err != nil {
+		return fmt.Errorf("lock rating of company %s %s: %w", companyID, period, err)
+	}
+	return nil
 }
 
 // gatherSQL collects every rated driver's inputs in one pass. $1 company,

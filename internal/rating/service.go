@@ -229,6 +229,11 @@ func (s *Service) Recalculate(ctx context.Context, p auth.Principal, driverID uu
 // first read or recalculation on, whatever the order of the reads. Only
 // the first rating of a month pays for the rest of the company.
 func rateDriverTx(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period Period, driverID uuid.UUID) (written, error) {
+	// Under the month's lock, so concurrent first reads of a month rate the
+	// rest of the company once, not once each.
+	if err := lockMonth(ctx, tx, companyID, period); err != nil {
+		return written{}, err
+	}
 	rows, err := tx.Query(ctx, `
 		SELECT d.id FROM drivers d
 		WHERE d.company_id = $1 AND d.deleted_at IS NULL AND d.status = 'active' AND d.id <> $3

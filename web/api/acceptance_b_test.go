@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/uuid"
@@ -1151,6 +1152,34 @@ func TestAccBRankPercentile(t *testing.T) {
 		if r["rank_percentile"] != json.Number(o.pct) {
 			t.Errorf("driver %d: rank_percentile %v, want %s", o.idx, r["rank_percentile"], o.pct)
 		}
+	}
+
+	// Concurrent first reads of a month in another company: every read
+	// answers, and each driver ends with one snapshot of the month.
+	c2 := env.Company("Rank2", "enterprise")
+	hr2 := env.As(c2, auth.RoleHRManager)
+	var ids2 []uuid.UUID
+	for i := 0; i < 6; i++ {
+		ids2 = append(ids2, env.Driver(c2, webtest.DriverFixture{}))
+	}
+	var wg sync.WaitGroup
+	status := make([]int, len(ids2))
+	for i, id := range ids2 {
+		wg.Add(1)
+		go func(i int, id uuid.UUID) {
+			defer wg.Done()
+			status[i] = hr2.Get(drv(id, "/rating")).Status
+		}(i, id)
+	}
+	wg.Wait()
+	for i, st := range status {
+		if st != http.StatusOK {
+			t.Errorf("concurrent read %d: %d", i, st)
+		}
+	}
+	var n, drivers int
+	if err := env.DB.QueryRow(context.Background(), `SELECT count(*), count(DISTINCT driver_id) FROM rating_snapshots WHERE company_id = $1`, c2).Scan(&n, &drivers); err != nil || n != 6 || drivers != 6 {
+		t.Errorf("snapshots %d of %d drivers (%v), want 6 of 6", n, drivers, err)
 	}
 }
 

@@ -75,6 +75,9 @@ func (s *Service) Aggregates(ctx context.Context, p auth.Principal, driverID uui
 		return nil, err
 	}
 	var v apperr.Validation
+	if len(q.Types) == 1 && q.Types[0] == "all" {
+		q.Types = nil // the spec's "default all", spelled out
+	}
 	checkValues(&v, "type", q.Types, AggregateTypes)
 	if q.Currency != "" {
 		c, ok := normalizeCurrency(q.Currency)

@@ -741,6 +741,10 @@ func TestAccBPeriodsSummaryAggregates(t *testing.T) {
 	if one := exactJSON(t, a.acc.Get(drv(a.own, "/finance/aggregates?type=ytd&reference_date=2025-03-20")).Expect(http.StatusOK)); len(one) != 1 || one["ytd"] == nil {
 		t.Errorf("type=ytd: %v", keys(one))
 	}
+	if all := exactJSON(t, a.acc.Get(drv(a.own, "/finance/aggregates?type=all")).Expect(http.StatusOK)); len(all) != 3 {
+		t.Errorf("type=all: %v", keys(all))
+	}
+	want(t, a.acc.Get(drv(a.own, "/finance/aggregates?type=weekly")), http.StatusUnprocessableEntity, "ValidationError")
 	// The default reference date is today (company time zone).
 	def := exactJSON(t, a.drv.Get(drv(a.own, "/finance/aggregates")).Expect(http.StatusOK))
 	if asObject(t, def["mtd"])["reference_date"] != pragueDay(0) {

@@ -119,6 +119,9 @@ type Filter struct {
 	From, To   *time.Time
 	Page       int
 	PerPage    int
+	// InputErr is a problem with the query itself (400); List reports it
+	// only after the role check, in the order of DECISIONS §4.
+	InputErr error
 }
 
 // EntityTypes are the values of entity_type.
@@ -134,6 +137,9 @@ func NewService(db *pgxpool.Pool) *Service { return &Service{db: db} }
 func (s *Service) List(ctx context.Context, p auth.Principal, f Filter) ([]Log, int, error) {
 	if err := p.Require(auth.AuditRead); err != nil {
 		return nil, 0, err
+	}
+	if f.InputErr != nil {
+		return nil, 0, f.InputErr
 	}
 	if f.EntityType != "" {
 		ok := false

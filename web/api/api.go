@@ -99,9 +99,7 @@ func (h *Handlers) listAuditLogs(c echo.Context) error {
 		To:         q.timeEnd("to"),
 		Page:       page,
 		PerPage:    perPage,
-	}
-	if err := q.err(); err != nil {
-		return err
+		InputErr:   q.err(),
 	}
 	logs, total, err := h.Audit.List(c.Request().Context(), web.Principal(c), f)
 	if err != nil {

@@ -1142,6 +1142,16 @@ func TestAcceptanceAudit(t *testing.T) {
 		if got := logs("from=" + today + "&to=" + today); len(got) != 5 {
 			t.Errorf("from=to=today: %d", len(got))
 		}
+		if got := logs("entity_type=driver,document"); len(got) != 5 {
+			t.Errorf("entity_type=driver,document: %d", len(got))
+		}
+		if got := logs("entity_id=" + d.ID.String() + "," + doc.String() + "&entity_type=document"); len(got) != 2 {
+			t.Errorf("entity_id OR, entity_type AND: %d", len(got))
+		}
+		if got := logs("user_id=" + admin.UserID.String() + "," + hr.UserID.String()); len(got) != 5 {
+			t.Errorf("user_id OR: %d", len(got))
+		}
+		admin.Get("/api/v0/audit-logs?entity_type=driver,nonsense").ExpectError(http.StatusUnprocessableEntity, "ValidationError")
 		admin.Get("/api/v0/audit-logs?entity_type=nonsense").ExpectError(http.StatusUnprocessableEntity, "ValidationError")
 		admin.Get("/api/v0/audit-logs?entity_id=nope").ExpectError(http.StatusBadRequest, "BadRequest")
 		admin.Get("/api/v0/audit-logs?from=yesterday").ExpectError(http.StatusBadRequest, "BadRequest")

@@ -504,7 +504,7 @@ func TestAcceptanceLists(t *testing.T) {
 		if m := admin.Get("/api/v0/drivers?per_page=1000").Expect(http.StatusOK).JSON(); m["per_page"].(float64) != 100 || len(m["data"].([]any)) != 100 {
 			t.Fatalf("per_page=1000: per_page %v, %d items", m["per_page"], len(m["data"].([]any)))
 		}
-		for _, q := range []string{"page=-1", "page=0", "page=abc", "page=1.5", "per_page=abc", "per_page=-5", "per_page=0"} {
+		for _, q := range []string{"page=-1", "page=0", "page=abc", "page=1.5", "per_page=abc", "per_page=-5", "per_page=0", "page=%zz", "per_page=5;page=2"} {
 			admin.Get("/api/v0/drivers?"+q).ExpectError(http.StatusBadRequest, "BadRequest")
 			admin.Get("/api/v0/audit-logs?"+q).ExpectError(http.StatusBadRequest, "BadRequest")
 		}

@@ -1175,3 +1175,143 @@ func TestAcceptanceAudit(t *testing.T) {
 		}
 	})
 }
+
+// ---- §3 and §4 for finance, penalties and rating ---------------------------
+
+// TestAcceptanceMatrixOtherAreas holds the finance, penalty and rating
+// routes to the permission matrix: a role without the grant gets 403
+// Forbidden (also for a malformed id or query, which come later in the
+// order), a driver touching another driver gets 403 AccessDenied, and a
+// role with the grant is never refused.
+func TestAcceptanceMatrixOtherAreas(t *testing.T) {
+	t.Parallel()
+	w := newAccWorld(t)
+	hr, admin := w.callers[auth.RoleHRManager], w.callers[auth.RoleAdmin]
+	today := civil.DateOf(time.Now().In(mustZone(t, "Europe/Prague")))
+	month := today.String()[:7]
+	txFor := func(driver uuid.UUID) string {
+		hr := hr
+		if driver == w.foreign {
+			hr = w.otherAdmin
+		}
+		return hr.Post("/api/v0/drivers/"+driver.String()+"/finance", map[string]any{"transaction_type": "bonus", "amount": "100.00",
+			"transaction_date": today.String()}).Expect(http.StatusCreated).JSON()["id"].(string)
+	}
+	penFor := func(driver uuid.UUID) string {
+		hr := hr
+		if driver == w.foreign {
+			hr = w.otherAdmin
+		}
+		return hr.Post("/api/v0/drivers/"+driver.String()+"/penalties", map[string]any{"penalty_type": "speeding", "amount": "500.00",
+			"incident_date": today.String(), "description": "fast"}).Expect(http.StatusCreated).JSON()["id"].(string)
+	}
+	periodOf := func(driver uuid.UUID) string {
+		hr := hr
+		if driver == w.foreign {
+			hr = w.otherAdmin
+		}
+		data := hr.Get("/api/v0/drivers/" + driver.String() + "/finance/periods").Expect(http.StatusOK).JSON()["data"].([]any)
+		return data[0].(map[string]any)["id"].(string)
+	}
+	ownTx, peerTx := txFor(w.own), txFor(w.peer)
+	ownPen, peerPen := penFor(w.own), penFor(w.peer)
+	ownPeriod, peerPeriod := periodOf(w.own), periodOf(w.peer)
+	forTx, forPen := txFor(w.foreign), penFor(w.foreign)
+	ids := map[uuid.UUID]struct{ tx, pen, period string }{w.own: {ownTx, ownPen, ownPeriod}, w.peer: {peerTx, peerPen, peerPeriod},
+		w.foreign: {forTx, forPen, periodOf(w.foreign)}}
+
+	type route struct {
+		name, method string
+		path         func(driver uuid.UUID) string
+		body         any
+		grant        map[auth.Role]auth.Grant // roles not listed: Deny
+		mutates      bool                     // allowed roles are not sent (state would change)
+	}
+	all := map[auth.Role]auth.Grant{auth.RoleAdmin: auth.All, auth.RoleHRManager: auth.All, auth.RoleAccountant: auth.All, auth.RoleDispatcher: auth.All, auth.RoleDriver: auth.Own}
+	finRead := map[auth.Role]auth.Grant{auth.RoleAdmin: auth.All, auth.RoleHRManager: auth.All, auth.RoleAccountant: auth.All, auth.RoleDriver: auth.Own}
+	finWrite := map[auth.Role]auth.Grant{auth.RoleAdmin: auth.All, auth.RoleHRManager: auth.All, auth.RoleAccountant: auth.All}
+	adminHR := map[auth.Role]auth.Grant{auth.RoleAdmin: auth.All, auth.RoleHRManager: auth.All}
+	periods := map[auth.Role]auth.Grant{auth.RoleAdmin: auth.All, auth.RoleAccountant: auth.All}
+	respond := map[auth.Role]auth.Grant{auth.RoleAdmin: auth.All, auth.RoleHRManager: auth.All, auth.RoleDriver: auth.Own}
+	p := func(format string) func(uuid.UUID) string {
+		return func(d uuid.UUID) string {
+			r := strings.NewReplacer("{d}", d.String(), "{tx}", ids[d].tx, "{pen}", ids[d].pen, "{period}", ids[d].period)
+			return r.Replace(format)
+		}
+	}
+	routes := []route{
+		{"finance list", "GET", p("/api/v0/drivers/{d}/finance"), nil, finRead, false},
+		{"finance create", "POST", p("/api/v0/drivers/{d}/finance"), map[string]any{"transaction_type": "bonus", "amount": "1.00", "transaction_date": today.String()}, finWrite, true},
+		{"finance update", "PUT", p("/api/v0/drivers/{d}/finance/{tx}"), map[string]any{"description": "x"}, finWrite, true},
+		{"finance delete", "DELETE", p("/api/v0/drivers/{d}/finance/{tx}"), nil, adminHR, true},
+		{"periods", "GET", p("/api/v0/drivers/{d}/finance/periods"), nil, finRead, false},
+		{"aggregates", "GET", p("/api/v0/drivers/{d}/finance/aggregates"), nil, finRead, false},
+		{"period close", "POST", p("/api/v0/drivers/{d}/finance/periods/{period}/close"), nil, periods, true},
+		{"period pay", "POST", p("/api/v0/drivers/{d}/finance/periods/{period}/pay"), nil, periods, true},
+		{"penalty list", "GET", p("/api/v0/drivers/{d}/penalties"), nil, finRead, false},
+		{"penalty read", "GET", p("/api/v0/drivers/{d}/penalties/{pen}"), nil, finRead, false},
+		{"penalty create", "POST", p("/api/v0/drivers/{d}/penalties"), map[string]any{"penalty_type": "other", "amount": "1.00", "incident_date": today.String(), "description": "x"}, adminHR, true},
+		{"penalty dispute", "PUT", p("/api/v0/drivers/{d}/penalties/{pen}/dispute"), map[string]any{"dispute_reason": "not me"}, respond, true},
+		{"penalty accept", "PUT", p("/api/v0/drivers/{d}/penalties/{pen}/accept"), map[string]any{}, respond, true},
+		{"penalty resolve", "PUT", p("/api/v0/drivers/{d}/penalties/{pen}/resolve"), map[string]any{"resolution_action": "keep", "resolution": "ok"}, adminHR, true},
+		{"rating", "GET", p("/api/v0/drivers/{d}/rating"), nil, all, false},
+		{"rating history", "GET", p("/api/v0/drivers/{d}/rating/history"), nil, all, false},
+		{"rating calculate", "POST", p("/api/v0/drivers/{d}/rating/calculate"), map[string]any{"period": month}, adminHR, false},
+	}
+	for _, r := range routes {
+		t.Run(r.name, func(t *testing.T) {
+			for _, role := range accRoles {
+				c := w.callers[role]
+				grant := r.grant[role]
+				send := func(path string, body any) *webtest.Response { return c.Do(r.method, path, body) }
+				switch grant {
+				case auth.Deny:
+					accSoft(t, send(r.path(w.peer), r.body), http.StatusForbidden, "Forbidden")
+					accSoft(t, send(r.path(w.foreign), r.body), http.StatusForbidden, "Forbidden")
+					// Malformed ids, queries and bodies after the role check
+					// are the finance auditor's (acceptance_b_test.go).
+				case auth.Own:
+					accSoft(t, send(r.path(w.peer), r.body), http.StatusForbidden, "AccessDenied")
+					if !r.mutates {
+						if res := send(r.path(w.own), r.body); res.Status != http.StatusOK {
+							t.Errorf("driver on its own record: %d %s", res.Status, res.Body)
+						}
+					}
+				case auth.All:
+					accSoft(t, send(r.path(w.foreign), r.body), http.StatusForbidden, "AccessDenied")
+					if !r.mutates {
+						if res := send(r.path(w.peer), r.body); res.Status != http.StatusOK {
+							t.Errorf("%s: %d %s", role, res.Status, res.Body)
+						}
+					}
+				}
+			}
+		})
+	}
+	t.Run("rating configuration and ranking", func(t *testing.T) {
+		cfg := "/api/v0/companies/" + w.company.String() + "/rating-config"
+		for _, r := range accRoles {
+			w.callers[r].Get(cfg).Expect(http.StatusOK)
+			w.callers[r].Get("/api/v0/ratings").Expect(http.StatusOK)
+		}
+		body := map[string]any{"metrics": []any{map[string]any{"metric_name": "activity", "weight": 10}}}
+		for _, r := range []auth.Role{auth.RoleAccountant, auth.RoleDispatcher, auth.RoleDriver} {
+			accSoft(t, w.callers[r].Put(cfg, body), http.StatusForbidden, "Forbidden")
+		}
+		admin.Put(cfg, body).Expect(http.StatusOK)
+		accSoft(t, admin.Put("/api/v0/companies/"+w.other.String()+"/rating-config", body), http.StatusForbidden, "AccessDenied")
+	})
+}
+
+// accSoft reports a wrong status or error name without stopping the test,
+// so one run lists every deviation.
+func accSoft(t *testing.T, r *webtest.Response, status int, name string) {
+	t.Helper()
+	if r.Status != status {
+		t.Errorf("status %d, want %d %s: %s", r.Status, status, name, r.Body)
+		return
+	}
+	if got := r.JSON()["error"]; got != name {
+		t.Errorf("error %v, want %s: %s", got, name, r.Body)
+	}
+}

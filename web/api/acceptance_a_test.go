@@ -882,6 +882,35 @@ func TestAcceptanceDocuments(t *testing.T) {
 			t.Errorf("files in the list %+v", files)
 		}
 	})
+	t.Run("the type comes from the content", func(t *testing.T) {
+		typeDoc := documentID(t, env, driver, "visa_biometrics")
+		jpeg := append([]byte{0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10, 'J', 'F', 'I', 'F', 0x00}, make([]byte, 200)...)
+		webp := append([]byte("RIFF\x00\x01\x00\x00WEBPVP8 "), make([]byte, 200)...)
+		for _, c := range []struct {
+			name       string
+			body       []byte
+			mime, ext  string
+			clientType string
+		}{
+			{"photo.pdf", jpeg, "image/jpeg", ".jpg", "application/pdf"},
+			{"scan.webp", webp, "image/webp", ".webp", "image/webp"},
+			{"iphone.HEIC", sampleHEIC(), "image/heic", ".heic", "application/octet-stream"},
+			{"setup.exe", samplePDF(t, 100), "application/pdf", ".pdf", "application/x-msdownload"},
+		} {
+			p := filePart(c.name, c.body)
+			p.contentType = c.clientType
+			f := mustUpload(t, hr, typeDoc, p)
+			if f.MimeType != c.mime || !strings.HasSuffix(f.Filename, c.ext) || f.OriginalFilename != c.name {
+				t.Errorf("%s: mime %s, filename %s, original %s", c.name, f.MimeType, f.Filename, f.OriginalFilename)
+			}
+			if got := hr.Get("/api/v0/files/" + f.ID.String() + "/download").Header.Get("Content-Type"); got != c.mime {
+				t.Errorf("%s: download Content-Type %s", c.name, got)
+			}
+		}
+		exe := filePart("evil.pdf", append([]byte("MZ\x90\x00"), make([]byte, 200)...))
+		exe.contentType = "application/pdf"
+		upload(t, hr, typeDoc, exe).ExpectError(http.StatusUnsupportedMediaType, "UnsupportedMediaType")
+	})
 	t.Run("refused uploads leave nothing", func(t *testing.T) {
 		other := documentID(t, env, driver, "passport")
 		upload(t, hr, other, field("number", "X")).ExpectError(http.StatusUnprocessableEntity, "ValidationError")

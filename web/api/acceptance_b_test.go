@@ -151,6 +151,7 @@ func hasKeys(t *testing.T, what string, m map[string]any, want ...string) {
 // TestAccBPermissionMatrix walks DECISIONS §3 for rating, finance, periods
 // and penalties: every role against every endpoint.
 func TestAccBPermissionMatrix(t *testing.T) {
+	t.Parallel()
 	a := newAccB(t)
 	today := pragueDay(0)
 	year := 1990
@@ -259,6 +260,7 @@ func TestAccBPermissionMatrix(t *testing.T) {
 // own record (403 AccessDenied) → input (400/422) → state (409). A broken
 // body or query value is input: it never hides an earlier answer.
 func TestAccBErrorOrder(t *testing.T) {
+	t.Parallel()
 	a := newAccB(t)
 	today := pragueDay(0)
 	tx := a.tx(t, a.own, "bonus", "100", today)
@@ -391,6 +393,7 @@ func TestAccBErrorOrder(t *testing.T) {
 // lists: the envelope, per_page clamping, bad page values and the default
 // orders with id as the final tie-break.
 func TestAccBLists(t *testing.T) {
+	t.Parallel()
 	a := newAccB(t)
 	// Transactions: two on the same date (created one after the other), one
 	// older, one newer.
@@ -477,6 +480,7 @@ func TestAccBLists(t *testing.T) {
 // DECISIONS §7: the create and update answers, amounts, the status moves,
 // the delete rules and the audit rows.
 func TestAccBTransactions(t *testing.T) {
+	t.Parallel()
 	a := newAccB(t)
 	today := pragueDay(0)
 
@@ -613,6 +617,7 @@ func TestAccBTransactions(t *testing.T) {
 // mtd/ytd/lifetime aggregates with their metadata, then closing and paying a
 // period.
 func TestAccBPeriodsSummaryAggregates(t *testing.T) {
+	t.Parallel()
 	a := newAccB(t) // own driver hired 2024-03-15
 	move := func(tx map[string]any, status string) {
 		a.acc.Put(drv(a.own, "/finance/"+tx["id"].(string)), map[string]any{"status": status}).Expect(http.StatusOK)
@@ -796,6 +801,7 @@ func TestAccBPeriodsSummaryAggregates(t *testing.T) {
 // §7: answers, the finance record moving with the penalty, validation, the
 // state rules and the audit rows.
 func TestAccBPenalties(t *testing.T) {
+	t.Parallel()
 	a := newAccB(t)
 	today := pragueDay(0)
 	record := func(pen map[string]any) map[string]any {
@@ -986,6 +992,7 @@ func near(a, b float64) bool { return a-b < 0.005 && b-a < 0.005 }
 // metrics, configuration merge and validation, rank_percentile whatever the
 // order of reads, score_change, history and its summary.
 func TestAccBRating(t *testing.T) {
+	t.Parallel()
 	a := newAccB(t)
 	ctx := context.Background()
 	loc := prague
@@ -1134,6 +1141,7 @@ func TestAccBRating(t *testing.T) {
 // total ≤ this one / drivers rated in the period), whatever the order in
 // which the ratings are read.
 func TestAccBRankPercentile(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t)
 	company := env.Company("Rank", "enterprise")
 	hr := env.As(company, auth.RoleHRManager)
@@ -1190,6 +1198,7 @@ func TestAccBRankPercentile(t *testing.T) {
 // TestAccBRatingHistory: data newest first with rating_period YYYY-MM,
 // score_change; the summary over the window; the trend.
 func TestAccBRatingHistory(t *testing.T) {
+	t.Parallel()
 	a := newAccB(t)
 	path := drv(a.own, "/rating/history")
 	h := exactJSON(t, a.hr.Get(path).Expect(http.StatusOK))
@@ -1239,6 +1248,7 @@ func TestAccBRatingHistory(t *testing.T) {
 // TestAccBResolveIgnoresNewAmount: new_amount is required only with reduce;
 // keep and cancel ignore it.
 func TestAccBResolveIgnoresNewAmount(t *testing.T) {
+	t.Parallel()
 	a := newAccB(t)
 	for action, status := range map[string]string{"keep": "resolved", "cancel": "cancelled"} {
 		pen := a.penalty(t, a.own, map[string]any{"amount": 800})

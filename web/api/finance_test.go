@@ -126,6 +126,7 @@ func pragueToday() time.Time { return time.Now().In(prague) }
 func pragueDay(offset int) string { return pragueToday().AddDate(0, 0, offset).Format(time.DateOnly) }
 
 func TestFinanceCreateAndExactSums(t *testing.T) {
+	t.Parallel()
 	f := newFinanceFixture(t)
 	date := pragueDay(0)
 	a := f.create(t, "overtime", `0.10`, date)
@@ -179,6 +180,7 @@ func TestFinanceCreateAndExactSums(t *testing.T) {
 }
 
 func TestFinanceValidation(t *testing.T) {
+	t.Parallel()
 	f := newFinanceFixture(t)
 	date := pragueDay(0)
 	tests := []struct {
@@ -226,6 +228,7 @@ func TestFinanceValidation(t *testing.T) {
 }
 
 func TestFinancePermissions(t *testing.T) {
+	t.Parallel()
 	f := newFinanceFixture(t)
 	env := f.env
 	tx := f.create(t, "bonus", "10", pragueDay(0))
@@ -283,6 +286,7 @@ func TestFinancePermissions(t *testing.T) {
 // workflow: the allowed moves answer 200 with who/when recorded, every other
 // one 409.
 func TestFinanceStatusTable(t *testing.T) {
+	t.Parallel()
 	f := newFinanceFixture(t)
 	// How to reach each starting status from pending.
 	paths := map[string][]string{
@@ -357,6 +361,7 @@ func TestFinanceStatusTable(t *testing.T) {
 }
 
 func TestFinanceDeleteRules(t *testing.T) {
+	t.Parallel()
 	f := newFinanceFixture(t)
 	old := f.create(t, "bonus", "10", pragueDay(-91))
 	recent := f.create(t, "bonus", "20", pragueDay(-89))
@@ -387,6 +392,7 @@ func TestFinanceDeleteRules(t *testing.T) {
 // TestFinanceConcurrentCreates: 50 creates into one period at once; the
 // period's totals must equal the sums of its rows (no lost update).
 func TestFinanceConcurrentCreates(t *testing.T) {
+	t.Parallel()
 	f := newFinanceFixture(t)
 	date := pragueDay(0)
 	var wg sync.WaitGroup
@@ -432,6 +438,7 @@ func TestFinanceConcurrentCreates(t *testing.T) {
 }
 
 func TestFinanceClosedAndPaidPeriods(t *testing.T) {
+	t.Parallel()
 	f := newFinanceFixture(t)
 	admin := f.env.As(f.company, auth.RoleAdmin)
 	pending := f.create(t, "bonus", "10", "2026-01-10")
@@ -494,6 +501,7 @@ func TestFinanceClosedAndPaidPeriods(t *testing.T) {
 }
 
 func TestFinanceMoveBetweenPeriods(t *testing.T) {
+	t.Parallel()
 	f := newFinanceFixture(t)
 	tx := f.create(t, "bonus", "10.50", "2026-03-31")
 	f.create(t, "bonus", "1", "2026-03-01")
@@ -515,6 +523,7 @@ func TestFinanceMoveBetweenPeriods(t *testing.T) {
 }
 
 func TestFinanceCurrencies(t *testing.T) {
+	t.Parallel()
 	f := newFinanceFixture(t)
 	f.hr.Post(f.path(f.driver, ""), map[string]any{"transaction_type": "bonus", "amount": "100", "currency": "EUR", "transaction_date": "2026-05-05"}).Expect(http.StatusCreated)
 	f.hr.Post(f.path(f.driver, ""), map[string]any{"transaction_type": "deduction", "amount": "-20", "currency": "EUR", "transaction_date": "2026-05-06"}).Expect(http.StatusCreated)
@@ -549,6 +558,7 @@ func TestFinanceCurrencies(t *testing.T) {
 // TestFinanceAggregates checks the aggregates against a hand-computed
 // fixture that crosses a month and a year boundary, and against the list.
 func TestFinanceAggregates(t *testing.T) {
+	t.Parallel()
 	f := newFinanceFixture(t)                           // hire_date 2025-10-20
 	f.create(t, "base_salary", "1000.00", "2025-11-10") // lifetime only
 	f.create(t, "bonus", "200.50", "2025-12-31")        // year boundary: lifetime only
@@ -619,6 +629,7 @@ func TestFinanceAggregates(t *testing.T) {
 }
 
 func TestFinanceAuditRows(t *testing.T) {
+	t.Parallel()
 	f := newFinanceFixture(t)
 	tx := f.create(t, "bonus", "10", pragueDay(0))
 	f.move(t, tx["id"], "approved", http.StatusOK)
@@ -639,6 +650,7 @@ func TestFinanceAuditRows(t *testing.T) {
 // inserted) gets its totals from the transactions dated inside it, and once
 // closed it blocks changes dated inside it.
 func TestFinanceWeeklyPeriod(t *testing.T) {
+	t.Parallel()
 	f := newFinanceFixture(t)
 	var weekID string
 	if err := f.env.DB.QueryRow(context.Background(), `
@@ -663,6 +675,7 @@ func TestFinanceWeeklyPeriod(t *testing.T) {
 }
 
 func TestFinanceEmptyUpdate(t *testing.T) {
+	t.Parallel()
 	f := newFinanceFixture(t)
 	tx := f.create(t, "bonus", "10", "2026-02-02")
 	p := f.path(f.driver, "/"+tx["id"].(string))

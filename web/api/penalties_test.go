@@ -53,6 +53,7 @@ func (f *financeFixture) expectRecord(t *testing.T, pen map[string]any, status, 
 // TestPenaltyStateTable walks every row of the penalty state table and
 // checks the finance record after each step.
 func TestPenaltyStateTable(t *testing.T) {
+	t.Parallel()
 	f := newFinanceFixture(t)
 	me := f.env.As(f.company, auth.RoleDriver, f.driverMail)
 
@@ -164,6 +165,7 @@ func TestPenaltyStateTable(t *testing.T) {
 }
 
 func TestPenaltyPermissions(t *testing.T) {
+	t.Parallel()
 	f := newFinanceFixture(t)
 	env := f.env
 	pen := f.createPenalty(t, nil)
@@ -204,6 +206,7 @@ func TestPenaltyPermissions(t *testing.T) {
 }
 
 func TestPenaltyValidation(t *testing.T) {
+	t.Parallel()
 	f := newFinanceFixture(t)
 	pen := f.createPenalty(t, map[string]any{"amount": "1000"})
 	penPath := f.penaltyPath(f.driver, "/"+pen["id"].(string))
@@ -265,6 +268,7 @@ func TestPenaltyValidation(t *testing.T) {
 // TestPenaltyClosedPeriod: nothing moves while the finance record's period is
 // closed, and no penalty can be dated inside it.
 func TestPenaltyClosedPeriod(t *testing.T) {
+	t.Parallel()
 	f := newFinanceFixture(t)
 	pen := f.createPenalty(t, map[string]any{"incident_date": "2026-03-10"})
 	disputed := f.createPenalty(t, map[string]any{"incident_date": "2026-03-11"})
@@ -289,6 +293,7 @@ func TestPenaltyClosedPeriod(t *testing.T) {
 // TestPenaltyRecordThroughFinance: the finance endpoints cannot break a
 // penalty's record.
 func TestPenaltyRecordThroughFinance(t *testing.T) {
+	t.Parallel()
 	f := newFinanceFixture(t)
 	pen := f.createPenalty(t, nil)
 	recPath := f.path(f.driver, "/"+pen["finance_id"].(string))
@@ -308,6 +313,7 @@ func TestPenaltyRecordThroughFinance(t *testing.T) {
 }
 
 func TestPenaltyListSummaryAndAudit(t *testing.T) {
+	t.Parallel()
 	f := newFinanceFixture(t)
 	a := f.createPenalty(t, map[string]any{"amount": "100.10", "severity": "minor", "incident_date": "2026-04-01"})
 	b := f.createPenalty(t, map[string]any{"amount": "200.20", "penalty_type": "damage", "severity": "critical", "incident_date": "2026-04-02"})
@@ -369,6 +375,7 @@ func TestPenaltyListSummaryAndAudit(t *testing.T) {
 // and resolved at once in one period keep the period's totals exact and
 // never deadlock for good (a deadlock PostgreSQL breaks is retried).
 func TestPenaltyConcurrentMoves(t *testing.T) {
+	t.Parallel()
 	f := newFinanceFixture(t)
 	date := pragueDay(0)
 	pens := make([]map[string]any, 10)

@@ -47,6 +47,7 @@ func metricByName(t *testing.T, cfg map[string]any, name string) map[string]any 
 }
 
 func TestRatingConfigReadAndPartialUpdate(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t)
 	company := env.Company("Acme", "free")
 	hr := env.As(company, auth.RoleHRManager)
@@ -105,6 +106,7 @@ func TestRatingConfigReadAndPartialUpdate(t *testing.T) {
 }
 
 func TestRatingConfigValidation(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t)
 	company := env.Company("Acme", "free")
 	admin := env.As(company, auth.RoleAdmin)
@@ -150,6 +152,7 @@ func TestRatingConfigValidation(t *testing.T) {
 }
 
 func TestRatingConfigPermissions(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t)
 	company := env.Company("Acme", "free")
 	other := env.Company("Other", "free")
@@ -178,6 +181,7 @@ func TestRatingConfigPermissions(t *testing.T) {
 }
 
 func TestRatingCurrentMonthOnDemand(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t)
 	company := env.Company("Acme", "free")
 	other := env.Company("Other", "free")
@@ -235,6 +239,7 @@ func TestRatingCurrentMonthOnDemand(t *testing.T) {
 }
 
 func TestRatingRecalculateAndScoreChange(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t)
 	company := env.Company("Acme", "free")
 	hr := env.As(company, auth.RoleHRManager)
@@ -283,6 +288,7 @@ func TestRatingRecalculateAndScoreChange(t *testing.T) {
 }
 
 func TestRatingHistory(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t)
 	company := env.Company("Acme", "free")
 	hr := env.As(company, auth.RoleHRManager)
@@ -365,6 +371,7 @@ func TestRatingHistory(t *testing.T) {
 }
 
 func TestRatingRanking(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t)
 	company := env.Company("Acme", "free")
 	other := env.Company("Other", "free")
@@ -430,6 +437,7 @@ func TestRatingRanking(t *testing.T) {
 // for an expired document counts as a late renewal, measured from the
 // valid_until it replaced.
 func TestRatingRenewalThroughUploads(t *testing.T) {
+	t.Parallel()
 	env := webtest.New(t)
 	company := env.Company("Acme", "free")
 	hr := env.As(company, auth.RoleHRManager)

@@ -34,6 +34,8 @@ var (
 	PenaltyStatuses   = []string{PenaltyPending, PenaltyAccepted, PenaltyDisputed, PenaltyResolved, PenaltyCancelled}
 	PenaltyTypes      = []string{"speeding", "accident", "damage", "late_delivery", "other"}
 	PenaltySeverities = []string{"minor", "moderate", "major", "critical"}
+	// EvidenceTypes are the suggested evidence types; the specification
+	// leaves them open, so any short text is accepted.
 	EvidenceTypes     = []string{"photo", "document", "video", "report", "other"}
 	ResolutionActions = []string{"keep", "reduce", "cancel"}
 )
@@ -43,9 +45,10 @@ const DisputeMessage = "Your dispute has been submitted. HR will review it withi
 
 // Limits of penalty input.
 const (
-	maxEvidence    = 20
-	maxURL         = 2048
-	maxPenaltyText = 5000
+	maxEvidence     = 20
+	maxEvidenceType = 50
+	maxURL          = 2048
+	maxPenaltyText  = 5000
 )
 
 // Evidence is a piece of evidence attached to a penalty.
@@ -162,8 +165,8 @@ func parseEvidence(raw json.RawMessage, v *apperr.Validation) []Evidence {
 		switch {
 		case e.Type == nil || strings.TrimSpace(*e.Type) == "":
 			v.Add(field+".type", "The evidence type is required.")
-		case !contains(EvidenceTypes, strings.TrimSpace(*e.Type)):
-			v.Add(field+".type", "The evidence type must be one of: "+strings.Join(EvidenceTypes, ", ")+".")
+		case len([]rune(strings.TrimSpace(*e.Type))) > maxEvidenceType:
+			v.Add(field+".type", fmt.Sprintf("The evidence type may not be longer than %d characters (e.g. %s).", maxEvidenceType, strings.Join(EvidenceTypes, ", ")))
 		default:
 			ev.Type = strings.TrimSpace(*e.Type)
 		}

@@ -840,6 +840,8 @@ func TestAccBPenalties(t *testing.T) {
 			t.Errorf("category of %s: %v, want %s", typ, r["category"], cat)
 		}
 	}
+	// The evidence type is not a closed list (the spec leaves it open).
+	a.penalty(t, a.own, map[string]any{"evidence": []any{map[string]any{"type": "image", "url": "https://example.test/2.png"}}})
 	// Defaults: severity minor, currency of the company.
 	def := a.penalty(t, a.own, map[string]any{"amount": 0})
 	if def["severity"] != "minor" || def["currency"] != "CZK" {

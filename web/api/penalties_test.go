@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 
@@ -211,7 +212,7 @@ func TestPenaltyValidation(t *testing.T) {
 	pen := f.createPenalty(t, map[string]any{"amount": "1000"})
 	penPath := f.penaltyPath(f.driver, "/"+pen["id"].(string))
 	f.hr.Put(penPath+"/dispute", map[string]any{}).ExpectError(http.StatusUnprocessableEntity, "ValidationError")
-	f.hr.Put(penPath+"/dispute", map[string]any{"dispute_reason": "x", "evidence": []map[string]string{{"type": "selfie", "url": "https://x.test/a"}}}).
+	f.hr.Put(penPath+"/dispute", map[string]any{"dispute_reason": "x", "evidence": []map[string]string{{"type": strings.Repeat("x", 51), "url": "https://x.test/a"}}}).
 		ExpectError(http.StatusUnprocessableEntity, "ValidationError")
 	f.hr.Put(penPath+"/dispute", map[string]any{"dispute_reason": "x", "evidence": []map[string]string{{"type": "photo", "url": "ftp://x.test/a"}}}).
 		ExpectError(http.StatusUnprocessableEntity, "ValidationError")

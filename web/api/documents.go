@@ -95,8 +95,8 @@ func (h *Handlers) listDocumentVersions(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{"data": versions})
 }
 
-// downloadFile serves a stored file with http.ServeContent, which handles
-// Range, If-Range and If-None-Match (against the SHA-256 ETag).
+// downloadFile serves a stored file (web.ServeDownload: Range, If-Range and
+// If-None-Match against the SHA-256 ETag).
 func (h *Handlers) downloadFile(c echo.Context) error {
 	id, err := pathID(c, "file_id", "File")
 	if err != nil {
@@ -107,14 +107,6 @@ func (h *Handlers) downloadFile(c echo.Context) error {
 		return err
 	}
 	defer d.Close()
-	hdr := c.Response().Header()
-	hdr.Set(echo.HeaderContentType, d.MimeType)
-	hdr.Set("ETag", `"`+d.HashSHA256+`"`)
-	hdr.Set(echo.HeaderContentDisposition, web.ContentDisposition(d.OriginalFilename))
-	hdr.Set("X-Content-Type-Options", "nosniff")
-	// Personal documents: no shared cache may keep them; the browser may,
-	// revalidating with the ETag.
-	hdr.Set("Cache-Control", "private, no-cache")
-	http.ServeContent(c.Response(), c.Request(), "", d.UploadedAt, d)
+	web.ServeDownload(c, d)
 	return nil
 }

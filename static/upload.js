@@ -32,7 +32,8 @@
     }
 
     function showName() {
-      nameOut.textContent = input.files.length ? input.files[0].name : '';
+      var name = input.files.length ? input.files[0].name : '';
+      nameOut.textContent = name ? (form.dataset.selected || '{name}').replace('{name}', name) : '';
       clientError(form, '');
     }
 

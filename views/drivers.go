@@ -13,8 +13,6 @@ type DriverListData struct {
 	Search string
 	// Filter choices, with the current one selected.
 	Statuses, Offices, Citizenships, DocumentStatuses []Option
-	// Filtered is true when any filter or search is set.
-	Filtered  bool
 	CanCreate bool
 	Results   DriverResults
 }
@@ -31,6 +29,8 @@ type DriverResults struct {
 	PrevURL, NextURL  string
 	// Problem is a translated message about the filters ("" none).
 	Problem string
+	// Filtered is true when any filter or search is set.
+	Filtered bool
 }
 
 // SortColumn is a header of the drivers table.
@@ -83,9 +83,10 @@ type DriverPageData struct {
 	// ShowDocuments is false for roles that may not list documents.
 	ShowDocuments bool
 	Documents     []DocumentCard
-	// Attention are the documents that are expired, expiring or missing,
-	// most urgent first.
+	// Attention are the documents that are expired or expiring, most
+	// urgent first; Missing counts those without a file.
 	Attention []DocumentCard
+	Missing   int
 	CanEdit   bool
 	CanDelete bool
 }

@@ -182,6 +182,7 @@ func (p *Pages) driversList(c echo.Context) error {
 	}
 	results := p.driverResults(lang, pr, st, res)
 	results.Problem = strings.Join(problem, " ")
+	results.Filtered = st.filtered()
 
 	if isHTMX(c) && c.Request().Header.Get("HX-Target") == "driver-results" {
 		c.Response().Header().Set("HX-Push-Url", st.url())
@@ -197,7 +198,6 @@ func (p *Pages) driversList(c echo.Context) error {
 	}
 	d := views.DriverListData{
 		Search:    st.Search,
-		Filtered:  st.filtered(),
 		CanCreate: pr.Grant(auth.DriversCreate) != auth.Deny,
 		Results:   results,
 	}
@@ -341,21 +341,25 @@ func (p *Pages) driverPage(c echo.Context) error {
 		CanDelete:     pr.Grant(auth.DriversDelete) != auth.Deny,
 	}
 	for _, doc := range d.Documents {
-		data.Documents = append(data.Documents, documentCard(lang, d.ID, doc))
+		card := documentCard(lang, d.ID, doc)
+		data.Documents = append(data.Documents, card)
+		if card.Status == "no_data" {
+			data.Missing++
+		}
 	}
-	data.Attention = attention(data.Documents, self)
+	data.Attention = byUrgency(data.Documents, "expired", "expiring_soon", "warning")
+	if self {
+		// On the driver's phone what needs doing comes first.
+		data.Documents = byUrgency(data.Documents, "expired", "expiring_soon", "warning", "no_data", "valid")
+	}
 	return p.render(c, http.StatusOK, "drivers.title", views.DriverPage(data))
 }
 
-// attention picks the documents to deal with first, most urgent first:
-// expired, expiring soon, to renew; for the driver itself also the
-// missing ones (HR sees those in the grid and the list's counts).
-func attention(docs []views.DocumentCard, withMissing bool) []views.DocumentCard {
+// byUrgency returns the documents in the given statuses, in that order
+// (the documents' own order within a status).
+func byUrgency(docs []views.DocumentCard, statuses ...string) []views.DocumentCard {
 	var out []views.DocumentCard
-	for _, s := range []string{"expired", "expiring_soon", "warning", "no_data"} {
-		if s == "no_data" && !withMissing {
-			continue
-		}
+	for _, s := range statuses {
 		for _, d := range docs {
 			if d.Status == s {
 				out = append(out, d)

@@ -23,6 +23,9 @@
     form.querySelectorAll('[data-js-only]').forEach(function (el) {
       el.hidden = false;
     });
+    // The translated buttons and file name replace the browser's control
+    // (which stays focusable for the keyboard).
+    input.classList.add('sr-only');
 
     function choose(file) {
       var dt = new DataTransfer();
@@ -33,7 +36,7 @@
 
     function showName() {
       var name = input.files.length ? input.files[0].name : '';
-      nameOut.textContent = name ? (form.dataset.selected || '{name}').replace('{name}', name) : '';
+      nameOut.textContent = name ? (form.dataset.selected || '{name}').replace('{name}', name) : nameOut.dataset.empty;
       clientError(form, '');
     }
 

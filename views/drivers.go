@@ -133,7 +133,9 @@ type DriverRef struct {
 
 // DocumentPageData is one document: its state, upload form and history.
 type DocumentPageData struct {
-	Driver   DriverRef
+	Driver DriverRef
+	// Self is true when a driver looks at its own document.
+	Self     bool
 	Document DocumentCard
 	// CanUpload shows the upload form; ShowVersions the history.
 	CanUpload    bool

@@ -49,6 +49,7 @@ func (p *Pages) documentData(c echo.Context, driverID, documentID uuid.UUID) (vi
 	}
 	d := views.DocumentPageData{
 		Driver:       views.DriverRef{URL: driverURL(drv.ID), Name: fullName(drv), Number: drv.InternalNumber},
+		Self:         pr.DriverID != nil && *pr.DriverID == drv.ID,
 		CanUpload:    pr.Grant(auth.DocumentsWrite) != auth.Deny,
 		ShowVersions: pr.Grant(auth.FilesRead) != auth.Deny,
 	}

@@ -123,6 +123,14 @@ func TestDriversList(t *testing.T) {
 		t.Errorf("driver's list goes to %q", loc)
 	}
 	drv.get("/").expect(t, http.StatusSeeOther)
+
+	// A driver account not linked to a record is told so.
+	lost := signIn(t, env, company, auth.RoleDriver, "nobody@acme.test", "en")
+	res = lost.get("/drivers").expect(t, http.StatusSeeOther)
+	if loc := res.Header.Get("Location"); loc != "/" {
+		t.Errorf("unlinked driver goes to %q", loc)
+	}
+	lost.get("/").expect(t, http.StatusOK).contains(t, "Your account is not linked to a driver record yet.", `href="/drivers"`, "My profile")
 }
 
 func TestDriversListPages(t *testing.T) {

@@ -48,9 +48,6 @@ fmt:
 vet:
 	$(GO) vet ./...
 
-## bench-go: Go benchmarks against a real database (numbers, no gates)
-bench-go:
-	@scripts/test.sh -run '^$$' -bench . -benchmem -benchtime 2s
-
-## bench: the load benchmark (see README, Performance)
-bench: bench-go
+## bench: load benchmark on the scale data set (README performance table), then the Go benchmarks
+bench:
+	@scripts/bench.sh

@@ -1,8 +1,9 @@
 // Tailwind 3 build of static/app.css (`make css`). The class names are
-// found in the templ components and the Go page code.
+// found in the templ components and the page handlers (web/pages) only, so
+// Go code elsewhere cannot change the CSS by accident.
 /** @type {import('tailwindcss').Config} */
 module.exports = {
-  content: ['./views/**/*.templ', './web/**/*.go'],
+  content: ['./views/**/*.templ', './web/pages/**/*.go'],
   theme: {
     extend: {
       colors: {

@@ -9,6 +9,9 @@ need_apt=()
 ls -d /usr/lib/postgresql/*/bin >/dev/null 2>&1 || need_apt+=(postgresql postgresql-contrib)
 command -v psql >/dev/null 2>&1 || need_apt+=(postgresql-client)
 command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)
+# The README quickstart test runs its curl examples, which use jq.
+command -v curl >/dev/null 2>&1 || need_apt+=(curl)
+command -v jq >/dev/null 2>&1 || need_apt+=(jq)
 command -v node >/dev/null 2>&1 || need_apt+=(nodejs)
 command -v npm >/dev/null 2>&1 || need_apt+=(npm)
 # The browser tests drive the system's Chromium (never a downloaded build).

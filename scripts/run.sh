@@ -21,7 +21,7 @@ export STORAGE_LOCAL_DIR=${STORAGE_LOCAL_DIR:-./data/files}
 export LOG_FORMAT=${LOG_FORMAT:-text}
 
 ./bin/konvoj migrate
-if ./bin/konvoj help 2>/dev/null | grep -q seed-demo && [ ! -f ./data/.demo-seeded ]; then
-  ./bin/konvoj seed-demo && touch ./data/.demo-seeded
-fi
+# Creates the demo company on the first run; later runs change nothing and
+# just print the sign-in hints and fresh demo tokens again.
+./bin/konvoj seed-demo
 exec ./bin/konvoj serve --no-migrate

@@ -41,6 +41,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = migrateCmd(ctx, args[1:], stderr)
 	case "tenant":
 		err = tenantCmd(ctx, args[1:], stdout, stderr)
+	case "seed-demo":
+		err = seedDemoCmd(ctx, args[1:], stdout, stderr)
 	case "seed-scale":
 		err = seedScaleCmd(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":
@@ -81,6 +83,7 @@ Usage:
   konvoj tenant create --name NAME [--tier free|starter|professional|business|enterprise]
                        [--currency CZK] [--country CZ] [--timezone Europe/Prague] [--language cs]
                                 create a company and print its id
+  konvoj seed-demo              create the demo company (once) and print how to sign in
   konvoj seed-scale [--companies 10] [--drivers-per-company 2000] [--transactions-per-driver 500]
                                 generate the large synthetic data set the benchmarks use
 `)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/konvoj/konvoj/internal/postgres/pgtest"
 )
@@ -165,4 +166,65 @@ func waitHealthy(t *testing.T, url string) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Fatalf("%s not healthy within 30 s", url)
+}
+
+func TestSeedDemoIsCompleteAndIdempotent(t *testing.T) {
+	bin := buildBinary(t)
+	pool, dbURL := pgtest.NewWithURL(t, nil)
+	env := []string{"DATABASE_URL=" + dbURL, "JWT_SECRET=seed-demo-test-secret-0123456789abcdef", "STORAGE_LOCAL_DIR=" + t.TempDir()}
+	out, stderr, code := runBinary(t, bin, env, "seed-demo")
+	if code != 0 {
+		t.Fatalf("seed-demo exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(out, "company_id: ") || !strings.Contains(out, "hr_manager") || !strings.Contains(out, "eyJ") {
+		t.Fatalf("seed-demo output lacks the company id, users or tokens:\n%s", out)
+	}
+	counts := func() string {
+		var s string
+		err := pool.QueryRow(context.Background(), `SELECT concat_ws(' ',
+			(SELECT count(*) FROM companies), (SELECT count(*) FROM drivers), (SELECT count(*) FROM document_files),
+			(SELECT count(*) FROM finance_transactions), (SELECT count(*) FROM penalties), (SELECT count(*) FROM orders),
+			(SELECT count(*) FROM rating_snapshots), (SELECT count(*) FROM users), (SELECT count(*) FROM audit_logs))`).Scan(&s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	before := counts()
+	out2, stderr2, code := runBinary(t, bin, env, "seed-demo")
+	if code != 0 || !strings.Contains(stderr2, "nothing changed") {
+		t.Fatalf("second seed-demo: exit %d: %s", code, stderr2)
+	}
+	if after := counts(); after != before {
+		t.Fatalf("second run changed the data: %s → %s", before, after)
+	}
+	if strings.Split(out, "\n")[0] != strings.Split(out2, "\n")[0] {
+		t.Fatal("the two runs name different companies")
+	}
+
+	// Every document status, every penalty state and a rating history.
+	var statuses, penaltyStates []string
+	rows, _ := pool.Query(context.Background(), `SELECT DISTINCT konvoj_document_status(d.current_file_id IS NOT NULL, d.valid_until, konvoj_today('Europe/Prague'))
+		FROM driver_documents d ORDER BY 1`)
+	statuses, _ = pgx.CollectRows(rows, pgx.RowTo[string])
+	rows, _ = pool.Query(context.Background(), `SELECT DISTINCT status FROM penalties ORDER BY 1`)
+	penaltyStates, _ = pgx.CollectRows(rows, pgx.RowTo[string])
+	if strings.Join(statuses, ",") != "expired,expiring_soon,no_data,valid,warning" {
+		t.Errorf("document statuses: %v", statuses)
+	}
+	if strings.Join(penaltyStates, ",") != "accepted,cancelled,disputed,pending,resolved" {
+		t.Errorf("penalty states: %v", penaltyStates)
+	}
+	var months int
+	_ = pool.QueryRow(context.Background(), `SELECT count(DISTINCT rating_period) FROM rating_snapshots`).Scan(&months)
+	if months < 6 {
+		t.Errorf("rating history has %d months, want 6", months)
+	}
+	var names string
+	_ = pool.QueryRow(context.Background(), `SELECT string_agg(last_name, ',') FROM drivers`).Scan(&names)
+	for _, n := range []string{"Novák", "Wiśniewski", "Shevchenko", "Rădulescu", "Baláž"} {
+		if !strings.Contains(names, n) {
+			t.Errorf("no driver named %s", n)
+		}
+	}
 }

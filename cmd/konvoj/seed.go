@@ -6,10 +6,20 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"strings"
 	"time"
 
+	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/konvoj/konvoj/internal/config"
+	"github.com/konvoj/konvoj/internal/documents"
+	"github.com/konvoj/konvoj/internal/drivers"
+	"github.com/konvoj/konvoj/internal/finance"
 	"github.com/konvoj/konvoj/internal/postgres"
+	"github.com/konvoj/konvoj/internal/rating"
 	"github.com/konvoj/konvoj/internal/seed"
+	"github.com/konvoj/konvoj/web/app"
 )
 
 // seedScaleCmd generates the large synthetic data set for benchmarks.
@@ -50,6 +60,86 @@ func seedScaleCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fmt.Fprintf(stderr, "seed-scale: %d companies × %d drivers ready in %s\n", len(ids), o.DriversPerCompany, time.Since(start).Round(time.Millisecond))
 	for _, id := range ids {
 		fmt.Fprintln(stdout, id)
+	}
+	return nil
+}
+
+// seedDemoCmd creates the demo company (once) and prints how to sign in.
+func seedDemoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 {
+		return usageError{fmt.Errorf("seed-demo takes no arguments")}
+	}
+	url, err := databaseURL()
+	if err != nil {
+		return err
+	}
+	// Storage and token settings come from the same environment as serve;
+	// without a JWT secret the demo is still created, only without tokens.
+	cfg, cfgErr := config.Load(os.Getenv)
+	if cfgErr != nil {
+		lenient := func(k string) string {
+			if k == "JWT_SECRET" && os.Getenv(k) == "" {
+				return strings.Repeat("x", 32)
+			}
+			if k == "JWT_ALG" {
+				return "HS256"
+			}
+			return os.Getenv(k)
+		}
+		if cfg, err = config.Load(lenient); err != nil {
+			return usageError{err}
+		}
+		cfg.JWTSecret = os.Getenv("JWT_SECRET")
+	}
+	pool, err := postgres.Open(ctx, url, nil)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	if _, err := postgres.Migrate(ctx, pool); err != nil {
+		return err
+	}
+	files, err := app.NewFileStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	res, err := seed.Demo(ctx, seed.DemoServices{
+		DB:        pool,
+		Drivers:   drivers.NewService(pool, nil),
+		Documents: documents.NewService(pool, files, cfg.UploadMaxBytes),
+		Finance:   finance.NewService(pool),
+		Rating:    rating.NewService(pool),
+	}, time.Now())
+	if err != nil {
+		return err
+	}
+	if res.Created {
+		fmt.Fprintf(stderr, "seed-demo: created %q with %d drivers in %s\n", seed.DemoCompanyName, res.Drivers, time.Since(start).Round(time.Millisecond))
+	} else {
+		fmt.Fprintf(stderr, "seed-demo: %q already exists (%d drivers); nothing changed\n", seed.DemoCompanyName, res.Drivers)
+	}
+	fmt.Fprintf(stdout, "company_id: %s\n\nDemo users (one per role):\n", res.CompanyID)
+	for _, u := range res.Users {
+		fmt.Fprintf(stdout, "  %-11s %-30s %s\n", u.Role, u.Email, u.Name)
+	}
+	fmt.Fprintf(stdout, "\nWeb: %s/auth/dev (AUTH_DEV_LOGIN=true, as `make run` sets) signs in as any of them.\n", cfg.PublicURL)
+	if cfg.JWTAlg == "HS256" && cfg.JWTSecret != "" {
+		fmt.Fprintln(stdout, "\nAPI tokens (HS256, valid 12 hours):")
+		for _, u := range res.Users {
+			tok, err := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{
+				"sub": u.ID.String(), "email": u.Email, "aud": "authenticated", "role": "authenticated",
+				"iat": time.Now().Unix(), "exp": time.Now().Add(12 * time.Hour).Unix(),
+				"app_metadata": map[string]any{"company_id": res.CompanyID.String()}, "user_metadata": map[string]any{"role": string(u.Role)},
+			}).SignedString([]byte(cfg.JWTSecret))
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "  %-11s %s\n", u.Role, tok)
+		}
+		fmt.Fprintf(stdout, "\nTry: curl -H \"Authorization: Bearer <token>\" %s/api/v0/drivers\n", cfg.PublicURL)
+	} else {
+		fmt.Fprintln(stdout, "\nAPI: sign in as one of these users at your identity provider to get a token.")
 	}
 	return nil
 }

@@ -75,7 +75,11 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	var limiter ratelimit.Store = ratelimit.NewMemory()
-	if cfg.RateLimitStore == "redis" {
+	switch cfg.RateLimitStore {
+	case "none":
+		limiter = nil
+		log.Warn("rate limiting is off (RATE_LIMIT_STORE=none): use this for load benchmarks only")
+	case "redis":
 		opt, err := redis.ParseURL(cfg.RedisURL)
 		if err != nil {
 			return usageError{fmt.Errorf("REDIS_URL: %w", err)}
@@ -87,7 +91,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 	srv, err := app.New(ctx, app.Options{Server: web.Options{
 		Config: cfg, DB: pool, Verifier: verifier, Limiter: limiter, Logger: log,
-	}})
+	}, Jobs: true})
 	if err != nil {
 		return err
 	}

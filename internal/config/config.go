@@ -81,7 +81,7 @@ var Vars = []Var{
 	{"S3_SECRET_ACCESS_KEY", "", "S3 secret access key"},
 	{"S3_USE_PATH_STYLE", "false", "path-style S3 addressing (MinIO and most self-hosted servers)"},
 	{"UPLOAD_MAX_BYTES", "20971520", "largest accepted upload in bytes"},
-	{"RATE_LIMIT_STORE", "memory", "rate-limit buckets: memory or redis"},
+	{"RATE_LIMIT_STORE", "memory", "rate-limit buckets: memory or redis (none turns limiting off: load benchmarks only)"},
 	{"REDIS_URL", "", "Redis URL for RATE_LIMIT_STORE=redis"},
 	{"LOG_FORMAT", "text in a terminal, else json", "json or text"},
 	{"LOG_LEVEL", "info", "debug, info, warn or error"},
@@ -206,13 +206,13 @@ func Load(getenv func(string) string) (Config, error) {
 		c.UploadMaxBytes = n
 	}
 	switch c.RateLimitStore {
-	case "memory":
+	case "memory", "none":
 	case "redis":
 		if c.RedisURL == "" {
 			bad("REDIS_URL is required when RATE_LIMIT_STORE=redis")
 		}
 	default:
-		bad("RATE_LIMIT_STORE must be memory or redis, got %q", c.RateLimitStore)
+		bad("RATE_LIMIT_STORE must be memory or redis (or none, for load benchmarks only), got %q", c.RateLimitStore)
 	}
 	switch c.LogFormat {
 	case "", "json", "text":

@@ -15,6 +15,8 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivermigrate"
 
 	"github.com/konvoj/konvoj/migrations"
 )
@@ -64,6 +66,40 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) ([]string, error) {
 	applied := make([]string, 0, len(results))
 	for _, r := range results {
 		applied = append(applied, r.Source.Path)
+	}
+	river, err := migrateRiver(ctx, pool)
+	if err != nil {
+		return applied, err
+	}
+	return append(applied, river...), nil
+}
+
+// riverMigrationLock is the advisory lock key serialising River's schema
+// migrations between instances starting at once (River takes no lock).
+const riverMigrationLock = 727002
+
+// migrateRiver applies the job queue's own schema migrations (River).
+func migrateRiver(ctx context.Context, pool *pgxpool.Pool) ([]string, error) {
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("river migrations: %w", err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", riverMigrationLock); err != nil {
+		return nil, fmt.Errorf("river migrations: lock: %w", err)
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", riverMigrationLock) //nolint:errcheck
+	migrator, err := rivermigrate.New(riverpgxv5.New(pool), nil)
+	if err != nil {
+		return nil, fmt.Errorf("river migrator: %w", err)
+	}
+	res, err := migrator.Migrate(ctx, rivermigrate.DirectionUp, nil)
+	if err != nil {
+		return nil, fmt.Errorf("apply river migrations: %w", err)
+	}
+	applied := make([]string, 0, len(res.Versions))
+	for _, v := range res.Versions {
+		applied = append(applied, fmt.Sprintf("river/%03d_%s", v.Version, v.Name))
 	}
 	return applied, nil
 }

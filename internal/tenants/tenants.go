@@ -128,10 +128,11 @@ func (s *Service) Get(ctx context.Context, id uuid.UUID) (Company, error) {
 	return c, nil
 }
 
-// Principal resolves a verified identity in one round trip: the company must
-// exist (else 403 AccessDenied), the user row is upserted (written only when
-// something changed or the last sign-in is over five minutes old, so reads
-// stay reads), and a driver caller is linked by e-mail.
+// Principal resolves a verified identity: the company must exist (else 403
+// AccessDenied), the user row is provisioned just in time, and a driver
+// caller is linked by e-mail. The common case is one plain SELECT; the user
+// row is written only when it is missing, something in the token changed, or
+// the last sign-in is over five minutes old.
 func (s *Service) Principal(ctx context.Context, id auth.Identity) (auth.Principal, error) {
 	companyID, err := uuid.Parse(id.CompanyID)
 	if err != nil {
@@ -172,7 +173,23 @@ func (s *Service) Principal(ctx context.Context, id auth.Identity) (auth.Princip
 			companyID, userID, id.Subject, id.Email, string(id.Role), id.FirstName, id.LastName,
 		).Scan(&p.CompanyTier, &p.CompanyTimezone, &p.CompanyCurrency, &defLang, &prefLang, &firstName, &last, &driverID)
 	}
-	err = upsert()
+	var fresh bool
+	err = s.db.QueryRow(ctx, `
+		SELECT c.subscription_tier, c.timezone, c.currency, c.default_language,
+			u.preferred_language, u.first_name, u.last_name,
+			COALESCE(u.company_id = c.id AND u.email = $3 AND u.role = $4
+				AND u.last_login_at >= now() - interval '5 minutes'
+				AND ($5 = '' OR u.first_name IS NOT DISTINCT FROM $5), false),
+			CASE WHEN $4 = 'driver' AND $3 <> '' THEN
+				(SELECT d.id FROM drivers d WHERE d.company_id = c.id AND lower(d.email) = lower($3) AND d.deleted_at IS NULL LIMIT 1)
+			END
+		FROM companies c LEFT JOIN users u ON u.id = $2
+		WHERE c.id = $1`,
+		companyID, userID, id.Email, string(id.Role), id.FirstName,
+	).Scan(&p.CompanyTier, &p.CompanyTimezone, &p.CompanyCurrency, &defLang, &prefLang, &firstName, &last, &fresh, &driverID)
+	if err == nil && !fresh {
+		err = upsert()
+	}
 	// Two first requests of a new user race: ON CONFLICT (id) arbitrates
 	// only the id, so the loser trips over users_external_id_key instead.
 	// The row exists now, and a second try takes the update path.

@@ -13,6 +13,8 @@ import (
 	"github.com/konvoj/konvoj/internal/audit"
 	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/drivers"
+	"github.com/konvoj/konvoj/internal/finance"
+	"github.com/konvoj/konvoj/internal/rating"
 	"github.com/konvoj/konvoj/web"
 	"github.com/konvoj/konvoj/web/api/openapi"
 )
@@ -22,6 +24,8 @@ type Handlers struct {
 	Audit     *audit.Service
 	Documents *documents.Service
 	Drivers   *drivers.Service
+	Rating    *rating.Service
+	Finance   *finance.Service
 }
 
 // PlannedPaths are announced in the specification but not served yet (501).
@@ -36,6 +40,9 @@ func Mount(s *web.Server, h *Handlers) {
 	g.GET("/audit-logs", h.listAuditLogs)
 	h.mountDocuments(g)
 	h.mountDrivers(g)
+	h.mountRating(g)
+	h.mountFinance(g)
+	h.mountPenalties(g)
 
 	for _, p := range PlannedPaths {
 		g.Any(p, notImplemented)

@@ -7,11 +7,15 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"time"
 
 	"github.com/konvoj/konvoj/internal/audit"
 	"github.com/konvoj/konvoj/internal/config"
 	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/drivers"
+	"github.com/konvoj/konvoj/internal/finance"
+	"github.com/konvoj/konvoj/internal/jobs"
+	"github.com/konvoj/konvoj/internal/rating"
 	"github.com/konvoj/konvoj/internal/storage"
 	"github.com/konvoj/konvoj/web"
 	"github.com/konvoj/konvoj/web/api"
@@ -24,6 +28,9 @@ type Options struct {
 	// Files is where document files are stored; nil builds the store the
 	// configuration names (STORAGE_DISK).
 	Files storage.Store
+	// Jobs starts the background job queue (the monthly rating); on in
+	// `konvoj serve`, off in tests unless asked for.
+	Jobs bool
 }
 
 // Services are the domain services, exposed for tests and commands.
@@ -31,6 +38,8 @@ type Services struct {
 	Audit     *audit.Service
 	Documents *documents.Service
 	Drivers   *drivers.Service
+	Rating    *rating.Service
+	Finance   *finance.Service
 }
 
 // App is the running product.
@@ -59,11 +68,15 @@ func New(ctx context.Context, o Options) (*App, error) {
 		Audit:     audit.NewService(db),
 		Documents: documents.NewService(db, files, o.Server.Config.UploadMaxBytes),
 		Drivers:   drivers.NewService(db, cursorKey(o.Server.Config)),
+		Rating:    rating.NewService(db),
+		Finance:   finance.NewService(db),
 	}
 	api.Mount(s, &api.Handlers{
 		Audit:     a.Services.Audit,
 		Documents: a.Services.Documents,
 		Drivers:   a.Services.Drivers,
+		Rating:    a.Services.Rating,
+		Finance:   a.Services.Finance,
 	})
 	if _, err := pages.Mount(s, o.Server.Config, pages.Services{
 		Tenants:   s.Tenants(),
@@ -73,6 +86,11 @@ func New(ctx context.Context, o Options) (*App, error) {
 	}, o.Server.Logger); err != nil {
 		return nil, fmt.Errorf("mount pages: %w", err)
 	}
+	if o.Jobs {
+		if err := a.startJobs(ctx, o); err != nil {
+			return nil, err
+		}
+	}
 	return a, nil
 }
 
@@ -81,6 +99,30 @@ func New(ctx context.Context, o Options) (*App, error) {
 func cursorKey(cfg config.Config) []byte {
 	k := sha256.Sum256([]byte("konvoj-cursor\x00" + cfg.JWTSecret + "\x00" + cfg.DatabaseURL))
 	return k[:]
+}
+
+// startJobs starts the River client; Close stops it, letting running jobs
+// finish for a while and then cancelling them (a cancelled rating run rolls
+// back and is retried later).
+func (a *App) startJobs(ctx context.Context, o Options) error {
+	client, err := jobs.NewClient(o.Server.DB, a.Services.Rating, o.Server.Logger, jobs.Options{Periodic: true})
+	if err != nil {
+		return err
+	}
+	// Stopping is Close's job, not the caller's context's.
+	if err := client.Start(context.WithoutCancel(ctx)); err != nil {
+		return fmt.Errorf("start job queue: %w", err)
+	}
+	a.closers = append(a.closers, func() {
+		stopCtx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		if err := client.Stop(stopCtx); err != nil {
+			hardCtx, cancelHard := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancelHard()
+			_ = client.StopAndCancel(hardCtx)
+		}
+	})
+	return nil
 }
 
 // NewFileStore builds the file store of the configuration.

@@ -89,6 +89,8 @@ func NewWithURL(t testing.TB, tracer pgx.QueryTracer) (*pgxpool.Pool, string) {
 // test binaries) a database with every migration applied.
 func ensureTemplate(ctx context.Context) (string, error) {
 	h := sha256.New()
+	// The job queue's schema is part of the template too (postgres.Migrate).
+	h.Write([]byte("river v0.51.0"))
 	entries, err := fs.ReadDir(migrations.FS, ".")
 	if err != nil {
 		return "", err

@@ -1,0 +1,185 @@
+// Package finance holds a driver's money: transactions with their approval
+// workflow, pay periods with totals kept exact on every change, MTD/YTD/
+// lifetime aggregates, and penalties, whose finance record moves with them in
+// one database transaction (DECISIONS §7).
+//
+// Lock order, to keep concurrent changes free of deadlocks: a penalty row,
+// then the finance periods (in id order), then the transaction rows.
+package finance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/konvoj/konvoj/internal/apperr"
+	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/civil"
+	"github.com/konvoj/konvoj/internal/postgres"
+)
+
+// Transaction statuses.
+const (
+	StatusPending   = "pending"
+	StatusApproved  = "approved"
+	StatusPaid      = "paid"
+	StatusCancelled = "cancelled"
+	// StatusDisputed is set only by a penalty dispute.
+	StatusDisputed = "disputed"
+)
+
+// Statuses lists every transaction status.
+var Statuses = []string{StatusPending, StatusApproved, StatusPaid, StatusCancelled, StatusDisputed}
+
+// TransactionTypes are the stored transaction types; penalty and deduction
+// take amounts below zero, the others (earnings) amounts above zero.
+var TransactionTypes = []string{
+	"base_salary", "overtime", "bonus", "penalty", "deduction",
+	"business_trip", "allowance", "reimbursement",
+}
+
+// TypePenalty is the type of a penalty's finance record.
+const TypePenalty = "penalty"
+
+// isDeduction reports whether a type takes negative amounts.
+func isDeduction(t string) bool { return t == TypePenalty || t == "deduction" }
+
+// Period types and statuses.
+const (
+	PeriodWeekly    = "weekly"
+	PeriodMonthly   = "monthly"
+	PeriodQuarterly = "quarterly"
+
+	PeriodOpen   = "open"
+	PeriodClosed = "closed"
+	PeriodPaid   = "paid"
+)
+
+// PeriodTypes and PeriodStatuses list the allowed values.
+var (
+	PeriodTypes    = []string{PeriodWeekly, PeriodMonthly, PeriodQuarterly}
+	PeriodStatuses = []string{PeriodOpen, PeriodClosed, PeriodPaid}
+)
+
+// DeleteWindowDays is how old (by transaction_date) a transaction may be and
+// still be deleted.
+const DeleteWindowDays = 90
+
+// Service is the finance area: transactions, periods, aggregates, penalties.
+type Service struct {
+	db *pgxpool.Pool
+}
+
+// NewService returns the finance service.
+func NewService(db *pgxpool.Pool) *Service { return &Service{db: db} }
+
+// driverRef is the driver a request is about.
+type driverRef struct {
+	ID        uuid.UUID
+	CompanyID uuid.UUID
+	HireDate  *civil.Date
+}
+
+// driverFor runs the first checks of every request (DECISIONS §4): the role
+// may do the action at all (403 Forbidden), the driver exists (404), it is
+// the caller's company and, for a driver caller, the caller's own record
+// (403 AccessDenied). The lookup is by id alone on purpose: a driver of
+// another company must answer 403, not 404.
+func (s *Service) driverFor(ctx context.Context, p auth.Principal, a auth.Action, driverID uuid.UUID) (driverRef, error) {
+	if err := p.Require(a); err != nil {
+		return driverRef{}, err
+	}
+	d := driverRef{ID: driverID}
+	err := s.db.QueryRow(ctx, `SELECT company_id, hire_date FROM drivers WHERE id = $1 AND deleted_at IS NULL`, driverID).
+		Scan(&d.CompanyID, &d.HireDate)
+	if postgres.IsNotFound(err) {
+		return driverRef{}, apperr.NotFound("Driver")
+	}
+	if err != nil {
+		return driverRef{}, fmt.Errorf("load driver %s: %w", driverID, err)
+	}
+	if err := p.CheckDriver(a, d.CompanyID, driverID); err != nil {
+		return driverRef{}, err
+	}
+	return d, nil
+}
+
+// today is the current date in the company's time zone (DECISIONS §7).
+func today(p auth.Principal) civil.Date { return civil.DateOf(time.Now().In(p.Location())) }
+
+// errMoved says a row changed between reading it and locking it; the
+// transaction is retried.
+var errMoved = errors.New("row changed while locking")
+
+// inTx runs fn in one database transaction, retrying a few times when
+// PostgreSQL resolves a deadlock or a serialization failure by aborting us,
+// or when a row moved while we were locking it. Every attempt starts over,
+// so a retry never sees half a change.
+func (s *Service) inTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
+	for attempt := 1; ; attempt++ {
+		err := postgres.InTx(ctx, s.db, fn)
+		if err == nil || attempt == 5 || !retryable(err) {
+			return err
+		}
+	}
+}
+
+func retryable(err error) bool {
+	if errors.Is(err, errMoved) {
+		return true
+	}
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && (pgErr.Code == "40P01" || pgErr.Code == "40001")
+}
+
+// userName is the SQL display name of the users row aliased a: first and
+// last name, else the e-mail.
+func userName(a string) string {
+	return "COALESCE(NULLIF(btrim(concat_ws(' ', " + a + ".first_name, " + a + ".last_name)), ''), " + a + ".email)"
+}
+
+// userID is the caller's id for created_by/approved_by columns (nil for a
+// system caller without a user).
+func userID(p auth.Principal) *uuid.UUID {
+	if p.UserID == uuid.Nil {
+		return nil
+	}
+	id := p.UserID
+	return &id
+}
+
+// currencyPattern is an ISO 4217 code.
+var currencyPattern = regexp.MustCompile(`^[A-Z]{3}$`)
+
+// normalizeCurrency upper-cases a code; ok is false when it is not three
+// letters.
+func normalizeCurrency(s string) (string, bool) {
+	s = strings.ToUpper(strings.TrimSpace(s))
+	return s, currencyPattern.MatchString(s)
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// checkValues adds a message for each value not in allowed (list filters).
+func checkValues(v *apperr.Validation, field string, values, allowed []string) {
+	for _, x := range values {
+		if !contains(allowed, x) {
+			v.Add(field, fmt.Sprintf("The selected %s %q is invalid; allowed: %s.", field, x, strings.Join(allowed, ", ")))
+		}
+	}
+}

@@ -1,0 +1,388 @@
+package rating
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/shopspring/decimal"
+
+	"github.com/konvoj/konvoj/internal/apperr"
+)
+
+// company is what a rating run needs to know of the company.
+type company struct {
+	ID       uuid.UUID
+	Timezone string
+	Currency string
+}
+
+// written is one snapshot a run wrote.
+type written struct {
+	SnapshotID   uuid.UUID
+	DriverID     uuid.UUID
+	Total        decimal.Decimal
+	CalculatedAt time.Time
+}
+
+// rateTx rates a company's month on tx: driverIDs nil rates every active
+// driver plus every driver already rated that month (a company run); else
+// exactly those drivers. It upserts their snapshots and components, sets
+// the previous_score of the next month's snapshots, and refreshes the rank
+// percentiles of the whole month. The caller commits: a run that fails or is
+// cancelled part-way leaves nothing of it visible.
+func rateTx(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period Period, driverIDs []uuid.UUID) ([]written, error) {
+	// One run per company and month at a time: the percentiles of the month
+	// are computed over all its snapshots, and two runs interleaving their
+	// upserts and percentile updates could otherwise deadlock.
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('konvoj.rating:' || $1::text || ':' || $2::text, 0))`,
+		companyID, period.First()); err != nil {
+		return nil, fmt.Errorf("lock rating of company %s %s: %w", companyID, period, err)
+	}
+	// Plan for the actual arguments: a cached generic plan made for a whole
+	// company is poor for one driver, and the other way round.
+	if _, err := tx.Exec(ctx, `SET LOCAL plan_cache_mode = force_custom_plan`); err != nil {
+		return nil, fmt.Errorf("rating plan mode: %w", err)
+	}
+	var co company
+	err := tx.QueryRow(ctx, `SELECT id, timezone, currency FROM companies WHERE id = $1`, companyID).
+		Scan(&co.ID, &co.Timezone, &co.Currency)
+	if err != nil {
+		if err == pgx.ErrNoRows {
+			return nil, apperr.NotFound("Company")
+		}
+		return nil, fmt.Errorf("load company %s: %w", companyID, err)
+	}
+	cfg, err := loadConfig(ctx, tx, companyID, false)
+	if err != nil {
+		return nil, err
+	}
+	inputs, err := gatherInputs(ctx, tx, companyID, period, driverIDs)
+	if err != nil {
+		return nil, err
+	}
+	results := make([]Result, len(inputs))
+	for i, in := range inputs {
+		results[i] = Score(in, cfg, period, co.Currency)
+	}
+	out, err := writeSnapshots(ctx, tx, companyID, period, results)
+	if err != nil {
+		return nil, err
+	}
+	if err := refreshPercentiles(ctx, tx, companyID, period); err != nil {
+		return nil, err
+	}
+	if driverIDs == nil {
+		_, err := tx.Exec(ctx, `
+			INSERT INTO rating_runs (company_id, rating_period, drivers_rated, completed_at)
+			VALUES ($1, $2, $3, now())
+			ON CONFLICT (company_id, rating_period) DO UPDATE
+				SET drivers_rated = EXCLUDED.drivers_rated, completed_at = EXCLUDED.completed_at`,
+			companyID, period.First(), len(out))
+		if err != nil {
+			return nil, fmt.Errorf("mark rating run of company %s %s: %w", companyID, period, err)
+		}
+	}
+	return out, nil
+}
+
+// gatherSQL collects every rated driver's inputs in one pass. $1 company,
+// $2 first day, $3 last day of the month, $4 driver ids (NULL: company run).
+//
+// document_upload_timeliness: the valid_until before an upload is the old
+// value of the first change made by the upload's own transaction or later,
+// else the current value (see migration 00006). A file renews a document
+// when the document had a file before (version > 1) and, on the upload day,
+// was expired, expiring_soon or warning by that previous valid_until.
+const gatherSQL = `
+WITH company AS (
+    SELECT c.id, c.timezone,
+        konvoj_required_document_types(c.settings) AS required_types,
+        ($2::date)::timestamp AT TIME ZONE c.timezone AS starts_at,
+        ($3::date + 1)::timestamp AT TIME ZONE c.timezone AS ends_at,
+        -- Not EXISTS: the first order by date steers the planner to the
+        -- (company_id, order_date) index instead of a sequential scan that
+        -- hopes to meet a match early.
+        (SELECT o.order_date FROM orders o
+            WHERE o.company_id = c.id AND o.deleted_at IS NULL AND o.status <> 'cancelled'
+                AND o.order_date BETWEEN $2 AND $3
+            ORDER BY o.order_date LIMIT 1) IS NOT NULL AS uses_orders
+    FROM companies c WHERE c.id = $1
+),
+rated AS (
+    SELECT d.* FROM drivers d
+    WHERE d.company_id = $1 AND d.deleted_at IS NULL
+        AND CASE WHEN $4::uuid[] IS NULL
+            THEN d.status = 'active' OR EXISTS (
+                SELECT 1 FROM rating_snapshots s WHERE s.driver_id = d.id AND s.rating_period = $2)
+            ELSE d.id = ANY($4::uuid[]) END
+),
+docs AS (
+    SELECT r.id AS driver_id,
+        array_agg(t.type ORDER BY t.ord) AS types,
+        array_agg(konvoj_document_status(dd.current_file_id IS NOT NULL, dd.valid_until, $3) ORDER BY t.ord) AS statuses,
+        array_agg(CASE WHEN dd.current_file_id IS NOT NULL THEN dd.valid_until - $3::date END ORDER BY t.ord) AS days_left
+    FROM rated r
+    CROSS JOIN company c
+    CROSS JOIN LATERAL unnest(c.required_types) WITH ORDINALITY AS t(type, ord)
+    LEFT JOIN driver_documents dd ON dd.driver_id = r.id AND dd.type = t.type
+    GROUP BY r.id
+),
+pen AS (
+    SELECT p.driver_id, count(*) AS n, sum(p.amount) AS total
+    FROM penalties p JOIN rated r ON r.id = p.driver_id
+    WHERE p.company_id = $1 AND p.deleted_at IS NULL AND p.status <> 'cancelled'
+        AND p.incident_date BETWEEN $2 AND $3
+    GROUP BY p.driver_id
+),
+uploads AS (
+    SELECT dd.driver_id, f.version,
+        (f.uploaded_at AT TIME ZONE c.timezone)::date AS upload_day,
+        CASE WHEN ch.found THEN ch.old_valid_until ELSE dd.valid_until END AS previous_valid_until
+    FROM company c
+    JOIN document_files f ON f.company_id = c.id AND f.uploaded_at >= c.starts_at AND f.uploaded_at < c.ends_at
+    JOIN driver_documents dd ON dd.id = f.document_id
+    JOIN rated r ON r.id = dd.driver_id
+    LEFT JOIN LATERAL (
+        SELECT true AS found, v.old_valid_until FROM document_validity_changes v
+        WHERE v.document_id = f.document_id AND (v.xact = f.upload_xact OR v.changed_at > f.uploaded_at)
+        ORDER BY v.id LIMIT 1
+    ) ch ON true
+),
+renewals AS (
+    SELECT driver_id, array_agg(upload_day - previous_valid_until ORDER BY upload_day) AS delays
+    FROM uploads
+    WHERE konvoj_document_status(version > 1, previous_valid_until, upload_day) IN ('expired', 'expiring_soon', 'warning')
+    GROUP BY driver_id
+),
+act AS (
+    SELECT o.driver_id, count(*) AS n
+    FROM orders o JOIN rated r ON r.id = o.driver_id
+    WHERE o.company_id = $1 AND o.deleted_at IS NULL AND o.status <> 'cancelled'
+        AND o.order_date BETWEEN $2 AND $3
+    GROUP BY o.driver_id
+)
+SELECT r.id,
+    coalesce(docs.types, '{}'), coalesce(docs.statuses, '{}'), coalesce(docs.days_left, '{}'),
+    coalesce(pen.n, 0), coalesce(pen.total, 0)::text,
+    array_remove(ARRAY[
+        CASE WHEN btrim(r.first_name) <> '' THEN 'first_name' END,
+        CASE WHEN btrim(r.last_name) <> '' THEN 'last_name' END,
+        CASE WHEN btrim(r.middle_name) <> '' THEN 'middle_name' END,
+        CASE WHEN r.birth_date IS NOT NULL THEN 'birth_date' END,
+        CASE WHEN btrim(r.citizenship) <> '' THEN 'citizenship' END,
+        CASE WHEN btrim(r.rodne_cislo) <> '' THEN 'rodne_cislo' END,
+        CASE WHEN btrim(r.email) <> '' THEN 'email' END,
+        CASE WHEN btrim(r.phone) <> '' THEN 'phone' END,
+        CASE WHEN btrim(r.registration_address) <> '' THEN 'registration_address' END,
+        CASE WHEN btrim(r.residence_address) <> '' THEN 'residence_address' END,
+        CASE WHEN r.office_id IS NOT NULL THEN 'office_id' END,
+        CASE WHEN btrim(r.status) <> '' THEN 'status' END,
+        CASE WHEN r.hire_date IS NOT NULL THEN 'hire_date' END,
+        CASE WHEN r.contract_from IS NOT NULL THEN 'contract_from' END,
+        CASE WHEN r.contract_to IS NOT NULL OR r.contract_indefinite THEN 'contract_to' END,
+        CASE WHEN btrim(r.work_location) <> '' THEN 'work_location' END,
+        CASE WHEN btrim(r.bank_country) <> '' THEN 'bank_country' END,
+        CASE WHEN btrim(r.bank_account) <> '' THEN 'bank_account' END,
+        CASE WHEN btrim(r.iban) <> '' THEN 'iban' END,
+        CASE WHEN btrim(r.swift) <> '' THEN 'swift' END
+    ], NULL),
+    coalesce(renewals.delays, '{}'), coalesce(act.n, 0), c.uses_orders
+FROM rated r
+CROSS JOIN company c
+LEFT JOIN docs ON docs.driver_id = r.id
+LEFT JOIN pen ON pen.driver_id = r.id
+LEFT JOIN renewals ON renewals.driver_id = r.id
+LEFT JOIN act ON act.driver_id = r.id
+ORDER BY r.internal_seq`
+
+// gatherInputs runs gatherSQL.
+func gatherInputs(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period Period, driverIDs []uuid.UUID) ([]Inputs, error) {
+	rows, err := tx.Query(ctx, gatherSQL, companyID, period.First(), period.Last(), driverIDs)
+	if err != nil {
+		return nil, fmt.Errorf("gather rating inputs of company %s %s: %w", companyID, period, err)
+	}
+	defer rows.Close()
+	var out []Inputs
+	for rows.Next() {
+		var in Inputs
+		var types, statuses []string
+		var daysLeft []*int32
+		var amount string
+		var delays []int32
+		var penalties, orders int64
+		if err := rows.Scan(&in.DriverID, &types, &statuses, &daysLeft, &penalties, &amount,
+			&in.FilledFields, &delays, &orders, &in.CompanyUsesOrders); err != nil {
+			return nil, fmt.Errorf("scan rating inputs: %w", err)
+		}
+		for i := range types {
+			d := DocState{Type: types[i], Status: statuses[i]}
+			if daysLeft[i] != nil {
+				n := int(*daysLeft[i])
+				d.DaysLeft = &n
+			}
+			in.Documents = append(in.Documents, d)
+		}
+		in.Penalties, in.Orders = int(penalties), int(orders)
+		if in.PenaltiesAmount, err = decimal.NewFromString(amount); err != nil {
+			return nil, fmt.Errorf("penalty sum %q: %w", amount, err)
+		}
+		for _, d := range delays {
+			in.RenewalDelays = append(in.RenewalDelays, int(d))
+		}
+		out = append(out, in)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("gather rating inputs of company %s %s: %w", companyID, period, err)
+	}
+	return out, nil
+}
+
+// ComponentView is one metric of a snapshot, as stored in its components
+// object and shown by the API.
+type ComponentView struct {
+	Score        json.Number  `json:"score"`
+	Weight       json.Number  `json:"weight"`
+	Contribution json.Number  `json:"contribution"`
+	Details      string       `json:"details"`
+	RawValue     *json.Number `json:"raw_value"`
+	Applicable   bool         `json:"applicable"`
+}
+
+// writeSnapshots upserts the snapshots (previous_score from the previous
+// month's snapshot) and replaces their components, a statement each for all
+// drivers, then points the next month's previous_score at the new totals.
+func writeSnapshots(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period Period, results []Result) ([]written, error) {
+	if len(results) == 0 {
+		return nil, nil
+	}
+	driverIDs := make([]uuid.UUID, len(results))
+	totals := make([]string, len(results))
+	objects := make([]string, len(results))
+	for i, r := range results {
+		driverIDs[i] = r.DriverID
+		totals[i] = r.Total.StringFixed(2)
+		obj := map[string]ComponentView{}
+		for _, c := range r.Components {
+			sc := ComponentView{
+				Score: json.Number(c.Score.StringFixed(2)), Weight: num(c.Weight),
+				Contribution: num(c.Contribution), Details: c.Details, Applicable: c.Applicable,
+			}
+			if c.Raw != nil {
+				n := num(c.Raw.Round(4))
+				sc.RawValue = &n
+			}
+			obj[c.Metric] = sc
+		}
+		b, err := json.Marshal(obj)
+		if err != nil {
+			return nil, fmt.Errorf("encode components: %w", err)
+		}
+		objects[i] = string(b)
+	}
+	rows, err := tx.Query(ctx, `
+		INSERT INTO rating_snapshots (company_id, driver_id, rating_period, total_score, components, previous_score, calculated_at)
+		SELECT $1, u.driver_id, $2, u.total::numeric, u.components::jsonb, prev.total_score, now()
+		FROM unnest($3::uuid[], $4::text[], $5::text[]) AS u(driver_id, total, components)
+		LEFT JOIN rating_snapshots prev ON prev.driver_id = u.driver_id AND prev.rating_period = $6
+		ON CONFLICT (driver_id, rating_period) DO UPDATE SET
+			total_score = EXCLUDED.total_score, components = EXCLUDED.components,
+			previous_score = EXCLUDED.previous_score, calculated_at = EXCLUDED.calculated_at
+		RETURNING id, driver_id, total_score::text, calculated_at`,
+		companyID, period.First(), driverIDs, totals, objects, period.Prev().First())
+	if err != nil {
+		return nil, fmt.Errorf("upsert rating snapshots of company %s %s: %w", companyID, period, err)
+	}
+	var out []written
+	snapshotOf := map[uuid.UUID]uuid.UUID{}
+	for rows.Next() {
+		var w written
+		var total string
+		if err := rows.Scan(&w.SnapshotID, &w.DriverID, &total, &w.CalculatedAt); err != nil {
+			return nil, fmt.Errorf("scan snapshot: %w", err)
+		}
+		w.Total, _ = decimal.NewFromString(total)
+		snapshotOf[w.DriverID] = w.SnapshotID
+		out = append(out, w)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("upsert rating snapshots of company %s %s: %w", companyID, period, err)
+	}
+
+	snapshotIDs := make([]uuid.UUID, 0, len(out))
+	for _, w := range out {
+		snapshotIDs = append(snapshotIDs, w.SnapshotID)
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM rating_components WHERE snapshot_id = ANY($1)`, snapshotIDs); err != nil {
+		return nil, fmt.Errorf("clear rating components: %w", err)
+	}
+	// COPY is the fastest way in for ~6 rows per driver.
+	var copyRows [][]any
+	for _, r := range results {
+		for _, c := range r.Components {
+			meta := map[string]any{"details": c.Details, "applicable": c.Applicable}
+			for k, v := range c.Meta {
+				meta[k] = v
+			}
+			b, err := json.Marshal(meta)
+			if err != nil {
+				return nil, fmt.Errorf("encode component metadata: %w", err)
+			}
+			var raw any
+			if c.Raw != nil {
+				raw = numeric(c.Raw.Round(4))
+			}
+			copyRows = append(copyRows, []any{snapshotOf[r.DriverID], c.Metric, raw, numeric(c.Score),
+				numeric(c.Weight), numeric(c.Contribution), b})
+		}
+	}
+	_, err = tx.CopyFrom(ctx, pgx.Identifier{"rating_components"},
+		[]string{"snapshot_id", "metric_name", "raw_value", "normalized_score", "weight", "contribution", "metadata"},
+		pgx.CopyFromRows(copyRows))
+	if err != nil {
+		return nil, fmt.Errorf("insert rating components: %w", err)
+	}
+
+	// A recalculated month changes the previous_score of the month after it.
+	_, err = tx.Exec(ctx, `
+		UPDATE rating_snapshots nxt SET previous_score = cur.total_score
+		FROM rating_snapshots cur
+		WHERE cur.company_id = $1 AND cur.rating_period = $2 AND cur.driver_id = ANY($3)
+			AND nxt.driver_id = cur.driver_id AND nxt.rating_period = $4
+			AND nxt.previous_score IS DISTINCT FROM cur.total_score`,
+		companyID, period.First(), driverIDs, period.Next().First())
+	if err != nil {
+		return nil, fmt.Errorf("update previous scores of %s: %w", period.Next(), err)
+	}
+	return out, nil
+}
+
+// numeric converts a decimal for pgx's binary protocol.
+func numeric(d decimal.Decimal) pgtype.Numeric {
+	return pgtype.Numeric{Int: d.Coefficient(), Exp: d.Exponent(), Valid: true}
+}
+
+// refreshPercentiles sets rank_percentile = ceil(100 × (drivers with
+// total_score ≤ this one) / drivers rated in the month) for the company's
+// month, in integers (a float cume_dist would round 100 × 3/10 up to 31).
+// Snapshots of deleted drivers are left out.
+func refreshPercentiles(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period Period) error {
+	_, err := tx.Exec(ctx, `
+		UPDATE rating_snapshots s SET rank_percentile = r.pct
+		FROM (
+			SELECT s.id,
+				(100 * count(*) OVER (ORDER BY s.total_score) + count(*) OVER () - 1) / count(*) OVER () AS pct
+			FROM rating_snapshots s JOIN drivers d ON d.id = s.driver_id AND d.deleted_at IS NULL
+			WHERE s.company_id = $1 AND s.rating_period = $2
+		) r
+		WHERE s.id = r.id AND s.rank_percentile IS DISTINCT FROM r.pct`,
+		companyID, period.First())
+	if err != nil {
+		return fmt.Errorf("refresh rank percentiles of company %s %s: %w", companyID, period, err)
+	}
+	return nil
+}

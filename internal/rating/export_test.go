@@ -1,0 +1,18 @@
+package rating
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/konvoj/konvoj/internal/postgres"
+)
+
+// RecalculateForBench rates one driver's month without a principal.
+func (s *Service) RecalculateForBench(ctx context.Context, companyID uuid.UUID, period Period, driverID uuid.UUID) error {
+	return postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
+		_, err := rateTx(ctx, tx, companyID, period, []uuid.UUID{driverID})
+		return err
+	})
+}

@@ -1,0 +1,109 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/konvoj/konvoj/internal/finance"
+	"github.com/konvoj/konvoj/web"
+)
+
+func (h *Handlers) mountPenalties(g *web.Routes) {
+	g.GET("/drivers/:id/penalties", h.listPenalties)
+	g.POST("/drivers/:id/penalties", h.createPenalty)
+	g.GET("/drivers/:id/penalties/:penalty_id", h.getPenalty)
+	g.PUT("/drivers/:id/penalties/:penalty_id/dispute", h.disputePenalty)
+	g.PUT("/drivers/:id/penalties/:penalty_id/resolve", h.resolvePenalty)
+	g.PUT("/drivers/:id/penalties/:penalty_id/accept", h.acceptPenalty)
+}
+
+// penaltyPage is the list envelope with the summary of the whole filtered
+// set.
+type penaltyPage struct {
+	Page[finance.Penalty]
+	Summary finance.PenaltySummary `json:"summary"`
+	Totals  []finance.PenaltyTotal `json:"totals"`
+}
+
+// disputeResponse is the disputed penalty with the message about HR review.
+type disputeResponse struct {
+	finance.Penalty
+	Message string `json:"message"`
+}
+
+func (h *Handlers) listPenalties(c echo.Context) error {
+	q := query{c: c}
+	page, perPage := q.page(100)
+	f := finance.PenaltyFilter{
+		Types:      q.list("type"),
+		Statuses:   q.list("status"),
+		Severities: q.list("severity"),
+		Page:       page,
+		PerPage:    perPage,
+	}
+	if err := q.err(); err != nil {
+		return err
+	}
+	list, err := h.Finance.ListPenalties(c.Request().Context(), web.Principal(c), anyID(c, "id"), f)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, penaltyPage{
+		Page:    NewPage(c, list.Penalties, list.Total, page, perPage),
+		Summary: list.Summary,
+		Totals:  list.Totals,
+	})
+}
+
+func (h *Handlers) createPenalty(c echo.Context) error {
+	var in finance.PenaltyInput
+	if err := bindJSON(c, &in); err != nil {
+		return err
+	}
+	p, err := h.Finance.CreatePenalty(c.Request().Context(), web.Principal(c), anyID(c, "id"), in)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, p)
+}
+
+func (h *Handlers) getPenalty(c echo.Context) error {
+	p, err := h.Finance.GetPenalty(c.Request().Context(), web.Principal(c), anyID(c, "id"), anyID(c, "penalty_id"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, p)
+}
+
+func (h *Handlers) disputePenalty(c echo.Context) error {
+	var in finance.DisputeInput
+	if err := bindJSON(c, &in); err != nil {
+		return err
+	}
+	p, err := h.Finance.DisputePenalty(c.Request().Context(), web.Principal(c), anyID(c, "id"), anyID(c, "penalty_id"), in)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, disputeResponse{Penalty: p, Message: finance.DisputeMessage})
+}
+
+func (h *Handlers) resolvePenalty(c echo.Context) error {
+	var in finance.ResolveInput
+	if err := bindJSON(c, &in); err != nil {
+		return err
+	}
+	p, err := h.Finance.ResolvePenalty(c.Request().Context(), web.Principal(c), anyID(c, "id"), anyID(c, "penalty_id"), in)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, p)
+}
+
+func (h *Handlers) acceptPenalty(c echo.Context) error {
+	p, err := h.Finance.AcceptPenalty(c.Request().Context(), web.Principal(c), anyID(c, "id"), anyID(c, "penalty_id"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, p)
+}

@@ -21,7 +21,7 @@ import (
 // their validity end in days from today (a file is uploaded for each).
 type seedDriver struct {
 	First, Last, Email, Citizenship, Status, Office, Hired string
-	Docs                                                  map[string]int
+	Docs                                                   map[string]int
 }
 
 // ready are the default required documents, valid for a long time.

@@ -13,8 +13,8 @@ type DriverListData struct {
 	Search string
 	// Filter choices, with the current one selected.
 	Statuses, Offices, Citizenships, DocumentStatuses []Option
-	CanCreate bool
-	Results   DriverResults
+	CanCreate                                         bool
+	Results                                           DriverResults
 }
 
 // DriverResults is the table of drivers, its sort links and pager.

@@ -64,6 +64,11 @@ func NewServer(o Options) *Server {
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
+	// The client address (per-address rate limit, audit ip_address) comes
+	// from X-Forwarded-For only when the direct peer is a proxy on a
+	// loopback, link-local or private address; anyone else could otherwise
+	// pick a new address per request and escape the limit.
+	e.IPExtractor = echo.ExtractIPFromXFFHeader()
 	s := &Server{
 		Echo:     e,
 		opts:     o,

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"math/big"
 	"net/http"
 	"net/http/httptest"
@@ -385,4 +386,32 @@ func TestTwoInstancesShareOneRedisBudget(t *testing.T) {
 	}
 	a.Get("/api/v0/audit-logs").ExpectError(http.StatusTooManyRequests, "RateLimitExceeded")
 	b.Get("/api/v0/audit-logs").ExpectError(http.StatusTooManyRequests, "RateLimitExceeded")
+}
+
+// An unauthenticated client is limited by its address; a made-up
+// X-Forwarded-For from a public address must not give it a fresh bucket,
+// while one from a proxy on a private address names the real client.
+func TestUnauthenticatedLimitCannotBeDodgedWithForwardedFor(t *testing.T) {
+	env := webtest.New(t, webtest.WithLimiter(ratelimit.NewMemory()))
+	send := func(remote, xff string) int {
+		req := httptest.NewRequest(http.MethodGet, "/api/v0/drivers", nil)
+		req.RemoteAddr = remote
+		if xff != "" {
+			req.Header.Set("X-Forwarded-For", xff)
+		}
+		rec := httptest.NewRecorder()
+		env.App.Echo.ServeHTTP(rec, req)
+		return rec.Code
+	}
+	refused := false
+	for i := 0; i < 130 && !refused; i++ {
+		refused = send("203.0.113.7:40000", fmt.Sprintf("198.51.100.%d", i%250)) == http.StatusTooManyRequests
+	}
+	if !refused {
+		t.Fatal("a public client escaped the per-address limit by varying X-Forwarded-For")
+	}
+	// Behind a private proxy, each forwarded client has its own bucket.
+	if code := send("10.0.0.2:5000", "198.51.100.77"); code != http.StatusUnauthorized {
+		t.Fatalf("a forwarded client got %d, want 401 (its own, fresh bucket)", code)
+	}
 }

@@ -54,6 +54,9 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	log := newLogger(cfg, stderr)
 	slog.SetDefault(log)
+	for _, w := range cfg.Warnings {
+		log.Warn(w)
+	}
 
 	pool, err := postgres.Open(ctx, cfg.DatabaseURL, nil)
 	if err != nil {

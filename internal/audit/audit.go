@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -111,14 +112,18 @@ type Log struct {
 	CreatedAt  time.Time       `json:"created_at"`
 }
 
-// Filter narrows the audit list.
+// Filter narrows the audit list. Several values of one field mean OR,
+// different fields AND (DECISIONS §5); an empty list does not filter.
 type Filter struct {
-	EntityType string
-	EntityID   *uuid.UUID
-	UserID     *uuid.UUID
-	From, To   *time.Time
-	Page       int
-	PerPage    int
+	EntityTypes []string
+	EntityIDs   []uuid.UUID
+	UserIDs     []uuid.UUID
+	From, To    *time.Time
+	Page        int
+	PerPage     int
+	// InputErr is a problem with the query itself (400); List reports it
+	// only after the role check, in the order of DECISIONS §4.
+	InputErr error
 }
 
 // EntityTypes are the values of entity_type.
@@ -135,12 +140,11 @@ func (s *Service) List(ctx context.Context, p auth.Principal, f Filter) ([]Log, 
 	if err := p.Require(auth.AuditRead); err != nil {
 		return nil, 0, err
 	}
-	if f.EntityType != "" {
-		ok := false
-		for _, t := range EntityTypes {
-			ok = ok || t == f.EntityType
-		}
-		if !ok {
+	if f.InputErr != nil {
+		return nil, 0, f.InputErr
+	}
+	for _, et := range f.EntityTypes {
+		if !slices.Contains(EntityTypes, et) {
 			return nil, 0, apperr.Invalid("entity_type", "The selected entity_type is invalid.")
 		}
 	}
@@ -149,14 +153,14 @@ func (s *Service) List(ctx context.Context, p auth.Principal, f Filter) ([]Log, 
 			count(*) OVER ()
 		FROM audit_logs
 		WHERE company_id = $1
-			AND ($2 = '' OR entity_type = $2)
-			AND ($3::uuid IS NULL OR entity_id = $3)
-			AND ($4::uuid IS NULL OR user_id = $4)
+			AND (cardinality($2::text[]) = 0 OR entity_type = ANY ($2))
+			AND (cardinality($3::uuid[]) = 0 OR entity_id = ANY ($3))
+			AND (cardinality($4::uuid[]) = 0 OR user_id = ANY ($4))
 			AND ($5::timestamptz IS NULL OR created_at >= $5)
 			AND ($6::timestamptz IS NULL OR created_at <= $6)
 		ORDER BY created_at DESC, id DESC
 		LIMIT $7 OFFSET $8`,
-		p.CompanyID, f.EntityType, f.EntityID, f.UserID, f.From, f.To, f.PerPage, (f.Page-1)*f.PerPage)
+		p.CompanyID, nonNil(f.EntityTypes), nonNil(f.EntityIDs), nonNil(f.UserIDs), f.From, f.To, f.PerPage, (f.Page-1)*f.PerPage)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list audit logs: %w", err)
 	}
@@ -176,12 +180,21 @@ func (s *Service) List(ctx context.Context, p auth.Principal, f Filter) ([]Log, 
 	if len(out) == 0 && f.Page > 1 {
 		// count(*) OVER () is unknown past the last page; count separately.
 		err := s.db.QueryRow(ctx, `SELECT count(*) FROM audit_logs WHERE company_id = $1
-			AND ($2 = '' OR entity_type = $2) AND ($3::uuid IS NULL OR entity_id = $3) AND ($4::uuid IS NULL OR user_id = $4)
+			AND (cardinality($2::text[]) = 0 OR entity_type = ANY ($2)) AND (cardinality($3::uuid[]) = 0 OR entity_id = ANY ($3))
+			AND (cardinality($4::uuid[]) = 0 OR user_id = ANY ($4))
 			AND ($5::timestamptz IS NULL OR created_at >= $5) AND ($6::timestamptz IS NULL OR created_at <= $6)`,
-			p.CompanyID, f.EntityType, f.EntityID, f.UserID, f.From, f.To).Scan(&total)
+			p.CompanyID, nonNil(f.EntityTypes), nonNil(f.EntityIDs), nonNil(f.UserIDs), f.From, f.To).Scan(&total)
 		if err != nil {
 			return nil, 0, fmt.Errorf("count audit logs: %w", err)
 		}
 	}
 	return out, total, nil
+}
+
+// nonNil sends an empty list rather than NULL, so cardinality() is 0.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }

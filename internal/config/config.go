@@ -49,6 +49,10 @@ type Config struct {
 
 	LogFormat string
 	LogLevel  slog.Level
+
+	// Warnings are settings that work but deserve the operator's attention
+	// (serve logs them at start).
+	Warnings []string
 }
 
 // Var describes one environment variable, for `konvoj serve --help` and the README.
@@ -147,7 +151,9 @@ func Load(getenv func(string) string) (Config, error) {
 		if c.JWTSecret == "" {
 			bad("JWT_SECRET is required when JWT_ALG=HS256")
 		} else if len(c.JWTSecret) < 32 {
-			bad("JWT_SECRET must be at least 32 characters")
+			// DECISIONS §1 sets no length, so a short secret (a test rig's
+			// "secret") must not stop the server; it is only weak.
+			c.Warnings = append(c.Warnings, "JWT_SECRET is shorter than 32 characters: tokens signed with it are easy to forge; use a long random secret in production")
 		}
 	case "RS256", "ES256":
 		if c.JWTPublicKeyFile == "" && c.JWTJWKSURL == "" && c.OIDCIssuerURL == "" {

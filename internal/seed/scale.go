@@ -174,17 +174,16 @@ func scaleCompany(ctx context.Context, tx pgx.Tx, name string, n int, o ScaleOpt
 			WHERE d.company_id = $1`,
 			[]any{id, documents.Types, today}},
 		{"files", `
-			INSERT INTO document_files (company_id, document_id, filename, original_filename, mime_type, size_bytes, version,
-				is_current, storage_path, storage_disk, hash_sha256, uploaded_at)
-			SELECT $1, x.id, x.fname, x.type || '.pdf', 'application/pdf', 50000 + abs(hashtext(x.id::text)) % 900000, 1, true,
-				$1 || '/' || x.driver_id || '/' || x.type || '/' || x.fname, 'local',
-				md5(x.id::text) || md5(x.type), now() - ((abs(hashtext(x.id::text)) % 300) || ' days')::interval
-			FROM (SELECT dd.*, 'v1_' || gen_random_uuid() || '.pdf' AS fname FROM driver_documents dd
-				WHERE dd.company_id = $1 AND abs(hashtext(dd.id::text)) % 6 <> 0) x`,
-			[]any{id}},
-		{"current files", `
-			UPDATE driver_documents dd SET current_file_id = f.id
-			FROM document_files f WHERE f.document_id = dd.id AND dd.company_id = $1 AND f.company_id = $1`,
+			WITH f AS (
+				INSERT INTO document_files (company_id, document_id, filename, original_filename, mime_type, size_bytes, version,
+					is_current, storage_path, storage_disk, hash_sha256, uploaded_at)
+				SELECT $1, x.id, x.fname, x.type || '.pdf', 'application/pdf', 50000 + abs(hashtext(x.id::text)) % 900000, 1, true,
+					$1 || '/' || x.driver_id || '/' || x.type || '/' || x.fname, 'local',
+					md5(x.id::text) || md5(x.type), now() - ((abs(hashtext(x.id::text)) % 300) || ' days')::interval
+				FROM (SELECT dd.*, 'v1_' || gen_random_uuid() || '.pdf' AS fname FROM driver_documents dd
+					WHERE dd.company_id = $1 AND abs(hashtext(dd.id::text)) % 6 <> 0) x
+				RETURNING id, document_id)
+			UPDATE driver_documents dd SET current_file_id = f.id FROM f WHERE dd.id = f.document_id`,
 			[]any{id}},
 		{"periods", `
 			INSERT INTO finance_periods (company_id, driver_id, period_start, period_end, status, currency)

@@ -92,17 +92,15 @@ func (h *Handlers) listAuditLogs(c echo.Context) error {
 	q := query{c: c}
 	page, perPage := q.page(100)
 	f := audit.Filter{
-		EntityType: q.str("entity_type"),
-		EntityID:   q.uuid("entity_id"),
-		UserID:     q.uuid("user_id"),
-		From:       q.time("from"),
-		To:         q.timeEnd("to"),
-		Page:       page,
-		PerPage:    perPage,
+		EntityTypes: q.list("entity_type"),
+		EntityIDs:   q.uuids("entity_id"),
+		UserIDs:     q.uuids("user_id"),
+		From:        q.time("from"),
+		To:          q.timeEnd("to"),
+		Page:        page,
+		PerPage:     perPage,
 	}
-	if err := q.err(); err != nil {
-		return err
-	}
+	f.InputErr = q.err() // reported after the role check
 	logs, total, err := h.Audit.List(c.Request().Context(), web.Principal(c), f)
 	if err != nil {
 		return err

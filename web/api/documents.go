@@ -24,10 +24,7 @@ func (h *Handlers) mountDocuments(g *web.Routes) {
 }
 
 func (h *Handlers) listDocuments(c echo.Context) error {
-	id, err := pathID(c, "driver_id", "Driver")
-	if err != nil {
-		return err
-	}
+	id := anyID(c, "driver_id")
 	docs, err := h.Documents.List(c.Request().Context(), web.Principal(c), id)
 	if err != nil {
 		return err
@@ -36,10 +33,7 @@ func (h *Handlers) listDocuments(c echo.Context) error {
 }
 
 func (h *Handlers) updateDocument(c echo.Context) error {
-	id, err := pathID(c, "document_id", "Document")
-	if err != nil {
-		return err
-	}
+	id := anyID(c, "document_id")
 	// The body is read by the service after its permission checks, so a
 	// caller who may not write gets 403 even for a malformed body.
 	readBody := func(v any) error { return bindJSON(c, v) }
@@ -54,10 +48,7 @@ func (h *Handlers) updateDocument(c echo.Context) error {
 // never parsed into memory (no ParseMultipartForm), and the whole body is
 // capped so that oversized metadata parts cannot exhaust memory either.
 func (h *Handlers) uploadDocumentFile(c echo.Context) error {
-	id, err := pathID(c, "document_id", "Document")
-	if err != nil {
-		return err
-	}
+	id := anyID(c, "document_id")
 	req := c.Request()
 	limit := h.Documents.MaxBytes() + multipartOverhead
 	req.Body = cappedBody{http.MaxBytesReader(c.Response().Writer, req.Body, limit), limit}
@@ -84,10 +75,7 @@ func (b cappedBody) Read(p []byte) (int, error) {
 }
 
 func (h *Handlers) listDocumentVersions(c echo.Context) error {
-	id, err := pathID(c, "document_id", "Document")
-	if err != nil {
-		return err
-	}
+	id := anyID(c, "document_id")
 	versions, err := h.Documents.Versions(c.Request().Context(), web.Principal(c), id)
 	if err != nil {
 		return err
@@ -98,10 +86,7 @@ func (h *Handlers) listDocumentVersions(c echo.Context) error {
 // downloadFile serves a stored file (web.ServeDownload: Range, If-Range and
 // If-None-Match against the SHA-256 ETag).
 func (h *Handlers) downloadFile(c echo.Context) error {
-	id, err := pathID(c, "file_id", "File")
-	if err != nil {
-		return err
-	}
+	id := anyID(c, "file_id")
 	d, err := h.Documents.Open(c.Request().Context(), web.Principal(c), id)
 	if err != nil {
 		return err

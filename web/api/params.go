@@ -83,7 +83,18 @@ func (q *query) fail(format string, args ...any) {
 	}
 }
 
-func (q *query) err() error { return q.problem }
+// err is the first problem found, or a query string that does not parse at
+// all (a bad %-escape, a ';' separator): Go would drop such a pair silently,
+// and the caller would get an answer to a question it did not ask.
+func (q *query) err() error {
+	if q.problem != nil {
+		return q.problem
+	}
+	if _, err := url.ParseQuery(q.c.Request().URL.RawQuery); err != nil {
+		return apperr.BadRequest("The query string could not be parsed: %v.", err)
+	}
+	return nil
+}
 
 func (q *query) str(name string) string { return strings.TrimSpace(q.c.QueryParam(name)) }
 

@@ -86,10 +86,12 @@ func TestHRSignsInAndSwitchesToCzech(t *testing.T) {
 	}
 }
 
-// An accountant sees no HR navigation and gets the 403 page on an HR URL.
+// An accountant sees no HR navigation and no HR actions (create, edit,
+// delete, documents), and gets the 403 page on an HR URL.
 func TestAccountantSeesNoHRActions(t *testing.T) {
 	app := newApp(t)
 	company := app.Company(t, "Acme Transport", "en")
+	ids := app.seedDrivers(t, company, fleet[:2])
 	page := app.SignIn(t, company, auth.RoleAccountant)
 
 	if got := text(t, page, "[data-testid=role]"); got != "Accountant" {
@@ -100,7 +102,41 @@ func TestAccountantSeesNoHRActions(t *testing.T) {
 	}
 	app.Screenshots(t, page, "dashboard-accountant")
 
-	res, err := page.Goto(app.URL + "/audit")
+	// Drivers: read only.
+	if _, err := page.Goto(app.URL + "/drivers"); err != nil {
+		t.Fatal(err)
+	}
+	if got := text(t, page, "[data-testid=driver-count]"); got != "Drivers 1–2 of 2" {
+		t.Errorf("accountant's list: %q", got)
+	}
+	if n, _ := page.GetByTestId("new-driver").Count(); n != 0 {
+		t.Error("the accountant is offered a new driver")
+	}
+	app.Screenshots(t, page, "drivers-accountant")
+	app.CheckA11y(t, page)
+	if _, err := page.Goto(app.URL + "/drivers/" + ids["jan.novak@acme.test"].String()); err != nil {
+		t.Fatal(err)
+	}
+	if got := text(t, page, "[data-testid=driver-name]"); got != "Jan Novák" {
+		t.Errorf("driver page: %q", got)
+	}
+	for _, id := range []string{"edit-driver", "delete-driver", "document-grid", "upload-form"} {
+		if n, _ := page.GetByTestId(id).Count(); n != 0 {
+			t.Errorf("the accountant sees %s", id)
+		}
+	}
+	app.Screenshots(t, page, "driver-accountant")
+	app.CheckA11y(t, page)
+	res, err := page.Goto(app.URL + "/drivers/new")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status() != http.StatusForbidden || text(t, page, "h1") != "You do not have access to this" {
+		t.Errorf("/drivers/new: %d %q", res.Status(), text(t, page, "h1"))
+	}
+	app.Screenshots(t, page, "forbidden-new-driver")
+
+	res, err = page.Goto(app.URL + "/audit")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -150,6 +150,8 @@ type App struct {
 	OIDC *oidctest.Provider
 	// Out is this test's folder for screenshots and the server log.
 	Out string
+	// Files is the server's document store (STORAGE_LOCAL_DIR).
+	Files string
 }
 
 // newApp starts the binary for the test; it stops when the test ends.
@@ -164,6 +166,7 @@ func newApp(t *testing.T) *App {
 	db, dbURL := pgtest.NewWithURL(t, nil)
 	port := freePort(t)
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	files := t.TempDir()
 
 	env := []string{}
 	known := map[string]bool{}
@@ -188,7 +191,7 @@ func newApp(t *testing.T) *App {
 		"OIDC_CLIENT_ID="+prov.ClientID,
 		"OIDC_CLIENT_SECRET="+prov.ClientSecret,
 		"SESSION_SECRET=e2e-session-secret-0123456789abcdef",
-		"STORAGE_LOCAL_DIR="+t.TempDir(),
+		"STORAGE_LOCAL_DIR="+files,
 		"LOG_FORMAT=json",
 	)
 	logFile, err := os.Create(filepath.Join(out, "server.log"))
@@ -214,7 +217,7 @@ func newApp(t *testing.T) *App {
 		logFile.Close()
 	})
 	waitReady(t, base, exited, logFile.Name())
-	return &App{URL: base, DB: db, OIDC: prov, Out: out}
+	return &App{URL: base, DB: db, OIDC: prov, Out: out, Files: files}
 }
 
 func waitReady(t *testing.T, base string, exited <-chan error, logName string) {
@@ -270,11 +273,21 @@ type Person struct {
 // it returns on the dashboard. A zero Person gets a name from the role.
 func (a *App) SignIn(t *testing.T, company uuid.UUID, role auth.Role, who ...Person) playwright.Page {
 	t.Helper()
+	return a.SignInAt(t, desktop, "/", company, role, who...)
+}
+
+// SignInAt is SignIn in a browser of the given size, returning on the page
+// at landing (the path the app sends this person to after sign-in).
+func (a *App) SignInAt(t *testing.T, size playwright.Size, landing string, company uuid.UUID, role auth.Role, who ...Person) playwright.Page {
+	t.Helper()
 	p := Person{Email: string(role) + "@e2e.test", FirstName: "Test", LastName: string(role)}
 	if len(who) > 0 {
 		p = who[0]
 	}
 	page := a.NewPage(t)
+	if err := page.SetViewportSize(size.Width, size.Height); err != nil {
+		t.Fatal(err)
+	}
 	a.OIDC.SignInNext(oidctest.User{Subject: uuid.NewString(), Email: p.Email, CompanyID: company.String(),
 		Role: string(role), FirstName: p.FirstName, LastName: p.LastName})
 	if _, err := page.Goto(a.URL + "/"); err != nil {
@@ -287,8 +300,8 @@ func (a *App) SignIn(t *testing.T, company uuid.UUID, role auth.Role, who ...Per
 	if err := page.GetByTestId("sign-in").Click(); err != nil {
 		t.Fatal(err)
 	}
-	if err := page.WaitForURL(a.URL + "/"); err != nil {
-		t.Fatalf("sign-in did not reach the dashboard: %v (at %s)", err, page.URL())
+	if err := page.WaitForURL(a.URL + landing); err != nil {
+		t.Fatalf("sign-in did not reach %s: %v (at %s)", landing, err, page.URL())
 	}
 	return page
 }
@@ -312,9 +325,11 @@ func (a *App) NewPage(t *testing.T) playwright.Page {
 	return page
 }
 
-// Screenshots saves the page at desktop and phone widths under Out.
+// Screenshots saves the page at desktop and phone widths under Out, then
+// gives the page its size back.
 func (a *App) Screenshots(t *testing.T, page playwright.Page, name string) {
 	t.Helper()
+	defer restoreViewport(t, page)()
 	for _, v := range []struct {
 		label string
 		size  playwright.Size
@@ -327,8 +342,19 @@ func (a *App) Screenshots(t *testing.T, page playwright.Page, name string) {
 			t.Fatalf("screenshot %s: %v", path, err)
 		}
 	}
-	if err := page.SetViewportSize(desktop.Width, desktop.Height); err != nil {
-		t.Fatal(err)
+}
+
+// restoreViewport returns a function that sets the page's current size
+// again.
+func restoreViewport(t *testing.T, page playwright.Page) func() {
+	size := desktop
+	if cur := page.ViewportSize(); cur != nil {
+		size = *cur // a copy: the page updates its own value
+	}
+	return func() {
+		if err := page.SetViewportSize(size.Width, size.Height); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
@@ -336,6 +362,7 @@ func (a *App) Screenshots(t *testing.T, page playwright.Page, name string) {
 // violations, at desktop and phone widths (the phone layout differs).
 func (a *App) CheckA11y(t *testing.T, page playwright.Page) {
 	t.Helper()
+	defer restoreViewport(t, page)()
 	if _, err := page.AddScriptTag(playwright.PageAddScriptTagOptions{Path: playwright.String(shared.axe)}); err != nil {
 		t.Fatalf("inject axe-core: %v", err)
 	}
@@ -355,9 +382,6 @@ func (a *App) CheckA11y(t *testing.T, page playwright.Page) {
 		if list, _ := res.([]any); len(list) > 0 {
 			t.Errorf("accessibility problems on %s at %dpx:\n%v", page.URL(), size.Width, list)
 		}
-	}
-	if err := page.SetViewportSize(desktop.Width, desktop.Height); err != nil {
-		t.Fatal(err)
 	}
 }
 

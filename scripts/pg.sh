@@ -39,7 +39,7 @@ start)
   fi
   if ! as_owner "'$bindir/pg_ctl' -D '$dir/db' status >/dev/null 2>&1"; then
     as_owner "'$bindir/pg_ctl' -D '$dir/db' -l '$dir/server.log' -w -t 60 start \
-      -o \"-p $port -k '$dir' -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300 -c shared_buffers=256MB\" >/dev/null" \
+      -o \"-p $port -k '$dir' -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300 -c shared_buffers=1GB -c max_wal_size=8GB -c checkpoint_timeout=30min -c wal_level=minimal -c max_wal_senders=0 -c wal_buffers=64MB\" >/dev/null" \
       || { tail -n 30 "$dir/server.log" >&2; exit 1; }
   fi
   echo "postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"

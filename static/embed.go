@@ -1,7 +1,8 @@
 // Package static holds the built web assets (Tailwind CSS, htmx), embedded
 // in the binary so the pages never load anything from another site.
 // app.css is built by `make css`, htmx.min.js copied by `make htmx`; both
-// are committed.
+// are committed. upload.js is hand-written (document uploads with a
+// progress bar, drag-and-drop and the camera).
 package static
 
 import (
@@ -14,7 +15,7 @@ import (
 
 // FS holds the assets.
 //
-//go:embed app.css htmx.min.js apidocs
+//go:embed app.css htmx.min.js upload.js apidocs
 var FS embed.FS
 
 var (

@@ -76,8 +76,9 @@ func csrfHeaders(token string) string {
 
 // htmxConfig lets htmx swap error responses too: 422 carries a form with
 // its inline messages, other errors carry an error page that retargets
-// itself to the body (HX-Retarget).
-const htmxConfig = `{"responseHandling":[{"code":"204","swap":false},{"code":"[23]..","swap":true},{"code":"[45]..","swap":true,"error":true}],"historyCacheSize":0,"includeIndicatorStyles":false}`
+// itself to the body (HX-Retarget). Nothing is kept in the history cache
+// (pages hold personal data), so going back reloads the page from its URL.
+const htmxConfig = `{"responseHandling":[{"code":"204","swap":false},{"code":"[23]..","swap":true},{"code":"[45]..","swap":true,"error":true}],"historyCacheSize":0,"refreshOnHistoryMiss":true,"includeIndicatorStyles":false}`
 
 func roleKey(role string) string { return "role." + role }
 

@@ -176,7 +176,7 @@ func TestSeedDemoIsCompleteAndIdempotent(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("seed-demo exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(out, "company_id: ") || !strings.Contains(out, "hr_manager") || !strings.Contains(out, "eyJ") {
+	if _, err := uuid.Parse(strings.Split(out, "\n")[0]); err != nil || !strings.Contains(out, "hr_manager") || !strings.Contains(out, "eyJ") {
 		t.Fatalf("seed-demo output lacks the company id, users or tokens:\n%s", out)
 	}
 	counts := func() string {

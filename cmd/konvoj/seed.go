@@ -119,7 +119,9 @@ func seedDemoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	} else {
 		fmt.Fprintf(stderr, "seed-demo: %q already exists (%d drivers); nothing changed\n", seed.DemoCompanyName, res.Drivers)
 	}
-	fmt.Fprintf(stdout, "company_id: %s\n\nDemo users (one per role):\n", res.CompanyID)
+	// The first line is the company id alone, like `tenant create`, so
+	// scripts can read it; the hints follow.
+	fmt.Fprintf(stdout, "%s\n\nDemo company %q (company_id above)\n\nDemo users (one per role):\n", res.CompanyID, seed.DemoCompanyName)
 	for _, u := range res.Users {
 		fmt.Fprintf(stdout, "  %-11s %-30s %s\n", u.Role, u.Email, u.Name)
 	}

@@ -37,10 +37,17 @@ YE YT
 ZA ZM ZW`
 	m := map[string]bool{}
 	for _, c := range strings.Fields(list) {
+		sorted = append(sorted, c)
 		m[c] = true
 	}
 	return m
 }()
+
+// sorted are the codes in alphabetical order.
+var sorted []string
+
+// Codes returns every accepted code in alphabetical order (for pickers).
+func Codes() []string { return append([]string(nil), sorted...) }
 
 // Valid reports whether code is an upper-case ISO 3166-1 alpha-2 code.
 func Valid(code string) bool { return codes[code] }

@@ -22,3 +22,19 @@ func TestValid(t *testing.T) {
 		t.Errorf("Normalize = %q", got)
 	}
 }
+
+func TestCodes(t *testing.T) {
+	c := Codes()
+	if len(c) < 240 || c[0] != "AD" || c[len(c)-1] != "ZW" {
+		t.Fatalf("codes: %d, %v … %v", len(c), c[:1], c[len(c)-1:])
+	}
+	for i, code := range c {
+		if !Valid(code) || (i > 0 && c[i-1] >= code) {
+			t.Errorf("code %d %q out of order or invalid", i, code)
+		}
+	}
+	c[0] = "XX"
+	if Codes()[0] != "AD" {
+		t.Error("Codes returns the package's own slice")
+	}
+}

@@ -217,6 +217,10 @@ func spool(part *multipart.Part, maxBytes int64, docType string) (*upload, error
 		return nil, bodyError(err)
 	}
 	head = head[:n]
+	if n == 0 && part.FileName() == "" {
+		// What a browser sends for a file input left empty: no file.
+		return nil, nil
+	}
 	mimeType, ext, ok := DetectType(head)
 	if !ok {
 		return nil, apperr.UnsupportedMediaType("The file type is not allowed. Upload a PDF, JPEG, PNG, HEIC/HEIF or WebP file.")

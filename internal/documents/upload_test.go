@@ -201,6 +201,17 @@ func TestReadUpload(t *testing.T) {
 			})
 		}
 	})
+	t.Run("file input left empty", func(t *testing.T) {
+		// A browser sends an empty part without a file name for it: the
+		// file is missing, not of a wrong type.
+		body := "--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"\"\r\nContent-Type: application/octet-stream\r\n\r\n\r\n" +
+			"--b\r\nContent-Disposition: form-data; name=\"number\"\r\n\r\nA-1\r\n--b--\r\n"
+		_, _, err := readUpload(multipart.NewReader(strings.NewReader(body), "b"), 1<<20, "passport")
+		var ae *apperr.Error
+		if apperr.KindOf(err) != apperr.KindValidation || !errorsAs(err, &ae) || ae.Fields["file"][0] != "The file field is required." {
+			t.Errorf("error %v, want the file field required", err)
+		}
+	})
 	t.Run("broken body", func(t *testing.T) {
 		mr := multipart.NewReader(strings.NewReader("--b\r\nContent-Disposition: form-data; name=\"file\"\r\n\r\n%PDF-1.7 cut"), "b")
 		if _, _, err := readUpload(mr, 1<<20, "passport"); apperr.KindOf(err) != apperr.KindBadRequest {

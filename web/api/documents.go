@@ -83,8 +83,8 @@ func (h *Handlers) listDocumentVersions(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{"data": versions})
 }
 
-// downloadFile serves a stored file with http.ServeContent, which handles
-// Range, If-Range and If-None-Match (against the SHA-256 ETag).
+// downloadFile serves a stored file (web.ServeDownload: Range, If-Range and
+// If-None-Match against the SHA-256 ETag).
 func (h *Handlers) downloadFile(c echo.Context) error {
 	id := anyID(c, "file_id")
 	d, err := h.Documents.Open(c.Request().Context(), web.Principal(c), id)
@@ -92,14 +92,6 @@ func (h *Handlers) downloadFile(c echo.Context) error {
 		return err
 	}
 	defer d.Close()
-	hdr := c.Response().Header()
-	hdr.Set(echo.HeaderContentType, d.MimeType)
-	hdr.Set("ETag", `"`+d.HashSHA256+`"`)
-	hdr.Set(echo.HeaderContentDisposition, web.ContentDisposition(d.OriginalFilename))
-	hdr.Set("X-Content-Type-Options", "nosniff")
-	// Personal documents: no shared cache may keep them; the browser may,
-	// revalidating with the ETag.
-	hdr.Set("Cache-Control", "private, no-cache")
-	http.ServeContent(c.Response(), c.Request(), "", d.UploadedAt, d)
+	web.ServeDownload(c, d)
 	return nil
 }

@@ -79,8 +79,10 @@ func New(ctx context.Context, o Options) (*App, error) {
 		Finance:   a.Services.Finance,
 	})
 	if _, err := pages.Mount(s, o.Server.Config, pages.Services{
-		Tenants: s.Tenants(),
-		Audit:   a.Services.Audit,
+		Tenants:   s.Tenants(),
+		Audit:     a.Services.Audit,
+		Drivers:   a.Services.Drivers,
+		Documents: a.Services.Documents,
 	}, o.Server.Logger); err != nil {
 		return nil, fmt.Errorf("mount pages: %w", err)
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/views"
 	"github.com/konvoj/konvoj/web"
 )
@@ -15,9 +16,14 @@ func (p *Pages) mountHome(r *web.Routes) {
 }
 
 // home is the dashboard: who is signed in, for which company, and the
-// pages the role may open.
+// pages the role may open. A driver linked to its record goes to its
+// profile instead.
 func (p *Pages) home(c echo.Context) error {
 	pr := web.Principal(c)
+	if pr.Grant(auth.DriversRead) == auth.Own && pr.DriverID != nil {
+		// A driver's start page is its own profile and documents.
+		return p.redirect(c, driverURL(*pr.DriverID))
+	}
 	co, err := p.svc.Tenants.Get(c.Request().Context(), pr.CompanyID)
 	if err != nil {
 		return err

@@ -37,6 +37,8 @@ import (
 	"github.com/konvoj/konvoj/internal/audit"
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/config"
+	"github.com/konvoj/konvoj/internal/documents"
+	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/internal/tenants"
 	"github.com/konvoj/konvoj/views"
@@ -46,8 +48,10 @@ import (
 // Services are the domain services the pages call: the same instances the
 // API uses.
 type Services struct {
-	Tenants *tenants.Service
-	Audit   *audit.Service
+	Tenants   *tenants.Service
+	Audit     *audit.Service
+	Drivers   *drivers.Service
+	Documents *documents.Service
 }
 
 // Pages holds what every page handler needs.
@@ -67,6 +71,9 @@ type Pages struct {
 type navEntry struct {
 	item   views.NavItem
 	action auth.Action // "" for everyone
+	// own, when set, gives the entry shown to callers whose grant is Own
+	// (a driver's "My profile" instead of the list); ok false hides it.
+	own func(auth.Principal) (views.NavItem, bool)
 }
 
 // Mount registers the static assets, the sign-in routes, the pages and the
@@ -109,6 +116,7 @@ func Mount(s *web.Server, cfg config.Config, svc Services, log *slog.Logger) (*P
 	app := s.Group("", p.securityHeaders, p.requireSession, s.RateLimit(), csrf, p.withLang)
 	p.mountHome(app)
 	p.mountAudit(app)
+	p.mountDrivers(app)
 	return p, nil
 }
 
@@ -119,6 +127,12 @@ func (p *Pages) addNav(item views.NavItem, action auth.Action) {
 	p.nav = append(p.nav, navEntry{item: item, action: action})
 }
 
+// addOwnNav is addNav with another entry for callers whose grant for
+// action is Own.
+func (p *Pages) addOwnNav(item views.NavItem, action auth.Action, own func(auth.Principal) (views.NavItem, bool)) {
+	p.nav = append(p.nav, navEntry{item: item, action: action, own: own})
+}
+
 // navFor returns the navigation of the caller, marking the current page.
 func (p *Pages) navFor(pr auth.Principal, path string) []views.NavItem {
 	var out []views.NavItem
@@ -127,6 +141,12 @@ func (p *Pages) navFor(pr auth.Principal, path string) []views.NavItem {
 			continue
 		}
 		it := e.item
+		if e.own != nil && pr.Grant(e.action) == auth.Own {
+			var ok bool
+			if it, ok = e.own(pr); !ok {
+				continue
+			}
+		}
 		it.Active = path == it.Href || (it.Href != "/" && strings.HasPrefix(path, it.Href+"/"))
 		out = append(out, it)
 	}

@@ -1,0 +1,148 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"mime/multipart"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/documents"
+	"github.com/konvoj/konvoj/internal/drivers"
+	"github.com/konvoj/konvoj/internal/storage"
+	"github.com/konvoj/konvoj/internal/tenants"
+)
+
+// seedDriver is a driver the tests start with; Docs maps document types to
+// their validity end in days from today (a file is uploaded for each).
+type seedDriver struct {
+	First, Last, Email, Citizenship, Status, Office, Hired string
+	Docs                                                   map[string]int
+}
+
+// ready are the default required documents, valid for a long time.
+func ready() map[string]int {
+	return map[string]int{"passport": 900, "drivers_license": 1200, "tachograph_card": 700, "code_95": 1500, "medical_examination": 300}
+}
+
+// seedDrivers creates offices and drivers through the same services as the
+// app (in this process, on the app's database and file store), with real
+// uploaded files, so the list shows every document status. It returns the
+// drivers' ids by e-mail.
+func (a *App) seedDrivers(t *testing.T, company uuid.UUID, list []seedDriver) map[string]uuid.UUID {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := a.DB.Exec(ctx, `INSERT INTO offices (company_id, name, country_code, city, is_headquarters)
+		VALUES ($1, 'Praha', 'CZ', 'Praha', true), ($1, 'Ostrava', 'CZ', 'Ostrava', false)`, company); err != nil {
+		t.Fatal(err)
+	}
+	offices := map[string]string{}
+	rows, err := a.DB.Query(ctx, `SELECT name, id::text FROM offices WHERE company_id = $1`, company)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var name, id string
+		if err := rows.Scan(&name, &id); err != nil {
+			t.Fatal(err)
+		}
+		offices[name] = id
+	}
+	rows.Close()
+
+	hr, err := tenants.NewService(a.DB).Principal(ctx, auth.Identity{Subject: "seed-hr", Email: "seed@acme.test",
+		CompanyID: company.String(), Role: auth.RoleHRManager, FirstName: "Olga", LastName: "Seedová"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := storage.NewLocal(a.Files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	drv := drivers.NewService(a.DB, []byte("seed"))
+	docs := documents.NewService(a.DB, files, 10<<20)
+	today := time.Now()
+	ids := map[string]uuid.UUID{}
+	for _, s := range list {
+		var in drivers.Input
+		set := func(k, v string) {
+			if v != "" {
+				if err := in.Set(k, v); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		set("first_name", s.First)
+		set("last_name", s.Last)
+		set("email", s.Email)
+		set("citizenship", s.Citizenship)
+		set("status", s.Status)
+		set("office_id", offices[s.Office])
+		set("hire_date", s.Hired)
+		d, err := drv.Create(ctx, hr, in)
+		if err != nil {
+			t.Fatalf("seed driver %s: %v", s.Email, err)
+		}
+		ids[s.Email] = d.ID
+		if len(s.Docs) == 0 {
+			continue
+		}
+		list, err := docs.List(ctx, hr, d.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, doc := range list {
+			days, ok := s.Docs[doc.Type]
+			if !ok {
+				continue
+			}
+			until := today.AddDate(0, 0, days).Format(time.DateOnly)
+			body := []byte(fmt.Sprintf("%%PDF-1.7\n%% %s of %s\n", doc.Type, s.Email))
+			if _, err := docs.Upload(ctx, hr, doc.ID, multipartFile(t, doc.Type+".pdf", body, map[string]string{
+				"number": fmt.Sprintf("%s-%d", doc.Type[:2], 1000+len(ids)), "valid_until": until,
+			})); err != nil {
+				t.Fatalf("seed upload %s: %v", doc.Type, err)
+			}
+		}
+	}
+	return ids
+}
+
+// multipartFile is an upload body for documents.Service.Upload.
+func multipartFile(t *testing.T, name string, content []byte, fields map[string]string) func() (*multipart.Reader, error) {
+	t.Helper()
+	var body bytes.Buffer
+	w := multipart.NewWriter(&body)
+	for k, v := range fields {
+		_ = w.WriteField(k, v)
+	}
+	fw, err := w.CreateFormFile("file", name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = fw.Write(content)
+	_ = w.Close()
+	return func() (*multipart.Reader, error) { return multipart.NewReader(&body, w.Boundary()), nil }
+}
+
+// fleet is a small company's drivers with documents in every status.
+var fleet = []seedDriver{
+	{First: "Jan", Last: "Novák", Email: "jan.novak@acme.test", Citizenship: "CZ", Office: "Praha", Hired: "2019-04-01", Docs: ready()},
+	{First: "Petra", Last: "Svobodová", Email: "petra@acme.test", Citizenship: "SK", Status: "on_leave", Office: "Ostrava", Hired: "2021-09-15",
+		Docs: map[string]int{"passport": -12, "drivers_license": 400}},
+	{First: "Tomáš", Last: "Dvořák", Email: "tomas@acme.test", Citizenship: "CZ", Office: "Praha", Hired: "2022-01-10",
+		Docs: map[string]int{"passport": 5, "drivers_license": 800, "tachograph_card": 25, "code_95": 600, "medical_examination": 90}},
+	{First: "Andrii", Last: "Shevchenko", Email: "andrii@acme.test", Citizenship: "UA", Office: "Ostrava", Hired: "2023-05-02",
+		Docs: map[string]int{"passport": 1000, "work_permit": 9, "residence_permit": 200, "drivers_license": 900}},
+	{First: "Piotr", Last: "Kowalski", Email: "piotr@acme.test", Citizenship: "PL", Office: "Praha", Hired: "2020-11-20", Docs: ready()},
+	{First: "Ion", Last: "Popescu", Email: "ion@acme.test", Citizenship: "RO", Status: "inactive", Office: "Ostrava", Hired: "2018-02-01"},
+	{First: "Marek", Last: "Černý", Email: "marek@acme.test", Citizenship: "CZ", Status: "terminated", Office: "Praha", Hired: "2017-06-01"},
+	{First: "Lukáš", Last: "Procházka", Email: "lukas@acme.test", Citizenship: "CZ", Office: "Praha", Hired: "2024-03-01"},
+	{First: "Ján", Last: "Baláž", Email: "jan.balaz@acme.test", Citizenship: "SK", Office: "Ostrava", Hired: "2021-01-04", Docs: ready()},
+	{First: "Mihai", Last: "Ionescu", Email: "mihai@acme.test", Citizenship: "RO", Status: "on_leave", Office: "Praha", Hired: "2022-08-22",
+		Docs: map[string]int{"passport": 30, "drivers_license": -3}},
+}

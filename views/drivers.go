@@ -1,0 +1,196 @@
+package views
+
+// Option is one choice of a select.
+type Option struct {
+	Value    string
+	Label    string
+	Selected bool
+}
+
+// DriverListData is the drivers list page: the filter form and the
+// results (DriverResults, also swapped alone by htmx).
+type DriverListData struct {
+	Search string
+	// Filter choices, with the current one selected.
+	Statuses, Offices, Citizenships, DocumentStatuses []Option
+	CanCreate                                         bool
+	Results                                           DriverResults
+}
+
+// DriverResults is the table of drivers, its sort links and pager.
+type DriverResults struct {
+	Rows []DriverRow
+	// Columns are the table's headers; sortable ones carry a URL.
+	Columns []SortColumn
+	// SortBy and SortOrder are sent back with the filter form.
+	SortBy, SortOrder string
+	Total, From, To   int
+	Page, LastPage    int
+	PrevURL, NextURL  string
+	// Problem is a translated message about the filters ("" none).
+	Problem string
+	// Filtered is true when any filter or search is set.
+	Filtered bool
+}
+
+// SortColumn is a header of the drivers table.
+type SortColumn struct {
+	// Label is an i18n key.
+	Label string
+	// URL sorts by this column ("" when the column is not sortable).
+	URL string
+	// Active: the list is sorted by this column, Desc: descending.
+	Active, Desc bool
+	// Class adds classes to the cell (hiding it on narrow screens).
+	Class string
+}
+
+// DriverRow is one driver of the list.
+type DriverRow struct {
+	URL         string
+	Number      string
+	Name        string
+	Email       string
+	Phone       string
+	Status      string
+	Citizenship string
+	HireDate    string
+	Ready       bool
+	Documents   []StatusCount
+}
+
+// StatusCount is how many of a driver's documents are in a status.
+type StatusCount struct {
+	Status string
+	Count  int
+}
+
+// DriverPageData is a driver's page: profile, documents and actions.
+type DriverPageData struct {
+	ID       string
+	URL      string
+	Name     string
+	Initials string
+	Number   string
+	Email    string
+	Phone    string
+	Status   string
+	Ready    bool
+	// Self is true when the driver looks at its own record.
+	Self bool
+	// Sections of the profile (personal, contact, employment, bank).
+	Sections []ProfileSection
+	// ShowDocuments is false for roles that may not list documents.
+	ShowDocuments bool
+	Documents     []DocumentCard
+	// Attention are the documents that are expired or expiring, most
+	// urgent first; Missing counts those without a file.
+	Attention []DocumentCard
+	Missing   int
+	CanEdit   bool
+	CanDelete bool
+}
+
+// ProfileSection is a titled group of profile values.
+type ProfileSection struct {
+	// Title is an i18n key.
+	Title  string
+	Fields []ProfileField
+}
+
+// ProfileField is one labelled value; an empty value shows a dash.
+type ProfileField struct {
+	// Label is an i18n key.
+	Label string
+	Value string
+	// Wide fields span the section's width (addresses).
+	Wide bool
+}
+
+// DocumentCard is a document as the grid and the document page show it.
+type DocumentCard struct {
+	ID         string
+	URL        string
+	Type       string
+	Status     string
+	Number     string
+	Country    string
+	ValidFrom  string
+	ValidUntil string
+	// Days until expiry; nil without a validity end.
+	Days *int
+	// Versions is the number of uploaded files (-1: not shown to the
+	// caller).
+	Versions int
+}
+
+// DriverRef names a driver on pages below its own.
+type DriverRef struct {
+	URL    string
+	Name   string
+	Number string
+}
+
+// DocumentPageData is one document: its state, upload form and history.
+type DocumentPageData struct {
+	Driver DriverRef
+	// Self is true when a driver looks at its own document.
+	Self     bool
+	Document DocumentCard
+	// CanUpload shows the upload form; ShowVersions the history.
+	CanUpload    bool
+	ShowVersions bool
+	Versions     []VersionRow
+	Upload       UploadForm
+	// Notice is a translated success message after an upload ("" none).
+	Notice string
+}
+
+// VersionRow is one file version in the history.
+type VersionRow struct {
+	Version     int
+	Current     bool
+	Filename    string
+	Size        string
+	MimeType    string
+	UploadedBy  string
+	UploadedAt  string
+	DownloadURL string
+}
+
+// UploadForm is the upload form with what was sent and what was wrong.
+type UploadForm struct {
+	Action string
+	CSRF   string
+	// MaxBytes is the largest file accepted; MaxSize says it for people.
+	MaxBytes int64
+	MaxSize  string
+	Values   map[string]string
+	// Errors are translated messages by field ("file", "number", …); the
+	// key "" holds a message about the upload as a whole.
+	Errors map[string][]string
+}
+
+// DriverFormData is the create or edit form of a driver.
+type DriverFormData struct {
+	Creating bool
+	Action   string
+	CSRF     string
+	// Name and Number of the edited driver ("" when creating).
+	Name, Number, CancelURL string
+	// Values by field name, as sent or as stored.
+	Values map[string]string
+	// Errors are translated messages by field; "" holds form-level ones.
+	Errors map[string][]string
+	// Editable limits the fields shown (a driver edits only some); nil
+	// shows them all.
+	Editable map[string]bool
+	// Choices of the select fields (the current value is taken from
+	// Values).
+	Statuses, Offices, Countries []Option
+}
+
+// DeleteDriverData is the confirmation before a driver is deleted.
+type DeleteDriverData struct {
+	Name, Number, Action, CSRF, CancelURL string
+}

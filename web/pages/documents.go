@@ -1,0 +1,186 @@
+package pages
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+
+	"github.com/konvoj/konvoj/internal/apperr"
+	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/i18n"
+	"github.com/konvoj/konvoj/views"
+	"github.com/konvoj/konvoj/web"
+)
+
+// multipartOverhead is what an upload body may carry beyond the file (part
+// headers, boundaries, the metadata fields), as in the API.
+const multipartOverhead = 1 << 20
+
+// documentPage is one document of a driver: status, upload form and
+// version history, each shown only to roles that may use it.
+func (p *Pages) documentPage(c echo.Context) error {
+	d, err := p.documentData(c, idParam(c, "id"), idParam(c, "document_id"))
+	if err != nil {
+		return err
+	}
+	return p.render(c, http.StatusOK, "doc.type."+d.Document.Type, views.DocumentPage(d))
+}
+
+// documentData loads what the document page shows, through the same
+// services as the API: the driver with its documents, and the versions.
+func (p *Pages) documentData(c echo.Context, driverID, documentID uuid.UUID) (views.DocumentPageData, error) {
+	pr := web.Principal(c)
+	ctx := c.Request().Context()
+	lang := i18n.From(ctx)
+	drv, err := p.svc.Drivers.Get(ctx, pr, driverID)
+	if err != nil {
+		return views.DocumentPageData{}, err
+	}
+	if drv.Documents == nil {
+		// The role may read the driver but not its documents: the
+		// documents service says so (403).
+		if _, err := p.svc.Documents.List(ctx, pr, driverID); err != nil {
+			return views.DocumentPageData{}, err
+		}
+	}
+	d := views.DocumentPageData{
+		Driver:       views.DriverRef{URL: driverURL(drv.ID), Name: fullName(drv), Number: drv.InternalNumber},
+		Self:         pr.DriverID != nil && *pr.DriverID == drv.ID,
+		CanUpload:    pr.Grant(auth.DocumentsWrite) != auth.Deny,
+		ShowVersions: pr.Grant(auth.FilesRead) != auth.Deny,
+	}
+	found := false
+	for _, doc := range drv.Documents {
+		if doc.ID == documentID {
+			d.Document, found = documentCard(lang, drv.ID, doc), true
+		}
+	}
+	if !found {
+		return d, apperr.NotFound("Document")
+	}
+	if d.ShowVersions {
+		versions, err := p.svc.Documents.Versions(ctx, pr, documentID)
+		if err != nil {
+			return d, err
+		}
+		for _, v := range versions {
+			who := lang.T("history.unknown")
+			if v.UploadedBy != nil {
+				who = *v.UploadedBy
+			}
+			d.Versions = append(d.Versions, views.VersionRow{
+				Version: v.Version, Current: v.IsCurrent, Filename: v.OriginalFilename, MimeType: v.MimeType,
+				Size: formatSize(lang, v.SizeBytes), UploadedBy: who, UploadedAt: lang.DateTime(v.UploadedAt, pr.Location()),
+				DownloadURL: "/files/" + v.ID.String() + "/download",
+			})
+		}
+	}
+	max := p.svc.Documents.MaxBytes()
+	d.Upload = views.UploadForm{
+		Action: d.Document.URL, CSRF: csrfToken(c), MaxBytes: max, MaxSize: formatSize(lang, max),
+	}
+	return d, nil
+}
+
+// uploadDocument stores a new version through the documents service,
+// streaming the multipart body as the API does (never parsed into memory).
+// Problems with the file or the fields come back in the upload form;
+// static/upload.js (an htmx-style request) gets the document panel, a
+// plain form post the whole page, or after success a redirect.
+func (p *Pages) uploadDocument(c echo.Context) error {
+	pr := web.Principal(c)
+	req := c.Request()
+	ctx := req.Context()
+	lang := i18n.From(ctx)
+	driverID, documentID := idParam(c, "id"), idParam(c, "document_id")
+
+	limit := p.svc.Documents.MaxBytes() + multipartOverhead
+	req.Body = cappedBody{http.MaxBytesReader(c.Response().Writer, req.Body, limit), limit}
+	f, err := p.svc.Documents.Upload(ctx, pr, documentID, req.MultipartReader)
+	if err != nil {
+		errs, ok := uploadErrors(lang, err, formatSize(lang, p.svc.Documents.MaxBytes()))
+		if !ok {
+			return err
+		}
+		// Read what the browser still sends (bounded by the cap), so it
+		// gets the answer rather than a reset connection.
+		_, _ = io.Copy(io.Discard, req.Body)
+		d, derr := p.documentData(c, driverID, documentID)
+		if derr != nil {
+			return derr
+		}
+		d.Upload.Errors = errs
+		status, _, _ := web.ToBody(err, "")
+		return p.documentAnswer(c, status, d)
+	}
+	notice := "upload.done"
+	if !isHTMX(c) {
+		p.flash(c, views.FlashSuccess, notice, "version", strconv.Itoa(f.Version))
+		return p.redirect(c, driverURL(driverID)+"/documents/"+documentID.String())
+	}
+	d, err := p.documentData(c, driverID, documentID)
+	if err != nil {
+		return err
+	}
+	d.Notice = lang.T(notice, "version", strconv.Itoa(f.Version))
+	return p.documentAnswer(c, http.StatusOK, d)
+}
+
+func (p *Pages) documentAnswer(c echo.Context, status int, d views.DocumentPageData) error {
+	if isHTMX(c) {
+		return p.fragment(c, status, views.DocumentPanel(d))
+	}
+	return p.render(c, status, "doc.type."+d.Document.Type, views.DocumentPage(d))
+}
+
+// uploadErrors turns a refused upload into messages for the form: field
+// messages at their fields, a wrong type or a too large file at the file.
+func uploadErrors(lang i18n.Lang, err error, maxSize string) (map[string][]string, bool) {
+	switch apperr.KindOf(err) {
+	case apperr.KindValidation:
+		return translatedFields(lang, err), true
+	case apperr.KindPayloadTooLarge:
+		return map[string][]string{"file": {lang.T("upload.too_large", "size", maxSize)}}, true
+	case apperr.KindUnsupportedMediaType:
+		return map[string][]string{"file": {lang.T("upload.unsupported")}}, true
+	case apperr.KindBadRequest:
+		var e *apperr.Error
+		msg := lang.T("upload.failed")
+		if errors.As(err, &e) {
+			msg = lang.Msg(e.Message)
+		}
+		return map[string][]string{"": {msg}}, true
+	}
+	return nil, false
+}
+
+// cappedBody turns http.MaxBytesReader's error into 413 PayloadTooLarge.
+type cappedBody struct {
+	io.ReadCloser
+	limit int64
+}
+
+func (b cappedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		err = apperr.PayloadTooLarge("The request body may not be larger than %d bytes.", b.limit)
+	}
+	return n, err
+}
+
+// downloadFile sends a file version with the API's download headers
+// (web.ServeDownload); the documents service decides who may have it.
+func (p *Pages) downloadFile(c echo.Context) error {
+	d, err := p.svc.Documents.Open(c.Request().Context(), web.Principal(c), idParam(c, "id"))
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	web.ServeDownload(c, d)
+	return nil
+}

@@ -1,0 +1,315 @@
+package pages_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"mime/multipart"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/konvoj/konvoj/internal/apperr"
+	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/config"
+	"github.com/konvoj/konvoj/internal/drivers"
+	"github.com/konvoj/konvoj/internal/i18n"
+	"github.com/konvoj/konvoj/web/webtest"
+)
+
+// upload posts a file with metadata fields as the upload form does. The
+// token travels in the header (as static/upload.js sends it): a form field
+// would make the CSRF check read the body.
+func (b *browser) upload(path, filename string, content []byte, fields map[string]string, token bool) page {
+	b.t.Helper()
+	var body bytes.Buffer
+	w := multipart.NewWriter(&body)
+	for k, v := range fields {
+		_ = w.WriteField(k, v)
+	}
+	if filename != "" || content != nil {
+		fw, _ := w.CreateFormFile("file", filename)
+		_, _ = fw.Write(content)
+	}
+	_ = w.Close()
+	req, _ := http.NewRequest(http.MethodPost, b.abs(path), &body)
+	req.Header.Set("Content-Type", w.FormDataContentType())
+	if token {
+		req.Header.Set("X-CSRF-Token", b.cookie("konvoj_csrf"))
+	}
+	return b.do(req)
+}
+
+// documentPath is the page of a driver's document of the type.
+func documentPath(t *testing.T, env *webtest.Env, driver uuid.UUID, docType string) string {
+	t.Helper()
+	var id uuid.UUID
+	if err := env.DB.QueryRow(context.Background(), `SELECT id FROM driver_documents WHERE driver_id = $1 AND type = $2`, driver, docType).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	return "/drivers/" + driver.String() + "/documents/" + id.String()
+}
+
+var downloadLink = regexp.MustCompile(`href="(/files/[0-9a-f-]+/download)"`)
+
+func TestUploadVersionsAndDownload(t *testing.T) {
+	env := devEnv(t, webtest.WithConfig(func(c *config.Config) { c.UploadMaxBytes = 64 << 10 }))
+	company := env.Company("Acme", "free")
+	driver := env.Driver(company, webtest.DriverFixture{FirstName: "Jan", LastName: "Novák", Email: "jan@acme.test"})
+	path := documentPath(t, env, driver, "drivers_license")
+	hr := signIn(t, env, company, auth.RoleHRManager, "hana@acme.test", "en")
+
+	hr.get(path).expect(t, http.StatusOK).
+		contains(t, "Driving licence", `data-status="no_data"`, `enctype="multipart/form-data"`, `accept="application/pdf,image/*"`,
+			`capture="environment"`, `data-max-bytes="65536"`, "At most 66\u00a0kB", "No file has been uploaded yet.")
+
+	// A plain form post: stored, then back to the page with a message.
+	v1 := []byte("%PDF-1.7\nversion one")
+	soon := time.Now().AddDate(0, 0, 20).Format(time.DateOnly)
+	res := hr.upload(path, "řidičák.pdf", v1, map[string]string{"number": "EK 123456", "valid_until": soon}, true).expect(t, http.StatusSeeOther)
+	if res.Header.Get("Location") != path {
+		t.Errorf("after upload: %q", res.Header.Get("Location"))
+	}
+	hr.get(path).expect(t, http.StatusOK).
+		contains(t, "Version 1 was uploaded.", `data-status="warning"`, "Renew soon", "EK 123456", "20 days left", "řidičák.pdf", "hana@acme.test")
+
+	// The script's request (htmx protocol) gets the panel with the new state.
+	hr.Header.Set("HX-Request", "true")
+	v2 := []byte("%PDF-1.7\nversion two, renewed")
+	later := time.Now().AddDate(2, 0, 0).Format(time.DateOnly)
+	panel := hr.upload(path, "renewed.pdf", v2, map[string]string{"valid_until": later}, true).expect(t, http.StatusOK).
+		lacks(t, "<html").contains(t, `id="document-panel"`, "Version 2 was uploaded.", `data-status="valid"`, "EK 123456")
+	if i, j := strings.Index(panel.Body, `data-testid="version-2"`), strings.Index(panel.Body, `data-testid="version-1"`); i < 0 || j < i {
+		t.Errorf("history not newest first (v2 at %d, v1 at %d)", i, j)
+	}
+	links := downloadLink.FindAllStringSubmatch(panel.Body, -1)
+	if len(links) != 2 {
+		t.Fatalf("download links: %v", links)
+	}
+
+	// Refusals come back in the form, at their fields.
+	hr.upload(path, "virus.exe", []byte("MZ\x90\x00"+strings.Repeat("\x00", 600)), nil, true).expect(t, http.StatusUnsupportedMediaType).
+		contains(t, `data-testid="upload-error-file"`, "This kind of file cannot be uploaded.")
+	hr.upload(path, "big.pdf", append([]byte("%PDF-1.7\n"), make([]byte, 70<<10)...), nil, true).expect(t, http.StatusRequestEntityTooLarge).
+		contains(t, "The file is too large. Choose a file of at most 66\u00a0kB.")
+	hr.upload(path, "", nil, map[string]string{"number": "X"}, true).expect(t, http.StatusUnprocessableEntity).
+		contains(t, `data-testid="upload-error-file"`, "The file field is required.")
+	hr.upload(path, "a.pdf", v1, map[string]string{"valid_from": "2030-01-01", "valid_until": "2029-01-01"}, true).
+		expect(t, http.StatusUnprocessableEntity).contains(t, `data-testid="upload-error-valid_until"`, "The valid_until must be a date after or equal to valid_from.")
+	// Without the token nothing is stored.
+	hr.upload(path, "a.pdf", v1, nil, false).expect(t, http.StatusForbidden)
+	hr.Header.Del("HX-Request")
+	var versions int
+	if err := env.DB.QueryRow(context.Background(), `SELECT count(*) FROM document_files WHERE company_id = $1`, company).Scan(&versions); err != nil || versions != 2 {
+		t.Errorf("stored versions: %d, %v", versions, err)
+	}
+
+	// Version 1 downloads with its bytes and the API's headers.
+	res = hr.get(links[1][1]).expect(t, http.StatusOK)
+	if res.Body != string(v1) {
+		t.Errorf("version 1 body %q", res.Body)
+	}
+	if cd := res.Header.Get("Content-Disposition"); !strings.Contains(cd, `filename="ridicak.pdf"`) || !strings.Contains(cd, "filename*=UTF-8''%C5%99idi%C4%8D%C3%A1k.pdf") {
+		t.Errorf("Content-Disposition %q", cd)
+	}
+	if res.Header.Get("Content-Type") != "application/pdf" || res.Header.Get("Cache-Control") != "private, no-cache" || res.Header.Get("ETag") == "" {
+		t.Errorf("headers %v", res.Header)
+	}
+
+	// Czech: labels and the service's messages.
+	hr.post("/language", map[string][]string{"lang": {"cs"}}).expect(t, http.StatusSeeOther)
+	hr.get(path).expect(t, http.StatusOK).contains(t, "Řidičský průkaz", "Historie verzí", "Verze 2", "Aktuální", "Stáhnout", "Platný", "Nahrát novou verzi")
+	hr.Header.Set("HX-Request", "true")
+	hr.upload(path, "a.pdf", v1, map[string]string{"valid_from": "2030-01-01", "valid_until": "2029-01-01"}, true).
+		expect(t, http.StatusUnprocessableEntity).contains(t, "Platnost do nesmí být před platností od.")
+	hr.Header.Del("HX-Request")
+
+	// The driver: its own documents, upload and download; nobody else's.
+	drv := signIn(t, env, company, auth.RoleDriver, "jan@acme.test", "en")
+	drv.get(path).expect(t, http.StatusOK).contains(t, "Upload a new version", "Version history")
+	drv.get(links[0][1]).expect(t, http.StatusOK)
+	other := env.Driver(company, webtest.DriverFixture{FirstName: "Karel"})
+	otherPath := documentPath(t, env, other, "passport")
+	drv.get(otherPath).expect(t, http.StatusForbidden)
+	drv.upload(otherPath, "a.pdf", v1, nil, true).expect(t, http.StatusForbidden)
+
+	// The dispatcher sees statuses only; the accountant no documents.
+	disp := signIn(t, env, company, auth.RoleDispatcher, "disp@acme.test", "en")
+	disp.get(path).expect(t, http.StatusOK).contains(t, `data-status="valid"`).lacks(t, "Upload a new version", "Version history", "/download")
+	disp.get(links[0][1]).expect(t, http.StatusForbidden)
+	acc := signIn(t, env, company, auth.RoleAccountant, "acc@acme.test", "en")
+	acc.get(path).expect(t, http.StatusForbidden)
+	acc.upload(path, "a.pdf", v1, nil, true).expect(t, http.StatusForbidden)
+	acc.get(links[0][1]).expect(t, http.StatusForbidden)
+}
+
+// Every message the drivers and documents services give for bad input has
+// a Czech translation: the pages show none in English.
+func TestServiceMessagesAreTranslated(t *testing.T) {
+	env := devEnv(t)
+	ctx := context.Background()
+	company := env.Company("Acme", "free")
+	hr := auth.Principal{UserID: uuid.New(), CompanyID: company, Role: auth.RoleHRManager}
+	svc := env.App.Services
+
+	var messages []string
+	collect := func(err error) {
+		t.Helper()
+		var e *apperr.Error
+		if !asAppErr(err, &e) {
+			t.Fatalf("not a service error: %v", err)
+		}
+		if len(e.Fields) == 0 {
+			messages = append(messages, e.Message)
+		}
+		for _, msgs := range e.Fields {
+			messages = append(messages, msgs...)
+		}
+	}
+	long := strings.Repeat("x", 300)
+	bad := []map[string]any{
+		{}, // the required fields
+		{"first_name": "", "last_name": "", "email": "", "status": ""},
+		{"first_name": long, "last_name": long, "middle_name": long, "rodne_cislo": long, "email": long + "@x.cz", "phone": long,
+			"work_location": long, "bank_account": long},
+		{"first_name": 1, "last_name": 1, "middle_name": 1, "rodne_cislo": 1, "phone": 1, "registration_address": 1,
+			"residence_address": 1, "work_location": 1, "bank_account": 1, "email": 1, "status": 1, "citizenship": 1,
+			"bank_country": 1, "office_id": 1, "iban": 1, "swift": 1},
+		{"birth_date": "x", "hire_date": "x", "fire_date": "x", "contract_from": "x", "contract_to": "x",
+			"citizenship": "XX", "bank_country": "XX", "office_id": "x", "email": "not-an-email", "status": "retired",
+			"contract_indefinite": "maybe", "iban": "CZ00", "swift": "X", "flags": []int{}},
+		{"flags": map[string]any{"pas_souhlas": 1, "propiska_cz": "yes"}},
+		{"contract_from": "2025-02-01", "contract_to": "2025-01-01", "hire_date": "2025-02-01", "fire_date": "2025-01-01"},
+		{"office_id": uuid.NewString()},
+	}
+	for _, fields := range bad {
+		var in drivers.Input
+		for k, v := range fields {
+			if err := in.Set(k, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, err := svc.Drivers.Create(ctx, hr, in)
+		collect(err)
+	}
+	var in drivers.Input
+	for k, v := range map[string]any{"first_name": "A", "last_name": "B", "email": "a@b.cz"} {
+		_ = in.Set(k, v)
+	}
+	if _, err := svc.Drivers.Create(ctx, hr, in); err != nil {
+		t.Fatal(err)
+	}
+	_, err := svc.Drivers.Create(ctx, hr, in)
+	collect(err)
+	// The rules across fields name the field that was sent.
+	id := env.Driver(company, webtest.DriverFixture{})
+	for _, steps := range [][2]map[string]any{
+		{{"fire_date": "2025-01-01"}, {"hire_date": "2025-02-01"}},
+		{{"contract_from": "2025-02-01"}, {"contract_to": "2025-01-01"}},
+	} {
+		for i, fields := range steps {
+			var upd drivers.Input
+			for k, v := range fields {
+				_ = upd.Set(k, v)
+			}
+			_, err := svc.Drivers.Update(ctx, hr, id, upd)
+			if i == 1 {
+				collect(err)
+			} else if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	_, err = svc.Drivers.List(ctx, hr, drivers.ListParams{Status: []string{"x"}, Citizenship: []string{"xx"},
+		DocumentStatus: []string{"x"}, Search: long, SortBy: "x", SortOrder: "x", Page: 1, PerPage: 10})
+	collect(err)
+
+	// Documents: the upload's and the metadata update's messages.
+	var doc uuid.UUID
+	if err := env.DB.QueryRow(ctx, `SELECT id FROM driver_documents WHERE driver_id = $1 LIMIT 1`, id).Scan(&doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, body := range []map[string]any{
+		{"number": strings.Repeat("1", 101), "country": "Czechia", "valid_from": "x", "valid_until": "x", "meta": []int{}},
+		{"number": "a\u0000b", "meta": map[string]string{"x": strings.Repeat("y", 70<<10)}},
+		{"number": 1, "country": 1, "valid_from": 1, "valid_until": 1},
+		{"valid_from": "2030-01-01", "valid_until": "2029-01-01"},
+	} {
+		_, err := svc.Documents.Update(ctx, hr, doc, func(v any) error {
+			m := v.(*map[string]jsonRaw)
+			*m = toRaw(t, body)
+			return nil
+		})
+		collect(err)
+	}
+	for _, parts := range [][][2]string{
+		{{"number", "1"}},
+		{{"file", "%PDF-1.7"}, {"file", "%PDF-1.7"}, {"number", "1"}, {"number", "2"}, {"country", "CZ"}, {"country", "CZ"},
+			{"valid_from", "2020-01-01"}, {"valid_from", "2020-01-01"}, {"valid_until", "2030-01-01"}, {"valid_until", "2030-01-01"},
+			{"meta", "{}"}, {"meta", "{}"}},
+		{{"number", strings.Repeat("1", 2000)}, {"country", strings.Repeat("1", 2000)}, {"valid_from", strings.Repeat("1", 2000)},
+			{"valid_until", strings.Repeat("1", 2000)}, {"meta", strings.Repeat("1", 70<<10)}},
+		{{"file", "MZ" + strings.Repeat("\x00", 600)}},
+	} {
+		_, err := svc.Documents.Upload(ctx, hr, doc, multipartOf(t, parts))
+		collect(err)
+	}
+	_, err = svc.Documents.Upload(ctx, hr, doc, func() (*multipart.Reader, error) {
+		return multipart.NewReader(strings.NewReader("--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.pdf\"\r\n\r\n%PDF-1.7 cut"), "b"), nil
+	})
+	collect(err)
+
+	seen := map[string]bool{}
+	for _, m := range messages {
+		if seen[m] {
+			continue
+		}
+		seen[m] = true
+		if i18n.CS.Msg(m) == m {
+			t.Errorf("no Czech translation of %q", m)
+		}
+	}
+	if len(seen) < 60 {
+		t.Errorf("only %d distinct messages checked: the bad inputs no longer reach the rules", len(seen))
+	}
+}
+
+func asAppErr(err error, target **apperr.Error) bool { return errors.As(err, target) }
+
+type jsonRaw = json.RawMessage
+
+func toRaw(t *testing.T, body map[string]any) map[string]json.RawMessage {
+	t.Helper()
+	out := map[string]json.RawMessage{}
+	for k, v := range body {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[k] = b
+	}
+	return out
+}
+
+// multipartOf opens a multipart body of the parts (a "file" part gets a
+// file name), as the upload service reads it.
+func multipartOf(t *testing.T, parts [][2]string) func() (*multipart.Reader, error) {
+	t.Helper()
+	var body bytes.Buffer
+	w := multipart.NewWriter(&body)
+	for _, p := range parts {
+		if p[0] == "file" {
+			fw, _ := w.CreateFormFile("file", "scan.pdf")
+			_, _ = fw.Write([]byte(p[1]))
+		} else {
+			_ = w.WriteField(p[0], p[1])
+		}
+	}
+	_ = w.Close()
+	return func() (*multipart.Reader, error) { return multipart.NewReader(&body, w.Boundary()), nil }
+}

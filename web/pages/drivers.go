@@ -1,0 +1,445 @@
+package pages
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+
+	"github.com/konvoj/konvoj/internal/apperr"
+	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/documents"
+	"github.com/konvoj/konvoj/internal/drivers"
+	"github.com/konvoj/konvoj/internal/i18n"
+	"github.com/konvoj/konvoj/views"
+	"github.com/konvoj/konvoj/web"
+)
+
+// driversPerPage is the drivers list's page size.
+const driversPerPage = 25
+
+func (p *Pages) mountDrivers(r *web.Routes) {
+	p.addOwnNav(views.NavItem{Href: "/drivers", Label: "nav.drivers", Icon: "users", Description: "nav.drivers.about"},
+		auth.DriversRead, func(pr auth.Principal) (views.NavItem, bool) {
+			// A driver has no list: its entry is its own profile.
+			return views.NavItem{Href: "/drivers", Label: "nav.my_profile", Icon: "user", Description: "nav.my_profile.about"}, true
+		})
+	r.GET("/drivers", p.driversList)
+	r.GET("/drivers/new", p.newDriver)
+	r.POST("/drivers/new", p.createDriver)
+	r.GET("/drivers/:id", p.driverPage)
+	r.GET("/drivers/:id/edit", p.editDriver)
+	r.POST("/drivers/:id/edit", p.updateDriver)
+	r.GET("/drivers/:id/delete", p.confirmDeleteDriver)
+	r.POST("/drivers/:id/delete", p.deleteDriver)
+	r.GET("/drivers/:id/documents/:document_id", p.documentPage)
+	r.POST("/drivers/:id/documents/:document_id", p.uploadDocument)
+	r.GET("/files/:id/download", p.downloadFile)
+}
+
+// listState is the list's filters, sort and page as the URL holds them.
+type listState struct {
+	Search                              string
+	Status, Citizenship, DocumentStatus []string
+	Offices                             []string
+	SortBy, SortOrder                   string
+	Page                                int
+}
+
+// readListState takes the list's state from the query. Like the API, a
+// filter may hold several comma-separated values (OR).
+func readListState(q url.Values) listState {
+	s := listState{
+		Search:         strings.TrimSpace(q.Get("search")),
+		Status:         listValues(q, "status"),
+		Offices:        listValues(q, "office_id"),
+		Citizenship:    listValues(q, "citizenship"),
+		DocumentStatus: listValues(q, "document_status"),
+		SortBy:         q.Get("sort_by"),
+		SortOrder:      q.Get("sort_order"),
+	}
+	s.Page, _ = strconv.Atoi(q.Get("page"))
+	s.Page = max(s.Page, 1)
+	return s
+}
+
+func listValues(q url.Values, name string) []string {
+	var out []string
+	for _, v := range q[name] {
+		for _, part := range strings.Split(v, ",") {
+			if part = strings.TrimSpace(part); part != "" && !slices.Contains(out, part) {
+				out = append(out, part)
+			}
+		}
+	}
+	return out
+}
+
+// params turns the state into the service's list parameters.
+func (s listState) params() drivers.ListParams {
+	lp := drivers.ListParams{
+		Status: s.Status, Citizenship: s.Citizenship, DocumentStatus: s.DocumentStatus,
+		Search: s.Search, SortBy: s.SortBy, SortOrder: s.SortOrder, Page: s.Page, PerPage: driversPerPage,
+	}
+	for _, raw := range s.Offices {
+		// A malformed id names no office: the filter then finds nobody,
+		// as a deleted office would.
+		id, err := uuid.Parse(raw)
+		if err != nil {
+			id = uuid.Nil
+		}
+		lp.OfficeIDs = append(lp.OfficeIDs, id)
+	}
+	return lp
+}
+
+// drop clears the fields the service refused, so the list can still show.
+func (s *listState) drop(fields map[string][]string) {
+	for f := range fields {
+		switch f {
+		case "status":
+			s.Status = nil
+		case "citizenship":
+			s.Citizenship = nil
+		case "document_status":
+			s.DocumentStatus = nil
+		case "search":
+			s.Search = ""
+		case "sort_by":
+			s.SortBy = ""
+		case "sort_order":
+			s.SortOrder = ""
+		}
+	}
+}
+
+func (s listState) filtered() bool {
+	return s.Search != "" || len(s.Status)+len(s.Offices)+len(s.Citizenship)+len(s.DocumentStatus) > 0
+}
+
+// url is the canonical address of the state: empty values and defaults
+// left out, so shared links stay short.
+func (s listState) url() string {
+	q := url.Values{}
+	set := func(name string, v []string) {
+		if len(v) > 0 {
+			q.Set(name, strings.Join(v, ","))
+		}
+	}
+	if s.Search != "" {
+		q.Set("search", s.Search)
+	}
+	set("status", s.Status)
+	set("office_id", s.Offices)
+	set("citizenship", s.Citizenship)
+	set("document_status", s.DocumentStatus)
+	if s.SortBy != "" && s.SortBy != "internal_number" {
+		q.Set("sort_by", s.SortBy)
+	}
+	if s.SortOrder == "desc" {
+		q.Set("sort_order", "desc")
+	}
+	if s.Page > 1 {
+		q.Set("page", strconv.Itoa(s.Page))
+	}
+	if len(q) == 0 {
+		return "/drivers"
+	}
+	return "/drivers?" + q.Encode()
+}
+
+// driversList is the drivers list. An htmx request from the filter form,
+// a sort link or the pager gets the results alone, with the URL to show
+// in HX-Push-Url. A driver has no list: it goes to its own profile.
+func (p *Pages) driversList(c echo.Context) error {
+	pr := web.Principal(c)
+	ctx := c.Request().Context()
+	if pr.Grant(auth.DriversRead) == auth.Own {
+		return p.ownProfile(c, pr)
+	}
+	lang := i18n.From(ctx)
+	st := readListState(c.QueryParams())
+	var problem []string
+	res, err := p.svc.Drivers.List(ctx, pr, st.params())
+	if apperr.KindOf(err) == apperr.KindValidation {
+		// A hand-edited address: say what was wrong and list without it.
+		problem = translatedMessages(lang, err)
+		st.drop(fieldsOf(err))
+		res, err = p.svc.Drivers.List(ctx, pr, st.params())
+	}
+	if err != nil {
+		return err
+	}
+	if len(res.Items) == 0 && st.Page > 1 {
+		// Past the end (drivers were deleted since the link was made):
+		// the last page.
+		st.Page = max(1, (res.Total+driversPerPage-1)/driversPerPage)
+		return p.redirect(c, st.url())
+	}
+	results := p.driverResults(lang, pr, st, res)
+	results.Problem = strings.Join(problem, " ")
+	results.Filtered = st.filtered()
+
+	if isHTMX(c) && c.Request().Header.Get("HX-Target") == "driver-results" {
+		c.Response().Header().Set("HX-Push-Url", st.url())
+		return p.fragment(c, http.StatusOK, views.DriverResultsSection(results))
+	}
+	offices, err := p.svc.Drivers.Offices(ctx, pr)
+	if err != nil {
+		return err
+	}
+	citizenships, err := p.svc.Drivers.Citizenships(ctx, pr)
+	if err != nil {
+		return err
+	}
+	d := views.DriverListData{
+		Search:    st.Search,
+		CanCreate: pr.Grant(auth.DriversCreate) != auth.Deny,
+		Results:   results,
+	}
+	for _, s := range drivers.Statuses {
+		d.Statuses = append(d.Statuses, views.Option{Value: s, Label: lang.T("driver.status." + s), Selected: slices.Contains(st.Status, s)})
+	}
+	for _, o := range offices {
+		d.Offices = append(d.Offices, views.Option{Value: o.ID.String(), Label: o.Name, Selected: slices.Contains(st.Offices, o.ID.String())})
+	}
+	for _, code := range citizenships {
+		d.Citizenships = append(d.Citizenships, views.Option{Value: code, Label: countryName(lang, code), Selected: slices.Contains(st.Citizenship, code)})
+	}
+	sortOptions(lang, d.Citizenships)
+	for _, s := range documents.Statuses {
+		d.DocumentStatuses = append(d.DocumentStatuses, views.Option{Value: s, Label: lang.T("drivers.docfilter." + s), Selected: slices.Contains(st.DocumentStatus, s)})
+	}
+	return p.render(c, http.StatusOK, "drivers.title", views.DriversList(d))
+}
+
+// driverColumns are the list's columns; sortBy names the service's sort
+// field ("" not sortable).
+var driverColumns = []struct {
+	label, sortBy, class string
+}{
+	{"drivers.col.number", "internal_number", ""},
+	{"drivers.col.name", "last_name", ""},
+	{"drivers.col.status", "", ""},
+	{"drivers.col.citizenship", "", "hidden xl:table-cell"},
+	{"drivers.col.hire_date", "hire_date", "hidden lg:table-cell"},
+	{"drivers.col.documents", "", ""},
+	{"drivers.col.ready", "", ""},
+}
+
+// summaryOrder shows the most urgent document counts first.
+var summaryOrder = []string{"expired", "expiring_soon", "warning", "no_data", "valid"}
+
+func (p *Pages) driverResults(lang i18n.Lang, pr auth.Principal, st listState, res drivers.ListResult) views.DriverResults {
+	sortBy, order := st.SortBy, st.SortOrder
+	if sortBy == "" {
+		sortBy = "internal_number"
+	}
+	if order == "" {
+		order = "asc"
+	}
+	r := views.DriverResults{SortBy: st.SortBy, SortOrder: st.SortOrder, Total: res.Total, Page: st.Page,
+		LastPage: max(1, (res.Total+driversPerPage-1)/driversPerPage)}
+	if len(res.Items) > 0 {
+		r.From = (st.Page-1)*driversPerPage + 1
+		r.To = r.From + len(res.Items) - 1
+	}
+	for _, col := range driverColumns {
+		sc := views.SortColumn{Label: col.label, Class: col.class}
+		if col.sortBy != "" {
+			next := st
+			next.Page = 1
+			next.SortBy, next.SortOrder = col.sortBy, "asc"
+			if col.sortBy == sortBy {
+				sc.Active, sc.Desc = true, order == "desc"
+				if !sc.Desc {
+					next.SortOrder = "desc"
+				}
+			}
+			sc.URL = next.url()
+		}
+		r.Columns = append(r.Columns, sc)
+	}
+	if st.Page > 1 {
+		prev := st
+		prev.Page = min(st.Page-1, r.LastPage)
+		r.PrevURL = prev.url()
+	}
+	if st.Page < r.LastPage {
+		next := st
+		next.Page = st.Page + 1
+		r.NextURL = next.url()
+	}
+	for _, it := range res.Items {
+		row := views.DriverRow{
+			URL: "/drivers/" + it.ID.String(), Number: it.InternalNumber, Name: it.FirstName + " " + it.LastName,
+			Email: it.Email, Status: it.Status, Ready: it.IsReady,
+		}
+		if it.Phone != nil {
+			row.Phone = *it.Phone
+		}
+		if it.Citizenship != nil {
+			row.Citizenship = countryName(lang, *it.Citizenship)
+		}
+		if it.HireDate != nil {
+			row.HireDate = lang.Date(*it.HireDate)
+		}
+		counts := map[string]int{
+			"valid": it.DocumentsSummary.Valid, "warning": it.DocumentsSummary.Warning,
+			"expiring_soon": it.DocumentsSummary.ExpiringSoon, "expired": it.DocumentsSummary.Expired,
+			"no_data": it.DocumentsSummary.NoData,
+		}
+		for _, s := range summaryOrder {
+			if counts[s] > 0 {
+				row.Documents = append(row.Documents, views.StatusCount{Status: s, Count: counts[s]})
+			}
+		}
+		r.Rows = append(r.Rows, row)
+	}
+	return r
+}
+
+// ownProfile sends a driver to its own record, or explains that its
+// account is not linked to one yet.
+func (p *Pages) ownProfile(c echo.Context, pr auth.Principal) error {
+	if pr.DriverID != nil {
+		return p.redirect(c, "/drivers/"+pr.DriverID.String())
+	}
+	p.flash(c, views.FlashInfo, "driver.no_record")
+	return p.redirect(c, "/")
+}
+
+// driverPage is a driver's profile with its documents. The service decides
+// who may read it (a driver its own record only) and whether documents are
+// shown; the page offers only the actions the caller's role allows.
+func (p *Pages) driverPage(c echo.Context) error {
+	pr := web.Principal(c)
+	ctx := c.Request().Context()
+	lang := i18n.From(ctx)
+	d, err := p.svc.Drivers.Get(ctx, pr, idParam(c, "id"))
+	if err != nil {
+		return err
+	}
+	office := ""
+	if d.OfficeID != nil {
+		if office, err = p.officeName(c, pr, *d.OfficeID); err != nil {
+			return err
+		}
+	}
+	self := pr.DriverID != nil && *pr.DriverID == d.ID
+	data := views.DriverPageData{
+		ID: d.ID.String(), URL: driverURL(d.ID), Name: fullName(d), Initials: initials(d.FirstName, d.LastName),
+		Number: d.InternalNumber, Email: d.Email, Phone: deref(d.Phone), Status: d.Status, Ready: d.IsReady,
+		Self:          self,
+		Sections:      profileSections(lang, d, office),
+		ShowDocuments: d.Documents != nil,
+		CanEdit:       pr.Grant(auth.DriversUpdate) != auth.Deny,
+		CanDelete:     pr.Grant(auth.DriversDelete) != auth.Deny,
+	}
+	for _, doc := range d.Documents {
+		card := documentCard(lang, d.ID, doc)
+		data.Documents = append(data.Documents, card)
+		if card.Status == "no_data" {
+			data.Missing++
+		}
+	}
+	data.Attention = byUrgency(data.Documents, "expired", "expiring_soon", "warning")
+	if self {
+		// On the driver's phone what needs doing comes first.
+		data.Documents = byUrgency(data.Documents, "expired", "expiring_soon", "warning", "no_data", "valid")
+	}
+	return p.render(c, http.StatusOK, "drivers.title", views.DriverPage(data))
+}
+
+// byUrgency returns the documents in the given statuses, in that order
+// (the documents' own order within a status).
+func byUrgency(docs []views.DocumentCard, statuses ...string) []views.DocumentCard {
+	var out []views.DocumentCard
+	for _, s := range statuses {
+		for _, d := range docs {
+			if d.Status == s {
+				out = append(out, d)
+			}
+		}
+	}
+	return out
+}
+
+func documentCard(lang i18n.Lang, driverID uuid.UUID, doc documents.Document) views.DocumentCard {
+	card := views.DocumentCard{
+		ID: doc.ID.String(), URL: driverURL(driverID) + "/documents/" + doc.ID.String(), Type: doc.Type,
+		Status: doc.Status, Number: deref(doc.Number), Days: doc.DaysUntilExpiry, Versions: -1,
+	}
+	if doc.Country != nil {
+		card.Country = countryName(lang, *doc.Country)
+	}
+	if doc.ValidFrom != nil {
+		card.ValidFrom = lang.Date(*doc.ValidFrom)
+	}
+	if doc.ValidUntil != nil {
+		card.ValidUntil = lang.Date(*doc.ValidUntil)
+	}
+	if doc.Files != nil {
+		card.Versions = len(doc.Files)
+	}
+	return card
+}
+
+func profileSections(lang i18n.Lang, d drivers.Driver, office string) []views.ProfileSection {
+	yesNo := lang.T("driver.no")
+	if d.ContractIndefinite {
+		yesNo = lang.T("driver.yes")
+	}
+	country := func(code *string) string {
+		if code == nil {
+			return ""
+		}
+		return countryName(lang, *code)
+	}
+	f := func(name, value string) views.ProfileField {
+		return views.ProfileField{Label: "driver.field." + name, Value: value}
+	}
+	wide := func(name, value string) views.ProfileField {
+		return views.ProfileField{Label: "driver.field." + name, Value: value, Wide: true}
+	}
+	return []views.ProfileSection{
+		{Title: "driver.section.personal", Fields: []views.ProfileField{
+			f("first_name", d.FirstName), f("last_name", d.LastName), f("middle_name", deref(d.MiddleName)),
+			f("birth_date", formatDate(lang, d.BirthDate)), f("citizenship", country(d.Citizenship)),
+			f("rodne_cislo", deref(d.RodneCislo)),
+		}},
+		{Title: "driver.section.contact", Fields: []views.ProfileField{
+			f("email", d.Email), f("phone", deref(d.Phone)),
+			wide("registration_address", deref(d.RegistrationAddress)), wide("residence_address", deref(d.ResidenceAddress)),
+		}},
+		{Title: "driver.section.employment", Fields: []views.ProfileField{
+			f("status", lang.T("driver.status."+d.Status)), f("office_id", office),
+			f("hire_date", formatDate(lang, d.HireDate)), f("fire_date", formatDate(lang, d.FireDate)),
+			f("contract_from", formatDate(lang, d.ContractFrom)), f("contract_to", formatDate(lang, d.ContractTo)),
+			f("contract_indefinite", yesNo), f("work_location", deref(d.WorkLocation)),
+		}},
+		{Title: "driver.section.bank", Fields: []views.ProfileField{
+			f("bank_country", country(d.BankCountry)), f("bank_account", deref(d.BankAccount)),
+			f("iban", deref(d.IBAN)), f("swift", deref(d.SWIFT)),
+		}},
+	}
+}
+
+// officeName is the name of one of the company's offices ("" when it is
+// gone).
+func (p *Pages) officeName(c echo.Context, pr auth.Principal, id uuid.UUID) (string, error) {
+	offices, err := p.svc.Drivers.Offices(c.Request().Context(), pr)
+	if err != nil {
+		return "", err
+	}
+	for _, o := range offices {
+		if o.ID == id {
+			return o.Name, nil
+		}
+	}
+	return "", nil
+}

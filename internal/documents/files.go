@@ -317,7 +317,7 @@ func (s *Service) Update(ctx context.Context, p auth.Principal, documentID uuid.
 				return err
 			}
 			if err := audit.Record(ctx, tx, p, audit.Entry{
-				EntityType: "document", EntityID: ref.id, Action: "updated",
+				EntityType: "document", EntityID: ref.id, Action: "document.updated",
 				OldValues: oldValues, NewValues: newValues,
 			}); err != nil {
 				return err

@@ -34,8 +34,7 @@ var (
 	PenaltyStatuses   = []string{PenaltyPending, PenaltyAccepted, PenaltyDisputed, PenaltyResolved, PenaltyCancelled}
 	PenaltyTypes      = []string{"speeding", "accident", "damage", "late_delivery", "other"}
 	PenaltySeverities = []string{"minor", "moderate", "major", "critical"}
-	// EvidenceTypes are the suggested evidence types; the specification
-	// leaves them open, so any short text is accepted.
+	// EvidenceTypes are the allowed evidence item types.
 	EvidenceTypes     = []string{"photo", "document", "video", "report", "other"}
 	ResolutionActions = []string{"keep", "reduce", "cancel"}
 )
@@ -45,10 +44,9 @@ const DisputeMessage = "Your dispute has been submitted. HR will review it withi
 
 // Limits of penalty input.
 const (
-	maxEvidence     = 20
-	maxEvidenceType = 50
-	maxURL          = 2048
-	maxPenaltyText  = 5000
+	maxEvidence    = 20
+	maxURL         = 2048
+	maxPenaltyText = 5000
 )
 
 // Evidence is a piece of evidence attached to a penalty.
@@ -165,8 +163,8 @@ func parseEvidence(raw json.RawMessage, v *apperr.Validation) []Evidence {
 		switch {
 		case e.Type == nil || strings.TrimSpace(*e.Type) == "":
 			v.Add(field+".type", "The evidence type is required.")
-		case len([]rune(strings.TrimSpace(*e.Type))) > maxEvidenceType:
-			v.Add(field+".type", fmt.Sprintf("The evidence type may not be longer than %d characters (e.g. %s).", maxEvidenceType, strings.Join(EvidenceTypes, ", ")))
+		case !contains(EvidenceTypes, strings.TrimSpace(*e.Type)):
+			v.Add(field+".type", "The evidence type must be one of: "+strings.Join(EvidenceTypes, ", ")+".")
 		default:
 			ev.Type = strings.TrimSpace(*e.Type)
 		}
@@ -292,7 +290,7 @@ func (s *Service) CreatePenalty(ctx context.Context, p auth.Principal, driverID 
 		if err != nil {
 			return fmt.Errorf("insert penalty for driver %s: %w", d.ID, err)
 		}
-		return audit.Record(ctx, tx, p, audit.Entry{EntityType: "penalty", EntityID: id, Action: "created",
+		return audit.Record(ctx, tx, p, audit.Entry{EntityType: "penalty", EntityID: id, Action: "penalty.created",
 			NewValues: map[string]any{"finance_id": financeID, "penalty_type": pen.PenaltyType, "severity": pen.Severity,
 				"amount": pen.Amount, "currency": pen.Currency, "incident_date": pen.IncidentDate, "location": pen.Location,
 				"description": pen.Description, "evidence": pen.Evidence, "status": pen.Status}})

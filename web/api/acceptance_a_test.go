@@ -1145,7 +1145,7 @@ func TestAcceptanceAudit(t *testing.T) {
 	if len(docRows) != 2 || docRows[1].Action != "document.uploaded" {
 		t.Fatalf("document rows %+v", docRows)
 	}
-	if docRows[0].Action != "updated" || docRows[0].NewValues["number"] != "P1" || len(docRows[0].NewValues) != 1 {
+	if docRows[0].Action != "document.updated" || docRows[0].NewValues["number"] != "P1" || len(docRows[0].NewValues) != 1 {
 		t.Errorf("document update row %+v", docRows[0])
 	}
 	_ = f

@@ -840,8 +840,10 @@ func TestAccBPenalties(t *testing.T) {
 			t.Errorf("category of %s: %v, want %s", typ, r["category"], cat)
 		}
 	}
-	// The evidence type is not a closed list (the spec leaves it open).
-	a.penalty(t, a.own, map[string]any{"evidence": []any{map[string]any{"type": "image", "url": "https://example.test/2.png"}}})
+	// The evidence type is one of photo, document, video, report, other.
+	a.hr.Post(drv(a.own, "/penalties"), map[string]any{"penalty_type": "other", "amount": "10.00", "incident_date": pragueDay(0),
+		"description": "x", "evidence": []any{map[string]any{"type": "image", "url": "https://example.test/2.png"}}}).
+		ExpectError(http.StatusUnprocessableEntity, "ValidationError")
 	// Defaults: severity minor, currency of the company.
 	def := a.penalty(t, a.own, map[string]any{"amount": 0})
 	if def["severity"] != "minor" || def["currency"] != "CZK" {
@@ -966,7 +968,7 @@ func TestAccBPenalties(t *testing.T) {
 			}
 		}
 	}
-	for _, act := range []string{"created", "penalty.disputed", "penalty.resolved"} {
+	for _, act := range []string{"penalty.created", "penalty.disputed", "penalty.resolved"} {
 		if !actions[act] {
 			t.Errorf("no %s audit row for the penalty: %v", act, actions)
 		}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strings"
 	"sync"
 	"testing"
 
@@ -212,7 +211,7 @@ func TestPenaltyValidation(t *testing.T) {
 	pen := f.createPenalty(t, map[string]any{"amount": "1000"})
 	penPath := f.penaltyPath(f.driver, "/"+pen["id"].(string))
 	f.hr.Put(penPath+"/dispute", map[string]any{}).ExpectError(http.StatusUnprocessableEntity, "ValidationError")
-	f.hr.Put(penPath+"/dispute", map[string]any{"dispute_reason": "x", "evidence": []map[string]string{{"type": strings.Repeat("x", 51), "url": "https://x.test/a"}}}).
+	f.hr.Put(penPath+"/dispute", map[string]any{"dispute_reason": "x", "evidence": []map[string]string{{"type": "selfie", "url": "https://x.test/a"}}}).
 		ExpectError(http.StatusUnprocessableEntity, "ValidationError")
 	f.hr.Put(penPath+"/dispute", map[string]any{"dispute_reason": "x", "evidence": []map[string]string{{"type": "photo", "url": "ftp://x.test/a"}}}).
 		ExpectError(http.StatusUnprocessableEntity, "ValidationError")
@@ -360,7 +359,7 @@ func TestPenaltyListSummaryAndAudit(t *testing.T) {
 		}
 		return out
 	}
-	if got := actions(c["id"]); len(got) != 3 || got[0] != "penalty.resolved" || got[1] != "penalty.disputed" || got[2] != "created" {
+	if got := actions(c["id"]); len(got) != 3 || got[0] != "penalty.resolved" || got[1] != "penalty.disputed" || got[2] != "penalty.created" {
 		t.Fatalf("penalty audit %v", got)
 	}
 	if got := actions(c["finance_id"]); len(got) != 3 || got[0] != "updated" || got[2] != "created" {

@@ -731,7 +731,7 @@ func TestDocumentUpdateMetadata(t *testing.T) {
 	}
 	var oldValues, newValues map[string]any
 	if err := env.DB.QueryRow(context.Background(), `
-		SELECT old_values, new_values FROM audit_logs WHERE entity_id = $1 AND action = 'updated'
+		SELECT old_values, new_values FROM audit_logs WHERE entity_id = $1 AND action = 'document.updated'
 		ORDER BY created_at DESC LIMIT 1`, docID).Scan(&oldValues, &newValues); err != nil {
 		t.Fatal(err)
 	}

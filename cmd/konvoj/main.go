@@ -13,9 +13,11 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/mattn/go-isatty"
 
 	"github.com/konvoj/konvoj/internal/config"
+	"github.com/konvoj/konvoj/internal/postgres"
 )
 
 // exitUsage is the status for bad arguments or values (DECISIONS §1).
@@ -103,6 +105,26 @@ func newLogger(cfg config.Config, w io.Writer) *slog.Logger {
 		return slog.New(slog.NewTextHandler(w, opts))
 	}
 	return slog.New(slog.NewJSONHandler(w, opts))
+}
+
+// openDatabase connects to DATABASE_URL for an operator command, applying
+// pending migrations first when migrate is true. The caller closes the pool.
+func openDatabase(ctx context.Context, migrate bool) (*pgxpool.Pool, error) {
+	url, err := databaseURL()
+	if err != nil {
+		return nil, err
+	}
+	pool, err := postgres.Open(ctx, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	if migrate {
+		if _, err := postgres.Migrate(ctx, pool); err != nil {
+			pool.Close()
+			return nil, err
+		}
+	}
+	return pool, nil
 }
 
 // databaseURL is the one setting the operator commands need.

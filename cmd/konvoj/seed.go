@@ -16,7 +16,6 @@ import (
 	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/internal/finance"
-	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/rating"
 	"github.com/konvoj/konvoj/internal/seed"
 	"github.com/konvoj/konvoj/web/app"
@@ -39,18 +38,11 @@ func seedScaleCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if o.Companies < 1 || o.DriversPerCompany < 1 || o.TransactionsPerDrv < 1 {
 		return usageError{errors.New("--companies, --drivers-per-company and --transactions-per-driver must be at least 1")}
 	}
-	url, err := databaseURL()
-	if err != nil {
-		return err
-	}
-	pool, err := postgres.Open(ctx, url, nil)
+	pool, err := openDatabase(ctx, true)
 	if err != nil {
 		return err
 	}
 	defer pool.Close()
-	if _, err := postgres.Migrate(ctx, pool); err != nil {
-		return err
-	}
 	start := time.Now()
 	o.Log = func(format string, a ...any) { fmt.Fprintf(stderr, "seed-scale: "+format+"\n", a...) }
 	ids, err := seed.Scale(ctx, pool, o)
@@ -69,8 +61,7 @@ func seedDemoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if len(args) > 0 {
 		return usageError{fmt.Errorf("seed-demo takes no arguments")}
 	}
-	url, err := databaseURL()
-	if err != nil {
+	if _, err := databaseURL(); err != nil {
 		return err
 	}
 	// Storage and token settings come from the same environment as serve;
@@ -86,19 +77,17 @@ func seedDemoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			}
 			return os.Getenv(k)
 		}
+		var err error
 		if cfg, err = config.Load(lenient); err != nil {
 			return usageError{err}
 		}
 		cfg.JWTSecret = os.Getenv("JWT_SECRET")
 	}
-	pool, err := postgres.Open(ctx, url, nil)
+	pool, err := openDatabase(ctx, true)
 	if err != nil {
 		return err
 	}
 	defer pool.Close()
-	if _, err := postgres.Migrate(ctx, pool); err != nil {
-		return err
-	}
 	files, err := app.NewFileStore(ctx, cfg)
 	if err != nil {
 		return err

@@ -49,11 +49,7 @@ func tenantCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		return usageError{err}
 	}
-	url, err := databaseURL()
-	if err != nil {
-		return err
-	}
-	pool, err := postgres.Open(ctx, url, nil)
+	pool, err := openDatabase(ctx, false)
 	if err != nil {
 		return err
 	}
@@ -70,11 +66,7 @@ func migrateCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	if len(args) > 0 {
 		return usageError{fmt.Errorf("migrate takes no arguments")}
 	}
-	url, err := databaseURL()
-	if err != nil {
-		return err
-	}
-	pool, err := postgres.Open(ctx, url, nil)
+	pool, err := openDatabase(ctx, false)
 	if err != nil {
 		return err
 	}

@@ -85,6 +85,31 @@ func NewWithURL(t testing.TB, tracer pgx.QueryTracer) (*pgxpool.Pool, string) {
 	return pool, dbURL
 }
 
+// NewEmpty creates an empty database (no migrations) for the test and
+// returns its URL; it is dropped when the test ends.
+func NewEmpty(t testing.TB) string {
+	t.Helper()
+	ctx := context.Background()
+	admin, err := pgx.Connect(ctx, ServerURL())
+	if err != nil {
+		t.Fatalf("pgtest: connect to %s: %v", redact(ServerURL()), err)
+	}
+	defer admin.Close(ctx)
+	name := "konvoj_e_" + strings.ReplaceAll(uuid.NewString(), "-", "")[:20]
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatalf("pgtest: create database: %v", err)
+	}
+	t.Cleanup(func() {
+		c, err := pgx.Connect(context.Background(), ServerURL())
+		if err != nil {
+			return
+		}
+		defer c.Close(context.Background())
+		_, _ = c.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+	})
+	return withDatabase(ServerURL(), name)
+}
+
 // ensureTemplate creates (once per migration set, across concurrently running
 // test binaries) a database with every migration applied.
 func ensureTemplate(ctx context.Context) (string, error) {

@@ -80,7 +80,7 @@ func (s *Service) Aggregates(ctx context.Context, p auth.Principal, driverID uui
 	}
 	checkValues(&v, "type", q.Types, AggregateTypes)
 	if q.Currency != "" {
-		c, ok := normalizeCurrency(q.Currency)
+		c, ok := money.NormalizeCurrency(q.Currency)
 		if !ok {
 			v.Add("currency", "The currency must be a 3-letter ISO 4217 code.")
 		}

@@ -11,7 +11,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
@@ -154,16 +153,6 @@ func userID(p auth.Principal) *uuid.UUID {
 	}
 	id := p.UserID
 	return &id
-}
-
-// currencyPattern is an ISO 4217 code.
-var currencyPattern = regexp.MustCompile(`^[A-Z]{3}$`)
-
-// normalizeCurrency upper-cases a code; ok is false when it is not three
-// letters.
-func normalizeCurrency(s string) (string, bool) {
-	s = strings.ToUpper(strings.TrimSpace(s))
-	return s, currencyPattern.MatchString(s)
 }
 
 func contains(list []string, s string) bool {

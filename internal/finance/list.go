@@ -71,7 +71,7 @@ func (s *Service) ListTransactions(ctx context.Context, p auth.Principal, driver
 	checkValues(&v, "type", f.Types, TransactionTypes)
 	checkValues(&v, "status", f.Statuses, Statuses)
 	if f.Currency != "" {
-		c, ok := normalizeCurrency(f.Currency)
+		c, ok := money.NormalizeCurrency(f.Currency)
 		if !ok {
 			v.Add("currency", "The currency must be a 3-letter ISO 4217 code.")
 		}

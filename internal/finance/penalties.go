@@ -237,7 +237,7 @@ func (s *Service) CreatePenalty(ctx context.Context, p auth.Principal, driverID 
 		pen.Amount = a
 	}
 	if in.Currency != nil {
-		c, ok := normalizeCurrency(*in.Currency)
+		c, ok := money.NormalizeCurrency(*in.Currency)
 		if !ok {
 			v.Add("currency", "The currency must be a 3-letter ISO 4217 code (e.g. CZK, EUR, PLN).")
 		}
@@ -454,16 +454,9 @@ func (s *Service) movePenalty(ctx context.Context, p auth.Principal, a auth.Acti
 		if err != nil {
 			return fmt.Errorf("finance record of penalty %s: %w", id, err)
 		}
-		periods, err := lockPeriods(ctx, tx, d.CompanyID, d.ID, nil, rec.slot())
+		periods, err := lockRecord(ctx, tx, rec, nil)
 		if err != nil {
 			return err
-		}
-		locked, err := getTransaction(ctx, tx, d.CompanyID, d.ID, cur.FinanceID, true)
-		if err != nil {
-			return err
-		}
-		if !locked.UpdatedAt.Equal(rec.UpdatedAt) {
-			return errMoved
 		}
 		if err := periods.checkOpen(rec.slot()); err != nil {
 			return err

@@ -146,7 +146,7 @@ func (in TransactionInput) apply(base Transaction, v *apperr.Validation) Transac
 		}
 	}
 	if in.Currency != nil {
-		c, ok := normalizeCurrency(*in.Currency)
+		c, ok := money.NormalizeCurrency(*in.Currency)
 		if !ok {
 			v.Add("currency", "The currency must be a 3-letter ISO 4217 code (e.g. CZK, EUR, PLN).")
 		}
@@ -322,7 +322,7 @@ func insertTransaction(ctx context.Context, tx pgx.Tx, p auth.Principal, t Trans
 }
 
 func companyCurrency(p auth.Principal) string {
-	if c, ok := normalizeCurrency(p.CompanyCurrency); ok {
+	if c, ok := money.NormalizeCurrency(p.CompanyCurrency); ok {
 		return c
 	}
 	return "CZK"
@@ -400,16 +400,9 @@ func (s *Service) UpdateTransaction(ctx context.Context, p auth.Principal, drive
 			sl := next.slot()
 			place = &sl
 		}
-		periods, err := lockPeriods(ctx, tx, d.CompanyID, d.ID, place, cur.slot())
+		periods, err := lockRecord(ctx, tx, cur, place)
 		if err != nil {
 			return err
-		}
-		locked, err := getTransaction(ctx, tx, d.CompanyID, d.ID, id, true)
-		if err != nil {
-			return err
-		}
-		if !locked.UpdatedAt.Equal(cur.UpdatedAt) {
-			return errMoved
 		}
 
 		if err := checkEdit(cur, next, to, penaltyStatus); err != nil {
@@ -570,16 +563,9 @@ func (s *Service) DeleteTransaction(ctx context.Context, p auth.Principal, drive
 		if err != nil {
 			return err
 		}
-		periods, err := lockPeriods(ctx, tx, d.CompanyID, d.ID, nil, cur.slot())
+		periods, err := lockRecord(ctx, tx, cur, nil)
 		if err != nil {
 			return err
-		}
-		locked, err := getTransaction(ctx, tx, d.CompanyID, d.ID, id, true)
-		if err != nil {
-			return err
-		}
-		if !locked.UpdatedAt.Equal(cur.UpdatedAt) {
-			return errMoved
 		}
 		if penaltyStatus != "" {
 			return apperr.Conflict("This record belongs to a penalty and cannot be deleted; resolve the penalty's dispute with cancel instead.")
@@ -599,4 +585,23 @@ func (s *Service) DeleteTransaction(ctx context.Context, p auth.Principal, drive
 		return audit.Record(ctx, tx, p, audit.Entry{EntityType: "finance_transaction", EntityID: id, Action: "deleted",
 			OldValues: cur.auditValues()})
 	})
+}
+
+// lockRecord locks the periods a change to rec touches (its own and, when
+// given, the one it moves into), then rec's row: periods first, as every
+// change does, so locks are always taken in the same order. A row that
+// changed since it was read is errMoved, and the caller starts over.
+func lockRecord(ctx context.Context, tx pgx.Tx, rec Transaction, place *slot) (lockedPeriods, error) {
+	periods, err := lockPeriods(ctx, tx, rec.CompanyID, rec.DriverID, place, rec.slot())
+	if err != nil {
+		return nil, err
+	}
+	locked, err := getTransaction(ctx, tx, rec.CompanyID, rec.DriverID, rec.ID, true)
+	if err != nil {
+		return nil, err
+	}
+	if !locked.UpdatedAt.Equal(rec.UpdatedAt) {
+		return nil, errMoved
+	}
+	return periods, nil
 }

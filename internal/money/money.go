@@ -240,3 +240,13 @@ func (in Input) Given() bool {
 
 // Parse reads the value; call it only when Given.
 func (in Input) Parse() (Amount, error) { return parseJSON(in.raw) }
+
+// currencyPattern is an ISO 4217 code.
+var currencyPattern = regexp.MustCompile(`^[A-Z]{3}$`)
+
+// NormalizeCurrency upper-cases a currency code; ok is false when it is not
+// three letters.
+func NormalizeCurrency(s string) (string, bool) {
+	s = strings.ToUpper(strings.TrimSpace(s))
+	return s, currencyPattern.MatchString(s)
+}

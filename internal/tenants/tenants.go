@@ -16,6 +16,8 @@ import (
 
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/countries"
+	"github.com/konvoj/konvoj/internal/money"
 	"github.com/konvoj/konvoj/internal/postgres"
 )
 
@@ -66,15 +68,15 @@ func (n *NewCompany) Validate() error {
 	if n.Currency == "" {
 		n.Currency = "CZK"
 	}
-	n.Currency = strings.ToUpper(n.Currency)
-	if len(n.Currency) != 3 || strings.Trim(n.Currency, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "" {
+	var ok bool
+	if n.Currency, ok = money.NormalizeCurrency(n.Currency); !ok {
 		v.Add("currency", "The currency must be a 3-letter ISO 4217 code.")
 	}
 	if n.Country == "" {
 		n.Country = "CZ"
 	}
-	n.Country = strings.ToUpper(n.Country)
-	if len(n.Country) != 2 || strings.Trim(n.Country, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "" {
+	n.Country = countries.Normalize(n.Country)
+	if !countries.Valid(n.Country) {
 		v.Add("country", "The country must be a 2-letter ISO 3166-1 code.")
 	}
 	if n.Timezone == "" {

@@ -1,19 +1,12 @@
 package api
 
 import (
-	"errors"
-	"io"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/web"
 )
-
-// multipartOverhead is what an upload body may carry beyond the file: part
-// headers, boundaries and the metadata parts.
-const multipartOverhead = 1 << 20
 
 func (h *Handlers) mountDocuments(g *web.Routes) {
 	g.GET("/drivers/:driver_id/documents", h.listDocuments)
@@ -50,28 +43,12 @@ func (h *Handlers) updateDocument(c echo.Context) error {
 func (h *Handlers) uploadDocumentFile(c echo.Context) error {
 	id := anyID(c, "document_id")
 	req := c.Request()
-	limit := h.Documents.MaxBytes() + multipartOverhead
-	req.Body = cappedBody{http.MaxBytesReader(c.Response().Writer, req.Body, limit), limit}
+	web.CapUploadBody(c, h.Documents.MaxBytes())
 	f, err := h.Documents.Upload(req.Context(), web.Principal(c), id, req.MultipartReader)
 	if err != nil {
 		return err
 	}
 	return c.JSON(http.StatusCreated, f)
-}
-
-// cappedBody turns http.MaxBytesReader's error into 413 PayloadTooLarge.
-type cappedBody struct {
-	io.ReadCloser
-	limit int64
-}
-
-func (b cappedBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	var tooLarge *http.MaxBytesError
-	if errors.As(err, &tooLarge) {
-		err = apperr.PayloadTooLarge("The request body may not be larger than %d bytes.", b.limit)
-	}
-	return n, err
 }
 
 func (h *Handlers) listDocumentVersions(c echo.Context) error {

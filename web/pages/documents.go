@@ -16,10 +16,6 @@ import (
 	"github.com/konvoj/konvoj/web"
 )
 
-// multipartOverhead is what an upload body may carry beyond the file (part
-// headers, boundaries, the metadata fields), as in the API.
-const multipartOverhead = 1 << 20
-
 // documentPage is one document of a driver: status, upload form and
 // version history, each shown only to roles that may use it.
 func (p *Pages) documentPage(c echo.Context) error {
@@ -98,8 +94,7 @@ func (p *Pages) uploadDocument(c echo.Context) error {
 	lang := i18n.From(ctx)
 	driverID, documentID := idParam(c, "id"), idParam(c, "document_id")
 
-	limit := p.svc.Documents.MaxBytes() + multipartOverhead
-	req.Body = cappedBody{http.MaxBytesReader(c.Response().Writer, req.Body, limit), limit}
+	web.CapUploadBody(c, p.svc.Documents.MaxBytes())
 	f, err := p.svc.Documents.Upload(ctx, pr, documentID, req.MultipartReader)
 	if err != nil {
 		errs, ok := uploadErrors(lang, err, formatSize(lang, p.svc.Documents.MaxBytes()))
@@ -156,21 +151,6 @@ func uploadErrors(lang i18n.Lang, err error, maxSize string) (map[string][]strin
 		return map[string][]string{"": {msg}}, true
 	}
 	return nil, false
-}
-
-// cappedBody turns http.MaxBytesReader's error into 413 PayloadTooLarge.
-type cappedBody struct {
-	io.ReadCloser
-	limit int64
-}
-
-func (b cappedBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	var tooLarge *http.MaxBytesError
-	if errors.As(err, &tooLarge) {
-		err = apperr.PayloadTooLarge("The request body may not be larger than %d bytes.", b.limit)
-	}
-	return n, err
 }
 
 // downloadFile sends a file version with the API's download headers

@@ -1,0 +1,40 @@
+package web
+
+import (
+	"errors"
+	"io"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/konvoj/konvoj/internal/apperr"
+)
+
+// multipartOverhead is what an upload body may carry beyond the file: part
+// headers, boundaries and the metadata parts.
+const multipartOverhead = 1 << 20
+
+// CapUploadBody limits the request body of an upload to the largest file
+// plus the multipart overhead, for the API and the pages alike, so that
+// oversized metadata parts cannot exhaust memory either. Reading past the
+// cap is a 413 PayloadTooLarge.
+func CapUploadBody(c echo.Context, maxFile int64) {
+	req := c.Request()
+	limit := maxFile + multipartOverhead
+	req.Body = cappedBody{http.MaxBytesReader(c.Response().Writer, req.Body, limit), limit}
+}
+
+// cappedBody turns http.MaxBytesReader's error into 413 PayloadTooLarge.
+type cappedBody struct {
+	io.ReadCloser
+	limit int64
+}
+
+func (b cappedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		err = apperr.PayloadTooLarge("The request body may not be larger than %d bytes.", b.limit)
+	}
+	return n, err
+}

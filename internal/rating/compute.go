@@ -42,11 +42,9 @@ func rateTx(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period Period, 
 	if err := lockMonth(ctx, tx, companyID, period); err != nil {
 		return nil, err
 	}
-	// Plan for the actual arguments: a cached generic plan made for a whole
-	// company is poor for one driver, and the other way round.
-	if _, err := tx.Exec(ctx, `SET LOCAL plan_cache_mode = force_custom_plan`); err != nil {
-		return nil, fmt.Errorf("rating plan mode: %w", err)
-	}
+	// Statements are planned for their actual arguments (every connection
+	// runs with plan_cache_mode = force_custom_plan, see postgres.Open): a
+	// generic plan made for a whole company would be poor for one driver.
 	var co company
 	err := tx.QueryRow(ctx, `SELECT id, timezone, currency FROM companies WHERE id = $1`, companyID).
 		Scan(&co.ID, &co.Timezone, &co.Currency)

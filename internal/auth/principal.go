@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/konvoj/konvoj/internal/apperr"
+	"github.com/konvoj/konvoj/internal/civil"
 )
 
 // Role is an application role.
@@ -70,12 +71,9 @@ func (p Principal) Location() *time.Location {
 	return time.UTC
 }
 
-// Today is the current date in the company's time zone, at midnight UTC so
-// it compares cleanly with SQL dates.
-func (p Principal) Today() time.Time {
-	now := time.Now().In(p.Location())
-	return time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
-}
+// Today is the current date in the company's time zone: "today" for
+// document status, default dates and the current rating month.
+func (p Principal) Today() civil.Date { return civil.DateOf(time.Now().In(p.Location())) }
 
 // Require checks that the role may do this kind of action at all: 403
 // Forbidden otherwise.

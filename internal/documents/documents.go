@@ -13,7 +13,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/konvoj/konvoj/internal/apperr"
-	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/storage"
@@ -86,9 +85,6 @@ type Document struct {
 
 	companyID uuid.UUID
 }
-
-// Today is the date "today" in the caller's company time zone.
-func Today(p auth.Principal) civil.Date { return civil.DateOf(time.Now().In(p.Location())) }
 
 // Service manages documents and files.
 type Service struct {

@@ -114,7 +114,7 @@ func (s *Service) List(ctx context.Context, p auth.Principal, driverID uuid.UUID
 	if err := p.CheckDriver(auth.DocumentsList, companyID, driverID); err != nil {
 		return nil, err
 	}
-	return ForDriver(ctx, s.db, driverID, Today(p), p.Grant(auth.DocumentsList) != auth.NoFiles)
+	return ForDriver(ctx, s.db, driverID, p.Today(), p.Grant(auth.DocumentsList) != auth.NoFiles)
 }
 
 // Upload stores a new version of a document's file from a multipart body
@@ -149,7 +149,7 @@ func (s *Service) Upload(ctx context.Context, p auth.Principal, documentID uuid.
 }
 
 func (s *Service) store(ctx context.Context, p auth.Principal, ref docRef, up *upload, ch change) (*File, error) {
-	today := Today(p)
+	today := p.Today()
 	f := &File{
 		ID: uuid.New(), DocumentID: ref.id, OriginalFilename: up.originalName,
 		MimeType: up.mimeType, SizeBytes: up.size, IsCurrent: true,
@@ -299,7 +299,7 @@ func (s *Service) Update(ctx context.Context, p auth.Principal, documentID uuid.
 	if err != nil {
 		return nil, err
 	}
-	today := Today(p)
+	today := p.Today()
 	var doc *Document
 	err = postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
 		before, currentFile, err := lockDocument(ctx, tx, p.CompanyID, ref.id)

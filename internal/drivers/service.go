@@ -71,7 +71,7 @@ func (s *Service) Get(ctx context.Context, p auth.Principal, id uuid.UUID) (Driv
 		return Driver{}, err
 	}
 	if grant := p.Grant(auth.DocumentsList); grant != auth.Deny {
-		docs, err := documents.ForDriver(ctx, s.db, d.ID, documents.Today(p), grant != auth.NoFiles)
+		docs, err := documents.ForDriver(ctx, s.db, d.ID, p.Today(), grant != auth.NoFiles)
 		if err != nil {
 			return Driver{}, err
 		}

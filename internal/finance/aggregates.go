@@ -92,7 +92,7 @@ func (s *Service) Aggregates(ctx context.Context, p auth.Principal, driverID uui
 	if len(q.Types) == 0 {
 		q.Types = AggregateTypes
 	}
-	ref := today(p)
+	ref := p.Today()
 	if q.ReferenceDate != nil {
 		ref = *q.ReferenceDate
 	}

@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -110,9 +109,6 @@ func (s *Service) driverFor(ctx context.Context, p auth.Principal, a auth.Action
 	}
 	return d, nil
 }
-
-// today is the current date in the company's time zone (DECISIONS §7).
-func today(p auth.Principal) civil.Date { return civil.DateOf(time.Now().In(p.Location())) }
 
 // errMoved says a row changed between reading it and locking it; the
 // transaction is retried.

@@ -118,7 +118,7 @@ func (s *Service) movePeriod(ctx context.Context, p auth.Principal, driverID, pe
 	if err := s.periodExists(ctx, d, periodID); err != nil {
 		return Period{}, err
 	}
-	payDate := today(p)
+	payDate := p.Today()
 	if paymentDateRaw != nil && *paymentDateRaw != "" {
 		pd, err := civil.Parse(*paymentDateRaw)
 		if err != nil {

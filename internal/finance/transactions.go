@@ -354,7 +354,7 @@ func (s *Service) UpdateTransaction(ctx context.Context, p auth.Principal, drive
 	if _, err := getTransaction(ctx, s.db, d.CompanyID, d.ID, id, false); err != nil {
 		return Transaction{}, err
 	}
-	day := today(p)
+	day := p.Today()
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		penaltyStatus, err := lockPenaltyOf(ctx, tx, d.CompanyID, id)
 		if err != nil {
@@ -553,7 +553,7 @@ func (s *Service) DeleteTransaction(ctx context.Context, p auth.Principal, drive
 	if _, err := getTransaction(ctx, s.db, d.CompanyID, d.ID, id, false); err != nil {
 		return err
 	}
-	day := today(p)
+	day := p.Today()
 	return s.inTx(ctx, func(tx pgx.Tx) error {
 		penaltyStatus, err := lockPenaltyOf(ctx, tx, d.CompanyID, id)
 		if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/storage"
+	"github.com/konvoj/konvoj/internal/tenants"
 )
 
 // File is an uploaded file version as the upload answers it.
@@ -100,18 +101,7 @@ func (s *Service) document(ctx context.Context, p auth.Principal, a auth.Action,
 // List returns a driver's 14 documents with status and, for callers who
 // may see files, every file version.
 func (s *Service) List(ctx context.Context, p auth.Principal, driverID uuid.UUID) ([]Document, error) {
-	if err := p.Require(auth.DocumentsList); err != nil {
-		return nil, err
-	}
-	var companyID uuid.UUID
-	err := s.db.QueryRow(ctx, `SELECT company_id FROM drivers WHERE id = $1 AND deleted_at IS NULL`, driverID).Scan(&companyID)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, apperr.NotFound("Driver")
-	}
-	if err != nil {
-		return nil, fmt.Errorf("find driver %s: %w", driverID, err)
-	}
-	if err := p.CheckDriver(auth.DocumentsList, companyID, driverID); err != nil {
+	if _, err := tenants.CheckDriver(ctx, s.db, p, auth.DocumentsList, driverID); err != nil {
 		return nil, err
 	}
 	return ForDriver(ctx, s.db, driverID, p.Today(), p.Grant(auth.DocumentsList) != auth.NoFiles)

@@ -12,6 +12,7 @@ import (
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/money"
+	"github.com/konvoj/konvoj/internal/tenants"
 )
 
 // Aggregate types.
@@ -213,7 +214,7 @@ func perMonth(earnings money.Amount, months int) money.Amount {
 
 // driverCurrency is the driver's main currency as of ref: the company's
 // when the driver has transactions in it, else the one with the most.
-func (s *Service) driverCurrency(ctx context.Context, p auth.Principal, d driverRef, ref civil.Date) (string, error) {
+func (s *Service) driverCurrency(ctx context.Context, p auth.Principal, d tenants.DriverRef, ref civil.Date) (string, error) {
 	rows, err := s.db.Query(ctx, `
 		SELECT currency, count(*) FROM finance_transactions
 		WHERE company_id = $1 AND driver_id = $2 AND deleted_at IS NULL AND status <> 'cancelled' AND transaction_date <= $3

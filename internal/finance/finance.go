@@ -20,8 +20,8 @@ import (
 
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/auth"
-	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/postgres"
+	"github.com/konvoj/konvoj/internal/tenants"
 )
 
 // Transaction statuses.
@@ -79,35 +79,9 @@ type Service struct {
 // NewService returns the finance service.
 func NewService(db *pgxpool.Pool) *Service { return &Service{db: db} }
 
-// driverRef is the driver a request is about.
-type driverRef struct {
-	ID        uuid.UUID
-	CompanyID uuid.UUID
-	HireDate  *civil.Date
-}
-
-// driverFor runs the first checks of every request (DECISIONS §4): the role
-// may do the action at all (403 Forbidden), the driver exists (404), it is
-// the caller's company and, for a driver caller, the caller's own record
-// (403 AccessDenied). The lookup is by id alone on purpose: a driver of
-// another company must answer 403, not 404.
-func (s *Service) driverFor(ctx context.Context, p auth.Principal, a auth.Action, driverID uuid.UUID) (driverRef, error) {
-	if err := p.Require(a); err != nil {
-		return driverRef{}, err
-	}
-	d := driverRef{ID: driverID}
-	err := s.db.QueryRow(ctx, `SELECT company_id, hire_date FROM drivers WHERE id = $1 AND deleted_at IS NULL`, driverID).
-		Scan(&d.CompanyID, &d.HireDate)
-	if postgres.IsNotFound(err) {
-		return driverRef{}, apperr.NotFound("Driver")
-	}
-	if err != nil {
-		return driverRef{}, fmt.Errorf("load driver %s: %w", driverID, err)
-	}
-	if err := p.CheckDriver(a, d.CompanyID, driverID); err != nil {
-		return driverRef{}, err
-	}
-	return d, nil
+// driverFor runs the first checks of every request (tenants.CheckDriver).
+func (s *Service) driverFor(ctx context.Context, p auth.Principal, a auth.Action, driverID uuid.UUID) (tenants.DriverRef, error) {
+	return tenants.CheckDriver(ctx, s.db, p, a, driverID)
 }
 
 // errMoved says a row changed between reading it and locking it; the

@@ -18,6 +18,7 @@ import (
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/postgres"
+	"github.com/konvoj/konvoj/internal/tenants"
 )
 
 // Service rates drivers and serves ratings, history, ranking and the
@@ -43,21 +44,6 @@ type Rating struct {
 	Components     map[string]ComponentView `json:"components"`
 	CalculatedAt   time.Time                `json:"calculated_at"`
 	CreatedAt      time.Time                `json:"created_at"`
-}
-
-// loadDriver checks the caller may see the driver for the action: 404 when
-// it does not exist (or is deleted), 403 AccessDenied for another company's
-// driver or, for a driver caller, another driver.
-func loadDriver(ctx context.Context, db postgres.DBTX, p auth.Principal, a auth.Action, driverID uuid.UUID) error {
-	var companyID uuid.UUID
-	err := db.QueryRow(ctx, `SELECT company_id FROM drivers WHERE id = $1 AND deleted_at IS NULL`, driverID).Scan(&companyID)
-	if err == pgx.ErrNoRows {
-		return apperr.NotFound("Driver")
-	}
-	if err != nil {
-		return fmt.Errorf("load driver %s: %w", driverID, err)
-	}
-	return p.CheckDriver(a, companyID, driverID)
 }
 
 // currentPeriod is the company's current month.
@@ -105,7 +91,7 @@ func (s *Service) Get(ctx context.Context, p auth.Principal, driverID uuid.UUID,
 	if err := p.Require(auth.RatingRead); err != nil {
 		return Rating{}, err
 	}
-	if err := loadDriver(ctx, s.db, p, auth.RatingRead, driverID); err != nil {
+	if _, err := tenants.CheckDriver(ctx, s.db, p, auth.RatingRead, driverID); err != nil {
 		return Rating{}, err
 	}
 	current := s.currentPeriod(p)
@@ -188,7 +174,7 @@ func (s *Service) Recalculate(ctx context.Context, p auth.Principal, driverID uu
 	if err := p.Require(auth.RatingManage); err != nil {
 		return Recalculated{}, err
 	}
-	if err := loadDriver(ctx, s.db, p, auth.RatingManage, driverID); err != nil {
+	if _, err := tenants.CheckDriver(ctx, s.db, p, auth.RatingManage, driverID); err != nil {
 		return Recalculated{}, err
 	}
 	if bodyErr != nil {
@@ -350,7 +336,7 @@ func (s *Service) History(ctx context.Context, p auth.Principal, driverID uuid.U
 	if err := p.Require(auth.RatingRead); err != nil {
 		return History{}, err
 	}
-	if err := loadDriver(ctx, s.db, p, auth.RatingRead, driverID); err != nil {
+	if _, err := tenants.CheckDriver(ctx, s.db, p, auth.RatingRead, driverID); err != nil {
 		return History{}, err
 	}
 	if f.Malformed != nil {

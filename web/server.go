@@ -21,6 +21,7 @@ import (
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/config"
+	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/ratelimit"
 	"github.com/konvoj/konvoj/internal/tenants"
 )
@@ -34,8 +35,13 @@ const (
 
 // Options are the server's dependencies, built by cmd/konvoj (and by tests).
 type Options struct {
-	Config   config.Config
-	DB       *pgxpool.Pool
+	Config config.Config
+	// DB is the request pool (postgres.OpenRequests): every query of a
+	// request runs on it, under row-level security for the caller's company.
+	DB *pgxpool.Pool
+	// System is the owner's pool (postgres.OpenSystem), for the background
+	// jobs and the few steps that span companies (tenants.NewRequestService).
+	System   *pgxpool.Pool
 	Verifier *auth.Verifier
 	Limiter  ratelimit.Store
 	Logger   *slog.Logger
@@ -73,7 +79,7 @@ func NewServer(o Options) *Server {
 		Echo:     e,
 		opts:     o,
 		log:      o.Logger,
-		tenants:  tenants.NewService(o.DB),
+		tenants:  tenants.NewRequestService(o.DB, o.System),
 		metrics:  newMetrics(o.DB),
 		limiter:  o.Limiter,
 		verifier: o.Verifier,
@@ -229,8 +235,7 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		p.IPAddress = c.RealIP()
 		p.UserAgent = c.Request().UserAgent()
-		c.Set(ctxPrincipal, p)
-		c.SetRequest(c.Request().WithContext(auth.WithPrincipal(c.Request().Context(), p)))
+		SetPrincipal(c, p)
 		return next(c)
 	}
 }
@@ -292,12 +297,14 @@ func (s *Server) rateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// SetPrincipal records the caller of a page request (resolved from the
-// session cookie) the same way the API's authentication does, so handlers,
-// the request log and the rate limiter see it.
+// SetPrincipal records the caller of a request (from the API's token or the
+// pages' session cookie), so handlers, the request log and the rate limiter
+// see it, and the request's queries see the caller's company and no other
+// (row-level security, docs/security.md).
 func SetPrincipal(c echo.Context, p auth.Principal) {
 	c.Set(ctxPrincipal, p)
-	c.SetRequest(c.Request().WithContext(auth.WithPrincipal(c.Request().Context(), p)))
+	ctx := postgres.WithCompany(auth.WithPrincipal(c.Request().Context(), p), p.CompanyID)
+	c.SetRequest(c.Request().WithContext(ctx))
 }
 
 // Principal returns the caller of an authenticated request.

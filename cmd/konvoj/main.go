@@ -107,14 +107,15 @@ func newLogger(cfg config.Config, w io.Writer) *slog.Logger {
 	return slog.New(slog.NewJSONHandler(w, opts))
 }
 
-// openDatabase connects to DATABASE_URL for an operator command, applying
-// pending migrations first when migrate is true. The caller closes the pool.
+// openDatabase connects an operator command to DATABASE_URL on the system
+// pool (the owner, past row-level security), applying pending migrations
+// first when migrate is true. The caller closes the pool.
 func openDatabase(ctx context.Context, migrate bool) (*pgxpool.Pool, error) {
 	url, err := databaseURL()
 	if err != nil {
 		return nil, err
 	}
-	pool, err := postgres.Open(ctx, url, nil)
+	pool, err := postgres.OpenSystem(ctx, url, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -58,13 +58,16 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		log.Warn(w)
 	}
 
-	pool, err := postgres.Open(ctx, cfg.DatabaseURL, nil)
+	// Two pools on one DATABASE_URL: the system pool (the owner) migrates
+	// and runs the background jobs; the request pool runs every request as
+	// the request role, under row-level security (docs/security.md).
+	system, err := postgres.OpenSystem(ctx, cfg.DatabaseURL, nil)
 	if err != nil {
 		return err
 	}
-	defer pool.Close()
+	defer system.Close()
 	if !*noMigrate {
-		applied, err := postgres.Migrate(ctx, pool)
+		applied, err := postgres.Migrate(ctx, system)
 		if err != nil {
 			return err
 		}
@@ -72,6 +75,11 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			log.Info("migration applied", slog.String("file", a))
 		}
 	}
+	requests, err := postgres.OpenRequests(ctx, cfg.DatabaseURL, nil)
+	if err != nil {
+		return err
+	}
+	defer requests.Close()
 
 	verifier, err := newVerifier(ctx, cfg)
 	if err != nil {
@@ -93,7 +101,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 
 	srv, err := app.New(ctx, app.Options{Server: web.Options{
-		Config: cfg, DB: pool, Verifier: verifier, Limiter: limiter, Logger: log,
+		Config: cfg, DB: requests, System: system, Verifier: verifier, Limiter: limiter, Logger: log,
 	}, Jobs: true})
 	if err != nil {
 		return err

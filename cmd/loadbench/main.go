@@ -98,7 +98,7 @@ func run(dbURL, bin string, duration time.Duration, companies, perComp int, read
 	fmt.Println(strings.Join(tail, "\n"))
 
 	var tracer lastQuery
-	pool, err := postgres.Open(ctx, dbURL, &tracer)
+	pool, err := postgres.OpenSystem(ctx, dbURL, &tracer)
 	if err != nil {
 		return err
 	}

@@ -67,9 +67,9 @@ type docRef struct {
 	docType                 string
 }
 
-// findDocument loads a document of a driver that is not deleted. It does
-// not filter by company on purpose: a document of another company is 403
-// AccessDenied, not 404 (DECISIONS §4), decided by the caller right after.
+// findDocument loads a document of a driver that is not deleted. A document
+// of another company is 403 AccessDenied, not 404 (DECISIONS §4), decided by
+// the caller right after (row-level security hides it: tenants.Missing).
 func (s *Service) findDocument(ctx context.Context, id uuid.UUID) (docRef, error) {
 	r := docRef{id: id}
 	err := s.db.QueryRow(ctx, `
@@ -93,7 +93,7 @@ func (s *Service) document(ctx context.Context, p auth.Principal, a auth.Action,
 	}
 	ref, err := s.findDocument(ctx, id)
 	if err != nil {
-		return ref, err
+		return ref, tenants.Missing(ctx, s.db, p, "driver_documents", id, err)
 	}
 	return ref, p.CheckDriver(a, ref.companyID, ref.driverID)
 }
@@ -368,7 +368,7 @@ func (s *Service) Open(ctx context.Context, p auth.Principal, fileID uuid.UUID) 
 		WHERE f.id = $1 AND dr.deleted_at IS NULL`, fileID).Scan(
 		&companyID, &driver, &d.OriginalFilename, &d.MimeType, &d.SizeBytes, &d.HashSHA256, &d.UploadedAt, &path, &disk)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, apperr.NotFound("File")
+		return nil, tenants.Missing(ctx, s.db, p, "document_files", fileID, apperr.NotFound("File"))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("find file %s: %w", fileID, err)

@@ -13,6 +13,7 @@ import (
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/postgres"
+	"github.com/konvoj/konvoj/internal/tenants"
 )
 
 // entityType is the audit log's name for drivers.
@@ -65,7 +66,7 @@ func (s *Service) Get(ctx context.Context, p auth.Principal, id uuid.UUID) (Driv
 	}
 	d, err := getDriver(ctx, s.db, id, false)
 	if err != nil {
-		return Driver{}, err
+		return Driver{}, tenants.Missing(ctx, s.db, p, "drivers", id, err)
 	}
 	if err := p.CheckDriver(auth.DriversRead, d.CompanyID, d.ID); err != nil {
 		return Driver{}, err
@@ -92,7 +93,7 @@ func (s *Service) Update(ctx context.Context, p auth.Principal, id uuid.UUID, in
 	err := postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
 		cur, err := getDriver(ctx, tx, id, true)
 		if err != nil {
-			return err
+			return tenants.Missing(ctx, tx, p, "drivers", id, err)
 		}
 		if err := p.CheckDriver(auth.DriversUpdate, cur.CompanyID, cur.ID); err != nil {
 			return err
@@ -139,7 +140,7 @@ func (s *Service) Delete(ctx context.Context, p auth.Principal, id uuid.UUID) er
 	return postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
 		cur, err := getDriver(ctx, tx, id, true)
 		if err != nil {
-			return err
+			return tenants.Missing(ctx, tx, p, "drivers", id, err)
 		}
 		if err := p.CheckDriver(auth.DriversDelete, cur.CompanyID, cur.ID); err != nil {
 			return err

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -21,8 +22,20 @@ import (
 	"github.com/konvoj/konvoj/migrations"
 )
 
-// Open connects a pool and checks the database answers.
-func Open(ctx context.Context, url string, tracer pgx.QueryTracer) (*pgxpool.Pool, error) {
+// OpenSystem connects the system pool: the user of the database URL, who owns
+// the tables and so is not subject to row-level security. Migrations,
+// background jobs and operator commands run on it, and nothing else
+// (docs/security.md, "Row-level security"); request handling uses
+// OpenRequests.
+func OpenSystem(ctx context.Context, url string, tracer pgx.QueryTracer) (*pgxpool.Pool, error) {
+	cfg, err := poolConfig(url, tracer)
+	if err != nil {
+		return nil, err
+	}
+	return open(ctx, cfg)
+}
+
+func poolConfig(url string, tracer pgx.QueryTracer) (*pgxpool.Config, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("parse database url: %w", err)
@@ -37,6 +50,10 @@ func Open(ctx context.Context, url string, tracer pgx.QueryTracer) (*pgxpool.Poo
 	// widely in size and data, so plan each execution with its values (the
 	// driver list with a document_status filter went from 70 ms to 7 ms).
 	cfg.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_custom_plan"
+	return cfg, nil
+}
+
+func open(ctx context.Context, cfg *pgxpool.Config) (*pgxpool.Pool, error) {
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("open database pool: %w", err)
@@ -147,3 +164,10 @@ func IsUniqueViolation(err error, constraint string) bool {
 
 // IsNotFound reports whether err is pgx's no-rows error.
 func IsNotFound(err error) bool { return errors.Is(err, pgx.ErrNoRows) }
+
+// IsRowSecurityViolation reports whether err is a write refused by a
+// row-level security policy (the row belongs to another company).
+func IsRowSecurityViolation(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "42501" && strings.Contains(pgErr.Message, "row-level security")
+}

@@ -22,7 +22,7 @@ func TestConcurrentMigrations(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			pool, err := postgres.Open(ctx, url, nil)
+			pool, err := postgres.OpenSystem(ctx, url, nil)
 			if err != nil {
 				errs[i] = err
 				return
@@ -45,7 +45,7 @@ func TestConcurrentMigrations(t *testing.T) {
 			}
 		}
 	}
-	pool, err := postgres.Open(ctx, url, nil)
+	pool, err := postgres.OpenSystem(ctx, url, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -565,14 +565,9 @@ func (s *Service) checkCompany(ctx context.Context, p auth.Principal, companyID 
 	if companyID == p.CompanyID {
 		return nil
 	}
-	var exists bool
-	if err := s.db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM companies WHERE id = $1)`, companyID).Scan(&exists); err != nil {
-		return fmt.Errorf("find company %s: %w", companyID, err)
-	}
-	if !exists {
-		return apperr.NotFound("Company")
-	}
-	return p.CheckCompany(companyID)
+	// Row-level security shows the caller's company only; whether another
+	// one exists is tenants.Missing's question.
+	return tenants.Missing(ctx, s.db, p, "companies", companyID, apperr.NotFound("Company"))
 }
 
 // ConfigUpdated is the answer of a configuration update.

@@ -44,11 +44,24 @@ type NewCompany struct {
 
 // Service manages companies and users.
 type Service struct {
+	// db runs everything a request does, under row-level security in the
+	// server (the request pool).
 	db *pgxpool.Pool
+	// system, the owner's pool, runs only what spans companies: the
+	// development sign-in directory, and moving a user whose identity
+	// provider now names another company.
+	system *pgxpool.Pool
 }
 
-// NewService returns a tenants service on the pool.
-func NewService(db *pgxpool.Pool) *Service { return &Service{db: db} }
+// NewService returns a tenants service on one pool, for operator commands
+// and tests, which run as the owner.
+func NewService(db *pgxpool.Pool) *Service { return &Service{db: db, system: db} }
+
+// NewRequestService returns the server's tenants service: requests on the
+// request pool, the two cross-company steps on the system pool.
+func NewRequestService(requests, system *pgxpool.Pool) *Service {
+	return &Service{db: requests, system: system}
+}
 
 // Validate checks a new company's fields and fills defaults (DECISIONS §1).
 func (n *NewCompany) Validate() error {
@@ -135,11 +148,16 @@ func (s *Service) Get(ctx context.Context, id uuid.UUID) (Company, error) {
 // caller is linked by e-mail. The common case is one plain SELECT; the user
 // row is written only when it is missing, something in the token changed, or
 // the last sign-in is over five minutes old.
+//
+// The lookup runs under row-level security for the company the verified
+// token names: it can see that company and nothing else, and finding no
+// company row means there is no such company for this caller.
 func (s *Service) Principal(ctx context.Context, id auth.Identity) (auth.Principal, error) {
 	companyID, err := uuid.Parse(id.CompanyID)
 	if err != nil {
 		return auth.Principal{}, apperr.AccessDenied()
 	}
+	ctx = postgres.WithCompany(ctx, companyID)
 	userID := id.UserID()
 	p := auth.Principal{UserID: userID, CompanyID: companyID, Role: id.Role, Email: id.Email}
 	var (
@@ -147,8 +165,8 @@ func (s *Service) Principal(ctx context.Context, id auth.Identity) (auth.Princip
 		prefLang, defLang *string
 		firstName, last   *string
 	)
-	upsert := func() error {
-		return s.db.QueryRow(ctx, `
+	upsert := func(db *pgxpool.Pool) error {
+		return db.QueryRow(ctx, `
 		WITH c AS (
 			SELECT id, subscription_tier, timezone, currency, default_language FROM companies WHERE id = $1
 		), u AS (
@@ -190,13 +208,18 @@ func (s *Service) Principal(ctx context.Context, id auth.Identity) (auth.Princip
 		companyID, userID, id.Email, string(id.Role), id.FirstName,
 	).Scan(&p.CompanyTier, &p.CompanyTimezone, &p.CompanyCurrency, &defLang, &prefLang, &firstName, &last, &fresh, &driverID)
 	if err == nil && !fresh {
-		err = upsert()
+		err = upsert(s.db)
 	}
 	// Two first requests of a new user race: ON CONFLICT (id) arbitrates
 	// only the id, so the loser trips over users_external_id_key instead.
 	// The row exists now, and a second try takes the update path.
 	if postgres.IsUniqueViolation(err, "users_external_id_key") {
-		err = upsert()
+		err = upsert(s.db)
+	}
+	// The user row belongs to another company (the identity provider moved
+	// the user): the request's company cannot see it, so the owner moves it.
+	if postgres.IsRowSecurityViolation(err) {
+		err = upsert(s.system)
 	}
 	if errors.Is(err, pgx.ErrNoRows) {
 		return auth.Principal{}, apperr.AccessDenied()

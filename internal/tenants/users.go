@@ -48,7 +48,7 @@ type DirectoryCompany struct {
 // by role. It crosses tenants, so only the development sign-in page
 // (AUTH_DEV_LOGIN, never on in production) may call it.
 func (s *Service) Directory(ctx context.Context, limit int) ([]DirectoryCompany, error) {
-	rows, err := s.db.Query(ctx, `
+	rows, err := s.system.Query(ctx, `
 		SELECT c.id, c.name, u.external_id, u.email, COALESCE(trim(concat_ws(' ', u.first_name, u.last_name)), ''), u.role
 		FROM (SELECT id, name, created_at FROM companies ORDER BY created_at, id LIMIT $1) c
 		LEFT JOIN users u ON u.company_id = c.id AND u.is_active

@@ -105,7 +105,10 @@ func cursorKey(cfg config.Config) []byte {
 // finish for a while and then cancelling them (a cancelled rating run rolls
 // back and is retried later).
 func (a *App) startJobs(ctx context.Context, o Options) error {
-	client, err := jobs.NewClient(o.Server.DB, a.Services.Rating, o.Server.Logger, jobs.Options{Periodic: true})
+	// Jobs work on every company: they run on the system pool, with a
+	// rating service of their own on it.
+	system := o.Server.System
+	client, err := jobs.NewClient(system, rating.NewService(system), o.Server.Logger, jobs.Options{Periodic: true})
 	if err != nil {
 		return err
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/config"
 	"github.com/konvoj/konvoj/internal/drivers"
+	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/web/webtest"
 )
@@ -152,8 +153,10 @@ func TestUploadVersionsAndDownload(t *testing.T) {
 // a Czech translation: the pages show none in English.
 func TestServiceMessagesAreTranslated(t *testing.T) {
 	env := devEnv(t)
-	ctx := context.Background()
 	company := env.Company("Acme", "free")
+	// The services run on the request pool: their queries see the company
+	// the request's context names (as the server's middleware sets it).
+	ctx := postgres.WithCompany(context.Background(), company)
 	hr := auth.Principal{UserID: uuid.New(), CompanyID: company, Role: auth.RoleHRManager}
 	svc := env.App.Services
 

@@ -35,12 +35,15 @@ const Secret = "konvoj-test-secret-0123456789abcdef"
 
 // Env is one running product with its own database.
 type Env struct {
-	T      testing.TB
-	DB     *pgxpool.Pool
-	DBURL  string
-	App    *app.App
-	Server *httptest.Server
-	Config config.Config
+	T testing.TB
+	// DB is the owner's pool, for fixtures and checks that look past
+	// row-level security; the server runs its requests on Requests.
+	DB       *pgxpool.Pool
+	Requests *pgxpool.Pool
+	DBURL    string
+	App      *app.App
+	Server   *httptest.Server
+	Config   config.Config
 }
 
 // Option adjusts the environment before the server starts.
@@ -61,7 +64,7 @@ func WithLimiter(l ratelimit.Store) Option { return func(s *setup) { s.limiter =
 // WithConfig edits the configuration.
 func WithConfig(f func(*config.Config)) Option { return func(s *setup) { f(&s.cfg) } }
 
-// WithTracer installs a pgx query tracer on the server's pool.
+// WithTracer installs a pgx query tracer on the server's request pool.
 func WithTracer(t pgx.QueryTracer) Option { return func(s *setup) { s.tracer = t } }
 
 // WithDB makes the server use an existing database (two servers, one DB).
@@ -93,8 +96,9 @@ func New(t testing.TB, opts ...Option) *Env {
 		o(s)
 	}
 	if s.db == nil {
-		s.db, s.dbURL = pgtest.NewWithURL(t, s.tracer)
+		s.db, s.dbURL = pgtest.NewWithURL(t, nil)
 	}
+	requests := pgtest.Requests(t, s.dbURL, s.tracer)
 	s.cfg.DatabaseURL = s.dbURL
 	ctx, cancel := context.WithCancel(context.Background())
 	verifier, err := auth.NewVerifier(ctx, auth.VerifierConfig{
@@ -106,7 +110,7 @@ func New(t testing.TB, opts ...Option) *Env {
 		t.Fatalf("webtest: verifier: %v", err)
 	}
 	ao := app.Options{Server: web.Options{
-		Config: s.cfg, DB: s.db, Verifier: verifier, Limiter: s.limiter,
+		Config: s.cfg, DB: requests, System: s.db, Verifier: verifier, Limiter: s.limiter,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}}
 	if s.appOpts != nil {
@@ -123,7 +127,7 @@ func New(t testing.TB, opts ...Option) *Env {
 		a.Close()
 		cancel()
 	})
-	return &Env{T: t, DB: s.db, DBURL: s.dbURL, App: a, Server: srv, Config: s.cfg}
+	return &Env{T: t, DB: s.db, Requests: requests, DBURL: s.dbURL, App: a, Server: srv, Config: s.cfg}
 }
 
 // Company creates a company with the given tier and returns its id.

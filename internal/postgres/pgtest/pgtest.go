@@ -69,7 +69,7 @@ func NewWithURL(t testing.TB, tracer pgx.QueryTracer) (*pgxpool.Pool, string) {
 		t.Fatalf("pgtest: create database: %v", err)
 	}
 	dbURL := withDatabase(ServerURL(), name)
-	pool, err := postgres.Open(ctx, dbURL, tracer)
+	pool, err := postgres.OpenSystem(ctx, dbURL, tracer)
 	if err != nil {
 		t.Fatalf("pgtest: open %s: %v", name, err)
 	}
@@ -83,6 +83,19 @@ func NewWithURL(t testing.TB, tracer pgx.QueryTracer) (*pgxpool.Pool, string) {
 		_, _ = c.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
 	})
 	return pool, dbURL
+}
+
+// Requests opens a request pool (postgres.OpenRequests: the request role,
+// row-level security) on the database at url, closed when the test ends.
+// It is the pool a server under test runs its requests on.
+func Requests(t testing.TB, url string, tracer pgx.QueryTracer) *pgxpool.Pool {
+	t.Helper()
+	pool, err := postgres.OpenRequests(context.Background(), url, tracer)
+	if err != nil {
+		t.Fatalf("pgtest: request pool: %v", err)
+	}
+	t.Cleanup(pool.Close)
+	return pool
 }
 
 // NewEmpty creates an empty database (no migrations) for the test and
@@ -152,7 +165,7 @@ func ensureTemplate(ctx context.Context) (string, error) {
 	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
 		return "", err
 	}
-	pool, err := postgres.Open(ctx, withDatabase(ServerURL(), name), nil)
+	pool, err := postgres.OpenSystem(ctx, withDatabase(ServerURL(), name), nil)
 	if err != nil {
 		return "", err
 	}

@@ -1,0 +1,96 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// RequestRole is the role request queries run as: it owns no table and
+// cannot bypass row-level security, so it sees only the rows of the company
+// set on its session (migrations/00007_row_level_security.sql).
+const RequestRole = "konvoj_app"
+
+// companySetting is the session setting the policies read.
+const companySetting = "app.company_id"
+
+// companyKey is where a connection remembers the company it is set to.
+const companyKey = "konvoj.company_id"
+
+// OpenRequests connects the request pool: the same database URL, switched to
+// RequestRole at connect (the role startup parameter, so even RESET ROLE
+// stays there), and each connection set, as it is acquired, to the company
+// of the acquiring context (WithCompany). A context without a company sets
+// none, and then no row of any tenant table is visible.
+func OpenRequests(ctx context.Context, url string, tracer pgx.QueryTracer) (*pgxpool.Pool, error) {
+	cfg, err := poolConfig(url, tracer)
+	if err != nil {
+		return nil, err
+	}
+	cfg.ConnConfig.RuntimeParams["role"] = RequestRole
+	cfg.PrepareConn = setCompany
+	pool, err := open(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("request pool (role %s, created by the migrations): %w", RequestRole, err)
+	}
+	return pool, nil
+}
+
+// setCompany points the connection at the context's company. A connection
+// remembers its company, so a run of requests of one company (the common
+// case: a pool per instance, most traffic from few companies) costs no
+// extra round trip; switching companies costs one.
+func setCompany(ctx context.Context, conn *pgx.Conn) (bool, error) {
+	want := ""
+	if id, ok := CompanyFrom(ctx); ok {
+		want = id.String()
+	}
+	data := conn.PgConn().CustomData()
+	if have, _ := data[companyKey].(string); have == want {
+		return true, nil
+	}
+	// Sent on the connection beneath pgx: this is the connection's set-up,
+	// not one of the request's statements (query tracers count those). The
+	// value is a formatted UUID or empty, safe to write as a literal.
+	sql := "SELECT set_config('" + companySetting + "', '" + want + "', false)"
+	if _, err := conn.PgConn().Exec(ctx, sql).ReadAll(); err != nil {
+		// The connection's state is unknown: destroy it, fail the query.
+		return false, fmt.Errorf("set the request's company on the connection: %w", err)
+	}
+	data[companyKey] = want
+	return true, nil
+}
+
+type companyCtxKey struct{}
+
+// WithCompany returns a context whose queries on the request pool see the
+// rows of company (and only those). The authentication middleware sets it
+// once the caller is known.
+func WithCompany(ctx context.Context, company uuid.UUID) context.Context {
+	return context.WithValue(ctx, companyCtxKey{}, company)
+}
+
+// CompanyFrom returns the company WithCompany put in the context.
+func CompanyFrom(ctx context.Context) (uuid.UUID, bool) {
+	id, ok := ctx.Value(companyCtxKey{}).(uuid.UUID)
+	return id, ok && id != uuid.Nil
+}
+
+// CompanyOf returns the company owning the live (not soft-deleted) row id of
+// table, seen past row-level security, or false when there is no such row.
+// It is the one question a request may ask about another company's record:
+// the check order answers 404 for a record that does not exist and 403 for
+// another company's, which the policies alone cannot tell apart.
+func CompanyOf(ctx context.Context, db DBTX, table string, id uuid.UUID) (uuid.UUID, bool, error) {
+	var company *uuid.UUID
+	if err := db.QueryRow(ctx, `SELECT konvoj_row_company($1::regclass, $2)`, table, id).Scan(&company); err != nil {
+		return uuid.Nil, false, fmt.Errorf("owner of %s %s: %w", table, id, err)
+	}
+	if company == nil {
+		return uuid.Nil, false, nil
+	}
+	return *company, true, nil
+}

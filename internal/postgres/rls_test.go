@@ -1,0 +1,289 @@
+package postgres_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/konvoj/konvoj/internal/postgres"
+	"github.com/konvoj/konvoj/internal/postgres/pgtest"
+	"github.com/konvoj/konvoj/internal/seed"
+)
+
+// rlsSeedExtras fills, for one company, the tenant tables the scale seed
+// leaves empty, so every tenant table holds rows of both companies. A new
+// tenant table the test finds empty needs a row here.
+const rlsSeedExtras = `
+WITH d AS (SELECT id FROM drivers WHERE company_id = $1 ORDER BY internal_seq LIMIT 1),
+v AS (
+	INSERT INTO vehicles (company_id, internal_number, internal_seq, type)
+	VALUES ($1, 'VEH-1', 1, 'lkv') RETURNING id
+),
+tr AS (
+	INSERT INTO trailers (company_id, internal_number, internal_seq, type)
+	VALUES ($1, 'TRL-1', 1, 'standard') RETURNING id
+),
+tu AS (
+	INSERT INTO transport_units (company_id, driver_id, vehicle_id, trailer_id)
+	SELECT $1, d.id, v.id, tr.id FROM d, v, tr RETURNING id
+),
+al AS (
+	INSERT INTO audit_logs (company_id, entity_type, entity_id, action)
+	SELECT $1, 'driver', d.id, 'created' FROM d RETURNING id
+),
+fa AS (
+	INSERT INTO finance_aggregates (company_id, driver_id, agg_type, reference_date)
+	SELECT $1, d.id, 'ytd', current_date FROM d RETURNING id
+),
+rr AS (
+	INSERT INTO rating_runs (company_id, rating_period, drivers_rated)
+	VALUES ($1, date_trunc('month', current_date)::date, 1) RETURNING company_id
+),
+pe AS (
+	INSERT INTO penalties (company_id, driver_id, finance_id, penalty_type, amount, incident_date, description)
+	SELECT f.company_id, f.driver_id, f.id, 'other', 100, f.transaction_date, 'RLS test' FROM finance_transactions f
+	WHERE f.company_id = $1 AND NOT EXISTS (SELECT FROM penalties p WHERE p.finance_id = f.id) LIMIT 1 RETURNING id
+),
+rc AS (
+	INSERT INTO rating_configs (company_id, metric_name, weight) VALUES ($1, 'activity', 10)
+	ON CONFLICT DO NOTHING RETURNING id
+),
+dd AS (
+	-- The trigger logs the change in document_validity_changes.
+	UPDATE driver_documents SET valid_until = DATE '2031-01-31'
+	WHERE id = (SELECT id FROM driver_documents WHERE company_id = $1 ORDER BY id LIMIT 1) RETURNING id
+)
+SELECT (SELECT count(*) FROM tu) + (SELECT count(*) FROM al) + (SELECT count(*) FROM fa) + (SELECT count(*) FROM rr)
+	+ (SELECT count(*) FROM pe) + (SELECT count(*) FROM rc) + (SELECT count(*) FROM dd)`
+
+// The second wall (docs/security.md, "Row-level security"): on the request
+// pool, with company A set, no row of company B can be read or changed in any
+// table with a company_id, found from the catalog so a new table is covered
+// the day it is created; without a company nothing is visible at all.
+func TestRowLevelSecurity(t *testing.T) {
+	ctx := context.Background()
+	system, url := pgtest.NewWithURL(t, nil)
+	ids, err := seed.Scale(ctx, system, seed.ScaleOptions{Companies: 2, DriversPerCompany: 3, TransactionsPerDrv: 4, OrdersPerMonth: 1, Months: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := ids[0], ids[1]
+	for _, c := range ids {
+		if _, err := system.Exec(ctx, rlsSeedExtras, c); err != nil {
+			t.Fatalf("seed the other tenant tables: %v", err)
+		}
+		// The scale seed writes snapshots, not their components.
+		if _, err := system.Exec(ctx, `INSERT INTO rating_components (snapshot_id, metric_name)
+			SELECT id, 'activity' FROM rating_snapshots WHERE company_id = $1`, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	tables := tenantTables(t, system)
+	if len(tables) < 15 {
+		t.Fatalf("found only %d tables with company_id: %v", len(tables), tables)
+	}
+	// One connection, so the same session switches between companies.
+	requests := pgtest.Requests(t, url+"&pool_max_conns=1", nil)
+	asA := postgres.WithCompany(ctx, a)
+
+	t.Run("the request role owns nothing and cannot bypass", func(t *testing.T) {
+		var user string
+		var super, bypass bool
+		var owned int
+		err := requests.QueryRow(ctx, `SELECT current_user, r.rolsuper, r.rolbypassrls,
+			(SELECT count(*) FROM pg_class c WHERE c.relowner = r.oid)
+			FROM pg_roles r WHERE r.rolname = current_user`).Scan(&user, &super, &bypass, &owned)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if user != postgres.RequestRole || super || bypass || owned != 0 {
+			t.Fatalf("request queries run as %s (superuser %v, bypassrls %v, owns %d relations)", user, super, bypass, owned)
+		}
+		// RESET ROLE goes back to the connection's role parameter, not to
+		// the owner.
+		if _, err := requests.Exec(ctx, `RESET ROLE`); err != nil {
+			t.Fatal(err)
+		}
+		if err := requests.QueryRow(ctx, `SELECT current_user`).Scan(&user); err != nil || user != postgres.RequestRole {
+			t.Fatalf("after RESET ROLE: %s (%v)", user, err)
+		}
+	})
+
+	t.Run("every tenant table has row-level security and a policy", func(t *testing.T) {
+		for _, table := range append(tables, "companies", "rating_components") {
+			var enabled bool
+			var policies int
+			err := system.QueryRow(ctx, `SELECT c.relrowsecurity, (SELECT count(*) FROM pg_policy p WHERE p.polrelid = c.oid)
+				FROM pg_class c WHERE c.oid = $1::regclass`, table).Scan(&enabled, &policies)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !enabled || policies == 0 {
+				t.Errorf("%s: row-level security %v, %d policies; call konvoj_enable_tenant_rls in its migration", table, enabled, policies)
+			}
+		}
+	})
+
+	for _, table := range tables {
+		t.Run(table, func(t *testing.T) {
+			var ofA, ofB int
+			if err := system.QueryRow(ctx, `SELECT count(*) FILTER (WHERE company_id = $1), count(*) FILTER (WHERE company_id = $2)
+				FROM `+table, a, b).Scan(&ofA, &ofB); err != nil {
+				t.Fatal(err)
+			}
+			if ofA == 0 || ofB == 0 {
+				t.Fatalf("the seed left %s without rows of both companies (%d, %d): add them to rlsSeedExtras", table, ofA, ofB)
+			}
+			// A bare SELECT: A's rows, none of B's.
+			seen := map[uuid.UUID]int{}
+			rows, err := requests.Query(asA, `SELECT company_id FROM `+table)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for rows.Next() {
+				var c uuid.UUID
+				if err := rows.Scan(&c); err != nil {
+					t.Fatal(err)
+				}
+				seen[c]++
+			}
+			if err := rows.Err(); err != nil {
+				t.Fatal(err)
+			}
+			if seen[b] != 0 || seen[a] != ofA || len(seen) != 1 {
+				t.Fatalf("company A's request sees %v; want only A's %d rows", seen, ofA)
+			}
+			// An UPDATE and a DELETE by id of one of B's rows change nothing
+			// (by the row's physical address for a table without an id).
+			key := "id::text"
+			var hasID bool
+			if err := system.QueryRow(ctx, `SELECT EXISTS (SELECT FROM information_schema.columns
+				WHERE table_schema = 'public' AND table_name = $1 AND column_name = 'id')`, table).Scan(&hasID); err != nil {
+				t.Fatal(err)
+			}
+			if !hasID {
+				key = "ctid::text"
+			}
+			var bRow string
+			if err := system.QueryRow(ctx, `SELECT `+key+` FROM `+table+` WHERE company_id = $1 LIMIT 1`, b).Scan(&bRow); err != nil {
+				t.Fatal(err)
+			}
+			tag, err := requests.Exec(asA, `UPDATE `+table+` SET company_id = company_id WHERE `+key+` = $1`, bRow)
+			if err != nil || tag.RowsAffected() != 0 {
+				t.Fatalf("update of B's row: %v rows, %v", tag.RowsAffected(), err)
+			}
+			tag, err = requests.Exec(asA, `DELETE FROM `+table+` WHERE `+key+` = $1`, bRow)
+			if err != nil || tag.RowsAffected() != 0 {
+				t.Fatalf("delete of B's row: %v rows, %v", tag.RowsAffected(), err)
+			}
+			var still int
+			if err := system.QueryRow(ctx, `SELECT count(*) FROM `+table+` WHERE company_id = $1`, b).Scan(&still); err != nil || still != ofB {
+				t.Fatalf("B's rows after A's attempts: %d of %d (%v)", still, ofB, err)
+			}
+			// Nor can A's row be handed over to B.
+			_, err = requests.Exec(asA, `UPDATE `+table+` SET company_id = $1 WHERE ctid = (SELECT ctid FROM `+table+` LIMIT 1)`, b)
+			if !postgres.IsRowSecurityViolation(err) {
+				t.Fatalf("moving A's row to B: %v, want a row-level security violation", err)
+			}
+		})
+	}
+
+	t.Run("companies and rating components", func(t *testing.T) {
+		var visible []uuid.UUID
+		rows, err := requests.Query(asA, `SELECT id FROM companies`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var id uuid.UUID
+			_ = rows.Scan(&id)
+			visible = append(visible, id)
+		}
+		if len(visible) != 1 || visible[0] != a {
+			t.Fatalf("companies visible to A: %v", visible)
+		}
+		if tag, err := requests.Exec(asA, `UPDATE companies SET name = 'taken' WHERE id = $1`, b); err != nil || tag.RowsAffected() != 0 {
+			t.Fatalf("rename of company B: %d rows, %v", tag.RowsAffected(), err)
+		}
+		var ofB, total int
+		err = requests.QueryRow(asA, `SELECT count(*) FILTER (WHERE s.company_id = $1), count(*) FROM rating_components c
+			LEFT JOIN rating_snapshots s ON s.id = c.snapshot_id`, b).Scan(&ofB, &total)
+		if err != nil || ofB != 0 || total == 0 {
+			t.Fatalf("rating components visible to A: %d of B, %d in all (%v)", ofB, total, err)
+		}
+	})
+
+	t.Run("no company, no rows; the connection follows the context", func(t *testing.T) {
+		count := func(ctx context.Context) (drivers, companies int) {
+			t.Helper()
+			if err := requests.QueryRow(ctx, `SELECT (SELECT count(*) FROM drivers), (SELECT count(*) FROM companies)`).Scan(&drivers, &companies); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+		for _, step := range []struct {
+			ctx                context.Context
+			drivers, companies int
+		}{
+			{asA, 3, 1}, {ctx, 0, 0}, {postgres.WithCompany(ctx, b), 3, 1}, {postgres.WithCompany(ctx, uuid.Nil), 0, 0}, {asA, 3, 1},
+		} {
+			if d, c := count(step.ctx); d != step.drivers || c != step.companies {
+				t.Fatalf("saw %d drivers and %d companies, want %d and %d", d, c, step.drivers, step.companies)
+			}
+		}
+		// An insert for another company is refused too.
+		_, err := requests.Exec(asA, `INSERT INTO audit_logs (company_id, entity_type, entity_id, action) VALUES ($1, 'driver', $2, 'created')`, b, uuid.New())
+		if !postgres.IsRowSecurityViolation(err) {
+			t.Fatalf("insert for B: %v", err)
+		}
+	})
+
+	t.Run("another company's record answers who owns it, nothing more", func(t *testing.T) {
+		var bDriver uuid.UUID
+		if err := system.QueryRow(ctx, `SELECT id FROM drivers WHERE company_id = $1 LIMIT 1`, b).Scan(&bDriver); err != nil {
+			t.Fatal(err)
+		}
+		owner, found, err := postgres.CompanyOf(asA, requests, "drivers", bDriver)
+		if err != nil || !found || owner != b {
+			t.Fatalf("CompanyOf B's driver: %v %v %v", owner, found, err)
+		}
+		if _, found, err := postgres.CompanyOf(asA, requests, "drivers", uuid.New()); err != nil || found {
+			t.Fatalf("CompanyOf an unknown id: %v %v", found, err)
+		}
+		if _, err := system.Exec(ctx, `UPDATE drivers SET deleted_at = now() WHERE id = $1`, bDriver); err != nil {
+			t.Fatal(err)
+		}
+		if _, found, err := postgres.CompanyOf(asA, requests, "drivers", bDriver); err != nil || found {
+			t.Fatalf("CompanyOf a deleted driver: %v %v", found, err)
+		}
+	})
+}
+
+// tenantTables lists every table with a company_id column.
+func tenantTables(t *testing.T, db *pgxpool.Pool) []string {
+	t.Helper()
+	rows, err := db.Query(context.Background(), `
+		SELECT c.table_name FROM information_schema.columns c
+		JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name
+		WHERE c.table_schema = 'public' AND c.column_name = 'company_id' AND t.table_type = 'BASE TABLE'
+		ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, name)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}

@@ -132,20 +132,20 @@ func sortOptions(lang i18n.Lang, opts []views.Option) {
 	sort.SliceStable(opts, func(i, j int) bool { return col.CompareString(opts[i].Label, opts[j].Label) < 0 })
 }
 
-// fieldsOf returns the field messages of a validation error (nil for other
-// errors).
-func fieldsOf(err error) map[string][]string {
+// messagesIn renders a service error's message and field messages in the
+// language ("", nil for an error that is not a service error).
+func messagesIn(lang i18n.Lang, err error) (string, map[string][]string) {
 	var e *apperr.Error
 	if errors.As(err, &e) {
-		return e.Fields
+		return e.In(lang)
 	}
-	return nil
+	return "", nil
 }
 
 // translatedMessages are a validation error's messages in the language,
 // in field order.
 func translatedMessages(lang i18n.Lang, err error) []string {
-	fields := fieldsOf(err)
+	_, fields := messagesIn(lang, err)
 	names := make([]string, 0, len(fields))
 	for f := range fields {
 		names = append(names, f)
@@ -153,22 +153,18 @@ func translatedMessages(lang i18n.Lang, err error) []string {
 	sort.Strings(names)
 	var out []string
 	for _, f := range names {
-		for _, m := range fields[f] {
-			out = append(out, lang.Msg(m))
-		}
+		out = append(out, fields[f]...)
 	}
 	return out
 }
 
 // translatedFields are a validation error's messages by field, translated.
 func translatedFields(lang i18n.Lang, err error) map[string][]string {
-	out := map[string][]string{}
-	for f, msgs := range fieldsOf(err) {
-		for _, m := range msgs {
-			out[f] = append(out[f], lang.Msg(m))
-		}
+	_, fields := messagesIn(lang, err)
+	if fields == nil {
+		fields = map[string][]string{}
 	}
-	return out
+	return fields
 }
 
 // formatSize says a file size for people: "850 kB", "12.5 MB" (decimal

@@ -103,7 +103,7 @@ func Mount(s *web.Server, cfg config.Config, svc Services, log *slog.Logger) (*P
 		CookieSecure:   ck.secure,
 		CookieSameSite: http.SameSiteLaxMode,
 		ErrorHandler: func(error, echo.Context) error {
-			return apperr.Forbiddenf("The form has expired or did not come from this site. Reload the page and try again.")
+			return apperr.Forbiddenf("msg.auth.form_expired")
 		},
 	})
 

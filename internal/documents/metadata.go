@@ -148,7 +148,7 @@ func parseDate(v *apperr.Validation, field, s string) *civil.Date {
 	}
 	d, err := civil.Parse(s)
 	if err != nil {
-		v.Add(field, "msg.documents.not_date", "field", fieldName(field))
+		v.Add(field, "msg.common.date_iso", "field", fieldName(field))
 		return nil
 	}
 	return &d

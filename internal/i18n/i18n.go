@@ -46,13 +46,15 @@ var Complete = []Lang{EN, CS}
 // StaffOnly are the key prefixes of texts only office staff see (HR,
 // accountants, dispatchers, admins): the drivers list, the audit log, the
 // development sign-in, creating and deleting drivers, and the messages of
-// the finance, rating, tenant and API-parsing rules a driver cannot reach.
+// the rules a driver cannot reach (transactions and pay periods, the rating
+// configuration, companies, the drivers list) or meets only through the
+// API, which answers in English anyway (request parsing).
 // Polish, Ukrainian and Romanian may leave them out (English is shown).
 var StaffOnly = []string{
 	"drivers.", "audit.", "devlogin.", "nav.drivers", "nav.audit",
 	"driver.new.", "driver.delete", "driver.created", "driver.deleted", "driver.edit.intro",
-	"msg.api.", "msg.list.", "msg.tenants.", "msg.audit.", "msg.finance.", "msg.penalties.staff.", "msg.rating.",
-	"field.finance.", "field.rating.", "state.transaction.",
+	"msg.api.", "msg.list.", "msg.tenants.", "msg.audit.", "msg.finance.", "msg.rating.", "msg.auth.role",
+	"field.tenant.", "field.company_id",
 }
 
 // IsStaffOnly reports whether key is a text only office staff see.
@@ -64,6 +66,12 @@ func IsStaffOnly(key string) bool {
 	}
 	return false
 }
+
+// names are the languages' own names, as the language switch shows them.
+var names = map[Lang]string{CS: "Čeština", EN: "English", PL: "Polski", UK: "Українська", RO: "Română"}
+
+// Name is the language's name in itself ("Polski").
+func (l Lang) Name() string { return names[l] }
 
 // Parse reports whether s names a supported language.
 func Parse(s string) (Lang, bool) {

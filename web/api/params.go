@@ -182,7 +182,7 @@ func (q *query) month(name string) *rating.Period {
 	}
 	p, err := rating.ParsePeriod(raw)
 	if err != nil {
-		q.fail("The %s parameter must be a month (YYYY-MM).", name)
+		q.fail("msg.api.param_month", "name", name)
 		return nil
 	}
 	return &p

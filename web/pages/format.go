@@ -81,6 +81,15 @@ func isoDate(d *civil.Date) string {
 var regionNames = map[i18n.Lang]display.Namer{
 	i18n.EN: display.English.Regions(),
 	i18n.CS: display.Czech.Regions(),
+	i18n.PL: display.Polish.Regions(),
+	i18n.UK: display.Ukrainian.Regions(),
+	i18n.RO: display.Romanian.Regions(),
+}
+
+// collationTags are the languages' alphabetical orders.
+var collationTags = map[i18n.Lang]language.Tag{
+	i18n.EN: language.English, i18n.CS: language.Czech, i18n.PL: language.Polish,
+	i18n.UK: language.Ukrainian, i18n.RO: language.Romanian,
 }
 
 // countryName names an ISO 3166-1 alpha-2 code in the language, falling
@@ -124,9 +133,9 @@ func countryChoices(lang i18n.Lang) []views.Option {
 // sortOptions sorts choices by label in the language's alphabetical order
 // ("Č" after "C" in Czech).
 func sortOptions(lang i18n.Lang, opts []views.Option) {
-	tag := language.English
-	if lang == i18n.CS {
-		tag = language.Czech
+	tag, ok := collationTags[lang]
+	if !ok {
+		tag = language.English
 	}
 	col := collate.New(tag)
 	sort.SliceStable(opts, func(i, j int) bool { return col.CompareString(opts[i].Label, opts[j].Label) < 0 })
@@ -182,8 +191,8 @@ func formatSize(lang i18n.Lang, n int64) string {
 		s = fmt.Sprintf("%.1f GB", float64(n)/1e9)
 	}
 	s = strings.Replace(s, ".0 ", " ", 1)
-	if lang == i18n.CS {
-		s = strings.Replace(s, ".", ",", 1)
+	if lang != i18n.EN {
+		s = strings.Replace(s, ".", ",", 1) // a decimal comma
 	}
 	return strings.Replace(s, " ", "\u00a0", 1)
 }

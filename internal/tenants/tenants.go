@@ -48,9 +48,9 @@ type Service struct {
 	// db runs everything a request does, under row-level security in the
 	// server (the request pool).
 	db *pgxpool.Pool
-	// system, the owner's pool, runs only what spans companies: the
-	// development sign-in directory, and moving a user whose identity
-	// provider now names another company.
+	// system, the owner's pool, runs only what spans companies: creating a
+	// company (an operator's step), the development sign-in directory, and
+	// moving a user whose identity provider now names another company.
 	system *pgxpool.Pool
 }
 
@@ -59,7 +59,7 @@ type Service struct {
 func NewService(db *pgxpool.Pool) *Service { return &Service{db: db, system: db} }
 
 // NewRequestService returns the server's tenants service: requests on the
-// request pool, the two cross-company steps on the system pool.
+// request pool, the cross-company steps on the system pool.
 func NewRequestService(requests, system *pgxpool.Pool) *Service {
 	return &Service{db: requests, system: system}
 }
@@ -116,7 +116,7 @@ func (s *Service) Create(ctx context.Context, n NewCompany) (Company, error) {
 		return Company{}, err
 	}
 	var c Company
-	err := s.db.QueryRow(ctx, `
+	err := s.system.QueryRow(ctx, `
 		INSERT INTO companies (name, subscription_tier, currency, country_code, timezone, default_language)
 		VALUES ($1, $2, $3, $4, $5, $6)
 		RETURNING id, name, country_code, currency, default_language, timezone, subscription_tier, settings, created_at`,

@@ -15,7 +15,7 @@ import (
 
 // The SQL of the drivers area. Document status, documents_summary and
 // is_ready come from the SQL functions of migration 00002, so one statement
-// computes them for a whole page (DECISIONS §6).
+// computes them for a whole page (docs/drivers-and-documents.md).
 
 // driverColumns are the stored columns of the full driver object.
 const driverColumns = `d.id, d.company_id, d.office_id, d.internal_number, d.first_name, d.last_name, d.middle_name,
@@ -49,7 +49,7 @@ const summaryJoin = `CROSS JOIN LATERAL (
 		) x
 	) s`
 
-// readyExpr is is_ready (DECISIONS §6) over d, co and s.
+// readyExpr is is_ready (docs/drivers-and-documents.md) over d, co and s.
 const readyExpr = `(d.status = 'active' AND s.ready_docs = co.required_count)`
 
 // getDriver loads a live driver of any company by id (the caller checks the

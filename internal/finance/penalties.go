@@ -482,7 +482,7 @@ func (s *Service) movePenalty(ctx context.Context, p auth.Principal, a auth.Acti
 		if err := periods.recompute(ctx, tx); err != nil {
 			return err
 		}
-		// The audit row holds only the fields that change (DECISIONS §10).
+		// The audit row holds only the fields that change (docs/audit.md).
 		before := map[string]any{"status": cur.Status, "amount": cur.Amount, "dispute_reason": cur.DisputeReason,
 			"evidence": cur.Evidence, "resolution": cur.Resolution}
 		after := map[string]any{}

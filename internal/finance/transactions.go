@@ -328,7 +328,7 @@ func companyCurrency(p auth.Principal) string {
 	return "CZK"
 }
 
-// moves is the transaction workflow (DECISIONS §7): pending → approved →
+// moves is the transaction workflow (docs/finance.md): pending → approved →
 // paid, pending or approved → cancelled; paid and cancelled are final, and
 // disputed is entered and left only through the penalty.
 var moves = map[string][]string{

@@ -50,7 +50,7 @@ type Service struct {
 // NewService returns a tenants service on the pool.
 func NewService(db *pgxpool.Pool) *Service { return &Service{db: db} }
 
-// Validate checks a new company's fields and fills defaults (DECISIONS §1).
+// Validate checks a new company's fields and fills defaults (docs/operations.md).
 func (n *NewCompany) Validate() error {
 	var v apperr.Validation
 	n.Name = strings.TrimSpace(n.Name)

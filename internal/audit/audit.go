@@ -145,7 +145,7 @@ func (s *Service) List(ctx context.Context, p auth.Principal, f Filter) ([]Log, 
 	}
 	for _, et := range f.EntityTypes {
 		if !slices.Contains(EntityTypes, et) {
-			return nil, 0, apperr.Invalid("entity_type", "The selected entity_type is invalid.")
+			return nil, 0, apperr.Invalid("entity_type", "msg.audit.entity_type")
 		}
 	}
 	rows, err := s.db.Query(ctx, `

@@ -35,7 +35,7 @@ func (s *Service) currentPeriod(p auth.Principal) Period { return CurrentPeriod(
 
 func (s *Service) checkNotFuture(p auth.Principal, period Period) error {
 	if period.After(s.currentPeriod(p)) {
-		return apperr.Invalid("period", "The period may not be a future month.")
+		return apperr.Invalid("period", "msg.rating_read.period_future")
 	}
 	return nil
 }
@@ -194,7 +194,7 @@ func (s *Service) History(ctx context.Context, p auth.Principal, driverID uuid.U
 		to = *f.To
 	}
 	if from.After(to) {
-		return History{}, apperr.Invalid("from", "The from date must not be after the to date.")
+		return History{}, apperr.Invalid("from", "msg.rating_read.from_after_to")
 	}
 	all, err := historyRows(ctx, s.db, driverID, from, to)
 	if err != nil {
@@ -271,7 +271,7 @@ func (s *Service) checkCompany(ctx context.Context, p auth.Principal, companyID 
 		return err
 	}
 	if !exists {
-		return apperr.NotFound("Company")
+		return apperr.NotFound("msg.common.not_found.company")
 	}
 	return p.CheckCompany(companyID)
 }

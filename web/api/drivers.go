@@ -126,7 +126,7 @@ func (q *query) uuids(name string) []uuid.UUID {
 	for _, raw := range q.list(name) {
 		id, err := uuid.Parse(raw)
 		if err != nil {
-			q.fail("The %s parameter must hold UUIDs.", name)
+			q.fail("msg.api.param_uuids", "name", name)
 			return nil
 		}
 		out = append(out, id)
@@ -139,7 +139,7 @@ func (q *query) uuids(name string) []uuid.UUID {
 func (q *query) limit(def, max int) int {
 	n := q.intParam("limit", def)
 	if n < 1 {
-		q.fail("The limit parameter must be 1 or greater.")
+		q.fail("msg.api.param_min_one", "name", "limit")
 		return def
 	}
 	return min(n, max)

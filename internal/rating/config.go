@@ -155,7 +155,7 @@ type MetricUpdate struct {
 }
 
 // Merge applies an update to the configuration (thresholds merge key by key)
-// and validates the result (DECISIONS §8): known metric names, weights 0–100
+// and validates the result (docs/rating.md): known metric names, weights 0–100
 // with at most 2 decimals, thresholds of the metric's own key with a value in
 // its range, then on the merged whole: the six weights sum to 100 and at
 // least 3 metrics are enabled. Field messages are keyed like

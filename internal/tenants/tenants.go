@@ -64,7 +64,7 @@ func NewRequestService(requests, system *pgxpool.Pool) *Service {
 	return &Service{db: requests, system: system}
 }
 
-// Validate checks a new company's fields and fills defaults (DECISIONS §1).
+// Validate checks a new company's fields and fills defaults (docs/operations.md).
 func (n *NewCompany) Validate() error {
 	var v apperr.Validation
 	n.Name = strings.TrimSpace(n.Name)

@@ -24,7 +24,7 @@ import (
 
 // idParam reads a path id. Text that is not a UUID becomes uuid.Nil, which
 // names nothing: the service answers 404 after its role check, keeping the
-// error order of DECISIONS §4 (as the API's drivers handlers do).
+// error order of docs/errors.md (as the API's drivers handlers do).
 func idParam(c echo.Context, name string) uuid.UUID {
 	id, err := uuid.Parse(c.Param(name))
 	if err != nil {

@@ -38,9 +38,10 @@ type Options struct {
 	// CursorKey signs list cursors; it must be secret and the same on every
 	// instance.
 	CursorKey []byte
-	// System is the owner's pool when db is the server's request pool (row-level
-	// security): the tenants service needs it for the two steps that span
-	// companies. Nil means db, for commands and tests that run as the owner.
+	// System is the owner's pool when db is the server's request pool
+	// (row-level security): the tenants service needs it for the steps that
+	// span companies. Nil means db, for commands and tests that run as the
+	// owner.
 	System *pgxpool.Pool
 }
 

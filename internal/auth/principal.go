@@ -56,6 +56,9 @@ type Principal struct {
 	CompanyCurrency string
 	// Language is the user's preferred language, else the company's default.
 	Language string
+	// PreferredLanguage is the language the user chose and stored, "" when
+	// none: the pages then follow the browser before the company.
+	PreferredLanguage string
 
 	// Client facts for the audit log.
 	IPAddress string

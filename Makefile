@@ -1,4 +1,4 @@
-# Konvoj. The two commands a newcomer needs: `make run` and `make test`.
+# Konvoj. The commands a newcomer needs: `make run`, `make test` and `make stop`.
 SHELL := /bin/bash
 GO ?= go
 

@@ -55,7 +55,7 @@ fi
 # and axe-core from node_modules (also installed by install-deps.sh).
 export PLAYWRIGHT_DRIVER_PATH=${PLAYWRIGHT_DRIVER_PATH:-$HOME/.cache/ms-playwright-go/1.52.0}
 
-echo "test.sh: go vet"
-go vet ./...
+echo "test.sh: make check (gofmt, go vet, go mod tidy)"
+"${MAKE:-make}" --no-print-directory check
 echo "test.sh: go test"
 go test -count=1 -timeout 20m "$@" ./...

@@ -138,7 +138,7 @@ func (s *Service) periodExists(ctx context.Context, d tenants.DriverRef, periodI
 		return fmt.Errorf("find period %s: %w", periodID, err)
 	}
 	if !exists {
-		return apperr.NotFound("Finance period")
+		return apperr.NotFound("msg.common.not_found.period")
 	}
 	return nil
 }

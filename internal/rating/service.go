@@ -35,7 +35,7 @@ func (s *Service) currentPeriod(p auth.Principal) Period { return CurrentPeriod(
 
 func (s *Service) checkNotFuture(p auth.Principal, period Period) error {
 	if period.After(s.currentPeriod(p)) {
-		return apperr.Invalid("period", "The period may not be a future month.")
+		return apperr.Invalid("period", "msg.rating_read.period_future")
 	}
 	return nil
 }
@@ -87,7 +87,7 @@ func (s *Service) Get(ctx context.Context, p auth.Principal, driverID uuid.UUID,
 
 // Recalculate recomputes the driver's snapshot for the month and refreshes
 // the month's percentiles (admin, HR). bodyErr is the request body's
-// decoding error, reported only after the permission checks (DECISIONS §4).
+// decoding error, reported only after the permission checks (docs/errors.md).
 func (s *Service) Recalculate(ctx context.Context, p auth.Principal, driverID uuid.UUID, in RecalculateInput, bodyErr error) (Recalculated, error) {
 	if err := p.Require(auth.RatingManage); err != nil {
 		return Recalculated{}, err
@@ -125,7 +125,7 @@ func (s *Service) Recalculate(ctx context.Context, p auth.Principal, driverID uu
 // rateDriverTx rates one driver for the month, together with every active
 // driver of the company that has no snapshot of that month yet: the month's
 // rank_percentile compares a driver with the drivers rated in the month
-// (DECISIONS §8), and this makes that the whole active company from the
+// (docs/rating.md), and this makes that the whole active company from the
 // first read or recalculation on, whatever the order of the reads. Only
 // the first rating of a month pays for the rest of the company.
 func rateDriverTx(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period Period, driverID uuid.UUID) (written, error) {
@@ -194,7 +194,7 @@ func (s *Service) History(ctx context.Context, p auth.Principal, driverID uuid.U
 		to = *f.To
 	}
 	if from.After(to) {
-		return History{}, apperr.Invalid("from", "The from date must not be after the to date.")
+		return History{}, apperr.Invalid("from", "msg.rating_read.from_after_to")
 	}
 	all, err := historyRows(ctx, s.db, driverID, from, to)
 	if err != nil {
@@ -260,7 +260,7 @@ func (s *Service) Config(ctx context.Context, p auth.Principal, companyID uuid.U
 }
 
 // checkCompany gives 404 for a company that does not exist and 403
-// AccessDenied for another company (DECISIONS §4: the record's existence is
+// AccessDenied for another company (docs/errors.md: the record's existence is
 // checked before its company).
 func (s *Service) checkCompany(ctx context.Context, p auth.Principal, companyID uuid.UUID) error {
 	if companyID == p.CompanyID {
@@ -271,7 +271,7 @@ func (s *Service) checkCompany(ctx context.Context, p auth.Principal, companyID 
 		return err
 	}
 	if !exists {
-		return apperr.NotFound("Company")
+		return apperr.NotFound("msg.common.not_found.company")
 	}
 	return p.CheckCompany(companyID)
 }
@@ -280,7 +280,7 @@ func (s *Service) checkCompany(ctx context.Context, p auth.Principal, companyID 
 // validates the result (422 with field messages) and stores it with one
 // audit row per changed metric (admin, HR). Snapshots already stored keep
 // the configuration they were computed with. bodyErr is the request body's
-// decoding error, reported only after the permission checks (DECISIONS §4).
+// decoding error, reported only after the permission checks (docs/errors.md).
 func (s *Service) UpdateConfig(ctx context.Context, p auth.Principal, companyID uuid.UUID, u ConfigUpdate, bodyErr error) (ConfigUpdated, error) {
 	if err := p.Require(auth.RatingManage); err != nil {
 		return ConfigUpdated{}, err

@@ -21,7 +21,7 @@ type DriverRef struct {
 }
 
 // CheckDriver runs the first checks of every request about one driver
-// (DECISIONS §4): the role may do the action at all (403 Forbidden), the
+// (docs/errors.md): the role may do the action at all (403 Forbidden), the
 // driver exists and is not deleted (404), it is the caller's company and,
 // for a driver caller, the caller's own record (403 AccessDenied). The
 // lookup is by id alone on purpose: another company's driver must answer
@@ -34,7 +34,7 @@ func CheckDriver(ctx context.Context, db postgres.DBTX, p auth.Principal, a auth
 	err := db.QueryRow(ctx, `SELECT company_id, hire_date FROM drivers WHERE id = $1 AND deleted_at IS NULL`, driverID).
 		Scan(&d.CompanyID, &d.HireDate)
 	if postgres.IsNotFound(err) {
-		return DriverRef{}, apperr.NotFound("Driver")
+		return DriverRef{}, apperr.NotFound("msg.common.not_found.driver")
 	}
 	if err != nil {
 		return DriverRef{}, fmt.Errorf("load driver %s: %w", driverID, err)

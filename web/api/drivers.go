@@ -19,7 +19,7 @@ func (h *Handlers) mountDrivers(g *web.Routes) {
 	g.DELETE("/drivers/:id", h.deleteDriver)
 }
 
-// CursorPage is the cursor pagination envelope (DECISIONS §5).
+// CursorPage is the cursor pagination envelope (docs/lists.md).
 type CursorPage[T any] struct {
 	Data []T        `json:"data"`
 	Meta CursorMeta `json:"meta"`
@@ -101,7 +101,7 @@ func (h *Handlers) deleteDriver(c echo.Context) error {
 
 // driverID reads the path id. An id that is not a UUID becomes uuid.Nil,
 // which names no driver: the service then answers 404 NotFound, but only
-// after the role check, keeping the error order of DECISIONS §4 (an
+// after the role check, keeping the error order of docs/errors.md (an
 // accountant deleting /drivers/xyz is 403 Forbidden, not 404).
 func driverID(c echo.Context) uuid.UUID {
 	id, err := uuid.Parse(c.Param("id"))
@@ -126,7 +126,7 @@ func (q *query) uuids(name string) []uuid.UUID {
 	for _, raw := range q.list(name) {
 		id, err := uuid.Parse(raw)
 		if err != nil {
-			q.fail("The %s parameter must hold UUIDs.", name)
+			q.fail("msg.api.param_uuids", "name", name)
 			return nil
 		}
 		out = append(out, id)
@@ -139,7 +139,7 @@ func (q *query) uuids(name string) []uuid.UUID {
 func (q *query) limit(def, max int) int {
 	n := q.intParam("limit", def)
 	if n < 1 {
-		q.fail("The limit parameter must be 1 or greater.")
+		q.fail("msg.api.param_min_one", "name", "limit")
 		return def
 	}
 	return min(n, max)

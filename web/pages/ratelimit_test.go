@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/fixtures"
 	"github.com/konvoj/konvoj/internal/ratelimit"
 	"github.com/konvoj/konvoj/web/webtest"
 )
@@ -44,7 +45,7 @@ func TestPagesHaveTheirOwnRateLimit(t *testing.T) {
 			// The free tier's API bucket (burst 100, 60 a minute) is smaller
 			// than the clicking below: sharing it would end in a 429.
 			company := env.Company("Acme", "free")
-			env.Driver(company, webtest.DriverFixture{FirstName: "Jan", LastName: "Novák"})
+			env.Driver(company, fixtures.Name("Jan", "Novák"))
 			api := env.As(company, auth.RoleAdmin)
 			apiRemaining := func() int {
 				t.Helper()

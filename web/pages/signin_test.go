@@ -12,7 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/konvoj/konvoj/internal/auth"
-	"github.com/konvoj/konvoj/web/webtest"
+	"github.com/konvoj/konvoj/internal/fixtures"
 )
 
 // devUserForms are the hidden fields of the development page's per-user
@@ -130,7 +130,7 @@ func navLinks(body string) []string {
 func TestDriverMenuHasOneHome(t *testing.T) {
 	env := devEnv(t)
 	company := env.Company("Acme", "free")
-	own := env.Driver(company, webtest.DriverFixture{FirstName: "Petr", LastName: "Malý", Email: "petr@acme.test"})
+	own := env.Driver(company, fixtures.Name("Petr", "Malý"), fixtures.Email("petr@acme.test"))
 	drv := signIn(t, env, company, auth.RoleDriver, "petr@acme.test", "en")
 	res := drv.get("/drivers/"+own.String()).expect(t, http.StatusOK)
 	if got := navLinks(res.Body); len(got) != 1 || got[0] != "/drivers/"+own.String() {

@@ -16,7 +16,6 @@
 package e2e
 
 import (
-	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -37,8 +36,8 @@ import (
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/auth/oidctest"
 	"github.com/konvoj/konvoj/internal/config"
+	"github.com/konvoj/konvoj/internal/fixtures"
 	"github.com/konvoj/konvoj/internal/postgres/pgtest"
-	"github.com/konvoj/konvoj/internal/tenants"
 )
 
 // Viewports of the screenshots: a laptop and a phone.
@@ -256,11 +255,7 @@ func freePort(t *testing.T) int {
 // Company creates a company with the given default language.
 func (a *App) Company(t *testing.T, name, lang string) uuid.UUID {
 	t.Helper()
-	c, err := tenants.NewService(a.DB).Create(context.Background(), tenants.NewCompany{Name: name, Language: lang})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c.ID
+	return fixtures.Company(t, a.DB, fixtures.CompanyName(name), fixtures.Language(lang))
 }
 
 // Person is someone the provider signs in.

@@ -18,6 +18,7 @@ import (
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/config"
 	"github.com/konvoj/konvoj/internal/drivers"
+	"github.com/konvoj/konvoj/internal/fixtures"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/web/webtest"
 )
@@ -60,7 +61,7 @@ var downloadLink = regexp.MustCompile(`href="(/files/[0-9a-f-]+/download)"`)
 func TestUploadVersionsAndDownload(t *testing.T) {
 	env := devEnv(t, webtest.WithConfig(func(c *config.Config) { c.UploadMaxBytes = 64 << 10 }))
 	company := env.Company("Acme", "free")
-	driver := env.Driver(company, webtest.DriverFixture{FirstName: "Jan", LastName: "Novák", Email: "jan@acme.test"})
+	driver := env.Driver(company, fixtures.Name("Jan", "Novák"), fixtures.Email("jan@acme.test"))
 	path := documentPath(t, env, driver, "drivers_license")
 	hr := signIn(t, env, company, auth.RoleHRManager, "hana@acme.test", "en")
 
@@ -133,7 +134,7 @@ func TestUploadVersionsAndDownload(t *testing.T) {
 	drv := signIn(t, env, company, auth.RoleDriver, "jan@acme.test", "en")
 	drv.get(path).expect(t, http.StatusOK).contains(t, "Upload a new version", "Version history")
 	drv.get(links[0][1]).expect(t, http.StatusOK)
-	other := env.Driver(company, webtest.DriverFixture{FirstName: "Karel"})
+	other := env.Driver(company, fixtures.FirstName("Karel"))
 	otherPath := documentPath(t, env, other, "passport")
 	drv.get(otherPath).expect(t, http.StatusForbidden)
 	drv.upload(otherPath, "a.pdf", v1, nil, true).expect(t, http.StatusForbidden)
@@ -211,7 +212,7 @@ func TestServiceMessagesAreTranslated(t *testing.T) {
 	_, err := svc.Drivers.Create(ctx, hr, in)
 	collect(err)
 	// The rules across fields name the field that was sent.
-	id := env.Driver(company, webtest.DriverFixture{})
+	id := env.Driver(company)
 	for _, steps := range [][2]map[string]any{
 		{{"fire_date": "2025-01-01"}, {"hire_date": "2025-02-01"}},
 		{{"contract_from": "2025-02-01"}, {"contract_to": "2025-01-01"}},

@@ -138,9 +138,6 @@ func (s *Server) Group(prefix string, mw ...echo.MiddlewareFunc) *Routes {
 // budget.
 func (s *Server) PageRateLimit() echo.MiddlewareFunc { return s.pageRateLimit }
 
-// Tenants gives the pages package the same principal resolution as the API.
-func (s *Server) Tenants() *tenants.Service { return s.tenants }
-
 // SetPageErrorRenderer lets the pages package render HTML error pages.
 func (s *Server) SetPageErrorRenderer(f func(c echo.Context, status int, body ErrorBody, err error) error) {
 	s.renderPageError = f
@@ -235,7 +232,6 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 		p.IPAddress = c.RealIP()
 		p.UserAgent = c.Request().UserAgent()
 		c.Set(ctxPrincipal, p)
-		c.SetRequest(c.Request().WithContext(auth.WithPrincipal(c.Request().Context(), p)))
 		return next(c)
 	}
 }
@@ -321,7 +317,6 @@ func (s *Server) limit(c echo.Context, next echo.HandlerFunc, key string, limit 
 // the request log and the rate limiter see it.
 func SetPrincipal(c echo.Context, p auth.Principal) {
 	c.Set(ctxPrincipal, p)
-	c.SetRequest(c.Request().WithContext(auth.WithPrincipal(c.Request().Context(), p)))
 }
 
 // Principal returns the caller of an authenticated request.

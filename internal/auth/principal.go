@@ -4,7 +4,6 @@
 package auth
 
 import (
-	"context"
 	"time"
 
 	"github.com/google/uuid"
@@ -113,16 +112,3 @@ func (p Principal) CheckDriver(a Action, companyID, driverID uuid.UUID) error {
 // OwnDriverOnly reports whether the caller is limited to its own driver
 // record for the action (lists then show only that record).
 func (p Principal) OwnDriverOnly(a Action) bool { return p.Grant(a) == Own }
-
-type ctxKey struct{}
-
-// WithPrincipal stores the principal in a context.
-func WithPrincipal(ctx context.Context, p Principal) context.Context {
-	return context.WithValue(ctx, ctxKey{}, p)
-}
-
-// FromContext returns the principal stored by WithPrincipal.
-func FromContext(ctx context.Context) (Principal, bool) {
-	p, ok := ctx.Value(ctxKey{}).(Principal)
-	return p, ok
-}

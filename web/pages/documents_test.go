@@ -68,7 +68,7 @@ func TestUploadVersionsAndDownload(t *testing.T) {
 
 	hr.get(path).expect(t, http.StatusOK).
 		contains(t, "Driving licence", `data-status="no_data"`, `enctype="multipart/form-data"`, `accept="application/pdf,image/*"`,
-			`capture="environment"`, `data-max-bytes="65536"`, "At most 66\u00a0kB", "No file has been uploaded yet.")
+			`capture="environment"`, `data-max-bytes="65536"`, "At most 64\u00a0KiB", "No file has been uploaded yet.")
 
 	// A plain form post: stored, then back to the page with a message.
 	v1 := []byte("%PDF-1.7\nversion one")
@@ -98,7 +98,7 @@ func TestUploadVersionsAndDownload(t *testing.T) {
 	hr.upload(path, "virus.exe", []byte("MZ\x90\x00"+strings.Repeat("\x00", 600)), nil, true).expect(t, http.StatusUnsupportedMediaType).
 		contains(t, `data-testid="upload-error-file"`, "This kind of file cannot be uploaded.")
 	hr.upload(path, "big.pdf", append([]byte("%PDF-1.7\n"), make([]byte, 70<<10)...), nil, true).expect(t, http.StatusRequestEntityTooLarge).
-		contains(t, "The file is too large. Choose a file of at most 66\u00a0kB.")
+		contains(t, "The file is too large. Choose a file of at most 64\u00a0KiB.")
 	hr.upload(path, "", nil, map[string]string{"number": "X"}, true).expect(t, http.StatusUnprocessableEntity).
 		contains(t, `data-testid="upload-error-file"`, "The file field is required.")
 	hr.upload(path, "a.pdf", v1, map[string]string{"valid_from": "2030-01-01", "valid_until": "2029-01-01"}, true).

@@ -12,6 +12,7 @@ import (
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/i18n"
+	"github.com/konvoj/konvoj/internal/postgres"
 )
 
 // SetLanguage stores the caller's preferred language (a personal setting:
@@ -99,7 +100,8 @@ func (s *Service) DevIdentity(ctx context.Context, company uuid.UUID, email stri
 	id := auth.Identity{CompanyID: company.String(), Email: email, Role: role,
 		Subject: "dev|" + company.String() + "|" + string(role) + "|" + strings.ToLower(email)}
 	var subject, stored string
-	err := s.db.QueryRow(ctx, `
+	// Like Principal: the lookup sees the named company only.
+	err := s.db.QueryRow(postgres.WithCompany(ctx, company), `
 		SELECT id::text, email FROM users
 		WHERE company_id = $1 AND lower(email) = lower($2) AND role = $3 AND is_active
 		ORDER BY (first_name IS NULL AND last_name IS NULL), created_at, id

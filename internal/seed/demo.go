@@ -267,7 +267,11 @@ func (d *demo) createDrivers(ctx context.Context) error {
 				return err
 			}
 		}
-		drv, err := d.s.Drivers.Create(ctx, d.hr, in)
+		company, err := d.hr.Scope(auth.DriversCreate)
+		if err != nil {
+			return err
+		}
+		drv, err := d.s.Drivers.Create(ctx, d.hr, company, in)
 		if err != nil {
 			return fmt.Errorf("driver %s %s: %w", p.first, p.last, err)
 		}
@@ -309,7 +313,11 @@ func (d *demo) documents(ctx context.Context) error {
 		required[t] = true
 	}
 	for i, driverID := range d.driverIDs {
-		docs, err := d.s.Documents.List(ctx, d.hr, driverID)
+		driver, err := d.s.Drivers.Authorize(ctx, d.hr, auth.DocumentsList, driverID)
+		if err != nil {
+			return err
+		}
+		docs, err := d.s.Documents.List(ctx, d.hr, driver)
 		if err != nil {
 			return err
 		}
@@ -349,7 +357,15 @@ func (d *demo) documents(ctx context.Context) error {
 					u := until.AddMonths(-24 * (versions - v))
 					meta["valid_from"], meta["valid_until"] = u.AddMonths(-24).String(), u.String()
 				}
-				if _, err := d.s.Documents.Upload(ctx, d.hr, doc.ID, demoUpload(doc.Type, v, meta)); err != nil {
+				ref, err := d.s.Documents.Authorize(ctx, d.hr, auth.DocumentsWrite, doc.ID)
+				if err != nil {
+					return err
+				}
+				body, err := demoUpload(doc.Type, v, meta)
+				if err != nil {
+					return err
+				}
+				if _, err := d.s.Documents.Upload(ctx, d.hr, ref, body); err != nil {
 					return fmt.Errorf("upload %s: %w", doc.Type, err)
 				}
 			}
@@ -360,31 +376,29 @@ func (d *demo) documents(ctx context.Context) error {
 
 // demoUpload builds a small real file (a PDF, or a PNG for photo-like
 // documents) as a multipart body with the metadata parts.
-func demoUpload(docType string, version int, meta map[string]string) func() (*multipart.Reader, error) {
-	return func() (*multipart.Reader, error) {
-		var body bytes.Buffer
-		w := multipart.NewWriter(&body)
-		name, content := docType+".pdf", demoPDF(fmt.Sprintf("Konvoj demo: %s, version %d", docType, version))
-		if docType == "passport" || docType == "drivers_license" {
-			name, content = docType+".png", demoPNG(version)
-		}
-		part, err := w.CreateFormFile("file", name)
-		if err != nil {
-			return nil, err
-		}
-		if _, err := part.Write(content); err != nil {
-			return nil, err
-		}
-		for k, v := range meta {
-			if err := w.WriteField(k, v); err != nil {
-				return nil, err
-			}
-		}
-		if err := w.Close(); err != nil {
-			return nil, err
-		}
-		return multipart.NewReader(&body, w.Boundary()), nil
+func demoUpload(docType string, version int, meta map[string]string) (*multipart.Reader, error) {
+	var body bytes.Buffer
+	w := multipart.NewWriter(&body)
+	name, content := docType+".pdf", demoPDF(fmt.Sprintf("Konvoj demo: %s, version %d", docType, version))
+	if docType == "passport" || docType == "drivers_license" {
+		name, content = docType+".png", demoPNG(version)
 	}
+	part, err := w.CreateFormFile("file", name)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := part.Write(content); err != nil {
+		return nil, err
+	}
+	for k, v := range meta {
+		if err := w.WriteField(k, v); err != nil {
+			return nil, err
+		}
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return multipart.NewReader(&body, w.Boundary()), nil
 }
 
 // demoPDF is a minimal valid one-page PDF showing a line of text.

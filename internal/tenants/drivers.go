@@ -12,6 +12,26 @@ import (
 	"github.com/konvoj/konvoj/internal/postgres"
 )
 
+// AuthorizeDriver is the guard of every request about one driver (the
+// driver itself, its documents, finance, penalties and rating): role,
+// existence (not soft-deleted), company and own record, in the order of
+// auth.Authorize. The lookup is by id alone on purpose: another company's
+// driver must answer 403, not 404.
+func AuthorizeDriver(ctx context.Context, db postgres.DBTX, p auth.Principal, a auth.Action, driverID uuid.UUID) (auth.Ref, error) {
+	return auth.Authorize(ctx, p, a, driverID, func(ctx context.Context, id uuid.UUID) (auth.Owner, error) {
+		o := auth.Owner{DriverID: id}
+		err := db.QueryRow(ctx, `SELECT company_id FROM drivers WHERE id = $1 AND deleted_at IS NULL`, id).
+			Scan(&o.CompanyID)
+		if postgres.IsNotFound(err) {
+			return o, apperr.NotFound("Driver")
+		}
+		if err != nil {
+			return o, fmt.Errorf("load driver %s: %w", id, err)
+		}
+		return o, nil
+	})
+}
+
 // DriverRef is the driver a request is about, as far as the tenancy checks
 // and the services hanging off a driver need it.
 type DriverRef struct {

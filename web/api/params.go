@@ -22,16 +22,6 @@ import (
 // maxJSONBody caps JSON request bodies; uploads have their own limit.
 const maxJSONBody = 1 << 20
 
-// pathID parses a UUID path parameter; anything else is 404 NotFound (an
-// id that is not a UUID names no record).
-func pathID(c echo.Context, name, what string) (uuid.UUID, error) {
-	id, err := uuid.Parse(c.Param(name))
-	if err != nil {
-		return uuid.Nil, apperr.NotFound(what)
-	}
-	return id, nil
-}
-
 // bindJSON decodes a JSON object body into v. Malformed JSON, a wrong
 // content type or a body that is not an object is 400 BadRequest.
 func bindJSON(c echo.Context, v any) error {

@@ -83,8 +83,6 @@ type Document struct {
 	// for callers who may see statuses only.
 	Files     []FileSummary `json:"files,omitzero"`
 	UpdatedAt time.Time     `json:"updated_at"`
-
-	companyID uuid.UUID
 }
 
 // Service manages documents and files.
@@ -144,7 +142,7 @@ func documentByID(ctx context.Context, db postgres.DBTX, ref Ref, today civil.Da
 // withFiles, their files.
 func queryDocuments(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, where string, arg any, today civil.Date, withFiles bool) ([]Document, error) {
 	rows, err := db.Query(ctx, `
-		SELECT d.id, d.driver_id, d.company_id, d.type, d.number, d.country, d.valid_from, d.valid_until,
+		SELECT d.id, d.driver_id, d.type, d.number, d.country, d.valid_from, d.valid_until,
 			d.current_file_id IS NOT NULL, d.meta, d.updated_at
 		FROM driver_documents d
 		WHERE d.company_id = $2 AND `+where+`
@@ -155,7 +153,7 @@ func queryDocuments(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, 
 	docs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Document, error) {
 		var d Document
 		var hasFile bool
-		err := row.Scan(&d.ID, &d.DriverID, &d.companyID, &d.Type, &d.Number, &d.Country, &d.ValidFrom, &d.ValidUntil, &hasFile, &d.Meta, &d.UpdatedAt)
+		err := row.Scan(&d.ID, &d.DriverID, &d.Type, &d.Number, &d.Country, &d.ValidFrom, &d.ValidUntil, &hasFile, &d.Meta, &d.UpdatedAt)
 		d.fill(hasFile, today)
 		return d, err
 	})

@@ -221,7 +221,7 @@ func (s *Service) store(ctx context.Context, p auth.Principal, ref Ref, up *uplo
 		})
 	})
 	if err != nil && stored {
-		if committed := s.discard(ctx, f, &err); committed {
+		if committed := s.discard(ctx, ref, f, &err); committed {
 			return f, nil
 		}
 	}
@@ -235,13 +235,14 @@ func (s *Service) store(ctx context.Context, p auth.Principal, ref Ref, up *uplo
 // A failed commit may still have committed (the answer was lost); when the
 // row turns out to exist, the upload succeeded and the object stays.
 // Otherwise a failure to delete is joined to *err so it gets logged.
-func (s *Service) discard(ctx context.Context, f *File, err *error) (committed bool) {
+func (s *Service) discard(ctx context.Context, ref Ref, f *File, err *error) (committed bool) {
 	// The request may be gone (that may be why the upload failed), but the
 	// clean-up must still run.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
 	var exists bool
-	if qerr := s.db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM document_files WHERE id = $1)`, f.ID).Scan(&exists); qerr == nil && exists {
+	if qerr := s.db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM document_files WHERE company_id = $1 AND id = $2)`,
+		ref.CompanyID(), f.ID).Scan(&exists); qerr == nil && exists {
 		return true
 	}
 	if derr := s.files.Delete(ctx, f.StoragePath); derr != nil {

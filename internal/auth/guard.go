@@ -55,10 +55,21 @@ func Authorize(ctx context.Context, p Principal, a Action, id uuid.UUID, load Lo
 	if err != nil {
 		return Ref{}, err
 	}
-	if err := p.CheckDriver(a, o.CompanyID, o.DriverID); err != nil {
+	r := Ref{company: o.CompanyID, id: id, driver: o.DriverID}
+	if err := r.checkRecord(p, a); err != nil {
 		return Ref{}, err
 	}
-	return Ref{company: o.CompanyID, id: id, driver: o.DriverID}, nil
+	return r, nil
+}
+
+// checkRecord is the tenancy check of one record: another company is 403
+// AccessDenied, and so is another driver's record for a caller limited to
+// its own. A company record (no driver) is checked by company only.
+func (r Ref) checkRecord(p Principal, a Action) error {
+	if r.driver == uuid.Nil {
+		return p.CheckCompany(r.company)
+	}
+	return p.CheckDriver(a, r.company, r.driver)
 }
 
 // Scope is the guard of a collection of the caller's company (a list, a
@@ -93,7 +104,7 @@ func (r Ref) Check(p Principal, a Action) error {
 		}
 		return nil
 	}
-	return p.CheckDriver(a, r.company, r.driver)
+	return r.checkRecord(p, a)
 }
 
 // CompanyID is the company of the record or collection.

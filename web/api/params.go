@@ -17,6 +17,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/konvoj/konvoj/internal/apperr"
+	"github.com/konvoj/konvoj/internal/civil"
+	"github.com/konvoj/konvoj/internal/rating"
 )
 
 // maxJSONBody caps JSON request bodies; uploads have their own limit.
@@ -160,6 +162,30 @@ func (q *query) date(name string) *time.Time {
 		return nil
 	}
 	return &d
+}
+
+// civilDate parses YYYY-MM-DD into a calendar date.
+func (q *query) civilDate(name string) *civil.Date {
+	t := q.date(name)
+	if t == nil {
+		return nil
+	}
+	d := civil.DateOf(*t)
+	return &d
+}
+
+// month parses a month (YYYY-MM).
+func (q *query) month(name string) *rating.Period {
+	raw := q.str(name)
+	if raw == "" {
+		return nil
+	}
+	p, err := rating.ParsePeriod(raw)
+	if err != nil {
+		q.fail("The %s parameter must be a month (YYYY-MM).", name)
+		return nil
+	}
+	return &p
 }
 
 // time parses an RFC 3339 timestamp or a date (start of that day, UTC).

@@ -1,0 +1,223 @@
+package finance
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/konvoj/konvoj/internal/apperr"
+	"github.com/konvoj/konvoj/internal/civil"
+	"github.com/konvoj/konvoj/internal/money"
+)
+
+// TransactionInput is the body of a create or an update. Pointers are nil
+// when the field is absent or null (null leaves a field unchanged on update;
+// an empty string clears a text field). Dates and ids are strings so that a
+// bad value is a field message (422), not a malformed body.
+type TransactionInput struct {
+	TransactionType *string         `json:"transaction_type"`
+	Category        *string         `json:"category"`
+	Amount          money.Input     `json:"amount"`
+	Currency        *string         `json:"currency"`
+	TransactionDate *string         `json:"transaction_date"`
+	Description     *string         `json:"description"`
+	Reference       *string         `json:"reference"`
+	OrderID         *string         `json:"order_id"`
+	Metadata        json.RawMessage `json:"metadata"`
+	// Update only.
+	Status      *string `json:"status"`
+	PaymentDate *string `json:"payment_date"`
+}
+
+// Text limits.
+const (
+	maxCategory    = 50
+	maxReference   = 100
+	maxDescription = 5000
+)
+
+// forCreate validates the body of a create over base (the new record with
+// its defaults): the required fields, no status but pending and no payment
+// date, then the fields themselves.
+func (in TransactionInput) forCreate(base Transaction, v *apperr.Validation) Transaction {
+	if in.TransactionType == nil || strings.TrimSpace(*in.TransactionType) == "" {
+		v.Add("transaction_type", "The transaction_type field is required.")
+		in.TransactionType = nil
+	}
+	if !in.Amount.Given() {
+		v.Add("amount", "The amount field is required.")
+	}
+	if in.TransactionDate == nil || strings.TrimSpace(*in.TransactionDate) == "" {
+		v.Add("transaction_date", "The transaction_date field is required.")
+		in.TransactionDate = nil
+	}
+	if in.Status != nil && strings.TrimSpace(*in.Status) != StatusPending {
+		v.Add("status", "A new transaction is always pending; move it with an update.")
+	}
+	if in.PaymentDate != nil {
+		v.Add("payment_date", "The payment_date is set when the transaction is paid.")
+	}
+	in.Status = nil
+	return in.apply(base, v)
+}
+
+// update is a validated update: the record as it would be, the requested
+// status ("" when none) and payment date.
+type update struct {
+	next        Transaction
+	to          string
+	paymentDate *civil.Date
+}
+
+// forUpdate validates the body of an update over the current record.
+func (in TransactionInput) forUpdate(cur Transaction, v *apperr.Validation) update {
+	u := update{next: in.apply(cur, v)}
+	if in.Status != nil {
+		u.to = strings.TrimSpace(*in.Status)
+		if !contains(Statuses, u.to) {
+			v.Add("status", "The selected status is invalid; allowed: "+strings.Join(Statuses, ", ")+".")
+		}
+	}
+	if in.PaymentDate != nil {
+		pd, err := civil.Parse(strings.TrimSpace(*in.PaymentDate))
+		switch {
+		case err != nil:
+			v.Add("payment_date", "The payment_date field must be a valid date (YYYY-MM-DD).")
+		case u.to != StatusPaid:
+			v.Add("payment_date", "The payment_date field can only be given together with status paid.")
+		default:
+			u.paymentDate = &pd
+		}
+	}
+	return u
+}
+
+// apply validates the input over base (the zero Transaction on create) and
+// returns the resulting record; problems are collected in v. It does not
+// look at the status workflow (that is a state rule, checked later).
+func (in TransactionInput) apply(base Transaction, v *apperr.Validation) Transaction {
+	t := base
+	if in.TransactionType != nil {
+		t.TransactionType = strings.TrimSpace(*in.TransactionType)
+		if !contains(TransactionTypes, t.TransactionType) {
+			v.Add("transaction_type", "The selected transaction_type is invalid; allowed: "+strings.Join(TransactionTypes, ", ")+".")
+		}
+	}
+	if in.Category != nil {
+		t.Category = optionalText(v, "category", *in.Category, maxCategory)
+	}
+	if in.Amount.Given() {
+		a, err := in.Amount.Parse()
+		var ie *money.InputError
+		if errors.As(err, &ie) {
+			v.Add("amount", ie.Message("amount"))
+		} else {
+			t.Amount = a
+		}
+	}
+	if in.Currency != nil {
+		t.Currency = inputCurrency(v, *in.Currency)
+	}
+	if in.TransactionDate != nil {
+		d, err := civil.Parse(strings.TrimSpace(*in.TransactionDate))
+		if err != nil {
+			v.Add("transaction_date", "The transaction_date field must be a valid date (YYYY-MM-DD).")
+		}
+		t.TransactionDate = d
+	}
+	in.applyTexts(&t, v)
+	if in.OrderID != nil {
+		t.OrderID = inputOrderID(v, *in.OrderID)
+	}
+	if len(in.Metadata) > 0 && string(bytes.TrimSpace(in.Metadata)) != "null" {
+		t.Metadata = inputMetadata(v, in.Metadata, t.Metadata)
+	}
+	// The sign follows the type, so that earnings, deductions and penalties
+	// add up the same way in periods, summaries and aggregates.
+	if !v.Has("amount") && !v.Has("transaction_type") && t.TransactionType != "" && (in.Amount.Given() || in.TransactionType != nil) {
+		checkSign(v, t)
+	}
+	return t
+}
+
+// applyTexts sets the free-text fields given in the input.
+func (in TransactionInput) applyTexts(t *Transaction, v *apperr.Validation) {
+	if in.Description != nil {
+		t.Description = optionalText(v, "description", *in.Description, maxDescription)
+	}
+	if in.Reference != nil {
+		t.Reference = optionalText(v, "reference", *in.Reference, maxReference)
+	}
+}
+
+// checkSign requires negative amounts for deductions and penalties and
+// positive ones for earnings.
+func checkSign(v *apperr.Validation, t Transaction) {
+	switch {
+	case isDeduction(t.TransactionType) && t.Amount.Sign() >= 0:
+		v.Add("amount", fmt.Sprintf("The amount of a %s must be negative.", t.TransactionType))
+	case !isDeduction(t.TransactionType) && t.Amount.Sign() <= 0:
+		v.Add("amount", fmt.Sprintf("The amount of a %s must be positive.", t.TransactionType))
+	}
+}
+
+// inputOrderID reads an order id; empty clears it.
+func inputOrderID(v *apperr.Validation, raw string) *uuid.UUID {
+	s := strings.TrimSpace(raw)
+	if s == "" {
+		return nil
+	}
+	id, err := uuid.Parse(s)
+	if err != nil {
+		v.Add("order_id", "The order_id field must be a UUID.")
+		return nil
+	}
+	return &id
+}
+
+// inputCurrency reads a currency code of a body.
+func inputCurrency(v *apperr.Validation, raw string) string {
+	c, ok := money.NormalizeCurrency(raw)
+	if !ok {
+		v.Add("currency", "The currency must be a 3-letter ISO 4217 code (e.g. CZK, EUR, PLN).")
+	}
+	return c
+}
+
+// inputMetadata reads a metadata object; anything else keeps cur and adds a
+// message.
+func inputMetadata(v *apperr.Validation, raw, cur json.RawMessage) json.RawMessage {
+	if !isJSONObject(raw) {
+		v.Add("metadata", "The metadata field must be an object.")
+		return cur
+	}
+	return compactJSON(raw)
+}
+
+func optionalText(v *apperr.Validation, field, s string, max int) *string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil
+	}
+	if len([]rune(s)) > max {
+		v.Add(field, fmt.Sprintf("The %s field may not be longer than %d characters.", field, max))
+	}
+	return &s
+}
+
+func isJSONObject(raw json.RawMessage) bool {
+	var m map[string]any
+	return json.Unmarshal(raw, &m) == nil && m != nil
+}
+
+func compactJSON(raw json.RawMessage) json.RawMessage {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return raw
+	}
+	return b.Bytes()
+}

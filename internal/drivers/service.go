@@ -25,7 +25,8 @@ const entityType = "driver"
 // request's input; the Ref it returns is what the other methods take.
 // Collections and creates are guarded by Principal.Scope.
 func (s *Service) Authorize(ctx context.Context, p auth.Principal, a auth.Action, id uuid.UUID) (auth.Ref, error) {
-	return tenants.AuthorizeDriver(ctx, s.db, p, a, id)
+	d, err := tenants.AuthorizeDriver(ctx, s.db, p, a, id)
+	return d.Ref, err
 }
 
 // Create adds a driver with the next DRV- number and its 14 empty document

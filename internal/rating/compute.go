@@ -125,7 +125,7 @@ rated AS (
     WHERE d.company_id = $1 AND d.deleted_at IS NULL
         AND CASE WHEN $4::uuid[] IS NULL
             THEN d.status = 'active' OR EXISTS (
-                SELECT 1 FROM rating_snapshots s WHERE s.driver_id = d.id AND s.rating_period = $2)
+                SELECT 1 FROM rating_snapshots s WHERE s.company_id = $1 AND s.driver_id = d.id AND s.rating_period = $2)
             ELSE d.id = ANY($4::uuid[]) END
 ),
 docs AS (
@@ -136,7 +136,7 @@ docs AS (
     FROM rated r
     CROSS JOIN company c
     CROSS JOIN LATERAL unnest(c.required_types) WITH ORDINALITY AS t(type, ord)
-    LEFT JOIN driver_documents dd ON dd.driver_id = r.id AND dd.type = t.type
+    LEFT JOIN driver_documents dd ON dd.company_id = $1 AND dd.driver_id = r.id AND dd.type = t.type
     GROUP BY r.id
 ),
 pen AS (
@@ -152,11 +152,11 @@ uploads AS (
         CASE WHEN ch.found THEN ch.old_valid_until ELSE dd.valid_until END AS previous_valid_until
     FROM company c
     JOIN document_files f ON f.company_id = c.id AND f.uploaded_at >= c.starts_at AND f.uploaded_at < c.ends_at
-    JOIN driver_documents dd ON dd.id = f.document_id
+    JOIN driver_documents dd ON dd.company_id = f.company_id AND dd.id = f.document_id
     JOIN rated r ON r.id = dd.driver_id
     LEFT JOIN LATERAL (
         SELECT true AS found, v.old_valid_until FROM document_validity_changes v
-        WHERE v.document_id = f.document_id AND (v.xact = f.upload_xact OR v.changed_at > f.uploaded_at)
+        WHERE v.company_id = f.company_id AND v.document_id = f.document_id AND (v.xact = f.upload_xact OR v.changed_at > f.uploaded_at)
         ORDER BY v.id LIMIT 1
     ) ch ON true
 ),
@@ -359,7 +359,7 @@ func writeSnapshots(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period 
 		UPDATE rating_snapshots nxt SET previous_score = cur.total_score
 		FROM rating_snapshots cur
 		WHERE cur.company_id = $1 AND cur.rating_period = $2 AND cur.driver_id = ANY($3)
-			AND nxt.driver_id = cur.driver_id AND nxt.rating_period = $4
+			AND nxt.company_id = $1 AND nxt.driver_id = cur.driver_id AND nxt.rating_period = $4
 			AND nxt.previous_score IS DISTINCT FROM cur.total_score`,
 		companyID, period.First(), driverIDs, period.Next().First())
 	if err != nil {
@@ -383,10 +383,10 @@ func refreshPercentiles(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, per
 		FROM (
 			SELECT s.id,
 				(100 * count(*) OVER (ORDER BY s.total_score) + count(*) OVER () - 1) / count(*) OVER () AS pct
-			FROM rating_snapshots s JOIN drivers d ON d.id = s.driver_id AND d.deleted_at IS NULL
+			FROM rating_snapshots s JOIN drivers d ON d.company_id = s.company_id AND d.id = s.driver_id AND d.deleted_at IS NULL
 			WHERE s.company_id = $1 AND s.rating_period = $2
 		) r
-		WHERE s.id = r.id AND s.rank_percentile IS DISTINCT FROM r.pct`,
+		WHERE s.company_id = $1 AND s.id = r.id AND s.rank_percentile IS DISTINCT FROM r.pct`,
 		companyID, period.First())
 	if err != nil {
 		return fmt.Errorf("refresh rank percentiles of company %s %s: %w", companyID, period, err)

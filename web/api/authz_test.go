@@ -82,7 +82,7 @@ var apiRoutes = map[string]authzRoute{
 	"GET /api/v0/drivers": {action: auth.DriversRead, notApplicable: map[refusal]string{
 		otherCompany: collection, roleRefused: everyRole, otherDriver: ownList}},
 	"POST /api/v0/drivers": {action: auth.DriversCreate,
-		body: map[string]any{"first_name": "Nový", "last_name": "Řidič", "email": "new-driver@example.test"},
+		body:          map[string]any{"first_name": "Nový", "last_name": "Řidič", "email": "new-driver@example.test"},
 		notApplicable: map[refusal]string{otherCompany: collection, otherDriver: noDriver}},
 	"GET /api/v0/drivers/{id}": {action: auth.DriversRead, ids: driverIDs(),
 		notApplicable: map[refusal]string{roleRefused: everyRole}},
@@ -121,7 +121,7 @@ var apiRoutes = map[string]authzRoute{
 
 	"GET /api/v0/drivers/{id}/penalties": {action: auth.PenaltiesRead, ids: driverIDs()},
 	"POST /api/v0/drivers/{id}/penalties": {action: auth.PenaltiesManage, ids: driverIDs(),
-		body: map[string]any{"penalty_type": "other", "amount": "1.00", "incident_date": webtest.Today(), "description": "x"},
+		body:          map[string]any{"penalty_type": "other", "amount": "1.00", "incident_date": webtest.Today(), "description": "x"},
 		notApplicable: map[refusal]string{otherDriver: noDriver}},
 	"GET /api/v0/drivers/{id}/penalties/{penalty_id}": {action: auth.PenaltiesRead,
 		ids: driverIDs("penalty_id", webtest.KindPenalty)},

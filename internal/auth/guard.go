@@ -131,13 +131,3 @@ func (r Ref) Only() *uuid.UUID {
 	d := r.driver
 	return &d
 }
-
-// Created is the Ref of a record the caller has just created under r (in
-// the company r proves, for driverID: uuid.Nil for a company record), so the
-// create can read it back through the same store functions as a read.
-func (r Ref) Created(id, driverID uuid.UUID) Ref {
-	if r.company == uuid.Nil {
-		return Ref{}
-	}
-	return Ref{company: r.company, id: id, driver: driverID}
-}

@@ -54,7 +54,7 @@ func (s *Service) Create(ctx context.Context, p auth.Principal, company auth.Ref
 		if err := documents.CreateForDriver(ctx, tx, d.CompanyID, id); err != nil {
 			return err
 		}
-		if out, err = getDriver(ctx, tx, company.Created(id, id), false); err != nil {
+		if out, err = getDriver(ctx, tx, company, id, false); err != nil {
 			return err
 		}
 		return audit.Record(ctx, tx, p, audit.Entry{EntityType: entityType, EntityID: id, Action: "created", NewValues: out.auditValues()})
@@ -72,7 +72,7 @@ func (s *Service) Get(ctx context.Context, p auth.Principal, ref auth.Ref) (Driv
 	if err := ref.Check(p, auth.DriversRead); err != nil {
 		return Driver{}, err
 	}
-	d, err := getDriver(ctx, s.db, ref, false)
+	d, err := getDriver(ctx, s.db, ref, ref.ID(), false)
 	if err != nil {
 		return Driver{}, err
 	}
@@ -97,7 +97,7 @@ func (s *Service) Update(ctx context.Context, p auth.Principal, ref auth.Ref, in
 	id := ref.ID()
 	var out Driver
 	err := postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
-		cur, err := getDriver(ctx, tx, ref, true)
+		cur, err := getDriver(ctx, tx, ref, ref.ID(), true)
 		if err != nil {
 			return err
 		}
@@ -118,7 +118,7 @@ func (s *Service) Update(ctx context.Context, p auth.Principal, ref auth.Ref, in
 		if err := updateDriver(ctx, tx, ref, next); err != nil {
 			return err
 		}
-		if out, err = getDriver(ctx, tx, ref, false); err != nil {
+		if out, err = getDriver(ctx, tx, ref, ref.ID(), false); err != nil {
 			return err
 		}
 		return audit.Record(ctx, tx, p, audit.Entry{EntityType: entityType, EntityID: id, Action: "updated",
@@ -138,7 +138,7 @@ func (s *Service) Delete(ctx context.Context, p auth.Principal, ref auth.Ref) er
 		return err
 	}
 	return postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
-		cur, err := getDriver(ctx, tx, ref, true)
+		cur, err := getDriver(ctx, tx, ref, ref.ID(), true)
 		if err != nil {
 			return err
 		}

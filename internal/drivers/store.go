@@ -53,10 +53,10 @@ const summaryJoin = `CROSS JOIN LATERAL (
 // readyExpr is is_ready (DECISIONS §6) over d, co and s.
 const readyExpr = `(d.status = 'active' AND s.ready_docs = co.required_count)`
 
-// getDriver loads a live driver of the company (the guard has already told
-// 404 from 403; a driver deleted since is 404). forUpdate locks the row
-// until the transaction ends.
-func getDriver(ctx context.Context, db postgres.DBTX, ref auth.Ref, forUpdate bool) (Driver, error) {
+// getDriver loads a live driver of the company scope proves (the guard has
+// already told 404 from 403; a driver deleted since is 404). forUpdate locks
+// the row until the transaction ends.
+func getDriver(ctx context.Context, db postgres.DBTX, scope auth.Ref, id uuid.UUID, forUpdate bool) (Driver, error) {
 	sql := `SELECT ` + driverColumns + `, ` + readyExpr + `
 		FROM drivers d
 		CROSS JOIN LATERAL (` + companyFacts + ` WHERE c.id = d.company_id) co
@@ -66,7 +66,7 @@ func getDriver(ctx context.Context, db postgres.DBTX, ref auth.Ref, forUpdate bo
 		sql += ` FOR UPDATE OF d`
 	}
 	var d Driver
-	err := db.QueryRow(ctx, sql, ref.ID(), ref.CompanyID()).Scan(&d.ID, &d.CompanyID, &d.OfficeID, &d.InternalNumber, &d.FirstName, &d.LastName,
+	err := db.QueryRow(ctx, sql, id, scope.CompanyID()).Scan(&d.ID, &d.CompanyID, &d.OfficeID, &d.InternalNumber, &d.FirstName, &d.LastName,
 		&d.MiddleName, &d.BirthDate, &d.Citizenship, &d.RodneCislo, &d.Email, &d.Phone, &d.RegistrationAddress,
 		&d.ResidenceAddress, &d.Status, &d.HireDate, &d.FireDate, &d.ContractFrom, &d.ContractTo, &d.ContractIndefinite,
 		&d.WorkLocation, &d.BankCountry, &d.BankAccount, &d.IBAN, &d.SWIFT, &d.Flags, &d.CreatedAt, &d.UpdatedAt, &d.IsReady)
@@ -74,7 +74,7 @@ func getDriver(ctx context.Context, db postgres.DBTX, ref auth.Ref, forUpdate bo
 		return Driver{}, apperr.NotFound("Driver")
 	}
 	if err != nil {
-		return Driver{}, fmt.Errorf("get driver %s: %w", ref.ID(), err)
+		return Driver{}, fmt.Errorf("get driver %s: %w", id, err)
 	}
 	return d, nil
 }

@@ -324,7 +324,10 @@ func writeSnapshots(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period 
 	for _, w := range out {
 		snapshotIDs = append(snapshotIDs, w.SnapshotID)
 	}
-	if _, err := tx.Exec(ctx, `DELETE FROM rating_components WHERE snapshot_id = ANY($1)`, snapshotIDs); err != nil {
+	// rating_components has no company_id of its own: its snapshot's decides.
+	if _, err := tx.Exec(ctx, `DELETE FROM rating_components
+		WHERE snapshot_id = ANY($1) AND snapshot_id IN (SELECT id FROM rating_snapshots WHERE company_id = $2)`,
+		snapshotIDs, companyID); err != nil {
 		return nil, fmt.Errorf("clear rating components: %w", err)
 	}
 	// COPY is the fastest way in for ~6 rows per driver.

@@ -39,6 +39,9 @@ type Options struct {
 	Verifier *auth.Verifier
 	Limiter  ratelimit.Store
 	Logger   *slog.Logger
+	// Tenants resolves a request's identity to its Principal; app.New sets
+	// it from the one set of services.
+	Tenants *tenants.Service
 }
 
 // Server is the HTTP server of the whole product.
@@ -73,7 +76,7 @@ func NewServer(o Options) *Server {
 		Echo:     e,
 		opts:     o,
 		log:      o.Logger,
-		tenants:  tenants.NewService(o.DB),
+		tenants:  o.Tenants,
 		metrics:  newMetrics(o.DB),
 		limiter:  o.Limiter,
 		verifier: o.Verifier,

@@ -9,7 +9,7 @@ import (
 	"github.com/konvoj/konvoj/internal/apperr"
 )
 
-// How a request is checked (docs/README.md, "How a request is checked"):
+// How a request is checked (docs/development.md):
 // every area's guard is built on Authorize (one record) or Principal.Scope
 // (a collection, or a create into one). The guard answers in the order of
 // the project's error rules: the role may do this kind of action at all

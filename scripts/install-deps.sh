@@ -36,7 +36,7 @@ fi
 
 # playwright-go v0.5200.1 needs the playwright 1.52.0 driver: the npm
 # package playwright-core unpacked as package/, beside a link to node
-# (see ../shared/notes/browser-tests.md). It never downloads browsers.
+# (the browser itself is the system's Chromium). It never downloads browsers.
 driver=${PLAYWRIGHT_DRIVER_PATH:-$HOME/.cache/ms-playwright-go/1.52.0}
 if ! "$driver/node" "$driver/package/cli.js" --version 2>/dev/null | grep -q '^Version 1\.52\.0$'; then
   echo "install-deps: playwright driver 1.52.0 into $driver"

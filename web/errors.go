@@ -12,7 +12,7 @@ import (
 	"github.com/konvoj/konvoj/internal/apperr"
 )
 
-// ErrorBody is the JSON body of every API error (DECISIONS §4).
+// ErrorBody is the JSON body of every API error (docs/errors.md).
 type ErrorBody struct {
 	Error      string              `json:"error"`
 	Message    string              `json:"message"`
@@ -121,7 +121,7 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 	}
 	c.Set(ctxErrorName, body.Error)
 	if !wantsJSON(c) && s.renderPageError != nil {
-		if perr := s.renderPageError(c, status, body); perr == nil {
+		if perr := s.renderPageError(c, status, body, err); perr == nil {
 			return
 		}
 	}

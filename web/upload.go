@@ -23,8 +23,7 @@ func UploadBody(c echo.Context, maxFile int64) (*multipart.Reader, error) {
 	CapUploadBody(c, maxFile)
 	mr, err := c.Request().MultipartReader()
 	if err != nil {
-		return nil, &apperr.Error{Kind: apperr.KindBadRequest,
-			Message: "Send the upload as multipart/form-data with the file in the part named file.", Err: err}
+		return nil, apperr.Wrap(err, apperr.KindBadRequest, "msg.documents.not_multipart")
 	}
 	return mr, nil
 }
@@ -49,7 +48,7 @@ func (b cappedBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
-		err = apperr.PayloadTooLarge("The request body may not be larger than %d bytes.", b.limit)
+		err = apperr.PayloadTooLarge("msg.common.body_too_large", "max", b.limit)
 	}
 	return n, err
 }

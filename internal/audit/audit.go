@@ -1,4 +1,4 @@
-// Package audit writes the audit trail (DECISIONS §10) inside the caller's
+// Package audit writes the audit trail (docs/audit.md) inside the caller's
 // database transaction, and lists it for admins and HR managers.
 package audit
 
@@ -113,7 +113,7 @@ type Log struct {
 }
 
 // Filter narrows the audit list. Several values of one field mean OR,
-// different fields AND (DECISIONS §5); an empty list does not filter.
+// different fields AND (docs/lists.md); an empty list does not filter.
 type Filter struct {
 	EntityTypes []string
 	EntityIDs   []uuid.UUID
@@ -140,7 +140,7 @@ func (s *Service) List(ctx context.Context, p auth.Principal, company auth.Ref, 
 	}
 	for _, et := range f.EntityTypes {
 		if !slices.Contains(EntityTypes, et) {
-			return nil, 0, apperr.Invalid("entity_type", "The selected entity_type is invalid.")
+			return nil, 0, apperr.Invalid("entity_type", "msg.audit.entity_type")
 		}
 	}
 	rows, err := s.db.Query(ctx, `

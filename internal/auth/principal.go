@@ -1,5 +1,5 @@
 // Package auth verifies who is calling (tokens, OIDC sign-in), maps the
-// identity to a Principal and holds the permission matrix of DECISIONS §3.
+// identity to a Principal and holds the permission matrix of docs/permissions.md.
 // Services take a Principal and ask it before they touch data.
 package auth
 
@@ -47,7 +47,7 @@ type Principal struct {
 	// Name is the display name written into audit rows and responses.
 	Name string
 	// DriverID is the driver record linked to a driver caller (by e-mail),
-	// nil when there is none (DECISIONS §2).
+	// nil when there is none (docs/permissions.md).
 	DriverID *uuid.UUID
 
 	// Company facts the services need on most requests.

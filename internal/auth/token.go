@@ -17,7 +17,7 @@ import (
 	"github.com/konvoj/konvoj/internal/apperr"
 )
 
-// Leeway is the clock skew tolerated on exp and iat (DECISIONS §2).
+// Leeway is the clock skew tolerated on exp and iat (docs/permissions.md).
 const Leeway = 30 * time.Second
 
 // Identity is what a verified token (or OIDC ID token) says about the caller,
@@ -131,16 +131,16 @@ func (v *Verifier) Verify(raw string) (Identity, error) {
 	claims := jwt.MapClaims{}
 	tok, err := v.parser.ParseWithClaims(raw, claims, v.keyFunc)
 	if err != nil || !tok.Valid {
-		return Identity{}, &apperr.Error{Kind: apperr.KindUnauthorized, Message: "Invalid token", Err: err}
+		return Identity{}, apperr.Wrap(err, apperr.KindUnauthorized, "msg.auth.invalid_token")
 	}
 	id, err := IdentityFromClaims(claims)
 	if err != nil {
-		return Identity{}, &apperr.Error{Kind: apperr.KindUnauthorized, Message: "Invalid token", Err: err}
+		return Identity{}, apperr.Wrap(err, apperr.KindUnauthorized, "msg.auth.invalid_token")
 	}
 	return id, nil
 }
 
-// IdentityFromClaims maps both claim layouts of DECISIONS §2 to an Identity:
+// IdentityFromClaims maps both claim layouts of docs/permissions.md to an Identity:
 // current (app_metadata.company_id, user_metadata.role) and earlier
 // (top-level company_id, roles array). A missing or unknown role is driver.
 func IdentityFromClaims(claims map[string]any) (Identity, error) {
@@ -204,7 +204,7 @@ func str(v any) string {
 	return s
 }
 
-// UserID is the user's id: the subject when it is a UUID (DECISIONS §2),
+// UserID is the user's id: the subject when it is a UUID (docs/permissions.md),
 // else a UUID derived from it, so any provider's subject works.
 func (id Identity) UserID() uuid.UUID {
 	if u, err := uuid.Parse(id.Subject); err == nil {

@@ -83,7 +83,7 @@ func (s *Service) Authorize(ctx context.Context, p auth.Principal, a auth.Action
 			FROM driver_documents d JOIN drivers dr ON dr.id = d.driver_id AND dr.company_id = d.company_id
 			WHERE d.id = $1 AND dr.deleted_at IS NULL`, id).Scan(&o.CompanyID, &o.DriverID, &docType)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return o, apperr.NotFound("Document")
+			return o, apperr.NotFound("msg.common.not_found.document")
 		}
 		if err != nil {
 			return o, fmt.Errorf("find document %s: %w", id, err)
@@ -109,7 +109,7 @@ func (s *Service) AuthorizeFile(ctx context.Context, p auth.Principal, a auth.Ac
 			JOIN drivers dr ON dr.id = d.driver_id AND dr.company_id = d.company_id
 			WHERE f.id = $1 AND dr.deleted_at IS NULL`, id).Scan(&o.CompanyID, &o.DriverID, &docType)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return o, apperr.NotFound("File")
+			return o, apperr.NotFound("msg.common.not_found.file")
 		}
 		if err != nil {
 			return o, fmt.Errorf("find file %s: %w", id, err)
@@ -262,7 +262,7 @@ func lockDocument(ctx context.Context, tx pgx.Tx, ref Ref) (metadata, *uuid.UUID
 		WHERE d.id = $1 AND d.company_id = $2 AND dr.deleted_at IS NULL
 		FOR UPDATE OF d`, ref.ID(), ref.CompanyID()).Scan(&m.Number, &m.Country, &m.ValidFrom, &m.ValidUntil, &m.Meta, &current)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return m, nil, apperr.NotFound("Document") // the driver was deleted meanwhile
+		return m, nil, apperr.NotFound("msg.common.not_found.document") // the driver was deleted meanwhile
 	}
 	if err != nil {
 		return m, nil, fmt.Errorf("lock document %s: %w", ref.ID(), err)
@@ -377,7 +377,7 @@ func (s *Service) Open(ctx context.Context, p auth.Principal, ref Ref) (*Downloa
 		WHERE f.company_id = $1 AND f.id = $2`, ref.CompanyID(), fileID).Scan(
 		&d.OriginalFilename, &d.MimeType, &d.SizeBytes, &d.HashSHA256, &d.UploadedAt, &path, &disk)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, apperr.NotFound("File")
+		return nil, apperr.NotFound("msg.common.not_found.file")
 	}
 	if err != nil {
 		return nil, fmt.Errorf("find file %s: %w", fileID, err)

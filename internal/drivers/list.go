@@ -2,7 +2,6 @@ package drivers
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -16,7 +15,7 @@ import (
 )
 
 // ListParams are the list's query parameters. Several values of one filter
-// mean OR, different filters AND (DECISIONS §5).
+// mean OR, different filters AND (docs/lists.md).
 type ListParams struct {
 	Status         []string
 	OfficeIDs      []uuid.UUID
@@ -84,7 +83,7 @@ func (s *Service) List(ctx context.Context, p auth.Principal, company auth.Ref, 
 			return ListResult{}, err
 		}
 		if (lp.SortBy != "" && lp.SortBy != c.SortBy) || (lp.SortOrder != "" && lp.SortOrder != c.SortOrder) {
-			return ListResult{}, apperr.BadRequest("The cursor belongs to another sort order; send it without sort_by and sort_order, or with the same ones.")
+			return ListResult{}, apperr.BadRequest("msg.list.cursor_sort")
 		}
 		lp.SortBy, lp.SortOrder = c.SortBy, c.SortOrder
 		after = &c
@@ -126,32 +125,32 @@ func (lp *ListParams) normalize() error {
 	var v apperr.Validation
 	for _, st := range lp.Status {
 		if !slices.Contains(Statuses, st) {
-			v.Add("status", "The selected status is invalid.")
+			v.Add("status", "msg.drivers.status")
 			break
 		}
 	}
 	for i, c := range lp.Citizenship {
 		lp.Citizenship[i] = countries.Normalize(c)
 		if !countries.Valid(lp.Citizenship[i]) {
-			v.Add("citizenship", "The citizenship must hold ISO 3166-1 alpha-2 country codes.")
+			v.Add("citizenship", "msg.list.citizenship")
 			break
 		}
 	}
 	for _, st := range lp.DocumentStatus {
 		if !slices.Contains(documents.Statuses, st) {
-			v.Add("document_status", "The selected document status is invalid.")
+			v.Add("document_status", "msg.list.document_status")
 			break
 		}
 	}
 	lp.Search = strings.TrimSpace(lp.Search)
 	if utf8.RuneCountInString(lp.Search) > MaxSearchLength {
-		v.Add("search", fmt.Sprintf("The search may not be greater than %d characters.", MaxSearchLength))
+		v.Add("search", "msg.list.search_too_long", "max", MaxSearchLength)
 	}
 	if _, ok := sortColumns[lp.SortBy]; lp.SortBy != "" && !ok {
-		v.Add("sort_by", "The selected sort by is invalid. Allowed: "+strings.Join(SortFields, ", ")+".")
+		v.Add("sort_by", "msg.list.sort_by", "allowed", SortFields)
 	}
 	if lp.SortOrder != "" && lp.SortOrder != "asc" && lp.SortOrder != "desc" {
-		v.Add("sort_order", "The selected sort order is invalid. Allowed: asc, desc.")
+		v.Add("sort_order", "msg.list.sort_order")
 	}
 	return v.Err()
 }

@@ -16,7 +16,7 @@ import (
 
 // The SQL of the drivers area. Document status, documents_summary and
 // is_ready come from the SQL functions of migration 00002, so one statement
-// computes them for a whole page (DECISIONS §6).
+// computes them for a whole page (docs/drivers-and-documents.md).
 
 // driverColumns are the stored columns of the full driver object.
 const driverColumns = `d.id, d.company_id, d.office_id, d.internal_number, d.first_name, d.last_name, d.middle_name,
@@ -50,7 +50,7 @@ const summaryJoin = `CROSS JOIN LATERAL (
 		) x
 	) s`
 
-// readyExpr is is_ready (DECISIONS §6) over d, co and s.
+// readyExpr is is_ready (docs/drivers-and-documents.md) over d, co and s.
 const readyExpr = `(d.status = 'active' AND s.ready_docs = co.required_count)`
 
 // getDriver loads a live driver of the company scope proves (the guard has
@@ -71,7 +71,7 @@ func getDriver(ctx context.Context, db postgres.DBTX, scope auth.Ref, id uuid.UU
 		&d.ResidenceAddress, &d.Status, &d.HireDate, &d.FireDate, &d.ContractFrom, &d.ContractTo, &d.ContractIndefinite,
 		&d.WorkLocation, &d.BankCountry, &d.BankAccount, &d.IBAN, &d.SWIFT, &d.Flags, &d.CreatedAt, &d.UpdatedAt, &d.IsReady)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Driver{}, apperr.NotFound("Driver")
+		return Driver{}, apperr.NotFound("msg.common.not_found.driver")
 	}
 	if err != nil {
 		return Driver{}, fmt.Errorf("get driver %s: %w", id, err)
@@ -143,7 +143,7 @@ func updateDriver(ctx context.Context, tx postgres.DBTX, ref auth.Ref, d Driver)
 // the check that holds under concurrent requests.
 func wrapWriteErr(err error, what string) error {
 	if postgres.IsUniqueViolation(err, "drivers_company_email_key") {
-		return apperr.Duplicate("The email has already been taken.")
+		return apperr.Duplicate("msg.drivers.email_taken")
 	}
 	return fmt.Errorf("%s: %w", what, err)
 }

@@ -113,7 +113,7 @@ func (q AggregateQuery) check() (AggregateQuery, error) {
 	if q.Currency != "" {
 		c, ok := money.NormalizeCurrency(q.Currency)
 		if !ok {
-			v.Add("currency", "The currency must be a 3-letter ISO 4217 code.")
+			v.Add("currency", "msg.common.currency")
 		}
 		q.Currency = c
 	}

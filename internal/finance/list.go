@@ -110,12 +110,12 @@ func (f TransactionFilter) check(v *apperr.Validation) TransactionFilter {
 	if f.Currency != "" {
 		c, ok := money.NormalizeCurrency(f.Currency)
 		if !ok {
-			v.Add("currency", "The currency must be a 3-letter ISO 4217 code.")
+			v.Add("currency", "msg.common.currency")
 		}
 		f.Currency = c
 	}
 	if f.From != nil && f.To != nil && f.To.Before(*f.From) {
-		v.Add("to_date", "The to_date must not be before from_date.")
+		v.Add("to_date", "msg.finance_read.to_before_from")
 	}
 	return f
 }
@@ -129,7 +129,7 @@ func (s *Service) withinPeriod(ctx context.Context, d tenants.DriverRef, f Trans
 	per, err := periodSpan(ctx, s.db, d.CompanyID(), d.ID(), *f.PeriodID)
 	switch {
 	case postgres.IsNotFound(err):
-		v.Add("period_id", "The selected period_id is not a period of this driver.")
+		v.Add("period_id", "msg.finance_read.period_unknown")
 		return f, main, nil
 	case err != nil:
 		return f, main, err

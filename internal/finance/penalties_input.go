@@ -37,16 +37,16 @@ type PenaltyInput struct {
 func (in PenaltyInput) apply(pen Penalty, v *apperr.Validation) Penalty {
 	pen.PenaltyType = requiredText(v, "penalty_type", in.PenaltyType, 50)
 	if pen.PenaltyType != "" && !contains(PenaltyTypes, pen.PenaltyType) {
-		v.Add("penalty_type", "The penalty_type must be one of: "+strings.Join(PenaltyTypes, ", ")+".")
+		v.Add("penalty_type", "msg.finance.one_of", "field", fieldName("penalty_type"), "allowed", PenaltyTypes)
 	}
 	if in.Severity != nil {
 		pen.Severity = strings.TrimSpace(*in.Severity)
 		if !contains(PenaltySeverities, pen.Severity) {
-			v.Add("severity", "The severity must be one of: "+strings.Join(PenaltySeverities, ", ")+".")
+			v.Add("severity", "msg.finance.one_of", "field", fieldName("severity"), "allowed", PenaltySeverities)
 		}
 	}
 	if !in.Amount.Given() {
-		v.Add("amount", "The amount field is required.")
+		v.Add("amount", "msg.common.required", "field", fieldName("amount"))
 	} else if a, ok := penaltyAmount(v, in.Amount); ok {
 		pen.Amount = a
 	}
@@ -54,9 +54,9 @@ func (in PenaltyInput) apply(pen Penalty, v *apperr.Validation) Penalty {
 		pen.Currency = inputCurrency(v, *in.Currency)
 	}
 	if in.IncidentDate == nil || strings.TrimSpace(*in.IncidentDate) == "" {
-		v.Add("incident_date", "The incident_date field is required.")
+		v.Add("incident_date", "msg.common.required", "field", fieldName("incident_date"))
 	} else if date, err := civil.Parse(strings.TrimSpace(*in.IncidentDate)); err != nil {
-		v.Add("incident_date", "The incident_date field must be a valid date (YYYY-MM-DD).")
+		v.Add("incident_date", "msg.common.date_iso", "field", fieldName("incident_date"))
 	} else {
 		pen.IncidentDate = date
 	}
@@ -77,10 +77,10 @@ func penaltyAmount(v *apperr.Validation, in money.Input) (money.Amount, bool) {
 	var ie *money.InputError
 	switch {
 	case errors.As(err, &ie):
-		v.Add("amount", ie.Message("amount"))
+		ie.AddTo(v, "amount", fieldName("amount"))
 	case err != nil:
 	case a.Sign() < 0:
-		v.Add("amount", "The amount must be 0 or more.")
+		v.Add("amount", "msg.finance.not_negative", "field", fieldName("amount"))
 	default:
 		return a, true
 	}
@@ -112,9 +112,9 @@ type resolution struct {
 func (in ResolveInput) read(cur Penalty, v *apperr.Validation) resolution {
 	r := resolution{newAmount: cur.Amount}
 	if in.ResolutionAction == nil || strings.TrimSpace(*in.ResolutionAction) == "" {
-		v.Add("resolution_action", "The resolution_action field is required.")
+		v.Add("resolution_action", "msg.common.required", "field", fieldName("resolution_action"))
 	} else if r.action = strings.TrimSpace(*in.ResolutionAction); !contains(ResolutionActions, r.action) {
-		v.Add("resolution_action", "The resolution_action must be one of: keep, reduce, cancel.")
+		v.Add("resolution_action", "msg.finance.one_of", "field", fieldName("resolution_action"), "allowed", ResolutionActions)
 	}
 	if in.Resolution != nil {
 		r.text = optionalText(v, "resolution", *in.Resolution, maxPenaltyText)
@@ -123,18 +123,18 @@ func (in ResolveInput) read(cur Penalty, v *apperr.Validation) resolution {
 		return r
 	}
 	if !in.NewAmount.Given() {
-		v.Add("new_amount", "The new_amount field is required when resolution_action is reduce.")
+		v.Add("new_amount", "msg.finance.new_amount_required")
 		return r
 	}
 	a, err := in.NewAmount.Parse()
 	var ie *money.InputError
 	switch {
 	case errors.As(err, &ie):
-		v.Add("new_amount", ie.Message("new_amount"))
+		ie.AddTo(v, "new_amount", fieldName("new_amount"))
 	case a.Sign() < 0:
-		v.Add("new_amount", "The new_amount must be 0 or more.")
+		v.Add("new_amount", "msg.finance.not_negative", "field", fieldName("new_amount"))
 	case a.Cmp(cur.Amount) >= 0:
-		v.Add("new_amount", fmt.Sprintf("The new_amount must be below the current amount (%s).", cur.Amount))
+		v.Add("new_amount", "msg.finance.new_amount_below", "amount", cur.Amount)
 	default:
 		r.newAmount = a
 	}
@@ -150,11 +150,11 @@ func parseEvidence(raw json.RawMessage, v *apperr.Validation) []Evidence {
 	}
 	var items []json.RawMessage
 	if err := json.Unmarshal(raw, &items); err != nil {
-		v.Add("evidence", "The evidence field must be an array of {type, url} objects.")
+		v.Add("evidence", "msg.penalties.evidence_array")
 		return out
 	}
 	if len(items) > maxEvidence {
-		v.Add("evidence", fmt.Sprintf("At most %d evidence items are allowed.", maxEvidence))
+		v.Add("evidence", "msg.penalties.evidence_max", "max", maxEvidence)
 		return out
 	}
 	for i, item := range items {
@@ -173,23 +173,23 @@ func parseEvidenceItem(item json.RawMessage, field string, v *apperr.Validation)
 		URL  *string `json:"url"`
 	}
 	if err := json.Unmarshal(item, &e); err != nil || string(item) == "null" {
-		v.Add(field, "Each evidence item must be an object with type and url.")
+		v.Add(field, "msg.penalties.evidence_item")
 		return Evidence{}, false
 	}
 	var ev Evidence
 	switch {
 	case e.Type == nil || strings.TrimSpace(*e.Type) == "":
-		v.Add(field+".type", "The evidence type is required.")
+		v.Add(field+".type", "msg.penalties.evidence_type_required")
 	case !contains(EvidenceTypes, strings.TrimSpace(*e.Type)):
-		v.Add(field+".type", "The evidence type must be one of: "+strings.Join(EvidenceTypes, ", ")+".")
+		v.Add(field+".type", "msg.penalties.evidence_type", "allowed", EvidenceTypes)
 	default:
 		ev.Type = strings.TrimSpace(*e.Type)
 	}
 	switch {
 	case e.URL == nil || strings.TrimSpace(*e.URL) == "":
-		v.Add(field+".url", "The evidence url is required.")
+		v.Add(field+".url", "msg.penalties.evidence_url_required")
 	case !isWebURL(strings.TrimSpace(*e.URL)):
-		v.Add(field+".url", "The evidence url must be an absolute http or https URL.")
+		v.Add(field+".url", "msg.penalties.evidence_url")
 	default:
 		ev.URL = strings.TrimSpace(*e.URL)
 	}
@@ -207,7 +207,7 @@ func isWebURL(s string) bool {
 
 func requiredText(v *apperr.Validation, field string, s *string, max int) string {
 	if s == nil || strings.TrimSpace(*s) == "" {
-		v.Add(field, fmt.Sprintf("The %s field is required.", field))
+		v.Add(field, "msg.common.required", "field", fieldName(field))
 		return ""
 	}
 	t := optionalText(v, field, *s, max)

@@ -69,11 +69,11 @@ func (s *Service) DisputePenalty(ctx context.Context, p auth.Principal, ref Ref,
 			return penaltyMove{}, err
 		}
 		if cur.Status != PenaltyPending {
-			return penaltyMove{}, apperr.Conflict("Only a pending penalty can be disputed; this one is %s.", cur.Status)
+			return penaltyMove{}, apperr.Conflict("msg.penalties.dispute_not_pending", "status", penaltyState(cur.Status))
 		}
 		all := append(append([]Evidence{}, cur.Evidence...), evidence...)
 		if len(all) > maxEvidence {
-			return penaltyMove{}, apperr.Invalid("evidence", fmt.Sprintf("A penalty may hold at most %d evidence items.", maxEvidence))
+			return penaltyMove{}, apperr.Invalid("evidence", "msg.penalties.evidence_total", "max", maxEvidence)
 		}
 		return penaltyMove{action: "penalty.disputed", status: PenaltyDisputed, financeStatus: StatusDisputed,
 			set: `dispute_reason = $3, dispute_submitted_at = now(), evidence = $4`, args: []any{reason, mustJSON(all)},
@@ -93,7 +93,7 @@ func (s *Service) ResolvePenalty(ctx context.Context, p auth.Principal, ref Ref,
 			return penaltyMove{}, err
 		}
 		if cur.Status != PenaltyDisputed {
-			return penaltyMove{}, apperr.Conflict("Only a disputed penalty can be resolved; this one is %s.", cur.Status)
+			return penaltyMove{}, apperr.Conflict("msg.finance.resolve_not_disputed", "status", penaltyState(cur.Status))
 		}
 		m := penaltyMove{action: "penalty.resolved", status: PenaltyResolved, financeStatus: StatusPending,
 			set:   `resolution = $3, resolved_by = $4, resolved_at = now(), amount = $5`,
@@ -115,7 +115,7 @@ func (s *Service) ResolvePenalty(ctx context.Context, p auth.Principal, ref Ref,
 func (s *Service) AcceptPenalty(ctx context.Context, p auth.Principal, ref Ref) (Penalty, error) {
 	return s.movePenalty(ctx, p, auth.PenaltiesRespond, ref, func(cur Penalty) (penaltyMove, error) {
 		if cur.Status != PenaltyPending {
-			return penaltyMove{}, apperr.Conflict("Only a pending penalty can be accepted; this one is %s.", cur.Status)
+			return penaltyMove{}, apperr.Conflict("msg.penalties.accept_not_pending", "status", penaltyState(cur.Status))
 		}
 		return penaltyMove{action: "penalty.accepted", status: PenaltyAccepted, financeStatus: StatusPending}, nil
 	})

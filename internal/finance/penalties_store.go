@@ -41,7 +41,7 @@ func getPenalty(ctx context.Context, db postgres.DBTX, companyID, driverID, id u
 	}
 	p, err := scanPenalty(db.QueryRow(ctx, q, companyID, driverID, id))
 	if postgres.IsNotFound(err) {
-		return Penalty{}, apperr.NotFound("Penalty")
+		return Penalty{}, apperr.NotFound("msg.common.not_found.penalty")
 	}
 	if err != nil {
 		return Penalty{}, fmt.Errorf("read penalty %s: %w", id, err)

@@ -59,7 +59,7 @@ func (s *Service) ListPeriods(ctx context.Context, p auth.Principal, ref Ref, f 
 	checkValues(&v, "period_type", f.Types, PeriodTypes)
 	checkValues(&v, "status", f.Statuses, PeriodStatuses)
 	if f.Year != nil && (*f.Year < 1900 || *f.Year > 2200) {
-		v.Add("year", "The year must be between 1900 and 2200.")
+		v.Add("year", "msg.finance_read.year")
 	}
 	if err := v.Err(); err != nil {
 		return nil, err
@@ -92,7 +92,7 @@ func (s *Service) movePeriod(ctx context.Context, p auth.Principal, ref Ref, fro
 	if paymentDateRaw != nil && *paymentDateRaw != "" {
 		pd, err := civil.Parse(*paymentDateRaw)
 		if err != nil {
-			return Period{}, apperr.Invalid("payment_date", "The payment_date field must be a valid date (YYYY-MM-DD).")
+			return Period{}, apperr.Invalid("payment_date", "msg.common.date_iso", "field", fieldName("payment_date"))
 		}
 		payDate = pd
 	}
@@ -102,7 +102,7 @@ func (s *Service) movePeriod(ctx context.Context, p auth.Principal, ref Ref, fro
 			return err
 		}
 		if cur.Status != from {
-			return apperr.Conflict("The period is %s; only an %s period can be marked %s.", cur.Status, from, to)
+			return apperr.Conflict("msg.finance.period_move", "status", cur.Status, "from", from, "to", to)
 		}
 		if err := markPeriod(ctx, tx, d.CompanyID(), periodID, to, userID(p)); err != nil {
 			return err
@@ -172,8 +172,8 @@ func (ps lockedPeriods) checkOpen(slots ...slot) error {
 		}
 		for _, sl := range slots {
 			if sl.Currency == p.Currency && !sl.Date.Before(p.PeriodStart) && !sl.Date.After(p.PeriodEnd) {
-				return apperr.Conflict("The %s period %s – %s (%s) is %s; nothing dated inside it can be created or changed.",
-					p.PeriodType, p.PeriodStart, p.PeriodEnd, p.Currency, p.Status)
+				return apperr.Conflict("msg.finance.period_closed", "type", p.PeriodType, "start", p.PeriodStart,
+					"end", p.PeriodEnd, "currency", p.Currency, "status", p.Status)
 			}
 		}
 	}

@@ -137,7 +137,7 @@ func periodExists(ctx context.Context, db postgres.DBTX, companyID, driverID, pe
 		return fmt.Errorf("find period %s: %w", periodID, err)
 	}
 	if !exists {
-		return apperr.NotFound("Finance period")
+		return apperr.NotFound("msg.common.not_found.period")
 	}
 	return nil
 }

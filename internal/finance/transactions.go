@@ -52,7 +52,7 @@ func (t Transaction) auditValues() map[string]any {
 
 func (t Transaction) slot() slot { return slot{Date: t.TransactionDate, Currency: t.Currency} }
 
-// moves is the transaction workflow (DECISIONS §7): pending → approved →
+// moves is the transaction workflow (docs/finance.md): pending → approved →
 // paid, pending or approved → cancelled; paid and cancelled are final, and
 // disputed is entered and left only through the penalty.
 var moves = map[string][]string{
@@ -73,18 +73,18 @@ func checkEdit(cur, next Transaction, to, penaltyStatus string) error {
 
 	if to != "" && !MoveAllowed(cur.Status, to) {
 		if to == StatusDisputed || cur.Status == StatusDisputed {
-			return apperr.Conflict("The disputed status is set and cleared only through the penalty's dispute and resolution.")
+			return apperr.Conflict("msg.finance.disputed_status")
 		}
-		return apperr.Conflict("A %s transaction cannot be moved to %s.", cur.Status, to)
+		return apperr.Conflict("msg.finance.move", "from", cur.Status, "to", to)
 	}
 	switch cur.Status {
 	case StatusPaid, StatusCancelled, StatusDisputed:
 		if moneyChanged || infoChanged {
-			return apperr.Conflict("A %s transaction cannot be changed.", cur.Status)
+			return apperr.Conflict("msg.finance.final", "status", cur.Status)
 		}
 	case StatusApproved:
 		if moneyChanged {
-			return apperr.Conflict("An approved transaction's type, amount, currency, date and order cannot be changed; cancel it and record a new one.")
+			return apperr.Conflict("msg.finance.approved_fixed")
 		}
 	}
 	if penaltyStatus != "" {
@@ -97,13 +97,13 @@ func checkEdit(cur, next Transaction, to, penaltyStatus string) error {
 // it follows its penalty.
 func checkPenaltyRecordEdit(cur, next Transaction, to, penaltyStatus string, moneyChanged bool) error {
 	if moneyChanged || !sameText(next.Category, cur.Category) {
-		return apperr.Conflict("This record belongs to a penalty; change the penalty instead.")
+		return apperr.Conflict("msg.finance.penalty_record")
 	}
 	switch {
 	case to == StatusCancelled:
-		return apperr.Conflict("This record belongs to a penalty; it is cancelled by resolving the penalty's dispute with cancel.")
+		return apperr.Conflict("msg.finance.penalty_record_cancel")
 	case to != "" && penaltyStatus != "accepted" && penaltyStatus != "resolved":
-		return apperr.Conflict("The penalty is %s; its finance record can be approved or paid once the penalty is accepted or resolved.", penaltyStatus)
+		return apperr.Conflict("msg.finance.penalty_open", "status", penaltyState(penaltyStatus))
 	}
 	return nil
 }
@@ -126,10 +126,10 @@ func sameUUID(a, b *uuid.UUID) bool {
 // within DeleteWindowDays of its transaction_date.
 func DeleteAllowed(t Transaction, today civil.Date) error {
 	if t.Status == StatusPaid {
-		return apperr.Conflict("A paid transaction cannot be deleted.")
+		return apperr.Conflict("msg.finance.delete_paid")
 	}
 	if t.TransactionDate.DaysUntil(today) > DeleteWindowDays {
-		return apperr.Conflict("A transaction dated more than %d days ago cannot be deleted.", DeleteWindowDays)
+		return apperr.Conflict("msg.finance.delete_old", "days", DeleteWindowDays)
 	}
 	return nil
 }

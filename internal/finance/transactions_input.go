@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/google/uuid"
@@ -45,21 +44,21 @@ const (
 // date, then the fields themselves.
 func (in TransactionInput) forCreate(base Transaction, v *apperr.Validation) Transaction {
 	if in.TransactionType == nil || strings.TrimSpace(*in.TransactionType) == "" {
-		v.Add("transaction_type", "The transaction_type field is required.")
+		v.Add("transaction_type", "msg.common.required", "field", fieldName("transaction_type"))
 		in.TransactionType = nil
 	}
 	if !in.Amount.Given() {
-		v.Add("amount", "The amount field is required.")
+		v.Add("amount", "msg.common.required", "field", fieldName("amount"))
 	}
 	if in.TransactionDate == nil || strings.TrimSpace(*in.TransactionDate) == "" {
-		v.Add("transaction_date", "The transaction_date field is required.")
+		v.Add("transaction_date", "msg.common.required", "field", fieldName("transaction_date"))
 		in.TransactionDate = nil
 	}
 	if in.Status != nil && strings.TrimSpace(*in.Status) != StatusPending {
-		v.Add("status", "A new transaction is always pending; move it with an update.")
+		v.Add("status", "msg.finance.new_pending")
 	}
 	if in.PaymentDate != nil {
-		v.Add("payment_date", "The payment_date is set when the transaction is paid.")
+		v.Add("payment_date", "msg.finance.payment_date_on_create")
 	}
 	in.Status = nil
 	return in.apply(base, v)
@@ -79,16 +78,16 @@ func (in TransactionInput) forUpdate(cur Transaction, v *apperr.Validation) upda
 	if in.Status != nil {
 		u.to = strings.TrimSpace(*in.Status)
 		if !contains(Statuses, u.to) {
-			v.Add("status", "The selected status is invalid; allowed: "+strings.Join(Statuses, ", ")+".")
+			v.Add("status", "msg.finance.one_of", "field", fieldName("status"), "allowed", Statuses)
 		}
 	}
 	if in.PaymentDate != nil {
 		pd, err := civil.Parse(strings.TrimSpace(*in.PaymentDate))
 		switch {
 		case err != nil:
-			v.Add("payment_date", "The payment_date field must be a valid date (YYYY-MM-DD).")
+			v.Add("payment_date", "msg.common.date_iso", "field", fieldName("payment_date"))
 		case u.to != StatusPaid:
-			v.Add("payment_date", "The payment_date field can only be given together with status paid.")
+			v.Add("payment_date", "msg.finance.payment_date_paid_only")
 		default:
 			u.paymentDate = &pd
 		}
@@ -104,7 +103,7 @@ func (in TransactionInput) apply(base Transaction, v *apperr.Validation) Transac
 	if in.TransactionType != nil {
 		t.TransactionType = strings.TrimSpace(*in.TransactionType)
 		if !contains(TransactionTypes, t.TransactionType) {
-			v.Add("transaction_type", "The selected transaction_type is invalid; allowed: "+strings.Join(TransactionTypes, ", ")+".")
+			v.Add("transaction_type", "msg.finance.one_of", "field", fieldName("transaction_type"), "allowed", TransactionTypes)
 		}
 	}
 	if in.Category != nil {
@@ -114,7 +113,7 @@ func (in TransactionInput) apply(base Transaction, v *apperr.Validation) Transac
 		a, err := in.Amount.Parse()
 		var ie *money.InputError
 		if errors.As(err, &ie) {
-			v.Add("amount", ie.Message("amount"))
+			ie.AddTo(v, "amount", fieldName("amount"))
 		} else {
 			t.Amount = a
 		}
@@ -125,7 +124,7 @@ func (in TransactionInput) apply(base Transaction, v *apperr.Validation) Transac
 	if in.TransactionDate != nil {
 		d, err := civil.Parse(strings.TrimSpace(*in.TransactionDate))
 		if err != nil {
-			v.Add("transaction_date", "The transaction_date field must be a valid date (YYYY-MM-DD).")
+			v.Add("transaction_date", "msg.common.date_iso", "field", fieldName("transaction_date"))
 		}
 		t.TransactionDate = d
 	}
@@ -159,9 +158,9 @@ func (in TransactionInput) applyTexts(t *Transaction, v *apperr.Validation) {
 func checkSign(v *apperr.Validation, t Transaction) {
 	switch {
 	case isDeduction(t.TransactionType) && t.Amount.Sign() >= 0:
-		v.Add("amount", fmt.Sprintf("The amount of a %s must be negative.", t.TransactionType))
+		v.Add("amount", "msg.finance.amount_negative", "type", t.TransactionType)
 	case !isDeduction(t.TransactionType) && t.Amount.Sign() <= 0:
-		v.Add("amount", fmt.Sprintf("The amount of a %s must be positive.", t.TransactionType))
+		v.Add("amount", "msg.finance.amount_positive", "type", t.TransactionType)
 	}
 }
 
@@ -173,7 +172,7 @@ func inputOrderID(v *apperr.Validation, raw string) *uuid.UUID {
 	}
 	id, err := uuid.Parse(s)
 	if err != nil {
-		v.Add("order_id", "The order_id field must be a UUID.")
+		v.Add("order_id", "msg.common.uuid", "field", fieldName("order_id"))
 		return nil
 	}
 	return &id
@@ -183,7 +182,7 @@ func inputOrderID(v *apperr.Validation, raw string) *uuid.UUID {
 func inputCurrency(v *apperr.Validation, raw string) string {
 	c, ok := money.NormalizeCurrency(raw)
 	if !ok {
-		v.Add("currency", "The currency must be a 3-letter ISO 4217 code (e.g. CZK, EUR, PLN).")
+		v.Add("currency", "msg.common.currency")
 	}
 	return c
 }
@@ -192,7 +191,7 @@ func inputCurrency(v *apperr.Validation, raw string) string {
 // message.
 func inputMetadata(v *apperr.Validation, raw, cur json.RawMessage) json.RawMessage {
 	if !isJSONObject(raw) {
-		v.Add("metadata", "The metadata field must be an object.")
+		v.Add("metadata", "msg.finance.metadata")
 		return cur
 	}
 	return compactJSON(raw)
@@ -204,7 +203,7 @@ func optionalText(v *apperr.Validation, field, s string, max int) *string {
 		return nil
 	}
 	if len([]rune(s)) > max {
-		v.Add(field, fmt.Sprintf("The %s field may not be longer than %d characters.", field, max))
+		v.Add(field, "msg.common.too_long", "field", fieldName(field), "max", max)
 	}
 	return &s
 }

@@ -56,7 +56,7 @@ func checkOrder(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, orde
 		return err
 	}
 	if !ok {
-		v.Add("order_id", "The selected order_id is invalid.")
+		v.Add("order_id", "msg.finance.order_unknown")
 	}
 	return nil
 }
@@ -225,7 +225,7 @@ func (s *Service) DeleteTransaction(ctx context.Context, p auth.Principal, ref R
 			return err
 		}
 		if penaltyStatus != "" {
-			return apperr.Conflict("This record belongs to a penalty and cannot be deleted; resolve the penalty's dispute with cancel instead.")
+			return apperr.Conflict("msg.finance.penalty_record_delete")
 		}
 		if err := DeleteAllowed(cur, day); err != nil {
 			return err

@@ -39,7 +39,7 @@ func getTransaction(ctx context.Context, db postgres.DBTX, companyID, driverID, 
 	}
 	t, err := scanTransaction(db.QueryRow(ctx, q, companyID, driverID, id))
 	if postgres.IsNotFound(err) {
-		return Transaction{}, apperr.NotFound("Finance transaction")
+		return Transaction{}, apperr.NotFound("msg.common.not_found.transaction")
 	}
 	if err != nil {
 		return Transaction{}, fmt.Errorf("read transaction %s: %w", id, err)

@@ -1,4 +1,4 @@
-// Package ratelimit limits requests per key with token buckets (DECISIONS §9).
+// Package ratelimit limits requests per key with token buckets (docs/rate-limits.md).
 //
 // A bucket holds at most Burst tokens and refills at PerMinute/60 tokens per
 // second; each request takes one token and is refused when none is left.
@@ -18,7 +18,7 @@ type Limit struct {
 	Burst     int // capacity: the most requests allowed in a row
 }
 
-// tierLimits are the limits of the subscription tiers (DECISIONS §9).
+// tierLimits are the limits of the subscription tiers (docs/rate-limits.md).
 var tierLimits = map[string]Limit{
 	"free":         {PerMinute: 60, Burst: 100},
 	"starter":      {PerMinute: 120, Burst: 200},

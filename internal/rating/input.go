@@ -19,7 +19,7 @@ func (in RecalculateInput) month(def Period) (Period, error) {
 	}
 	month, err := ParsePeriod(in.Period)
 	if err != nil {
-		return Period{}, apperr.Invalid("period", "The period must be a month in the form YYYY-MM.")
+		return Period{}, apperr.Invalid("period", "msg.rating_read.period_month")
 	}
 	return month, nil
 }
@@ -64,7 +64,7 @@ func (f RankingFilter) check(month, current Period) (ranking, error) {
 	}
 	col, ok := rankingOrders[f.SortBy]
 	if !ok {
-		v.Add("sort_by", "The sort_by must be one of: total_score, rank_percentile, internal_number, last_name.")
+		v.Add("sort_by", "msg.rating.sort_by")
 	}
 	if f.SortOrder == "" {
 		f.SortOrder = "asc"
@@ -73,10 +73,10 @@ func (f RankingFilter) check(month, current Period) (ranking, error) {
 		}
 	}
 	if f.SortOrder != "asc" && f.SortOrder != "desc" {
-		v.Add("sort_order", "The sort_order must be asc or desc.")
+		v.Add("sort_order", "msg.rating.sort_order")
 	}
 	if month.After(current) {
-		v.Add("period", "The period may not be a future month.")
+		v.Add("period", "msg.rating_read.period_future")
 	}
 	if err := v.Err(); err != nil {
 		return ranking{}, err

@@ -35,7 +35,7 @@ func (s *Service) currentPeriod(p auth.Principal) Period { return CurrentPeriod(
 
 func (s *Service) checkNotFuture(p auth.Principal, period Period) error {
 	if period.After(s.currentPeriod(p)) {
-		return apperr.Invalid("period", "The period may not be a future month.")
+		return apperr.Invalid("period", "msg.rating_read.period_future")
 	}
 	return nil
 }
@@ -61,7 +61,7 @@ func (s *Service) AuthorizeConfig(ctx context.Context, p auth.Principal, a auth.
 			return auth.Owner{}, err
 		}
 		if !exists {
-			return auth.Owner{}, apperr.NotFound("Company")
+			return auth.Owner{}, apperr.NotFound("msg.common.not_found.company")
 		}
 		return auth.Owner{CompanyID: id}, nil
 	})
@@ -138,7 +138,7 @@ func (s *Service) Recalculate(ctx context.Context, p auth.Principal, driver auth
 // rateDriverTx rates one driver for the month, together with every active
 // driver of the company that has no snapshot of that month yet: the month's
 // rank_percentile compares a driver with the drivers rated in the month
-// (DECISIONS §8), and this makes that the whole active company from the
+// (docs/rating.md), and this makes that the whole active company from the
 // first read or recalculation on, whatever the order of the reads. Only
 // the first rating of a month pays for the rest of the company.
 func rateDriverTx(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period Period, driverID uuid.UUID) (written, error) {
@@ -201,7 +201,7 @@ func (s *Service) History(ctx context.Context, p auth.Principal, driver auth.Ref
 		to = *f.To
 	}
 	if from.After(to) {
-		return History{}, apperr.Invalid("from", "The from date must not be after the to date.")
+		return History{}, apperr.Invalid("from", "msg.rating_read.from_after_to")
 	}
 	all, err := historyRows(ctx, s.db, driver.CompanyID(), driver.ID(), from, to)
 	if err != nil {

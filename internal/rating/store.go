@@ -23,8 +23,7 @@ func readRating(ctx context.Context, db postgres.DBTX, companyID, driverID uuid.
 		FROM rating_snapshots WHERE company_id = $3 AND driver_id = $1 AND rating_period = $2`, driverID, period.First(), companyID).
 		Scan(&r.ID, &r.DriverID, &r.RatingPeriod, &total, &r.RankPercentile, &prev, &change, &r.Components, &r.CalculatedAt, &r.CreatedAt)
 	if err == pgx.ErrNoRows {
-		return Rating{}, &apperr.Error{Kind: apperr.KindNotFound,
-			Message: fmt.Sprintf("No rating for %s: past months are rated by the monthly job or by a recalculation.", period)}
+		return Rating{}, apperr.NotFound("msg.rating_read.none", "period", period)
 	}
 	if err != nil {
 		return Rating{}, fmt.Errorf("read rating of driver %s %s: %w", driverID, period, err)

@@ -35,7 +35,7 @@ func AuthorizeDriver(ctx context.Context, db postgres.DBTX, p auth.Principal, a 
 		err := db.QueryRow(ctx, `SELECT company_id, hire_date FROM drivers WHERE id = $1 AND deleted_at IS NULL`, id).
 			Scan(&o.CompanyID, &hire)
 		if postgres.IsNotFound(err) {
-			return o, apperr.NotFound("Driver")
+			return o, apperr.NotFound("msg.common.not_found.driver")
 		}
 		if err != nil {
 			return o, fmt.Errorf("load driver %s: %w", id, err)

@@ -1,8 +1,8 @@
 package api_test
 
-// Black-box checks of the specification and DECISIONS §2–§6, §9 and §10 for
-// drivers, documents, files and the audit log: every rule read from the two
-// documents is exercised through the HTTP API with real signed tokens, and
+// Black-box checks of the specification and the rules of docs/ (permissions, errors, lists, drivers
+// and documents, rate limits, audit) for drivers, documents, files and the
+// audit log: every rule read from those documents is exercised through the HTTP API with real signed tokens, and
 // every response is also held to the OpenAPI contract (contract_test.go).
 
 import (
@@ -52,7 +52,7 @@ func newAccWorld(t *testing.T, opts ...webtest.Option) *accWorld {
 	for _, r := range accRoles {
 		w.callers[r] = env.As(w.company, r)
 	}
-	// Linked case-insensitively by e-mail (DECISIONS §2).
+	// Linked case-insensitively by e-mail (docs/permissions.md).
 	w.callers[auth.RoleDriver] = env.As(w.company, auth.RoleDriver, "own.driver@example.test")
 	w.otherAdmin = env.As(w.other, auth.RoleAdmin)
 	admin := w.callers[auth.RoleAdmin]

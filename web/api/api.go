@@ -79,7 +79,7 @@ func serveAPIDocs(c echo.Context) error {
 }
 
 func notImplemented(c echo.Context) error {
-	return &apperr.Error{Kind: apperr.KindNotImplemented, Message: "This part of the API is planned but not available yet."}
+	return apperr.New(apperr.KindNotImplemented, "msg.api.not_implemented")
 }
 
 func (h *Handlers) listAuditLogs(c echo.Context) error {

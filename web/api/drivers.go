@@ -20,7 +20,7 @@ func (h *Handlers) mountDrivers(g *web.Routes) {
 	g.DELETE("/drivers/:id", h.deleteDriver)
 }
 
-// CursorPage is the cursor pagination envelope (DECISIONS §5).
+// CursorPage is the cursor pagination envelope (docs/lists.md).
 type CursorPage[T any] struct {
 	Data []T        `json:"data"`
 	Meta CursorMeta `json:"meta"`
@@ -146,7 +146,7 @@ func (q *query) uuids(name string) []uuid.UUID {
 	for _, raw := range q.list(name) {
 		id, err := uuid.Parse(raw)
 		if err != nil {
-			q.fail("The %s parameter must hold UUIDs.", name)
+			q.fail("msg.api.param_uuids", "name", name)
 			return nil
 		}
 		out = append(out, id)
@@ -159,7 +159,7 @@ func (q *query) uuids(name string) []uuid.UUID {
 func (q *query) limit(def, max int) int {
 	n := q.intParam("limit", def)
 	if n < 1 {
-		q.fail("The limit parameter must be 1 or greater.")
+		q.fail("msg.api.param_min_one", "name", "limit")
 		return def
 	}
 	return min(n, max)

@@ -3,7 +3,6 @@ package api
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"math"
 	"mime"
@@ -31,34 +30,34 @@ func bindJSON(c echo.Context, v any) error {
 	if ct := req.Header.Get(echo.HeaderContentType); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
-			return apperr.BadRequest("The request body must be JSON (Content-Type: application/json).")
+			return apperr.BadRequest("msg.api.json_content_type")
 		}
 	}
 	body, err := io.ReadAll(io.LimitReader(req.Body, maxJSONBody+1))
 	if err != nil {
-		return apperr.BadRequest("The request body could not be read.")
+		return apperr.BadRequest("msg.api.body_unreadable")
 	}
 	if len(body) > maxJSONBody {
-		return apperr.PayloadTooLarge("The request body may not be larger than %d bytes.", maxJSONBody)
+		return apperr.PayloadTooLarge("msg.common.body_too_large", "max", maxJSONBody)
 	}
 	trimmed := strings.TrimSpace(string(body))
 	if trimmed == "" {
 		trimmed = "{}"
 	}
 	if !strings.HasPrefix(trimmed, "{") {
-		return apperr.BadRequest("The request body must be a JSON object.")
+		return apperr.BadRequest("msg.api.json_object")
 	}
 	dec := json.NewDecoder(strings.NewReader(trimmed))
 	dec.UseNumber()
 	if err := dec.Decode(v); err != nil {
 		var ute *json.UnmarshalTypeError
 		if errors.As(err, &ute) && ute.Field != "" {
-			return apperr.Invalid(ute.Field, fmt.Sprintf("The %s field has the wrong type.", ute.Field))
+			return apperr.Invalid(ute.Field, "msg.api.wrong_type", "field", ute.Field)
 		}
-		return apperr.BadRequest("The request body is not valid JSON.")
+		return apperr.BadRequest("msg.api.json_invalid")
 	}
 	if dec.More() {
-		return apperr.BadRequest("The request body must hold exactly one JSON object.")
+		return apperr.BadRequest("msg.api.json_one_object")
 	}
 	return nil
 }
@@ -69,9 +68,10 @@ type query struct {
 	problem error
 }
 
-func (q *query) fail(format string, args ...any) {
+// fail records a problem: a message key with its arguments.
+func (q *query) fail(key string, args ...any) {
 	if q.problem == nil {
-		q.problem = apperr.BadRequest(format, args...)
+		q.problem = apperr.BadRequest(key, args...)
 	}
 }
 
@@ -83,7 +83,7 @@ func (q *query) err() error {
 		return q.problem
 	}
 	if _, err := url.ParseQuery(q.c.Request().URL.RawQuery); err != nil {
-		return apperr.BadRequest("The query string could not be parsed: %v.", err)
+		return apperr.BadRequest("msg.api.query_unparsable", "error", err)
 	}
 	return nil
 }
@@ -108,30 +108,30 @@ func (q *query) intParam(name string, def int) int {
 	}
 	n, err := strconv.Atoi(raw)
 	if err != nil {
-		q.fail("The %s parameter must be a whole number.", name)
+		q.fail("msg.api.param_integer", "name", name)
 		return def
 	}
 	return n
 }
 
-// page returns page and per_page (DECISIONS §5): page below 1 or not a
+// page returns page and per_page (docs/lists.md): page below 1 or not a
 // number is 400; per_page is clamped to 1..max.
 func (q *query) page(max int) (int, int) {
 	page := q.intParam("page", 1)
 	if page < 1 {
-		q.fail("The page parameter must be 1 or greater.")
+		q.fail("msg.api.param_min_one", "name", "page")
 		page = 1
 	}
 	perPage := q.intParam("per_page", 20)
 	if perPage < 1 {
-		q.fail("The per_page parameter must be 1 or greater.")
+		q.fail("msg.api.param_min_one", "name", "per_page")
 		perPage = 20
 	}
 	if perPage > max {
 		perPage = max
 	}
 	if page > math.MaxInt32/perPage {
-		q.fail("The page parameter is too large.")
+		q.fail("msg.api.page_too_large")
 		page = 1
 	}
 	return page, perPage
@@ -144,7 +144,7 @@ func (q *query) uuid(name string) *uuid.UUID {
 	}
 	id, err := uuid.Parse(raw)
 	if err != nil {
-		q.fail("The %s parameter must be a UUID.", name)
+		q.fail("msg.api.param_uuid", "name", name)
 		return nil
 	}
 	return &id
@@ -158,7 +158,7 @@ func (q *query) date(name string) *time.Time {
 	}
 	d, err := time.Parse(time.DateOnly, raw)
 	if err != nil {
-		q.fail("The %s parameter must be a date (YYYY-MM-DD).", name)
+		q.fail("msg.api.param_date", "name", name)
 		return nil
 	}
 	return &d
@@ -182,7 +182,7 @@ func (q *query) month(name string) *rating.Period {
 	}
 	p, err := rating.ParsePeriod(raw)
 	if err != nil {
-		q.fail("The %s parameter must be a month (YYYY-MM).", name)
+		q.fail("msg.api.param_month", "name", name)
 		return nil
 	}
 	return &p
@@ -211,7 +211,7 @@ func (q *query) timeEnd(name string) *time.Time {
 	return t
 }
 
-// Page is the Laravel-style offset pagination envelope (DECISIONS §5).
+// Page is the Laravel-style offset pagination envelope (docs/lists.md).
 type Page[T any] struct {
 	CurrentPage  int     `json:"current_page"`
 	Data         []T     `json:"data"`

@@ -169,7 +169,7 @@ func TestRatingConfigPermissions(t *testing.T) {
 	hr := env.As(company, auth.RoleHRManager)
 	hr.Get(configPath(other)).ExpectError(http.StatusForbidden, "AccessDenied")
 	hr.Put(configPath(other), valid).ExpectError(http.StatusForbidden, "AccessDenied")
-	// An unknown company is 404 (DECISIONS §4: the record, then its company).
+	// An unknown company is 404 (docs/errors.md: the record, then its company).
 	hr.Put(configPath(uuid.New()), valid).ExpectError(http.StatusNotFound, "NotFound")
 	hr.Get("/api/v0/companies/not-a-uuid/rating-config").ExpectError(http.StatusNotFound, "NotFound")
 	env.Anonymous().Get(configPath(company)).ExpectError(http.StatusUnauthorized, "Unauthorized")

@@ -1,7 +1,6 @@
 package pages
 
 import (
-	"errors"
 	"io"
 	"net/http"
 	"strconv"
@@ -56,7 +55,7 @@ func (p *Pages) documentData(c echo.Context, driverID, documentID uuid.UUID) (vi
 		}
 	}
 	if !found {
-		return d, apperr.NotFound("Document")
+		return d, apperr.NotFound("msg.common.not_found.document")
 	}
 	if d.ShowVersions {
 		ref, err := p.svc.Documents.Authorize(ctx, pr, auth.FilesRead, documentID)
@@ -103,7 +102,7 @@ func (p *Pages) uploadDocument(c echo.Context) error {
 		return err
 	}
 	if ref.DriverID() != driverID {
-		return apperr.NotFound("Document") // a document of another driver than the page's
+		return apperr.NotFound("msg.common.not_found.document") // a document of another driver than the page's
 	}
 	f, err := p.upload(c, ref)
 	if err == nil {
@@ -168,10 +167,9 @@ func uploadErrors(lang i18n.Lang, err error, maxSize string) (map[string][]strin
 	case apperr.KindUnsupportedMediaType:
 		return map[string][]string{"file": {lang.T("upload.unsupported")}}, true
 	case apperr.KindBadRequest:
-		var e *apperr.Error
-		msg := lang.T("upload.failed")
-		if errors.As(err, &e) {
-			msg = lang.Msg(e.Message)
+		msg, _ := messagesIn(lang, err)
+		if msg == "" {
+			msg = lang.T("upload.failed")
 		}
 		return map[string][]string{"": {msg}}, true
 	}

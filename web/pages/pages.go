@@ -91,7 +91,7 @@ func Mount(s *web.Server, cfg config.Config, svc services.Set, log *slog.Logger)
 		CookieSecure:   ck.secure,
 		CookieSameSite: http.SameSiteLaxMode,
 		ErrorHandler: func(error, echo.Context) error {
-			return apperr.Forbiddenf("The form has expired or did not come from this site. Reload the page and try again.")
+			return apperr.Forbiddenf("msg.auth.form_expired")
 		},
 	})
 

@@ -23,7 +23,10 @@ func TestGuard(t *testing.T) {
 	owner := func(c, d uuid.UUID) Loader {
 		return func(context.Context, uuid.UUID) (Owner, error) { loads++; return Owner{CompanyID: c, DriverID: d}, nil }
 	}
-	missing := func(context.Context, uuid.UUID) (Owner, error) { loads++; return Owner{}, apperr.NotFound("msg.common.not_found.driver") }
+	missing := func(context.Context, uuid.UUID) (Owner, error) {
+		loads++
+		return Owner{}, apperr.NotFound("msg.common.not_found.driver")
+	}
 
 	for _, tt := range []struct {
 		name   string

@@ -4,7 +4,6 @@
 package auth
 
 import (
-	"context"
 	"time"
 
 	"github.com/google/uuid"
@@ -56,6 +55,9 @@ type Principal struct {
 	CompanyCurrency string
 	// Language is the user's preferred language, else the company's default.
 	Language string
+	// PreferredLanguage is the language the user chose and stored, "" when
+	// none: the pages then follow the browser before the company.
+	PreferredLanguage string
 
 	// Client facts for the audit log.
 	IPAddress string
@@ -105,17 +107,4 @@ func (p Principal) CheckDriver(a Action, companyID, driverID uuid.UUID) error {
 		return apperr.AccessDenied()
 	}
 	return nil
-}
-
-type ctxKey struct{}
-
-// WithPrincipal stores the principal in a context.
-func WithPrincipal(ctx context.Context, p Principal) context.Context {
-	return context.WithValue(ctx, ctxKey{}, p)
-}
-
-// FromContext returns the principal stored by WithPrincipal.
-func FromContext(ctx context.Context) (Principal, bool) {
-	p, ok := ctx.Value(ctxKey{}).(Principal)
-	return p, ok
 }

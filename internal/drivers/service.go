@@ -3,7 +3,6 @@ package drivers
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -42,16 +41,8 @@ func (s *Service) Create(ctx context.Context, p auth.Principal, company auth.Ref
 	}
 	var out Driver
 	err := postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
-		seq, err := nextNumber(ctx, tx, company)
+		id, err := Insert(ctx, tx, d)
 		if err != nil {
-			return err
-		}
-		d.InternalNumber = fmt.Sprintf("DRV-%04d", seq)
-		id, err := insertDriver(ctx, tx, d, seq)
-		if err != nil {
-			return err
-		}
-		if err := documents.CreateForDriver(ctx, tx, d.CompanyID, id); err != nil {
 			return err
 		}
 		if out, err = getDriver(ctx, tx, company, id, false); err != nil {
@@ -142,7 +133,7 @@ func (s *Service) Delete(ctx context.Context, p auth.Principal, ref auth.Ref) er
 		if err != nil {
 			return err
 		}
-		if err := softDelete(ctx, tx, ref); err != nil {
+		if err := SoftDelete(ctx, tx, ref.CompanyID(), ref.ID()); err != nil {
 			return err
 		}
 		return audit.Record(ctx, tx, p, audit.Entry{EntityType: entityType, EntityID: ref.ID(), Action: "deleted", OldValues: cur.auditValues()})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/postgres"
 )
 
@@ -100,11 +101,31 @@ func placeholders(from, n int) string {
 	return strings.Join(ps, ", ")
 }
 
+// Insert stores a new driver as given: the company's next DRV- number and
+// the driver's 14 empty document records come with it, in tx. It checks
+// nothing and writes no audit row: Service.Create calls it after its checks
+// and validation, and test data is made with it, so the per-row INSERT INTO
+// drivers exists once.
+func Insert(ctx context.Context, tx postgres.DBTX, d Driver) (uuid.UUID, error) {
+	seq, err := nextNumber(ctx, tx, d.CompanyID)
+	if err != nil {
+		return uuid.Nil, err
+	}
+	d.InternalNumber = fmt.Sprintf("DRV-%04d", seq)
+	id, err := insertDriver(ctx, tx, d, seq)
+	if err != nil {
+		return uuid.Nil, err
+	}
+	if err := documents.CreateForDriver(ctx, tx, d.CompanyID, id); err != nil {
+		return uuid.Nil, err
+	}
+	return id, nil
+}
+
 // nextNumber takes the company's next driver number. The UPDATE locks the
 // company row until the transaction ends, so concurrent creates queue here
 // and never share a number; a rolled-back create gives its number back.
-func nextNumber(ctx context.Context, tx postgres.DBTX, company auth.Ref) (int64, error) {
-	companyID := company.CompanyID()
+func nextNumber(ctx context.Context, tx postgres.DBTX, companyID uuid.UUID) (int64, error) {
 	var seq int64
 	err := tx.QueryRow(ctx, `UPDATE companies SET driver_number_seq = driver_number_seq + 1 WHERE id = $1 RETURNING driver_number_seq`,
 		companyID).Scan(&seq)
@@ -114,7 +135,7 @@ func nextNumber(ctx context.Context, tx postgres.DBTX, company auth.Ref) (int64,
 	return seq, nil
 }
 
-// insertDriver stores a new driver and returns its id.
+// insertDriver stores a new driver numbered seq and returns its id.
 func insertDriver(ctx context.Context, tx postgres.DBTX, d Driver, seq int64) (uuid.UUID, error) {
 	vals := writableValues(d)
 	args := append([]any{d.CompanyID, d.InternalNumber, seq}, vals...)
@@ -148,12 +169,14 @@ func wrapWriteErr(err error, what string) error {
 	return fmt.Errorf("%s: %w", what, err)
 }
 
-// softDelete marks the driver deleted; its e-mail becomes free (the unique
-// index covers live drivers only) and its documents and files stay.
-func softDelete(ctx context.Context, tx postgres.DBTX, ref auth.Ref) error {
+// SoftDelete marks the company's driver deleted; its e-mail becomes free
+// (the unique index covers live drivers only) and its documents and files
+// stay. Like Insert it checks nothing: Service.Delete calls it after the
+// guard, and test data is made with it.
+func SoftDelete(ctx context.Context, tx postgres.DBTX, companyID, id uuid.UUID) error {
 	if _, err := tx.Exec(ctx, `UPDATE drivers SET deleted_at = now() WHERE company_id = $1 AND id = $2 AND deleted_at IS NULL`,
-		ref.CompanyID(), ref.ID()); err != nil {
-		return fmt.Errorf("delete driver %s: %w", ref.ID(), err)
+		companyID, id); err != nil {
+		return fmt.Errorf("delete driver %s: %w", id, err)
 	}
 	return nil
 }

@@ -208,7 +208,7 @@ func (s *Service) Principal(ctx context.Context, id auth.Identity) (auth.Princip
 	p.DriverID = driverID
 	p.Language = deref(defLang)
 	if l := deref(prefLang); l != "" {
-		p.Language = l
+		p.Language, p.PreferredLanguage = l, l
 	}
 	p.Name = strings.TrimSpace(deref(firstName) + " " + deref(last))
 	if p.Name == "" {

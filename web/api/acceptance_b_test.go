@@ -17,6 +17,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/fixtures"
 	"github.com/konvoj/konvoj/web/webtest"
 )
 
@@ -39,9 +40,9 @@ func newAccB(t *testing.T) *accB {
 	a := &accB{env: env, ownMail: "own.driver@example.test"}
 	a.company = env.Company("Acme", "enterprise")
 	a.otherCompany = env.Company("Other", "enterprise")
-	a.own = env.Driver(a.company, webtest.DriverFixture{Email: a.ownMail, HireDate: "2024-03-15"})
-	a.other = env.Driver(a.company, webtest.DriverFixture{})
-	a.foreign = env.Driver(a.otherCompany, webtest.DriverFixture{})
+	a.own = env.Driver(a.company, fixtures.Email(a.ownMail), fixtures.HireDate("2024-03-15"))
+	a.other = env.Driver(a.company)
+	a.foreign = env.Driver(a.otherCompany)
 	a.admin = env.As(a.company, auth.RoleAdmin)
 	a.hr = env.As(a.company, auth.RoleHRManager)
 	a.acc = env.As(a.company, auth.RoleAccountant)
@@ -1152,7 +1153,7 @@ func TestAccBRankPercentile(t *testing.T) {
 	// Three drivers with 0, 1 and 3 penalties this month: best, middle, worst.
 	var ids []uuid.UUID
 	for i, n := range []int{0, 1, 3} {
-		id := env.Driver(company, webtest.DriverFixture{Email: fmt.Sprintf("r%d@example.test", i)})
+		id := env.Driver(company, fixtures.Email(fmt.Sprintf("r%d@example.test", i)))
 		ids = append(ids, id)
 		for j := 0; j < n; j++ {
 			hr.Post(drv(id, "/penalties"), map[string]any{"penalty_type": "other", "amount": 500, "incident_date": pragueDay(0), "description": "x"}).Expect(http.StatusCreated)
@@ -1176,7 +1177,7 @@ func TestAccBRankPercentile(t *testing.T) {
 	hr2 := env.As(c2, auth.RoleHRManager)
 	var ids2 []uuid.UUID
 	for i := 0; i < 6; i++ {
-		ids2 = append(ids2, env.Driver(c2, webtest.DriverFixture{}))
+		ids2 = append(ids2, env.Driver(c2))
 	}
 	var wg sync.WaitGroup
 	status := make([]int, len(ids2))

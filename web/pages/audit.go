@@ -25,11 +25,15 @@ func (p *Pages) mountAudit(r *web.Routes) {
 // decides who may read them (403 page for other roles).
 func (p *Pages) auditLog(c echo.Context) error {
 	pr := web.Principal(c)
+	company, err := pr.Scope(auth.AuditRead)
+	if err != nil {
+		return err
+	}
 	page, err := strconv.Atoi(c.QueryParam("page"))
 	if err != nil || page < 1 {
 		page = 1
 	}
-	rows, total, err := p.svc.Audit.List(c.Request().Context(), pr, audit.Filter{Page: page, PerPage: auditPerPage})
+	rows, total, err := p.svc.Audit.List(c.Request().Context(), pr, company, audit.Filter{Page: page, PerPage: auditPerPage})
 	if err != nil {
 		return err
 	}

@@ -85,7 +85,7 @@ func (s *Service) Authorize(ctx context.Context, p auth.Principal, a auth.Action
 			FROM driver_documents d JOIN drivers dr ON dr.id = d.driver_id AND dr.company_id = d.company_id
 			WHERE d.id = $1 AND dr.deleted_at IS NULL`, id).Scan(&o.CompanyID, &o.DriverID, &docType)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return tenants.HiddenOwner(ctx, s.db, "driver_documents", id, apperr.NotFound("msg.common.not_found.document"))
+			return tenants.HiddenOwner(ctx, s.db, p, "driver_documents", id, apperr.NotFound("msg.common.not_found.document"))
 		}
 		if err != nil {
 			return o, fmt.Errorf("find document %s: %w", id, err)
@@ -111,7 +111,7 @@ func (s *Service) AuthorizeFile(ctx context.Context, p auth.Principal, a auth.Ac
 			JOIN drivers dr ON dr.id = d.driver_id AND dr.company_id = d.company_id
 			WHERE f.id = $1 AND dr.deleted_at IS NULL`, id).Scan(&o.CompanyID, &o.DriverID, &docType)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return tenants.HiddenOwner(ctx, s.db, "document_files", id, apperr.NotFound("msg.common.not_found.file"))
+			return tenants.HiddenOwner(ctx, s.db, p, "document_files", id, apperr.NotFound("msg.common.not_found.file"))
 		}
 		if err != nil {
 			return o, fmt.Errorf("find file %s: %w", id, err)

@@ -58,7 +58,7 @@ func (s *Service) AuthorizeConfig(ctx context.Context, p auth.Principal, a auth.
 		}
 		// Row-level security shows the caller's company only: whether
 		// another one exists is asked past it.
-		return tenants.HiddenOwner(ctx, s.db, "companies", id, apperr.NotFound("msg.common.not_found.company"))
+		return tenants.HiddenOwner(ctx, s.db, p, "companies", id, apperr.NotFound("msg.common.not_found.company"))
 	})
 }
 

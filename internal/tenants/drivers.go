@@ -36,7 +36,7 @@ func AuthorizeDriver(ctx context.Context, db postgres.DBTX, p auth.Principal, a 
 		err := db.QueryRow(ctx, `SELECT company_id, hire_date FROM drivers WHERE id = $1 AND deleted_at IS NULL`, id).
 			Scan(&o.CompanyID, &hire)
 		if postgres.IsNotFound(err) {
-			return HiddenOwner(ctx, db, "drivers", id, apperr.NotFound("msg.common.not_found.driver"))
+			return HiddenOwner(ctx, db, p, "drivers", id, apperr.NotFound("msg.common.not_found.driver"))
 		}
 		if err != nil {
 			return o, fmt.Errorf("load driver %s: %w", id, err)
@@ -55,13 +55,14 @@ func AuthorizeDriver(ctx context.Context, db postgres.DBTX, p auth.Principal, a 
 // company's record and 404 only for one that does not exist: so the owner
 // of the live row id of table is asked past the policies
 // (postgres.CompanyOf). A row of another company gives its owner, which the
-// guard then refuses; no such row gives notFound.
-func HiddenOwner(ctx context.Context, db postgres.DBTX, table string, id uuid.UUID, notFound error) (auth.Owner, error) {
+// guard then refuses; no such row, or one of the caller's company that the
+// lookup left out on purpose (a deleted driver's document), gives notFound.
+func HiddenOwner(ctx context.Context, db postgres.DBTX, p auth.Principal, table string, id uuid.UUID, notFound error) (auth.Owner, error) {
 	company, found, err := postgres.CompanyOf(ctx, db, table, id)
 	if err != nil {
 		return auth.Owner{}, err
 	}
-	if !found {
+	if !found || company == p.CompanyID {
 		return auth.Owner{}, notFound
 	}
 	return auth.Owner{CompanyID: company}, nil

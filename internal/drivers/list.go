@@ -22,9 +22,14 @@ type ListParams struct {
 	OfficeIDs      []uuid.UUID
 	Citizenship    []string
 	DocumentStatus []string // drivers with at least one document in one of these statuses
-	Search         string   // every word must occur in name, e-mail or internal number
-	SortBy         string   // internal_number (default), last_name, hire_date, created_at
-	SortOrder      string   // asc (default), desc
+	// DocumentDueWithin keeps drivers with a document (with a current file)
+	// whose valid_until is between today and today+N days in the company's
+	// time zone, both ends included; already expired documents do not count
+	// (document_status=expired finds those). nil: no filter.
+	DocumentDueWithin *int
+	Search            string // every word must occur in name, e-mail or internal number
+	SortBy            string // internal_number (default), last_name, hire_date, created_at, next_expiry
+	SortOrder         string // asc (default), desc
 
 	// Offset pagination (the default).
 	Page, PerPage int
@@ -48,24 +53,31 @@ type ListResult struct {
 // MaxSearchLength bounds the search text.
 const MaxSearchLength = 100
 
+// MaxDueWithin is the largest document_due_within, in days.
+const MaxDueWithin = 366
+
 // sortColumn is a column the list may be sorted by.
 type sortColumn struct {
-	expr     string // SQL expression on drivers d
+	expr     string // SQL expression on drivers d (and join, when set)
+	join     string // a join the expression needs, added to the paging query
 	cast     string // type the cursor key is cast back to
 	nullable bool   // nulls sort last in both directions
 }
 
 // sortColumns are the allowed sort_by values; internal_number sorts by its
-// numeric part so DRV-10000 follows DRV-9999.
+// numeric part so DRV-10000 follows DRV-9999. next_expiry is the
+// valid_until of the driver's most urgent document (NextExpiry), null for
+// drivers without a dated document with a file.
 var sortColumns = map[string]sortColumn{
 	"internal_number": {expr: "d.internal_seq", cast: "bigint"},
 	"last_name":       {expr: "d.last_name", cast: "text"},
 	"hire_date":       {expr: "d.hire_date", cast: "date", nullable: true},
 	"created_at":      {expr: "d.created_at", cast: "timestamptz"},
+	"next_expiry":     {expr: "nx.valid_until", join: nextExpiryJoin, cast: "date", nullable: true},
 }
 
 // SortFields lists the allowed sort_by values (for documentation and forms).
-var SortFields = []string{"internal_number", "last_name", "hire_date", "created_at"}
+var SortFields = []string{"internal_number", "last_name", "hire_date", "created_at", "next_expiry"}
 
 // List returns a page of the company's drivers. A driver caller sees only
 // its own record (none when no record is linked to it).
@@ -148,6 +160,9 @@ func (lp *ListParams) normalize() error {
 			v.Add("document_status", "The selected document status is invalid.")
 			break
 		}
+	}
+	if n := lp.DocumentDueWithin; n != nil && (*n < 1 || *n > MaxDueWithin) {
+		v.Add("document_due_within", fmt.Sprintf("The document due within must be between 1 and %d days.", MaxDueWithin))
 	}
 	lp.Search = strings.TrimSpace(lp.Search)
 	if utf8.RuneCountInString(lp.Search) > MaxSearchLength {

@@ -75,8 +75,8 @@ type ListItem struct {
 	// NextExpiry is not part of the specification's list item: the API
 	// adds it only when the client asks (include=next_expiry).
 	NextExpiry *NextExpiry `json:"-"`
-	CreatedAt        time.Time        `json:"created_at"`
-	UpdatedAt        time.Time        `json:"updated_at"`
+	CreatedAt  time.Time   `json:"created_at"`
+	UpdatedAt  time.Time   `json:"updated_at"`
 }
 
 // NextExpiry is a driver's most urgent document: of its documents that

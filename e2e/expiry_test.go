@@ -1,7 +1,9 @@
 package e2e
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -18,26 +20,46 @@ import (
 	"github.com/konvoj/konvoj/internal/i18n"
 )
 
-// apiTotal asks the API, as an HR manager of the company with a token the
-// identity provider signed, how many drivers the query finds.
-func (a *App) apiTotal(t *testing.T, company uuid.UUID, query string) int {
+// api sends a request to the API as an HR manager of the company, with a
+// token the identity provider signed, and decodes the JSON answer into
+// out (when not nil); any status but want fails the test.
+func (a *App) api(t *testing.T, company uuid.UUID, method, path string, body any, want int, out any) {
 	t.Helper()
 	tok, err := a.OIDC.Keypair.SignJWT(jwt.MapClaims{
 		"sub": uuid.NewString(), "email": "api-hr@acme.test", "iat": time.Now().Unix(), "exp": time.Now().Add(time.Hour).Unix(),
 		"app_metadata": map[string]any{"company_id": company.String()}, "user_metadata": map[string]any{"role": "hr_manager"},
 	})
 	must(t, err)
-	req, err := http.NewRequest(http.MethodGet, a.URL+"/api/v0/drivers?"+query, nil)
+	var reader io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		must(t, err)
+		reader = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, a.URL+path, reader)
 	must(t, err)
 	req.Header.Set("Authorization", "Bearer "+tok)
+	req.Header.Set("Content-Type", "application/json")
 	res, err := http.DefaultClient.Do(req)
 	must(t, err)
 	defer res.Body.Close()
+	if res.StatusCode != want {
+		t.Fatalf("%s %s: status %d, want %d", method, path, res.StatusCode, want)
+	}
+	if out != nil {
+		must(t, json.NewDecoder(res.Body).Decode(out))
+	}
+}
+
+// apiTotal asks the API how many drivers the list query finds.
+func (a *App) apiTotal(t *testing.T, company uuid.UUID, query string) int {
+	t.Helper()
 	var body struct {
 		Total *int `json:"total"`
 	}
-	if err := json.NewDecoder(res.Body).Decode(&body); err != nil || res.StatusCode != http.StatusOK || body.Total == nil {
-		t.Fatalf("API %s: status %d, %v", query, res.StatusCode, err)
+	a.api(t, company, http.MethodGet, "/api/v0/drivers?"+query, nil, http.StatusOK, &body)
+	if body.Total == nil {
+		t.Fatalf("API %s: no total", query)
 	}
 	return *body.Total
 }

@@ -3,8 +3,8 @@ package e2e
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"fmt"
+	"io"
 	"net/http"
 	"regexp"
 	"strconv"

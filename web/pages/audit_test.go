@@ -83,7 +83,7 @@ func TestAuditLogFilters(t *testing.T) {
 	}
 	hr.get("/audit").expect(t, http.StatusOK).contains(t, `<option value="`+who+`"`)
 	hr.get("/audit?user_id="+who).expect(t, http.StatusOK).contains(t, "Entries: 4", `<option value="`+who+`" selected`)
-	hr.get("/audit?user_id=" + url.QueryEscape("not-a-user")).expect(t, http.StatusOK).contains(t, "Entries: 4")
+	hr.get("/audit?user_id="+url.QueryEscape("not-a-user")).expect(t, http.StatusOK).contains(t, "Entries: 4")
 
 	// In Czech.
 	cs := signIn(t, env, company, auth.RoleHRManager, "hana@acme.test", "cs")

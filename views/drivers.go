@@ -97,6 +97,9 @@ type DriverPageData struct {
 	Missing   int
 	CanEdit   bool
 	CanDelete bool
+	// HistoryURL is the audit log of this driver ("" for roles that may
+	// not read the log).
+	HistoryURL string
 }
 
 // ProfileSection is a titled group of profile values.

@@ -85,6 +85,11 @@ func TestAuditLogFilters(t *testing.T) {
 	hr.get("/audit?user_id="+who).expect(t, http.StatusOK).contains(t, "Entries: 4", `<option value="`+who+`" selected`)
 	hr.get("/audit?user_id="+url.QueryEscape("not-a-user")).expect(t, http.StatusOK).contains(t, "Entries: 4")
 
+	// A driver's page leads to its history, for those who may read it.
+	hr.get("/drivers/"+petr).expect(t, http.StatusOK).contains(t, `href="/audit?driver_id=`+petr+`"`, "History of changes")
+	signIn(t, env, company, auth.RoleDispatcher, "dita@acme.test", "en").get("/drivers/"+petr).expect(t, http.StatusOK).
+		lacks(t, "/audit?driver_id=")
+
 	// In Czech.
 	cs := signIn(t, env, company, auth.RoleHRManager, "hana@acme.test", "cs")
 	cs.get("/audit?driver_id="+petr).expect(t, http.StatusOK).contains(t, "Změněno", "Vytvořeno", "Řidič", "Aktivní", "Neaktivní").

@@ -395,6 +395,9 @@ func (p *Pages) driverPage(c echo.Context) error {
 		CanEdit:       pr.Grant(auth.DriversUpdate) != auth.Deny,
 		CanDelete:     pr.Grant(auth.DriversDelete) != auth.Deny,
 	}
+	if pr.Grant(auth.AuditRead) != auth.Deny {
+		data.HistoryURL = "/audit?driver_id=" + d.ID.String()
+	}
 	for _, doc := range d.Documents {
 		card := documentCard(lang, d.ID, doc)
 		data.Documents = append(data.Documents, card)

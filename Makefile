@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 GO ?= go
 
-.PHONY: run test build generate css htmx assets check bench bench-go fmt vet tools
+.PHONY: run test build generate css htmx assets check bench bench-go fmt vet tidy tools
 
 ## run: build, start a private PostgreSQL under ./data (unless DATABASE_URL is set), migrate, seed the demo, serve on :8080
 run: build
@@ -39,14 +39,18 @@ node_modules: package.json package-lock.json
 	npm ci --no-audit --no-fund
 	@touch node_modules
 
-## check: formatting, vet, generated files up to date
-check: fmt vet
+## check: formatting, vet, go.mod and go.sum tidy (part of `make test`, so CI runs it)
+check: fmt vet tidy
 
 fmt:
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '_templ.go$$')); if [ -n "$$out" ]; then echo "gofmt: $$out"; exit 1; fi
 
 vet:
 	$(GO) vet ./...
+
+# tidy: fails when `go mod tidy` would change go.mod or go.sum (shows the diff)
+tidy:
+	@$(GO) mod tidy -diff || { echo "go.mod/go.sum not tidy: run 'go mod tidy'"; exit 1; }
 
 ## bench: load benchmark on the scale data set (README performance table), then the Go benchmarks
 bench:

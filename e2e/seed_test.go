@@ -11,10 +11,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/konvoj/konvoj/internal/auth"
-	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/drivers"
+	"github.com/konvoj/konvoj/internal/services"
 	"github.com/konvoj/konvoj/internal/storage"
-	"github.com/konvoj/konvoj/internal/tenants"
 )
 
 // seedDriver is a driver the tests start with; Docs maps document types to
@@ -54,17 +53,17 @@ func (a *App) seedDrivers(t *testing.T, company uuid.UUID, list []seedDriver) ma
 	}
 	rows.Close()
 
-	hr, err := tenants.NewService(a.DB).Principal(ctx, auth.Identity{Subject: "seed-hr", Email: "seed@acme.test",
-		CompanyID: company.String(), Role: auth.RoleHRManager, FirstName: "Olga", LastName: "Seedová"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	files, err := storage.NewLocal(a.Files)
 	if err != nil {
 		t.Fatal(err)
 	}
-	drv := drivers.NewService(a.DB, []byte("seed"))
-	docs := documents.NewService(a.DB, files, 10<<20)
+	svc := services.New(a.DB, services.Options{Files: files, UploadMaxBytes: 10 << 20, CursorKey: []byte("seed")})
+	hr, err := svc.Tenants.Principal(ctx, auth.Identity{Subject: "seed-hr", Email: "seed@acme.test",
+		CompanyID: company.String(), Role: auth.RoleHRManager, FirstName: "Olga", LastName: "Seedová"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	drv, docs := svc.Drivers, svc.Documents
 	today := time.Now()
 	ids := map[string]uuid.UUID{}
 	for _, s := range list {

@@ -46,7 +46,7 @@ if [ ! -d node_modules ] && command -v npm >/dev/null 2>&1; then
   npm ci --no-audit --no-fund --loglevel=error
 fi
 
-echo "test.sh: go vet"
-go vet ./...
+echo "test.sh: make check (gofmt, go vet, go mod tidy)"
+"${MAKE:-make}" --no-print-directory check
 echo "test.sh: go test"
 go test -count=1 -timeout 20m "$@" ./...

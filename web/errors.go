@@ -121,7 +121,7 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 	}
 	c.Set(ctxErrorName, body.Error)
 	if !wantsJSON(c) && s.renderPageError != nil {
-		if perr := s.renderPageError(c, status, body); perr == nil {
+		if perr := s.renderPageError(c, status, body, err); perr == nil {
 			return
 		}
 	}

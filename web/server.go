@@ -39,6 +39,9 @@ type Options struct {
 	Verifier *auth.Verifier
 	Limiter  ratelimit.Store
 	Logger   *slog.Logger
+	// Tenants resolves a request's identity to its Principal; app.New sets
+	// it from the one set of services.
+	Tenants *tenants.Service
 }
 
 // Server is the HTTP server of the whole product.
@@ -53,7 +56,7 @@ type Server struct {
 
 	// renderPageError renders an HTML error page for page routes (set by the
 	// pages package); nil means JSON everywhere.
-	renderPageError func(c echo.Context, status int, body ErrorBody) error
+	renderPageError func(c echo.Context, status int, body ErrorBody, err error) error
 }
 
 // NewServer builds the server with every route mounted.
@@ -73,7 +76,7 @@ func NewServer(o Options) *Server {
 		Echo:     e,
 		opts:     o,
 		log:      o.Logger,
-		tenants:  tenants.NewService(o.DB),
+		tenants:  o.Tenants,
 		metrics:  newMetrics(o.DB),
 		limiter:  o.Limiter,
 		verifier: o.Verifier,
@@ -137,7 +140,7 @@ func (s *Server) RateLimit() echo.MiddlewareFunc { return s.rateLimit }
 func (s *Server) Tenants() *tenants.Service { return s.tenants }
 
 // SetPageErrorRenderer lets the pages package render HTML error pages.
-func (s *Server) SetPageErrorRenderer(f func(c echo.Context, status int, body ErrorBody) error) {
+func (s *Server) SetPageErrorRenderer(f func(c echo.Context, status int, body ErrorBody, err error) error) {
 	s.renderPageError = f
 }
 
@@ -210,7 +213,7 @@ func (s *Server) recoverPanics(next echo.HandlerFunc) echo.HandlerFunc {
 				s.log.ErrorContext(c.Request().Context(), "panic",
 					slog.String("request_id", c.Response().Header().Get(echo.HeaderXRequestID)),
 					slog.Any("panic", r), slog.String("stack", string(debug.Stack())))
-				err = &apperr.Error{Kind: apperr.KindInternal, Message: "panic"}
+				err = apperr.New(apperr.KindInternal, "msg.common.server_error")
 			}
 		}()
 		return next(c)
@@ -238,11 +241,11 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 func (s *Server) principalFromRequest(r *http.Request) (auth.Principal, error) {
 	h := r.Header.Get(echo.HeaderAuthorization)
 	if h == "" {
-		return auth.Principal{}, apperr.Unauthorized("Missing token")
+		return auth.Principal{}, apperr.Unauthorized("msg.auth.missing_token")
 	}
 	scheme, raw, ok := strings.Cut(h, " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(raw) == "" {
-		return auth.Principal{}, apperr.Unauthorized("Missing token")
+		return auth.Principal{}, apperr.Unauthorized("msg.auth.missing_token")
 	}
 	id, err := s.verifier.Verify(strings.TrimSpace(raw))
 	if err != nil {

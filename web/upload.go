@@ -34,7 +34,7 @@ func (b cappedBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
-		err = apperr.PayloadTooLarge("The request body may not be larger than %d bytes.", b.limit)
+		err = apperr.PayloadTooLarge("msg.common.body_too_large", "max", b.limit)
 	}
 	return n, err
 }

@@ -13,11 +13,8 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/konvoj/konvoj/internal/config"
-	"github.com/konvoj/konvoj/internal/documents"
-	"github.com/konvoj/konvoj/internal/drivers"
-	"github.com/konvoj/konvoj/internal/finance"
-	"github.com/konvoj/konvoj/internal/rating"
 	"github.com/konvoj/konvoj/internal/seed"
+	"github.com/konvoj/konvoj/internal/services"
 	"github.com/konvoj/konvoj/web/app"
 )
 
@@ -93,13 +90,7 @@ func seedDemoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	start := time.Now()
-	res, err := seed.Demo(ctx, seed.DemoServices{
-		DB:        pool,
-		Drivers:   drivers.NewService(pool, nil),
-		Documents: documents.NewService(pool, files, cfg.UploadMaxBytes),
-		Finance:   finance.NewService(pool),
-		Rating:    rating.NewService(pool),
-	}, time.Now())
+	res, err := seed.Demo(ctx, seed.DemoServices{DB: pool, Set: services.New(pool, services.FromConfig(cfg, files))}, time.Now())
 	if err != nil {
 		return err
 	}

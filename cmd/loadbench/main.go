@@ -36,6 +36,7 @@ import (
 	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/seed"
+	"github.com/konvoj/konvoj/internal/services"
 )
 
 const secret = "loadbench-secret-0123456789abcdef-0123456789"
@@ -364,7 +365,7 @@ type pgbenchResult struct {
 // runPgbench captures the SQL the drivers list runs for the default list
 // and replays it with pgbench at the same concurrency.
 func runPgbench(ctx context.Context, pool *pgxpool.Pool, tr *lastQuery, dbURL, work string, fx fixtures, conns int, d time.Duration) (pgbenchResult, error) {
-	svc := drivers.NewService(pool, []byte("loadbench"))
+	svc := services.New(pool, services.Options{CursorKey: []byte("loadbench")}).Drivers
 	if _, err := svc.List(ctx, fx.admin, drivers.ListParams{Page: 1, PerPage: 20}); err != nil {
 		return pgbenchResult{}, fmt.Errorf("list drivers for pgbench: %w", err)
 	}

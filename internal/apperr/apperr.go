@@ -1,12 +1,18 @@
 // Package apperr holds the typed errors every domain package returns. The web
 // layer maps each Kind to one HTTP status and error name (DECISIONS §4) in one
 // place, so services never think in HTTP.
+//
+// An error's message is a key of the i18n catalogues with named arguments,
+// never a sentence: every constructor takes (key, name, value, ...), the API
+// shows the English text and the pages the user's language. A test walks
+// the code and fails on a message that is not a catalogue key.
 package apperr
 
 import (
 	"errors"
-	"fmt"
 	"sort"
+
+	"github.com/konvoj/konvoj/internal/i18n"
 )
 
 // Kind classifies a failure the caller can act on.
@@ -30,9 +36,15 @@ const (
 
 // Error is a domain error with a message meant for the caller.
 type Error struct {
-	Kind    Kind
+	Kind Kind
+	// Text is the message as a catalogue key with its arguments.
+	Text i18n.Message
+	// Message is Text in English: the API's message and the logs'.
 	Message string
-	// Fields holds field → messages for validation errors.
+	// FieldTexts holds field → messages for validation errors (the field
+	// keys are the API's field names).
+	FieldTexts map[string][]i18n.Message
+	// Fields is FieldTexts in English, as the API shows them.
 	Fields map[string][]string
 	// Err is the underlying cause, kept for logs, never shown to callers.
 	Err error
@@ -40,7 +52,7 @@ type Error struct {
 
 func (e *Error) Error() string {
 	if e.Err != nil {
-		return fmt.Sprintf("%s: %v", e.Message, e.Err)
+		return e.Message + ": " + e.Err.Error()
 	}
 	return e.Message
 }
@@ -50,7 +62,21 @@ func (e *Error) Unwrap() error { return e.Err }
 // Is lets errors.Is(err, apperr.ErrNotFound) match any error of that kind.
 func (e *Error) Is(target error) bool {
 	t, ok := target.(*Error)
-	return ok && t.Message == "" && t.Fields == nil && t.Kind == e.Kind
+	return ok && t.Text.Key == "" && t.FieldTexts == nil && t.Kind == e.Kind
+}
+
+// In renders the error's message and field messages in a language.
+func (e *Error) In(l i18n.Lang) (message string, fields map[string][]string) {
+	if len(e.FieldTexts) == 0 {
+		return l.Text(e.Text), nil
+	}
+	fields = make(map[string][]string, len(e.FieldTexts))
+	for f, msgs := range e.FieldTexts {
+		for _, m := range msgs {
+			fields[f] = append(fields[f], l.Text(m))
+		}
+	}
+	return summary(l, fields), fields
 }
 
 // Sentinels for errors.Is checks; match by kind only.
@@ -73,67 +99,66 @@ func KindOf(err error) Kind {
 	return KindInternal
 }
 
-// NotFound says the record does not exist (or is soft-deleted).
-func NotFound(what string) error {
-	return &Error{Kind: KindNotFound, Message: what + " not found."}
+// New builds an error of a kind with a message key and its arguments as
+// name/value pairs.
+func New(kind Kind, key string, args ...any) *Error {
+	m := i18n.M(key, args...)
+	return &Error{Kind: kind, Text: m, Message: i18n.EN.Text(m)}
 }
+
+// Wrap is New keeping cause for the logs.
+func Wrap(cause error, kind Kind, key string, args ...any) *Error {
+	e := New(kind, key, args...)
+	e.Err = cause
+	return e
+}
+
+// NotFound says the record does not exist (or is soft-deleted); key names
+// the record ("msg.common.not_found.driver").
+func NotFound(key string, args ...any) error { return New(KindNotFound, key, args...) }
 
 // AccessDenied says the record belongs to another company or another driver.
-func AccessDenied() error {
-	return &Error{Kind: KindAccessDenied, Message: "You do not have access to this resource."}
-}
+func AccessDenied() error { return New(KindAccessDenied, "msg.common.access_denied") }
 
 // Forbidden says the caller's role may not do this kind of action.
-func Forbidden() error {
-	return &Error{Kind: KindForbidden, Message: "Your role does not allow this action."}
-}
+func Forbidden() error { return New(KindForbidden, "msg.common.forbidden") }
 
 // Forbiddenf is Forbidden with a specific message.
-func Forbiddenf(format string, args ...any) error {
-	return &Error{Kind: KindForbidden, Message: fmt.Sprintf(format, args...)}
-}
+func Forbiddenf(key string, args ...any) error { return New(KindForbidden, key, args...) }
 
 // Conflict says a state rule forbids the action.
-func Conflict(format string, args ...any) error {
-	return &Error{Kind: KindConflict, Message: fmt.Sprintf(format, args...)}
-}
+func Conflict(key string, args ...any) error { return New(KindConflict, key, args...) }
 
 // Duplicate says a unique value is already taken.
-func Duplicate(format string, args ...any) error {
-	return &Error{Kind: KindDuplicate, Message: fmt.Sprintf(format, args...)}
-}
+func Duplicate(key string, args ...any) error { return New(KindDuplicate, key, args...) }
 
 // BadRequest says the request itself is malformed (JSON, query values).
-func BadRequest(format string, args ...any) error {
-	return &Error{Kind: KindBadRequest, Message: fmt.Sprintf(format, args...)}
-}
+func BadRequest(key string, args ...any) error { return New(KindBadRequest, key, args...) }
 
 // Unauthorized says the token is missing or invalid.
-func Unauthorized(msg string) error {
-	return &Error{Kind: KindUnauthorized, Message: msg}
-}
+func Unauthorized(key string, args ...any) error { return New(KindUnauthorized, key, args...) }
 
 // PayloadTooLarge says an upload is over the size limit.
-func PayloadTooLarge(format string, args ...any) error {
-	return &Error{Kind: KindPayloadTooLarge, Message: fmt.Sprintf(format, args...)}
+func PayloadTooLarge(key string, args ...any) error {
+	return New(KindPayloadTooLarge, key, args...)
 }
 
 // UnsupportedMediaType says a file's type is not allowed.
-func UnsupportedMediaType(format string, args ...any) error {
-	return &Error{Kind: KindUnsupportedMediaType, Message: fmt.Sprintf(format, args...)}
+func UnsupportedMediaType(key string, args ...any) error {
+	return New(KindUnsupportedMediaType, key, args...)
 }
 
 // Validation collects field messages; the zero value is ready to use.
 type Validation struct {
-	fields map[string][]string
+	fields map[string][]i18n.Message
 }
 
-// Add records a message for a field.
-func (v *Validation) Add(field, message string) {
+// Add records a message (a key and its arguments) for a field.
+func (v *Validation) Add(field, key string, args ...any) {
 	if v.fields == nil {
-		v.fields = map[string][]string{}
+		v.fields = map[string][]i18n.Message{}
 	}
-	v.fields[field] = append(v.fields[field], message)
+	v.fields[field] = append(v.fields[field], i18n.M(key, args...))
 }
 
 // Has reports whether the field already has a message (so later checks on
@@ -145,19 +170,21 @@ func (v *Validation) Err() error {
 	if len(v.fields) == 0 {
 		return nil
 	}
-	return &Error{Kind: KindValidation, Message: summary(v.fields), Fields: v.fields}
+	e := &Error{Kind: KindValidation, FieldTexts: v.fields}
+	e.Message, e.Fields = e.In(i18n.EN)
+	return e
 }
 
 // Invalid builds a one-field validation error.
-func Invalid(field, message string) error {
+func Invalid(field, key string, args ...any) error {
 	var v Validation
-	v.Add(field, message)
+	v.Add(field, key, args...)
 	return v.Err()
 }
 
 // summary is the top-level message: the first field's first message, plus a
 // count of the others, as Laravel-style clients expect.
-func summary(fields map[string][]string) string {
+func summary(l i18n.Lang, fields map[string][]string) string {
 	keys := make([]string, 0, len(fields))
 	n := 0
 	for k, msgs := range fields {
@@ -166,11 +193,11 @@ func summary(fields map[string][]string) string {
 	}
 	sort.Strings(keys)
 	first := fields[keys[0]][0]
-	if n == 1 {
+	switch n {
+	case 1:
 		return first
+	case 2:
+		return l.T("msg.common.and_one_more", "message", first)
 	}
-	if n == 2 {
-		return fmt.Sprintf("%s (and 1 more error)", first)
-	}
-	return fmt.Sprintf("%s (and %d more errors)", first, n-1)
+	return l.T("msg.common.and_more", "message", first, "count", n-1)
 }

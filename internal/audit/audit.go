@@ -208,7 +208,7 @@ func (s *Service) List(ctx context.Context, p auth.Principal, f Filter) ([]Log, 
 	}
 	for _, et := range f.EntityTypes {
 		if !slices.Contains(EntityTypes, et) {
-			return nil, 0, apperr.Invalid("entity_type", "The selected entity_type is invalid.")
+			return nil, 0, apperr.Invalid("entity_type", "msg.audit.entity_type")
 		}
 	}
 	args := []any{p.CompanyID, nonNil(f.EntityTypes), nonNil(f.EntityIDs), nonNil(f.UserIDs), f.From, f.To, nonNil(f.DriverIDs)}

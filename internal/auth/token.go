@@ -131,11 +131,11 @@ func (v *Verifier) Verify(raw string) (Identity, error) {
 	claims := jwt.MapClaims{}
 	tok, err := v.parser.ParseWithClaims(raw, claims, v.keyFunc)
 	if err != nil || !tok.Valid {
-		return Identity{}, &apperr.Error{Kind: apperr.KindUnauthorized, Message: "Invalid token", Err: err}
+		return Identity{}, apperr.Wrap(err, apperr.KindUnauthorized, "msg.auth.invalid_token")
 	}
 	id, err := IdentityFromClaims(claims)
 	if err != nil {
-		return Identity{}, &apperr.Error{Kind: apperr.KindUnauthorized, Message: "Invalid token", Err: err}
+		return Identity{}, apperr.Wrap(err, apperr.KindUnauthorized, "msg.auth.invalid_token")
 	}
 	return id, nil
 }

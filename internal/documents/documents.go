@@ -133,7 +133,7 @@ func documentByID(ctx context.Context, db postgres.DBTX, id uuid.UUID, today civ
 		return nil, fmt.Errorf("document %s: %w", id, err)
 	}
 	if len(docs) == 0 {
-		return nil, apperr.NotFound("Document")
+		return nil, apperr.NotFound("msg.common.not_found.document")
 	}
 	return &docs[0], nil
 }

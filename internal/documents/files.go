@@ -77,7 +77,7 @@ func (s *Service) findDocument(ctx context.Context, id uuid.UUID) (docRef, error
 		FROM driver_documents d JOIN drivers dr ON dr.id = d.driver_id AND dr.company_id = d.company_id
 		WHERE d.id = $1 AND dr.deleted_at IS NULL`, id).Scan(&r.companyID, &r.driverID, &r.docType)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return r, apperr.NotFound("Document")
+		return r, apperr.NotFound("msg.common.not_found.document")
 	}
 	if err != nil {
 		return r, fmt.Errorf("find document %s: %w", id, err)
@@ -127,8 +127,7 @@ func (s *Service) Upload(ctx context.Context, p auth.Principal, documentID uuid.
 	}
 	mr, err := parts()
 	if err != nil {
-		return nil, &apperr.Error{Kind: apperr.KindBadRequest,
-			Message: "Send the upload as multipart/form-data with the file in the part named file.", Err: err}
+		return nil, apperr.Wrap(err, apperr.KindBadRequest, "msg.documents.not_multipart")
 	}
 	up, ch, err := readUpload(mr, s.maxBytes, ref.docType)
 	if err != nil {
@@ -243,7 +242,7 @@ func lockDocument(ctx context.Context, tx pgx.Tx, companyID, id uuid.UUID) (meta
 		WHERE d.id = $1 AND d.company_id = $2 AND dr.deleted_at IS NULL
 		FOR UPDATE OF d`, id, companyID).Scan(&m.Number, &m.Country, &m.ValidFrom, &m.ValidUntil, &m.Meta, &current)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return m, nil, apperr.NotFound("Document") // the driver was deleted meanwhile
+		return m, nil, apperr.NotFound("msg.common.not_found.document") // the driver was deleted meanwhile
 	}
 	if err != nil {
 		return m, nil, fmt.Errorf("lock document %s: %w", id, err)
@@ -368,7 +367,7 @@ func (s *Service) Open(ctx context.Context, p auth.Principal, fileID uuid.UUID) 
 		WHERE f.id = $1 AND dr.deleted_at IS NULL`, fileID).Scan(
 		&companyID, &driver, &d.OriginalFilename, &d.MimeType, &d.SizeBytes, &d.HashSHA256, &d.UploadedAt, &path, &disk)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, apperr.NotFound("File")
+		return nil, apperr.NotFound("msg.common.not_found.file")
 	}
 	if err != nil {
 		return nil, fmt.Errorf("find file %s: %w", fileID, err)

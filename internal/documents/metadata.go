@@ -10,6 +10,7 @@ import (
 
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/civil"
+	"github.com/konvoj/konvoj/internal/i18n"
 )
 
 // Limits of the metadata fields.
@@ -77,7 +78,7 @@ func (m metadata) apply(c change) metadata {
 // and so need the stored values too.
 func (m metadata) check() error {
 	if m.ValidFrom != nil && m.ValidUntil != nil && m.ValidUntil.Before(*m.ValidFrom) {
-		return apperr.Invalid("valid_until", "The valid_until must be a date after or equal to valid_from.")
+		return apperr.Invalid("valid_until", "msg.documents.until_before_from")
 	}
 	return nil
 }
@@ -108,11 +109,11 @@ func parseNumber(v *apperr.Validation, s string) *string {
 		return nil
 	}
 	if !utf8.ValidString(s) || strings.ContainsFunc(s, isControl) {
-		v.Add("number", "The number contains characters that are not allowed.")
+		v.Add("number", "msg.documents.number_chars")
 		return nil
 	}
 	if utf8.RuneCountInString(s) > maxNumberLen {
-		v.Add("number", "The number may not be greater than 100 characters.")
+		v.Add("number", "msg.common.too_long", "field", fieldName("number"), "max", maxNumberLen)
 		return nil
 	}
 	return &s
@@ -124,7 +125,7 @@ func parseCountry(v *apperr.Validation, s string) *string {
 		return nil
 	}
 	if !IsCountryCode(s) {
-		v.Add("country", "The country must be an ISO 3166-1 alpha-2 code, such as CZ.")
+		v.Add("country", "msg.documents.country")
 		return nil
 	}
 	return &s
@@ -147,7 +148,7 @@ func parseDate(v *apperr.Validation, field, s string) *civil.Date {
 	}
 	d, err := civil.Parse(s)
 	if err != nil {
-		v.Add(field, "The "+field+" is not a valid date (YYYY-MM-DD).")
+		v.Add(field, "msg.common.date_iso", "field", fieldName(field))
 		return nil
 	}
 	return &d
@@ -156,18 +157,18 @@ func parseDate(v *apperr.Validation, field, s string) *civil.Date {
 func parseMeta(v *apperr.Validation, raw []byte) *json.RawMessage {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) > maxMetaBytes {
-		v.Add("meta", "The meta object may not be larger than 64 KiB.")
+		v.Add("meta", "msg.documents.meta_too_large")
 		return nil
 	}
 	var obj map[string]any
 	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &obj) != nil {
-		v.Add("meta", "The meta field must be a JSON object.")
+		v.Add("meta", "msg.documents.meta_object")
 		return nil
 	}
 	// Stored re-encoded, so the text kept is known-good JSON.
 	clean, err := json.Marshal(obj)
 	if err != nil {
-		v.Add("meta", "The meta field must be a JSON object.")
+		v.Add("meta", "msg.documents.meta_object")
 		return nil
 	}
 	m := json.RawMessage(clean)
@@ -220,7 +221,7 @@ func parseJSONChange(body map[string]json.RawMessage) (change, error) {
 		}
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
-			v.Add(name, "The "+name+" must be a string.")
+			v.Add(name, "msg.common.not_string", "field", fieldName(name))
 			return "", false, false
 		}
 		return s, true, strings.TrimSpace(s) == ""
@@ -262,3 +263,7 @@ func parseJSONChange(body map[string]json.RawMessage) (change, error) {
 }
 
 func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
+
+// fieldName is a document field's name as messages show it: the
+// catalogue's "field.document.<name>" ("valid_until" → "end of validity").
+func fieldName(name string) i18n.Message { return i18n.M("field.document." + name) }

@@ -167,7 +167,7 @@ func readUpload(mr *multipart.Reader, maxBytes int64, docType string) (up *uploa
 			continue // NextPart skips what is left of it
 		}
 		if seen[name] {
-			v.Add(name, "The "+name+" field is given more than once.")
+			v.Add(name, "msg.documents.repeated", "field", fieldName(name))
 			continue
 		}
 		seen[name] = true
@@ -186,13 +186,13 @@ func readUpload(mr *multipart.Reader, maxBytes int64, docType string) (up *uploa
 			return up, c, bodyError(err)
 		}
 		if int64(len(value)) > limit {
-			v.Add(name, fmt.Sprintf("The %s field may not be longer than %d bytes.", name, limit))
+			v.Add(name, "msg.documents.part_too_long", "field", fieldName(name), "max", limit)
 			continue
 		}
 		c.setFormField(&v, name, string(value))
 	}
 	if up == nil {
-		v.Add("file", "The file field is required.")
+		v.Add("file", "msg.common.required", "field", fieldName("file"))
 	}
 	return up, c, v.Err()
 }
@@ -223,7 +223,7 @@ func spool(part *multipart.Part, maxBytes int64, docType string) (*upload, error
 	}
 	mimeType, ext, ok := DetectType(head)
 	if !ok {
-		return nil, apperr.UnsupportedMediaType("The file type is not allowed. Upload a PDF, JPEG, PNG, HEIC/HEIF or WebP file.")
+		return nil, apperr.UnsupportedMediaType("msg.documents.file_type")
 	}
 	if int64(n) > maxBytes {
 		return nil, tooLarge(maxBytes)
@@ -259,7 +259,7 @@ func spool(part *multipart.Part, maxBytes int64, docType string) (*upload, error
 }
 
 func tooLarge(maxBytes int64) error {
-	return apperr.PayloadTooLarge("The file may not be larger than %d bytes.", maxBytes)
+	return apperr.PayloadTooLarge("msg.documents.file_too_large", "max", maxBytes)
 }
 
 // bodyError maps a failure to read the request body: the body-size cap
@@ -269,8 +269,7 @@ func bodyError(err error) error {
 	if apperr.KindOf(err) == apperr.KindPayloadTooLarge {
 		return err
 	}
-	return &apperr.Error{Kind: apperr.KindBadRequest,
-		Message: "The upload could not be read: the multipart/form-data body is malformed or ended early.", Err: err}
+	return apperr.Wrap(err, apperr.KindBadRequest, "msg.documents.body_broken")
 }
 
 // readErr remembers a read error, to tell a broken upload (400) from a

@@ -32,7 +32,7 @@ func (s *Service) encodeCursor(c cursor) string {
 
 // decodeCursor checks the signature and the contents; anything wrong is 400.
 func (s *Service) decodeCursor(raw string) (cursor, error) {
-	invalid := apperr.BadRequest("The cursor is invalid or has been tampered with.")
+	invalid := apperr.BadRequest("msg.list.cursor")
 	body, sig, ok := strings.Cut(raw, ".")
 	if !ok {
 		return cursor{}, invalid

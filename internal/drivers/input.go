@@ -17,6 +17,7 @@ import (
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/countries"
+	"github.com/konvoj/konvoj/internal/i18n"
 )
 
 // Input is a create or update request as the client sent it: field name →
@@ -59,7 +60,7 @@ type fieldSpec func(d *Driver, f field, v *apperr.Validation)
 // field is one request value with the names used in messages.
 type field struct {
 	name  string          // JSON name: "first_name"
-	label string          // message name: "first name"
+	label i18n.Message    // the field's name in messages: "first name"
 	raw   json.RawMessage // the value as sent
 }
 
@@ -101,7 +102,7 @@ func (in Input) apply(d *Driver, creating bool, v *apperr.Validation) {
 	if creating {
 		for _, name := range requiredOnCreate {
 			if _, ok := in.Fields[name]; !ok {
-				v.Add(name, fmt.Sprintf("The %s field is required.", label(name)))
+				v.Add(name, "msg.common.required", "field", label(name))
 			}
 		}
 	}
@@ -125,17 +126,17 @@ func crossFieldRules(d *Driver, sent map[string]json.RawMessage, v *apperr.Valid
 	if d.ContractFrom != nil && d.ContractTo != nil && !d.ContractFrom.Before(*d.ContractTo) &&
 		!v.Has("contract_from") && !v.Has("contract_to") {
 		if _, ok := sent["contract_from"]; ok || !has(sent, "contract_to") {
-			v.Add("contract_from", "The contract from must be a date before contract to.")
+			v.Add("contract_from", "msg.drivers.contract_from_after_to")
 		} else {
-			v.Add("contract_to", "The contract to must be a date after contract from.")
+			v.Add("contract_to", "msg.drivers.contract_to_before_from")
 		}
 	}
 	if d.HireDate != nil && d.FireDate != nil && d.FireDate.Before(*d.HireDate) &&
 		!v.Has("hire_date") && !v.Has("fire_date") {
 		if _, ok := sent["fire_date"]; ok || !has(sent, "hire_date") {
-			v.Add("fire_date", "The fire date must be a date after or equal to hire date.")
+			v.Add("fire_date", "msg.drivers.fire_before_hire")
 		} else {
-			v.Add("hire_date", "The hire date must be a date before or equal to fire date.")
+			v.Add("hire_date", "msg.drivers.hire_after_fire")
 		}
 	}
 }
@@ -157,12 +158,12 @@ func (in Input) checkDriverFields() error {
 		return nil
 	}
 	sort.Strings(refused)
-	return apperr.Forbiddenf("Drivers may change only phone, registration_address, residence_address, bank_country, bank_account, iban and swift; not %s.",
-		strings.Join(refused, ", "))
+	return apperr.Forbiddenf("msg.drivers.self_edit_refused", "fields", strings.Join(refused, ", "))
 }
 
-// label is the field name as messages show it ("first_name" → "first name").
-func label(name string) string { return strings.ReplaceAll(name, "_", " ") }
+// label is the field's name as messages show it: the catalogue's
+// "field.<name>" ("first_name" → "first name"; a test checks every field has one).
+func label(name string) i18n.Message { return i18n.M("field." + name) }
 
 func isNull(raw json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(raw), []byte("null")) }
 
@@ -174,7 +175,7 @@ func stringValue(f field, v *apperr.Validation) (string, bool) {
 	}
 	var s string
 	if err := json.Unmarshal(f.raw, &s); err != nil {
-		v.Add(f.name, fmt.Sprintf("The %s must be a string.", f.label))
+		v.Add(f.name, "msg.common.not_string", "field", f.label)
 		return "", false
 	}
 	return strings.TrimSpace(s), true
@@ -188,9 +189,9 @@ func requiredString(max int, ptr func(*Driver) *string) fieldSpec {
 		switch {
 		case !ok:
 		case s == "":
-			v.Add(f.name, fmt.Sprintf("The %s field is required.", f.label))
+			v.Add(f.name, "msg.common.required", "field", f.label)
 		case tooLong(s, max):
-			v.Add(f.name, fmt.Sprintf("The %s may not be greater than %d characters.", f.label, max))
+			v.Add(f.name, "msg.common.too_long", "field", f.label, "max", max)
 		default:
 			*ptr(d) = s
 		}
@@ -206,7 +207,7 @@ func optionalString(max int, ptr func(*Driver) **string) fieldSpec {
 		case s == "":
 			*ptr(d) = nil
 		case tooLong(s, max):
-			v.Add(f.name, fmt.Sprintf("The %s may not be greater than %d characters.", f.label, max))
+			v.Add(f.name, "msg.common.too_long", "field", f.label, "max", max)
 		default:
 			*ptr(d) = &s
 		}
@@ -221,7 +222,7 @@ func dateField(ptr func(*Driver) **civil.Date) fieldSpec {
 		}
 		var s string
 		if err := json.Unmarshal(f.raw, &s); err != nil {
-			v.Add(f.name, fmt.Sprintf("The %s is not a valid date.", f.label))
+			v.Add(f.name, "msg.common.not_date", "field", f.label)
 			return
 		}
 		if s = strings.TrimSpace(s); s == "" {
@@ -230,7 +231,7 @@ func dateField(ptr func(*Driver) **civil.Date) fieldSpec {
 		}
 		date, err := civil.Parse(s)
 		if err != nil {
-			v.Add(f.name, fmt.Sprintf("The %s is not a valid date.", f.label))
+			v.Add(f.name, "msg.common.not_date", "field", f.label)
 			return
 		}
 		*ptr(d) = &date
@@ -249,7 +250,7 @@ func countryField(ptr func(*Driver) **string) fieldSpec {
 		default:
 			code := countries.Normalize(s)
 			if !countries.Valid(code) {
-				v.Add(f.name, fmt.Sprintf("The %s must be a valid ISO 3166-1 alpha-2 country code.", f.label))
+				v.Add(f.name, "msg.common.country", "field", f.label)
 				return
 			}
 			*ptr(d) = &code
@@ -267,7 +268,7 @@ func uuidField(ptr func(*Driver) **uuid.UUID) fieldSpec {
 		default:
 			id, err := uuid.Parse(s)
 			if err != nil {
-				v.Add(f.name, fmt.Sprintf("The %s must be a valid UUID.", f.label))
+				v.Add(f.name, "msg.common.uuid", "field", f.label)
 				return
 			}
 			*ptr(d) = &id
@@ -280,11 +281,11 @@ func emailField(d *Driver, f field, v *apperr.Validation) {
 	switch {
 	case !ok:
 	case s == "":
-		v.Add(f.name, "The email field is required.")
+		v.Add(f.name, "msg.common.required", "field", f.label)
 	case tooLong(s, 255):
-		v.Add(f.name, "The email may not be greater than 255 characters.")
+		v.Add(f.name, "msg.common.too_long", "field", f.label, "max", 255)
 	case !validEmail(s):
-		v.Add(f.name, "The email must be a valid email address.")
+		v.Add(f.name, "msg.common.email")
 	default:
 		d.Email = s
 	}
@@ -308,9 +309,9 @@ func statusField(d *Driver, f field, v *apperr.Validation) {
 	switch {
 	case !ok:
 	case s == "":
-		v.Add(f.name, "The status field is required.")
+		v.Add(f.name, "msg.common.required", "field", f.label)
 	case !slices.Contains(Statuses, s):
-		v.Add(f.name, "The selected status is invalid.")
+		v.Add(f.name, "msg.drivers.status")
 	default:
 		d.Status = s
 	}
@@ -319,7 +320,7 @@ func statusField(d *Driver, f field, v *apperr.Validation) {
 func contractIndefiniteField(d *Driver, f field, v *apperr.Validation) {
 	var b bool
 	if isNull(f.raw) || json.Unmarshal(f.raw, &b) != nil {
-		v.Add(f.name, "The contract indefinite field must be true or false.")
+		v.Add(f.name, "msg.drivers.contract_indefinite")
 		return
 	}
 	d.ContractIndefinite = b
@@ -337,7 +338,7 @@ func ibanField(d *Driver, f field, v *apperr.Validation) {
 	case s == "":
 		d.IBAN = nil
 	case !ValidIBAN(s):
-		v.Add(f.name, "The iban must be a valid IBAN.")
+		v.Add(f.name, "msg.drivers.iban")
 	default:
 		d.IBAN = &s
 	}
@@ -356,7 +357,7 @@ func swiftField(d *Driver, f field, v *apperr.Validation) {
 	case s == "":
 		d.SWIFT = nil
 	case !bicPattern.MatchString(s) || !countries.Valid(s[4:6]):
-		v.Add(f.name, "The swift must be a valid BIC (SWIFT) code of 8 or 11 characters.")
+		v.Add(f.name, "msg.drivers.swift")
 	default:
 		d.SWIFT = &s
 	}
@@ -374,14 +375,14 @@ func flagsField(d *Driver, f field, v *apperr.Validation) {
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(f.raw, &m); err != nil || m == nil {
-		v.Add(f.name, "The flags must be an object.")
+		v.Add(f.name, "msg.drivers.flags")
 		return
 	}
 	bad := false
 	for _, k := range knownFlags {
 		var b bool
 		if raw, ok := m[k]; ok && json.Unmarshal(raw, &b) != nil {
-			v.Add("flags."+k, fmt.Sprintf("The flags.%s field must be true or false.", k))
+			v.Add("flags."+k, "msg.drivers.flag", "flag", k)
 			bad = true
 		}
 	}
@@ -390,7 +391,7 @@ func flagsField(d *Driver, f field, v *apperr.Validation) {
 	}
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, f.raw); err != nil {
-		v.Add(f.name, "The flags must be an object.")
+		v.Add(f.name, "msg.drivers.flags")
 		return
 	}
 	d.Flags = buf.Bytes()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/civil"
+	"github.com/konvoj/konvoj/internal/i18n"
 )
 
 func TestValidIBAN(t *testing.T) {
@@ -119,7 +120,7 @@ func TestApplyPartialUpdate(t *testing.T) {
 		"first_name":          "The first name field is required.",
 		"email":               "The email field is required.",
 		"status":              "The status field is required.",
-		"contract_indefinite": "The contract indefinite field must be true or false.",
+		"contract_indefinite": "The contract for an indefinite period must be true or false.",
 	} {
 		if got := errs[field]; len(got) != 1 || got[0] != msg {
 			t.Errorf("%s: %v, want %q", field, got, msg)
@@ -192,5 +193,17 @@ func TestInputSet(t *testing.T) {
 	in.apply(&d, false, &v)
 	if v.Err() != nil || d.Phone == nil || *d.Phone != "+420 1" || d.MiddleName != nil {
 		t.Fatalf("apply after Set: %+v, %v", d, v.Err())
+	}
+}
+
+// Every writable field has a name for messages in every language that
+// messages render in (a missing one would show "field.x" to the reader).
+func TestFieldsHaveMessageNames(t *testing.T) {
+	for name := range fields {
+		for _, l := range i18n.Langs {
+			if !l.Has("field." + name) {
+				t.Errorf("field %s has no %s name for messages", name, l)
+			}
+		}
 	}
 }

@@ -2,7 +2,6 @@ package drivers
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -95,7 +94,7 @@ func (s *Service) List(ctx context.Context, p auth.Principal, lp ListParams) (Li
 			return ListResult{}, err
 		}
 		if (lp.SortBy != "" && lp.SortBy != c.SortBy) || (lp.SortOrder != "" && lp.SortOrder != c.SortOrder) {
-			return ListResult{}, apperr.BadRequest("The cursor belongs to another sort order; send it without sort_by and sort_order, or with the same ones.")
+			return ListResult{}, apperr.BadRequest("msg.list.cursor_sort")
 		}
 		lp.SortBy, lp.SortOrder = c.SortBy, c.SortOrder
 		after = &c
@@ -151,35 +150,35 @@ func (lp *ListParams) normalize() error {
 	var v apperr.Validation
 	for _, st := range lp.Status {
 		if !slices.Contains(Statuses, st) {
-			v.Add("status", "The selected status is invalid.")
+			v.Add("status", "msg.drivers.status")
 			break
 		}
 	}
 	for i, c := range lp.Citizenship {
 		lp.Citizenship[i] = countries.Normalize(c)
 		if !countries.Valid(lp.Citizenship[i]) {
-			v.Add("citizenship", "The citizenship must hold ISO 3166-1 alpha-2 country codes.")
+			v.Add("citizenship", "msg.list.citizenship")
 			break
 		}
 	}
 	for _, st := range lp.DocumentStatus {
 		if !slices.Contains(documents.Statuses, st) {
-			v.Add("document_status", "The selected document status is invalid.")
+			v.Add("document_status", "msg.list.document_status")
 			break
 		}
 	}
 	if n := lp.DocumentDueWithin; n != nil && (*n < 1 || *n > MaxDueWithin) {
-		v.Add("document_due_within", fmt.Sprintf("The document due within must be between 1 and %d days.", MaxDueWithin))
+		v.Add("document_due_within", "msg.list.document_due_within", "max", MaxDueWithin)
 	}
 	lp.Search = strings.TrimSpace(lp.Search)
 	if utf8.RuneCountInString(lp.Search) > MaxSearchLength {
-		v.Add("search", fmt.Sprintf("The search may not be greater than %d characters.", MaxSearchLength))
+		v.Add("search", "msg.list.search_too_long", "max", MaxSearchLength)
 	}
 	if _, ok := sortColumns[lp.SortBy]; lp.SortBy != "" && !ok {
-		v.Add("sort_by", "The selected sort by is invalid. Allowed: "+strings.Join(SortFields, ", ")+".")
+		v.Add("sort_by", "msg.list.sort_by", "allowed", SortFields)
 	}
 	if lp.SortOrder != "" && lp.SortOrder != "asc" && lp.SortOrder != "desc" {
-		v.Add("sort_order", "The selected sort order is invalid. Allowed: asc, desc.")
+		v.Add("sort_order", "msg.list.sort_order")
 	}
 	return v.Err()
 }

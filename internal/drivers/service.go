@@ -162,7 +162,7 @@ func (s *Service) validate(ctx context.Context, companyID uuid.UUID, in Input, d
 			return err
 		}
 		if !ok {
-			v.Add("office_id", "The selected office id is invalid.")
+			v.Add("office_id", "msg.drivers.office_unknown")
 		}
 	}
 	return v.Err()

@@ -71,7 +71,7 @@ func getDriver(ctx context.Context, db postgres.DBTX, id uuid.UUID, forUpdate bo
 		&d.ResidenceAddress, &d.Status, &d.HireDate, &d.FireDate, &d.ContractFrom, &d.ContractTo, &d.ContractIndefinite,
 		&d.WorkLocation, &d.BankCountry, &d.BankAccount, &d.IBAN, &d.SWIFT, &d.Flags, &d.CreatedAt, &d.UpdatedAt, &d.IsReady)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Driver{}, apperr.NotFound("Driver")
+		return Driver{}, apperr.NotFound("msg.common.not_found.driver")
 	}
 	if err != nil {
 		return Driver{}, fmt.Errorf("get driver %s: %w", id, err)
@@ -142,7 +142,7 @@ func updateDriver(ctx context.Context, tx postgres.DBTX, d Driver) error {
 // the check that holds under concurrent requests.
 func wrapWriteErr(err error, what string) error {
 	if postgres.IsUniqueViolation(err, "drivers_company_email_key") {
-		return apperr.Duplicate("The email has already been taken.")
+		return apperr.Duplicate("msg.drivers.email_taken")
 	}
 	return fmt.Errorf("%s: %w", what, err)
 }

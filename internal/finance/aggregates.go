@@ -2,7 +2,6 @@ package finance
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -75,23 +74,8 @@ func (s *Service) Aggregates(ctx context.Context, p auth.Principal, driverID uui
 	if err != nil {
 		return nil, err
 	}
-	var v apperr.Validation
-	if len(q.Types) == 1 && q.Types[0] == "all" {
-		q.Types = nil // the spec's "default all", spelled out
-	}
-	checkValues(&v, "type", q.Types, AggregateTypes)
-	if q.Currency != "" {
-		c, ok := money.NormalizeCurrency(q.Currency)
-		if !ok {
-			v.Add("currency", "The currency must be a 3-letter ISO 4217 code.")
-		}
-		q.Currency = c
-	}
-	if err := v.Err(); err != nil {
+	if q, err = q.check(); err != nil {
 		return nil, err
-	}
-	if len(q.Types) == 0 {
-		q.Types = AggregateTypes
 	}
 	ref := p.Today()
 	if q.ReferenceDate != nil {
@@ -102,98 +86,74 @@ func (s *Service) Aggregates(ctx context.Context, p auth.Principal, driverID uui
 			return nil, err
 		}
 	}
-
-	out := map[string]Aggregate{}
-	now := time.Now().UTC()
-	rows, err := s.db.Query(ctx, `
-		WITH t AS (
-			SELECT t.transaction_date AS d, t.amount, t.transaction_type, t.status
-			FROM finance_transactions t
-			WHERE t.company_id = $1 AND t.driver_id = $2 AND t.currency = $3 AND t.deleted_at IS NULL
-				AND t.status <> 'cancelled' AND t.transaction_date <= $4
-		), w(agg_type, start_date) AS (
-			VALUES ('mtd', date_trunc('month', $4::date)::date), ('ytd', date_trunc('year', $4::date)::date), ('lifetime', NULL::date)
-		)
-		SELECT w.agg_type, `+summarySQL+`,
-			(SELECT count(*) FROM penalties pe
-				WHERE pe.company_id = $1 AND pe.driver_id = $2 AND pe.currency = $3 AND pe.deleted_at IS NULL
-					AND pe.status <> 'cancelled' AND pe.incident_date <= $4
-					AND (w.start_date IS NULL OR pe.incident_date >= w.start_date))
-		FROM w LEFT JOIN t ON w.start_date IS NULL OR t.d >= w.start_date
-		GROUP BY w.agg_type, w.start_date`,
-		d.CompanyID, d.ID, q.Currency, ref)
+	out, err := windowTotals(ctx, s.db, d, q.Currency, ref, time.Now().UTC())
 	if err != nil {
-		return nil, fmt.Errorf("aggregate transactions of driver %s: %w", driverID, err)
+		return nil, err
 	}
-	for rows.Next() {
-		a := Aggregate{ReferenceDate: ref, Currency: q.Currency, CalculatedAt: now, Metadata: map[string]any{}}
-		if err := rows.Scan(&a.AggType, &a.TotalEarnings, &a.TotalDeductions, &a.TotalPenalties, &a.PenaltiesCount); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("scan aggregate: %w", err)
-		}
-		a.NetAmount = a.TotalEarnings.Sub(a.TotalDeductions).Sub(a.TotalPenalties)
-		a.AvgMonthlyEarnings = a.TotalEarnings
-		out[a.AggType] = a
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("aggregate transactions of driver %s: %w", driverID, err)
-	}
-
-	var (
-		monthsWorked, employmentMonths int
-		highMonth, lowMonth            *string
-		highNet, lowNet                *money.Amount
-		firstTx                        *civil.Date
-	)
-	err = s.db.QueryRow(ctx, `
-		WITH m AS (
-			SELECT date_trunc('month', t.transaction_date)::date AS month, sum(t.amount) AS net,
-				bool_or(t.amount > 0 AND t.transaction_type <> 'penalty') AS worked
-			FROM finance_transactions t
-			WHERE t.company_id = $1 AND t.driver_id = $2 AND t.currency = $3 AND t.deleted_at IS NULL
-				AND t.status <> 'cancelled' AND t.transaction_date BETWEEN date_trunc('year', $4::date)::date AND $4
-			GROUP BY 1
-		), hi AS (
-			SELECT to_char(month, 'YYYY-MM') AS month, net FROM m ORDER BY net DESC, month LIMIT 1
-		), lo AS (
-			SELECT to_char(month, 'YYYY-MM') AS month, net FROM m ORDER BY net ASC, month LIMIT 1
-		), f AS (
-			SELECT min(t.transaction_date) AS first FROM finance_transactions t
-			WHERE t.company_id = $1 AND t.driver_id = $2 AND t.deleted_at IS NULL
-				AND t.status <> 'cancelled' AND t.transaction_date <= $4
-		), s AS (
-			SELECT f.first, LEAST(f.first, $5::date) AS start FROM f
-		)
-		SELECT (SELECT count(*) FROM m WHERE worked),
-			(SELECT month FROM hi), (SELECT net FROM hi), (SELECT month FROM lo), (SELECT net FROM lo),
-			s.first,
-			CASE WHEN s.start IS NULL OR s.start > $4 THEN 1
-				ELSE GREATEST(1, (extract(year FROM age($4::date, s.start)) * 12 + extract(month FROM age($4::date, s.start)))::int)
-			END
-		FROM s`,
-		d.CompanyID, d.ID, q.Currency, ref, d.HireDate,
-	).Scan(&monthsWorked, &highMonth, &highNet, &lowMonth, &lowNet, &firstTx, &employmentMonths)
+	m, err := monthFigures(ctx, s.db, d, q.Currency, ref)
 	if err != nil {
-		return nil, fmt.Errorf("aggregate months of driver %s: %w", driverID, err)
+		return nil, err
 	}
-
-	ytd := out[AggYTD]
-	ytd.Metadata = map[string]any{"months_worked": monthsWorked, "highest_month": monthAmount(highMonth, highNet),
-		"lowest_month": monthAmount(lowMonth, lowNet)}
-	ytd.AvgMonthlyEarnings = perMonth(ytd.TotalEarnings, monthsWorked)
-	out[AggYTD] = ytd
-	life := out[AggLifetime]
-	life.Metadata = map[string]any{"employment_months": employmentMonths, "first_transaction": firstTx}
-	life.AvgMonthlyEarnings = perMonth(life.TotalEarnings, employmentMonths)
-	out[AggLifetime] = life
-
+	m.fill(out)
 	for k := range out {
 		if !contains(q.Types, k) {
 			delete(out, k)
 		}
 	}
 	return out, nil
+}
+
+// check validates the query and fills in its default types.
+func (q AggregateQuery) check() (AggregateQuery, error) {
+	var v apperr.Validation
+	if len(q.Types) == 1 && q.Types[0] == "all" {
+		q.Types = nil // the spec's "default all", spelled out
+	}
+	checkValues(&v, "type", q.Types, AggregateTypes)
+	if q.Currency != "" {
+		c, ok := money.NormalizeCurrency(q.Currency)
+		if !ok {
+			v.Add("currency", "msg.common.currency")
+		}
+		q.Currency = c
+	}
+	if err := v.Err(); err != nil {
+		return q, err
+	}
+	if len(q.Types) == 0 {
+		q.Types = AggregateTypes
+	}
+	return q, nil
+}
+
+// months are the figures by month behind the ytd and lifetime metadata.
+type months struct {
+	worked, employment int
+	high, low          *MonthAmount
+	firstTx            *civil.Date
+}
+
+// fill adds the metadata and the monthly averages to the ytd and lifetime
+// aggregates.
+func (m months) fill(out map[string]Aggregate) {
+	ytd := out[AggYTD]
+	ytd.Metadata = map[string]any{"months_worked": m.worked, "highest_month": m.high, "lowest_month": m.low}
+	ytd.AvgMonthlyEarnings = perMonth(ytd.TotalEarnings, m.worked)
+	out[AggYTD] = ytd
+	life := out[AggLifetime]
+	life.Metadata = map[string]any{"employment_months": m.employment, "first_transaction": m.firstTx}
+	life.AvgMonthlyEarnings = perMonth(life.TotalEarnings, m.employment)
+	out[AggLifetime] = life
+}
+
+// driverCurrency is the driver's main currency as of ref: the company's
+// when the driver has transactions in it, else the one with the most.
+func (s *Service) driverCurrency(ctx context.Context, p auth.Principal, d tenants.DriverRef, ref civil.Date) (string, error) {
+	sums, err := currencyCounts(ctx, s.db, d, ref)
+	if err != nil {
+		return "", err
+	}
+	return mainCurrency(sums, companyCurrency(p)), nil
 }
 
 func monthAmount(month *string, net *money.Amount) *MonthAmount {
@@ -210,29 +170,4 @@ func perMonth(earnings money.Amount, months int) money.Amount {
 		return money.Zero
 	}
 	return money.New(earnings.Decimal().DivRound(decimal.NewFromInt(int64(months)), money.Places))
-}
-
-// driverCurrency is the driver's main currency as of ref: the company's
-// when the driver has transactions in it, else the one with the most.
-func (s *Service) driverCurrency(ctx context.Context, p auth.Principal, d tenants.DriverRef, ref civil.Date) (string, error) {
-	rows, err := s.db.Query(ctx, `
-		SELECT currency, count(*) FROM finance_transactions
-		WHERE company_id = $1 AND driver_id = $2 AND deleted_at IS NULL AND status <> 'cancelled' AND transaction_date <= $3
-		GROUP BY currency`, d.CompanyID, d.ID, ref)
-	if err != nil {
-		return "", fmt.Errorf("currencies of driver %s: %w", d.ID, err)
-	}
-	defer rows.Close()
-	var sums []Summary
-	for rows.Next() {
-		var sm Summary
-		if err := rows.Scan(&sm.Currency, &sm.rows); err != nil {
-			return "", fmt.Errorf("scan currency: %w", err)
-		}
-		sums = append(sums, sm)
-	}
-	if err := rows.Err(); err != nil {
-		return "", fmt.Errorf("currencies of driver %s: %w", d.ID, err)
-	}
-	return mainCurrency(sums, companyCurrency(p)), nil
 }

@@ -10,8 +10,6 @@ package finance
 import (
 	"context"
 	"errors"
-	"fmt"
-	"strings"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -20,6 +18,7 @@ import (
 
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/tenants"
 )
@@ -138,7 +137,14 @@ func contains(list []string, s string) bool {
 func checkValues(v *apperr.Validation, field string, values, allowed []string) {
 	for _, x := range values {
 		if !contains(allowed, x) {
-			v.Add(field, fmt.Sprintf("The selected %s %q is invalid; allowed: %s.", field, x, strings.Join(allowed, ", ")))
+			v.Add(field, "msg.finance_read.value_invalid", "field", field, "value", x, "allowed", allowed)
 		}
 	}
 }
+
+// fieldName is a finance field's name as messages show it: the catalogue's
+// "field.finance.<name>" ("transaction_date" → "transaction date").
+func fieldName(name string) i18n.Message { return i18n.M("field.finance." + name) }
+
+// penaltyState is a penalty status as messages show it ("state.penalty.<status>").
+func penaltyState(status string) i18n.Message { return i18n.M("state.penalty." + status) }

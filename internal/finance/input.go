@@ -2,13 +2,10 @@ package finance
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/google/uuid"
 
-	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/auth"
-	"github.com/konvoj/konvoj/internal/tenants"
 )
 
 // Op names an operation of the finance area for InputError: the action it
@@ -58,17 +55,4 @@ func (s *Service) InputError(ctx context.Context, p auth.Principal, op Op, drive
 		return err
 	}
 	return inputErr
-}
-
-// periodExists gives 404 unless the period is one of the driver's.
-func (s *Service) periodExists(ctx context.Context, d tenants.DriverRef, periodID uuid.UUID) error {
-	var exists bool
-	if err := s.db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM finance_periods WHERE company_id = $1 AND driver_id = $2 AND id = $3)`,
-		d.CompanyID, d.ID, periodID).Scan(&exists); err != nil {
-		return fmt.Errorf("find period %s: %w", periodID, err)
-	}
-	if !exists {
-		return apperr.NotFound("Finance period")
-	}
-	return nil
 }

@@ -2,17 +2,16 @@ package finance
 
 import (
 	"context"
-	"fmt"
 	"sort"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/money"
 	"github.com/konvoj/konvoj/internal/postgres"
+	"github.com/konvoj/konvoj/internal/tenants"
 )
 
 // Summary is the money of a set of transactions in one currency, over every
@@ -68,78 +67,22 @@ func (s *Service) ListTransactions(ctx context.Context, p auth.Principal, driver
 		return TransactionList{}, err
 	}
 	var v apperr.Validation
-	checkValues(&v, "type", f.Types, TransactionTypes)
-	checkValues(&v, "status", f.Statuses, Statuses)
-	if f.Currency != "" {
-		c, ok := money.NormalizeCurrency(f.Currency)
-		if !ok {
-			v.Add("currency", "The currency must be a 3-letter ISO 4217 code.")
-		}
-		f.Currency = c
-	}
+	f = f.check(&v)
 	main := f.Currency
-	if f.From != nil && f.To != nil && f.To.Before(*f.From) {
-		v.Add("to_date", "The to_date must not be before from_date.")
-	}
 	if f.PeriodID != nil {
-		// A period stands for its dates and currency, so the filter works for
-		// weekly and quarterly periods as well as the monthly one a
-		// transaction is linked to.
-		var start, end civil.Date
-		var currency string
-		err := s.db.QueryRow(ctx, `SELECT period_start, period_end, currency FROM finance_periods WHERE company_id = $1 AND driver_id = $2 AND id = $3`,
-			d.CompanyID, d.ID, *f.PeriodID).Scan(&start, &end, &currency)
-		switch {
-		case postgres.IsNotFound(err):
-			v.Add("period_id", "The selected period_id is not a period of this driver.")
-		case err != nil:
-			return TransactionList{}, fmt.Errorf("read period %s: %w", *f.PeriodID, err)
-		default:
-			if f.From == nil || f.From.Before(start) {
-				f.From = &start
-			}
-			if f.To == nil || f.To.After(end) {
-				f.To = &end
-			}
-			if f.Currency == "" {
-				main, f.Currency = currency, currency
-			} else if f.Currency != currency {
-				f.Currency = "-" // no row has this currency: an empty result
-			}
+		if f, main, err = s.withinPeriod(ctx, d, f, &v); err != nil {
+			return TransactionList{}, err
 		}
 	}
 	if err := v.Err(); err != nil {
 		return TransactionList{}, err
 	}
-
-	where := `
-		WHERE t.company_id = $1 AND t.driver_id = $2 AND t.deleted_at IS NULL
-			AND (COALESCE(cardinality($3::text[]), 0) = 0 OR t.transaction_type = ANY($3))
-			AND (COALESCE(cardinality($4::text[]), 0) = 0 OR t.status = ANY($4))
-			AND ($5::date IS NULL OR t.transaction_date >= $5)
-			AND ($6::date IS NULL OR t.transaction_date <= $6)
-			AND ($7 = '' OR t.currency = $7)`
-	args := []any{d.CompanyID, d.ID, f.Types, f.Statuses, f.From, f.To, f.Currency}
-
-	rows, err := s.db.Query(ctx, `SELECT t.currency, count(*), `+summarySQL+` FROM finance_transactions t `+where+
-		` GROUP BY t.currency ORDER BY t.currency`, args...)
-	if err != nil {
-		return TransactionList{}, fmt.Errorf("summarise transactions of driver %s: %w", driverID, err)
+	out := TransactionList{Transactions: []Transaction{}}
+	if out.Summaries, err = transactionSums(ctx, s.db, d.CompanyID, d.ID, f); err != nil {
+		return TransactionList{}, err
 	}
-	out := TransactionList{Summaries: []Summary{}}
-	for rows.Next() {
-		var sm Summary
-		if err := rows.Scan(&sm.Currency, &sm.rows, &sm.TotalEarnings, &sm.TotalDeductions, &sm.TotalPenalties); err != nil {
-			rows.Close()
-			return TransactionList{}, fmt.Errorf("scan summary: %w", err)
-		}
-		sm.NetAmount = sm.TotalEarnings.Sub(sm.TotalDeductions).Sub(sm.TotalPenalties)
+	for _, sm := range out.Summaries {
 		out.Total += sm.rows
-		out.Summaries = append(out.Summaries, sm)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return TransactionList{}, fmt.Errorf("summarise transactions of driver %s: %w", driverID, err)
 	}
 	if main == "" {
 		main = mainCurrency(out.Summaries, companyCurrency(p))
@@ -150,22 +93,58 @@ func (s *Service) ListTransactions(ctx context.Context, p auth.Principal, driver
 			out.Summary = sm
 		}
 	}
-
-	out.Transactions = []Transaction{}
 	if out.Total == 0 || (f.Page-1)*f.PerPage >= out.Total {
 		return out, nil
 	}
-	rows, err = s.db.Query(ctx, txQuery+where+`
-		ORDER BY t.transaction_date DESC, t.created_at DESC, t.id DESC
-		LIMIT $8 OFFSET $9`, append(args, f.PerPage, (f.Page-1)*f.PerPage)...)
-	if err != nil {
-		return TransactionList{}, fmt.Errorf("list transactions of driver %s: %w", driverID, err)
-	}
-	out.Transactions, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Transaction, error) { return scanTransaction(r) })
-	if err != nil {
-		return TransactionList{}, fmt.Errorf("list transactions of driver %s: %w", driverID, err)
+	if out.Transactions, err = listTransactionRows(ctx, s.db, d.CompanyID, d.ID, f); err != nil {
+		return TransactionList{}, err
 	}
 	return out, nil
+}
+
+// check validates the filter's values and normalises its currency.
+func (f TransactionFilter) check(v *apperr.Validation) TransactionFilter {
+	checkValues(v, "type", f.Types, TransactionTypes)
+	checkValues(v, "status", f.Statuses, Statuses)
+	if f.Currency != "" {
+		c, ok := money.NormalizeCurrency(f.Currency)
+		if !ok {
+			v.Add("currency", "msg.common.currency")
+		}
+		f.Currency = c
+	}
+	if f.From != nil && f.To != nil && f.To.Before(*f.From) {
+		v.Add("to_date", "msg.finance_read.to_before_from")
+	}
+	return f
+}
+
+// withinPeriod narrows the filter to the period's dates and currency: a
+// period stands for them, so the filter works for weekly and quarterly
+// periods as well as the monthly one a transaction is linked to. It
+// returns the narrowed filter and the main currency of the summary.
+func (s *Service) withinPeriod(ctx context.Context, d tenants.DriverRef, f TransactionFilter, v *apperr.Validation) (TransactionFilter, string, error) {
+	main := f.Currency
+	per, err := periodSpan(ctx, s.db, d.CompanyID, d.ID, *f.PeriodID)
+	switch {
+	case postgres.IsNotFound(err):
+		v.Add("period_id", "msg.finance_read.period_unknown")
+		return f, main, nil
+	case err != nil:
+		return f, main, err
+	}
+	if f.From == nil || f.From.Before(per.PeriodStart) {
+		f.From = &per.PeriodStart
+	}
+	if f.To == nil || f.To.After(per.PeriodEnd) {
+		f.To = &per.PeriodEnd
+	}
+	if f.Currency == "" {
+		main, f.Currency = per.Currency, per.Currency
+	} else if f.Currency != per.Currency {
+		f.Currency = "-" // no row has this currency: an empty result
+	}
+	return f, main, nil
 }
 
 // mainCurrency picks the currency a single summary is given in: the

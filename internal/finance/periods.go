@@ -13,7 +13,6 @@ import (
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/money"
-	"github.com/konvoj/konvoj/internal/postgres"
 )
 
 // Period is a driver's pay period in one currency. Its totals cover the
@@ -42,22 +41,6 @@ type Period struct {
 	UpdatedAt         time.Time    `json:"updated_at"`
 }
 
-var periodQuery = `
-	SELECT fp.id, fp.company_id, fp.driver_id, fp.period_type, fp.period_start, fp.period_end, fp.status,
-		fp.total_earnings, fp.total_deductions, fp.net_amount, fp.currency, fp.transactions_count,
-		fp.closed_at, ` + userName("cu") + `, fp.paid_at, ` + userName("pu") + `, fp.created_at, fp.updated_at
-	FROM finance_periods fp
-	LEFT JOIN users cu ON cu.id = fp.closed_by
-	LEFT JOIN users pu ON pu.id = fp.paid_by`
-
-func scanPeriod(row pgx.Row) (Period, error) {
-	var p Period
-	err := row.Scan(&p.ID, &p.CompanyID, &p.DriverID, &p.PeriodType, &p.PeriodStart, &p.PeriodEnd, &p.Status,
-		&p.TotalEarnings, &p.TotalDeductions, &p.NetAmount, &p.Currency, &p.TransactionsCount,
-		&p.ClosedAt, &p.ClosedBy, &p.PaidAt, &p.PaidBy, &p.CreatedAt, &p.UpdatedAt)
-	return p, err
-}
-
 // PeriodFilter narrows the period list.
 type PeriodFilter struct {
 	Types    []string
@@ -75,26 +58,12 @@ func (s *Service) ListPeriods(ctx context.Context, p auth.Principal, driverID uu
 	checkValues(&v, "period_type", f.Types, PeriodTypes)
 	checkValues(&v, "status", f.Statuses, PeriodStatuses)
 	if f.Year != nil && (*f.Year < 1900 || *f.Year > 2200) {
-		v.Add("year", "The year must be between 1900 and 2200.")
+		v.Add("year", "msg.finance_read.year")
 	}
 	if err := v.Err(); err != nil {
 		return nil, err
 	}
-	rows, err := s.db.Query(ctx, periodQuery+`
-		WHERE fp.company_id = $1 AND fp.driver_id = $2
-			AND (COALESCE(cardinality($3::text[]), 0) = 0 OR fp.period_type = ANY($3))
-			AND (COALESCE(cardinality($4::text[]), 0) = 0 OR fp.status = ANY($4))
-			AND ($5::int IS NULL OR fp.period_start >= make_date($5, 1, 1) AND fp.period_start < make_date($5 + 1, 1, 1))
-		ORDER BY fp.period_start DESC, fp.period_end DESC, fp.currency, fp.id`,
-		d.CompanyID, d.ID, f.Types, f.Statuses, f.Year)
-	if err != nil {
-		return nil, fmt.Errorf("list periods of driver %s: %w", driverID, err)
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Period, error) { return scanPeriod(r) })
-	if err != nil {
-		return nil, fmt.Errorf("list periods of driver %s: %w", driverID, err)
-	}
-	return out, nil
+	return listPeriodRows(ctx, s.db, d.CompanyID, d.ID, f)
 }
 
 // ClosePeriod moves an open period to closed: nothing dated inside it may
@@ -110,6 +79,8 @@ func (s *Service) PayPeriod(ctx context.Context, p auth.Principal, driverID, per
 	return s.movePeriod(ctx, p, driverID, periodID, PeriodClosed, PeriodPaid, paymentDate)
 }
 
+// movePeriod moves a period of the driver from one status to the next;
+// paying also pays its approved transactions.
 func (s *Service) movePeriod(ctx context.Context, p auth.Principal, driverID, periodID uuid.UUID, from, to string, paymentDateRaw *string) (Period, error) {
 	d, err := s.driverFor(ctx, p, auth.PeriodsManage, driverID)
 	if err != nil {
@@ -122,25 +93,20 @@ func (s *Service) movePeriod(ctx context.Context, p auth.Principal, driverID, pe
 	if paymentDateRaw != nil && *paymentDateRaw != "" {
 		pd, err := civil.Parse(*paymentDateRaw)
 		if err != nil {
-			return Period{}, apperr.Invalid("payment_date", "The payment_date field must be a valid date (YYYY-MM-DD).")
+			return Period{}, apperr.Invalid("payment_date", "msg.common.date_iso", "field", fieldName("payment_date"))
 		}
 		payDate = pd
 	}
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
-		cur, err := scanPeriod(tx.QueryRow(ctx, periodQuery+` WHERE fp.company_id = $1 AND fp.id = $2 FOR UPDATE OF fp`, d.CompanyID, periodID))
+		cur, err := getPeriod(ctx, tx, d.CompanyID, periodID, true)
 		if err != nil {
-			return fmt.Errorf("lock period %s: %w", periodID, err)
+			return err
 		}
 		if cur.Status != from {
-			return apperr.Conflict("The period is %s; only an %s period can be marked %s.", cur.Status, from, to)
+			return apperr.Conflict("msg.finance.period_move", "status", cur.Status, "from", from, "to", to)
 		}
-		if to == PeriodClosed {
-			_, err = tx.Exec(ctx, `UPDATE finance_periods SET status = 'closed', closed_at = now(), closed_by = $2 WHERE id = $1`, periodID, userID(p))
-		} else {
-			_, err = tx.Exec(ctx, `UPDATE finance_periods SET status = 'paid', paid_at = now(), paid_by = $2 WHERE id = $1`, periodID, userID(p))
-		}
-		if err != nil {
-			return fmt.Errorf("mark period %s %s: %w", periodID, to, err)
+		if err := markPeriod(ctx, tx, periodID, to, userID(p)); err != nil {
+			return err
 		}
 		if err := audit.Record(ctx, tx, p, audit.Entry{EntityType: "finance_period", EntityID: periodID, Action: "period." + to,
 			OldValues: map[string]any{"status": from}, NewValues: map[string]any{"status": to}}); err != nil {
@@ -154,29 +120,16 @@ func (s *Service) movePeriod(ctx context.Context, p auth.Principal, driverID, pe
 	if err != nil {
 		return Period{}, err
 	}
-	out, err := scanPeriod(s.db.QueryRow(ctx, periodQuery+` WHERE fp.company_id = $1 AND fp.id = $2`, d.CompanyID, periodID))
-	if err != nil {
-		return Period{}, fmt.Errorf("read period %s: %w", periodID, err)
-	}
-	return out, nil
+	return getPeriod(ctx, s.db, d.CompanyID, periodID, false)
 }
 
 // payApproved marks the period's approved transactions paid, with an audit
 // row each. The period row is locked, so no transaction dated inside it can
 // change meanwhile.
 func payApproved(ctx context.Context, tx pgx.Tx, p auth.Principal, per Period, payDate civil.Date) error {
-	rows, err := tx.Query(ctx, `
-		UPDATE finance_transactions SET status = 'paid', paid_by = $6, paid_at = now(), payment_date = $7
-		WHERE company_id = $1 AND driver_id = $2 AND currency = $3 AND transaction_date BETWEEN $4 AND $5
-			AND status = 'approved' AND deleted_at IS NULL
-		RETURNING id`,
-		per.CompanyID, per.DriverID, per.Currency, per.PeriodStart, per.PeriodEnd, userID(p), payDate)
+	ids, err := payApprovedRows(ctx, tx, per, userID(p), payDate)
 	if err != nil {
-		return fmt.Errorf("pay transactions of period %s: %w", per.ID, err)
-	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
-	if err != nil {
-		return fmt.Errorf("pay transactions of period %s: %w", per.ID, err)
+		return err
 	}
 	for _, id := range ids {
 		if err := audit.Record(ctx, tx, p, audit.Entry{EntityType: "finance_transaction", EntityID: id, Action: "updated",
@@ -201,47 +154,6 @@ func (sl slot) same(o slot) bool {
 // lockedPeriods are the periods covering some slots, locked FOR UPDATE.
 type lockedPeriods []Period
 
-// lockPeriods makes sure the driver has a monthly period for the slot
-// `place` (when given) and then locks every period of the driver, of any
-// type, covering any of the slots, in id order. The lock serialises every
-// change dated inside a period, so totals recomputed while holding it never
-// miss a concurrent change.
-//
-// The monthly period is created with INSERT ... ON CONFLICT DO NOTHING: two
-// requests racing to create it both end up locking the same row.
-func lockPeriods(ctx context.Context, tx pgx.Tx, companyID, driverID uuid.UUID, place *slot, slots ...slot) (lockedPeriods, error) {
-	if place != nil {
-		_, err := tx.Exec(ctx, `
-			INSERT INTO finance_periods (company_id, driver_id, period_type, period_start, period_end, currency)
-			VALUES ($1, $2, 'monthly', $3, $4, $5)
-			ON CONFLICT ON CONSTRAINT finance_periods_driver_period_key DO NOTHING`,
-			companyID, driverID, place.Date.MonthStart(), place.Date.MonthEnd(), place.Currency)
-		if err != nil {
-			return nil, fmt.Errorf("create monthly period %s of driver %s: %w", place.Date.MonthStart(), driverID, err)
-		}
-		slots = append(slots, *place)
-	}
-	dates := make([]civil.Date, len(slots))
-	currencies := make([]string, len(slots))
-	for i, sl := range slots {
-		dates[i], currencies[i] = sl.Date, sl.Currency
-	}
-	rows, err := tx.Query(ctx, periodQuery+`
-		WHERE fp.company_id = $1 AND fp.driver_id = $2
-			AND EXISTS (SELECT 1 FROM unnest($3::date[], $4::text[]) AS s(d, c)
-				WHERE fp.currency = s.c AND s.d BETWEEN fp.period_start AND fp.period_end)
-		ORDER BY fp.id
-		FOR UPDATE OF fp`, companyID, driverID, dates, currencies)
-	if err != nil {
-		return nil, fmt.Errorf("lock periods of driver %s: %w", driverID, err)
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Period, error) { return scanPeriod(r) })
-	if err != nil {
-		return nil, fmt.Errorf("lock periods of driver %s: %w", driverID, err)
-	}
-	return out, nil
-}
-
 // monthly returns the id of the locked monthly period holding the slot.
 func (ps lockedPeriods) monthly(sl slot) (uuid.UUID, error) {
 	for _, p := range ps {
@@ -261,43 +173,10 @@ func (ps lockedPeriods) checkOpen(slots ...slot) error {
 		}
 		for _, sl := range slots {
 			if sl.Currency == p.Currency && !sl.Date.Before(p.PeriodStart) && !sl.Date.After(p.PeriodEnd) {
-				return apperr.Conflict("The %s period %s – %s (%s) is %s; nothing dated inside it can be created or changed.",
-					p.PeriodType, p.PeriodStart, p.PeriodEnd, p.Currency, p.Status)
+				return apperr.Conflict("msg.finance.period_closed", "type", p.PeriodType, "start", p.PeriodStart,
+					"end", p.PeriodEnd, "currency", p.Currency, "status", p.Status)
 			}
 		}
-	}
-	return nil
-}
-
-// recompute sets the totals of the locked periods from their transactions,
-// in one statement, inside the change's transaction.
-func (ps lockedPeriods) recompute(ctx context.Context, tx postgres.DBTX) error {
-	if len(ps) == 0 {
-		return nil
-	}
-	ids := make([]uuid.UUID, len(ps))
-	for i, p := range ps {
-		ids[i] = p.ID
-	}
-	_, err := tx.Exec(ctx, `
-		UPDATE finance_periods fp SET
-			total_earnings = s.earnings, total_deductions = s.deductions,
-			net_amount = s.earnings - s.deductions, transactions_count = s.n
-		FROM (
-			SELECT p.id,
-				COALESCE(sum(t.amount) FILTER (WHERE t.amount > 0), 0) AS earnings,
-				COALESCE(-sum(t.amount) FILTER (WHERE t.amount < 0), 0) AS deductions,
-				count(t.id) AS n
-			FROM finance_periods p
-			LEFT JOIN finance_transactions t ON t.company_id = p.company_id AND t.driver_id = p.driver_id
-				AND t.currency = p.currency AND t.transaction_date BETWEEN p.period_start AND p.period_end
-				AND t.deleted_at IS NULL AND t.status <> 'cancelled'
-			WHERE p.id = ANY($1)
-			GROUP BY p.id
-		) s
-		WHERE fp.id = s.id`, ids)
-	if err != nil {
-		return fmt.Errorf("recompute period totals: %w", err)
 	}
 	return nil
 }

@@ -188,12 +188,4 @@ func init() {
 		"pager.page":  "Strana {page} z {last}",
 	})
 
-	// English service messages the pages show, in Czech.
-	AddMessages(CS, map[string]string{
-		"The selected language is invalid.":                                                   "Vybraný jazyk není platný.",
-		"The company id must be a UUID.":                                                      "Identifikátor firmy musí být UUID.",
-		"The selected role is invalid.":                                                       "Vybraná role není platná.",
-		"The email must be a valid email address.":                                            "E-mail musí být platná e-mailová adresa.",
-		"The form has expired or did not come from this site. Reload the page and try again.": "Formulář vypršel nebo nepochází z tohoto webu. Načtěte stránku znovu a zkuste to ještě jednou.",
-	})
 }

@@ -5,7 +5,7 @@ package i18n
 // penalties, files).
 func init() {
 	Add(EN, map[string]string{
-		"driver.history":                  "History of changes",
+		"audit.driver_history":            "History of changes",
 		"audit.filters":                   "Filter the audit log",
 		"audit.filter.user":               "Who",
 		"audit.filter.any_user":           "Anyone",
@@ -80,7 +80,7 @@ func init() {
 		"audit.status.closed":    "Closed",
 	})
 	Add(CS, map[string]string{
-		"driver.history":                  "Historie změn",
+		"audit.driver_history":            "Historie změn",
 		"audit.filters":                   "Filtrovat historii změn",
 		"audit.filter.user":               "Kdo",
 		"audit.filter.any_user":           "Kdokoli",

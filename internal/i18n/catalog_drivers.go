@@ -1,11 +1,7 @@
 package i18n
 
-import "fmt"
-
 // The drivers list, the driver page and form, documents, uploads and the
-// version history; and the Czech translations of every message the drivers
-// and documents services return (a test in web/pages runs the services with
-// bad input and checks each message has one).
+// version history.
 func init() {
 	Add(EN, map[string]string{
 		"shell.breadcrumbs":              "Breadcrumbs",
@@ -329,90 +325,4 @@ func init() {
 		"history.download": "Stáhnout",
 		"history.unknown":  "Neznámý uživatel",
 	})
-	AddMessages(CS, serviceMessagesCS())
-}
-
-// fieldNamesCS are the driver fields as the drivers service names them in
-// messages ("first name"), in Czech.
-var fieldNamesCS = map[string]string{
-	"office id": "Pobočka", "first name": "Jméno", "last name": "Příjmení", "middle name": "Druhé jméno",
-	"birth date": "Datum narození", "citizenship": "Státní občanství", "rodne cislo": "Rodné číslo",
-	"email": "E-mail", "phone": "Telefon", "registration address": "Adresa trvalého bydliště",
-	"residence address": "Adresa pobytu", "status": "Stav", "hire date": "Datum nástupu",
-	"fire date": "Datum ukončení", "contract from": "Smlouva od", "contract to": "Smlouva do",
-	"contract indefinite": "Smlouva na dobu neurčitou", "work location": "Místo výkonu práce",
-	"bank country": "Země banky", "bank account": "Číslo účtu", "iban": "IBAN", "swift": "SWIFT / BIC",
-}
-
-// documentFieldsCS are the document fields as the documents service names
-// them in messages ("valid_until").
-var documentFieldsCS = map[string]string{
-	"file": "Soubor", "number": "Číslo", "country": "Země vydání", "valid_from": "Platnost od",
-	"valid_until": "Platnost do", "meta": "Doplňující údaje",
-}
-
-// serviceMessagesCS translates the drivers and documents services'
-// messages. The services build some from a pattern and a field name; the
-// same patterns are expanded here for every field.
-func serviceMessagesCS() map[string]string {
-	m := map[string]string{
-		// drivers: fixed messages
-		"The selected status is invalid.":                                                                           "Vybraný stav není platný.",
-		"The contract indefinite field must be true or false.":                                                      "Pole „Smlouva na dobu neurčitou“ musí být ano, nebo ne.",
-		"The iban must be a valid IBAN.":                                                                            "IBAN není platný: zkontrolujte, že je opsaný celý a bez překlepu.",
-		"The swift must be a valid BIC (SWIFT) code of 8 or 11 characters.":                                         "SWIFT / BIC musí být platný kód o 8 nebo 11 znacích.",
-		"The flags must be an object.":                                                                              "Příznaky musí být objekt.",
-		"The flags.pas_souhlas field must be true or false.":                                                        "Příznak pas_souhlas musí být ano, nebo ne.",
-		"The flags.propiska_cz field must be true or false.":                                                        "Příznak propiska_cz musí být ano, nebo ne.",
-		"The contract from must be a date before contract to.":                                                      "Začátek smlouvy musí být před jejím koncem.",
-		"The contract to must be a date after contract from.":                                                       "Konec smlouvy musí být po jejím začátku.",
-		"The fire date must be a date after or equal to hire date.":                                                 "Datum ukončení nesmí být před datem nástupu.",
-		"The hire date must be a date before or equal to fire date.":                                                "Datum nástupu nesmí být po datu ukončení.",
-		"The selected office id is invalid.":                                                                        "Vybraná pobočka neexistuje.",
-		"The email has already been taken.":                                                                         "Tento e-mail už má jiný řidič.",
-		"The citizenship must hold ISO 3166-1 alpha-2 country codes.":                                               "Občanství musí být dvoupísmenné kódy zemí (ISO 3166-1).",
-		"The selected document status is invalid.":                                                                  "Vybraný stav dokladů není platný.",
-		"The selected sort by is invalid. Allowed: internal_number, last_name, hire_date, created_at, next_expiry.": "Zvolené řazení není platné.",
-		"The document due within must be between 1 and 366 days.":                                                   "Lhůta vypršení dokladů musí být 1 až 366 dní.",
-		"The selected sort order is invalid. Allowed: asc, desc.":                                                   "Zvolený směr řazení není platný.",
-		"The search may not be greater than 100 characters.":                                                        "Hledaný text může mít nejvýše 100 znaků.",
-		"The cursor is invalid or has been tampered with.":                                                          "Odkaz na stránku seznamu je neplatný.",
-
-		// documents: fixed messages
-		"The valid_until must be a date after or equal to valid_from.":                            "Platnost do nesmí být před platností od.",
-		"The number contains characters that are not allowed.":                                    "Číslo obsahuje nepovolené znaky.",
-		"The number may not be greater than 100 characters.":                                      "Číslo může mít nejvýše 100 znaků.",
-		"The country must be an ISO 3166-1 alpha-2 code, such as CZ.":                             "Země musí být dvoupísmenný kód ISO 3166-1, například CZ.",
-		"The meta object may not be larger than 64 KiB.":                                          "Doplňující údaje mohou mít nejvýše 64 KiB.",
-		"The meta field must be a JSON object.":                                                   "Doplňující údaje musí být objekt JSON.",
-		"The file field is required.":                                                             "Vyberte soubor.",
-		"The file type is not allowed. Upload a PDF, JPEG, PNG, HEIC/HEIF or WebP file.":          "Tento typ souboru nelze nahrát. Nahrajte soubor PDF, JPEG, PNG, HEIC/HEIF nebo WebP.",
-		"The upload could not be read: the multipart/form-data body is malformed or ended early.": "Nahrávání se nepodařilo přečíst: přenos se přerušil. Zkuste to znovu.",
-		"Send the upload as multipart/form-data with the file in the part named file.":            "Soubor se nepodařilo přijmout. Zkuste to znovu.",
-	}
-	// drivers: messages built from a field name
-	lengths := map[string]int{"first name": 100, "last name": 100, "middle name": 100, "rodne cislo": 20,
-		"phone": 50, "work location": 50, "bank account": 50, "email": 255}
-	for en, cs := range fieldNamesCS {
-		m[fmt.Sprintf("The %s field is required.", en)] = fmt.Sprintf("Vyplňte pole „%s“.", cs)
-		m[fmt.Sprintf("The %s must be a string.", en)] = fmt.Sprintf("Pole „%s“ musí být text.", cs)
-		m[fmt.Sprintf("The %s is not a valid date.", en)] = fmt.Sprintf("Pole „%s“ neobsahuje platné datum.", cs)
-		m[fmt.Sprintf("The %s must be a valid ISO 3166-1 alpha-2 country code.", en)] = fmt.Sprintf("Pole „%s“ musí být platný dvoupísmenný kód země (ISO 3166-1).", cs)
-		m[fmt.Sprintf("The %s must be a valid UUID.", en)] = fmt.Sprintf("Pole „%s“ neobsahuje platný identifikátor.", cs)
-		if n, ok := lengths[en]; ok {
-			m[fmt.Sprintf("The %s may not be greater than %d characters.", en, n)] = fmt.Sprintf("Pole „%s“ může mít nejvýše %d znaků.", cs, n)
-		}
-	}
-	// documents: messages built from a field name
-	for en, cs := range documentFieldsCS {
-		m["The "+en+" field is given more than once."] = fmt.Sprintf("Pole „%s“ je v požadavku vícekrát.", cs)
-		m["The "+en+" must be a string."] = fmt.Sprintf("Pole „%s“ musí být text.", cs)
-		m["The "+en+" is not a valid date (YYYY-MM-DD)."] = fmt.Sprintf("Pole „%s“ neobsahuje platné datum.", cs)
-		limit := 1 << 10
-		if en == "meta" {
-			limit = 64 << 10
-		}
-		m[fmt.Sprintf("The %s field may not be longer than %d bytes.", en, limit)] = fmt.Sprintf("Pole „%s“ může mít nejvýše %d bajtů.", cs, limit)
-	}
-	return m
 }

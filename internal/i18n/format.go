@@ -1,6 +1,7 @@
 package i18n
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -16,7 +17,7 @@ const nbsp = "\u00a0"
 var monthsEN = [...]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
 
 // Date formats a calendar day: cs "21. 11. 2026", en "21 Nov 2026"
-// (the spaces are non-breaking).
+// (the spaces are non-breaking), pl, uk and ro "21.11.2026".
 func (l Lang) Date(d civil.Date) string {
 	if d.IsZero() {
 		return ""
@@ -46,22 +47,26 @@ func (l Lang) DateTime(t time.Time, loc *time.Location) string {
 		t = t.In(loc)
 	}
 	day := l.date(t.Year(), t.Month(), t.Day())
-	if l == CS {
-		return day + " " + t.Format("15:04")
+	if l == EN {
+		return day + ", " + t.Format("15:04")
 	}
-	return day + ", " + t.Format("15:04")
+	return day + " " + t.Format("15:04")
 }
 
 func (l Lang) date(y int, m time.Month, d int) string {
-	if l == CS {
+	switch l {
+	case CS:
 		return itoa(d) + "." + nbsp + itoa(int(m)) + "." + nbsp + itoa(y)
+	case EN:
+		return itoa(d) + nbsp + monthsEN[m-1] + nbsp + itoa(y)
 	}
-	return itoa(d) + nbsp + monthsEN[m-1] + nbsp + itoa(y)
+	return fmt.Sprintf("%02d.%02d.%d", d, int(m), y)
 }
 
 // Money formats an amount with two decimals: cs "1 250,00 Kč" (space as the
 // thousands separator, decimal comma, symbol after), en "CZK 1,250.00"
-// (currency code first). Negative amounts start with a minus sign.
+// (currency code first), pl and uk "1 250,00 CZK", ro "1.250,00 CZK".
+// Negative amounts start with a minus sign.
 func (l Lang) Money(amount decimal.Decimal, currency string) string {
 	currency = strings.ToUpper(strings.TrimSpace(currency))
 	neg := amount.IsNegative()
@@ -71,7 +76,8 @@ func (l Lang) Money(amount decimal.Decimal, currency string) string {
 	if neg && !amount.Round(2).IsZero() {
 		sign = "-"
 	}
-	if l == CS {
+	switch l {
+	case CS:
 		sym := currency
 		switch currency {
 		case "CZK":
@@ -80,6 +86,10 @@ func (l Lang) Money(amount decimal.Decimal, currency string) string {
 			sym = "€"
 		}
 		return sign + group(whole, nbsp) + "," + frac + nbsp + sym
+	case RO:
+		return sign + group(whole, ".") + "," + frac + nbsp + currency
+	case PL, UK:
+		return sign + group(whole, nbsp) + "," + frac + nbsp + currency
 	}
 	return sign + currency + nbsp + group(whole, ",") + "." + frac
 }

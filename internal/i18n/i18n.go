@@ -1,11 +1,17 @@
-// Package i18n holds the web pages' message catalogues (English and Czech)
-// and the language-aware formatting of dates and money. A message is found
-// by a dotted key ("nav.drivers", "drivers.field.first_name"); {name}
-// placeholders are filled from name/value pairs. There are no plural rules:
-// texts are written so that one form reads well ("Drivers: 3").
+// Package i18n holds the text catalogues (the pages' texts and the
+// services' messages) and the language-aware formatting of dates and money.
+// A text is found by a dotted key ("nav.drivers", "msg.drivers.iban");
+// {name} placeholders are filled from name/value pairs. There are no plural
+// rules: texts are written so that one form reads well ("Drivers: 3").
 //
-// Each area keeps its texts in its own file (catalog_<area>.go) that adds
-// both languages in an init function, so areas never edit the same lines.
+// English and Czech hold every key. Polish, Ukrainian and Romanian hold
+// everything a driver sees; a key used only by office staff (StaffOnly)
+// may be missing there and then falls back to English. Tests check both
+// rules (see docs/development.md, "Adding a text or a message").
+//
+// Each area keeps its English and Czech texts in its own file
+// (catalog_<area>.go, messages_<area>.go); the driver languages have one
+// file each (catalog_pl.go, catalog_uk.go, catalog_ro.go).
 package i18n
 
 import (
@@ -22,13 +28,50 @@ type Lang string
 const (
 	EN Lang = "en"
 	CS Lang = "cs"
+	PL Lang = "pl"
+	UK Lang = "uk"
+	RO Lang = "ro"
 )
 
 // Default is used when nothing else says which language to speak.
 const Default = EN
 
 // Langs lists the supported languages in the order the switch shows them.
-var Langs = []Lang{CS, EN}
+var Langs = []Lang{CS, EN, PL, UK, RO}
+
+// Complete are the languages that hold every key; the others hold what a
+// driver sees and fall back to English for the rest.
+var Complete = []Lang{EN, CS}
+
+// StaffOnly are the key prefixes of texts only office staff see (HR,
+// accountants, dispatchers, admins): the drivers list, the audit log, the
+// development sign-in, creating and deleting drivers, and the messages of
+// the rules a driver cannot reach (transactions and pay periods, the rating
+// configuration, companies, the drivers list) or meets only through the
+// API, which answers in English anyway (request parsing).
+// Polish, Ukrainian and Romanian may leave them out (English is shown).
+var StaffOnly = []string{
+	"drivers.", "audit.", "devlogin.", "nav.drivers", "nav.audit",
+	"driver.new.", "driver.delete", "driver.created", "driver.deleted", "driver.edit.intro",
+	"msg.api.", "msg.list.", "msg.tenants.", "msg.audit.", "msg.finance.", "msg.rating.", "msg.auth.role",
+	"field.tenant.", "field.company_id",
+}
+
+// IsStaffOnly reports whether key is a text only office staff see.
+func IsStaffOnly(key string) bool {
+	for _, p := range StaffOnly {
+		if strings.HasPrefix(key, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// names are the languages' own names, as the language switch shows them.
+var names = map[Lang]string{CS: "Čeština", EN: "English", PL: "Polski", UK: "Українська", RO: "Română"}
+
+// Name is the language's name in itself ("Polski").
+func (l Lang) Name() string { return names[l] }
 
 // Parse reports whether s names a supported language.
 func Parse(s string) (Lang, bool) {
@@ -68,10 +111,7 @@ func FromAcceptLanguage(header string) (Lang, bool) {
 
 var (
 	mu       sync.RWMutex
-	catalogs = map[Lang]map[string]string{EN: {}, CS: {}}
-	// messages translate the English texts that services return (validation
-	// and error messages) into other languages, keyed by the English text.
-	messages = map[Lang]map[string]string{CS: {}}
+	catalogs = map[Lang]map[string]string{EN: {}, CS: {}, PL: {}, UK: {}, RO: {}}
 )
 
 // Add registers texts of one language; called from init functions of the
@@ -91,24 +131,11 @@ func Add(l Lang, texts map[string]string) {
 	}
 }
 
-// AddMessages registers translations of English service messages
-// ("The first_name field is required." → Czech).
-func AddMessages(l Lang, texts map[string]string) {
-	mu.Lock()
-	defer mu.Unlock()
-	m, ok := messages[l]
-	if !ok {
-		panic(fmt.Sprintf("i18n: no message table for %q", l))
-	}
-	for k, v := range texts {
-		m[k] = v
-	}
-}
-
 // T returns the text of key in the language with {name} placeholders
-// filled from pairs ("name", value, ...). A key missing in the language
-// falls back to English, then to the key itself, so a gap shows but never
-// breaks a page.
+// filled from pairs ("name", value, ...). A value that is a Message is
+// itself rendered in the language (a field's name inside a sentence). A key
+// missing in the language falls back to English, then to the key itself,
+// so a gap shows but never breaks a page.
 func (l Lang) T(key string, pairs ...any) string {
 	mu.RLock()
 	text, ok := catalogs[l][key]
@@ -124,22 +151,33 @@ func (l Lang) T(key string, pairs ...any) string {
 	}
 	args := make([]string, 0, len(pairs))
 	for i := 0; i+1 < len(pairs); i += 2 {
-		args = append(args, "{"+fmt.Sprint(pairs[i])+"}", fmt.Sprint(pairs[i+1]))
+		var value string
+		switch v := pairs[i+1].(type) {
+		case Message:
+			value = l.Text(v)
+		case []string:
+			value = strings.Join(v, ", ")
+		default:
+			value = fmt.Sprint(v)
+		}
+		args = append(args, "{"+fmt.Sprint(pairs[i])+"}", value)
 	}
 	return strings.NewReplacer(args...).Replace(text)
 }
 
-// Msg translates an English message returned by a service (validation
-// and error messages are written in English once, in the service). Unknown
-// messages are shown as they are.
-func (l Lang) Msg(english string) string {
-	mu.RLock()
-	defer mu.RUnlock()
-	if t, ok := messages[l][english]; ok {
-		return t
-	}
-	return english
+// Message is a text key with its arguments as name/value pairs: what a
+// service returns instead of a sentence, rendered later in the reader's
+// language (English for the API, the user's language on the pages).
+type Message struct {
+	Key  string
+	Args []any
 }
+
+// M builds a Message: M("msg.common.too_long", "field", M("field.phone"), "max", 50).
+func M(key string, pairs ...any) Message { return Message{Key: key, Args: pairs} }
+
+// Text renders a Message in the language.
+func (l Lang) Text(m Message) string { return l.T(m.Key, m.Args...) }
 
 // Has reports whether the key exists in the language's own catalogue.
 func (l Lang) Has(key string) bool {

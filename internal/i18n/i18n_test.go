@@ -4,6 +4,7 @@ import (
 	"context"
 	"regexp"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,34 +13,59 @@ import (
 	"github.com/konvoj/konvoj/internal/civil"
 )
 
-// Every key exists in both languages with the same placeholders, so no
-// page shows a key or loses a value after switching language.
-func TestCataloguesMatch(t *testing.T) {
+// The completeness rule: English and Czech hold every key, Polish,
+// Ukrainian and Romanian every key a driver sees (all but StaffOnly); no
+// language holds a key English lacks; a key has the same placeholders in
+// every language and no text is empty. A missing text would show a
+// driver the English one, or the key itself.
+func TestCataloguesComplete(t *testing.T) {
 	placeholders := regexp.MustCompile(`\{[a-z_]+\}`)
 	names := func(s string) []string {
 		p := placeholders.FindAllString(s, -1)
 		sort.Strings(p)
 		return p
 	}
-	for _, a := range Langs {
-		for _, b := range Langs {
-			for _, k := range Keys(a) {
-				if !b.Has(k) {
-					t.Errorf("key %q is in %s but not in %s", k, a, b)
-					continue
-				}
-				if pa, pb := names(a.T(k)), names(b.T(k)); len(pa) != len(pb) || (len(pa) > 0 && !equal(pa, pb)) {
-					t.Errorf("key %q: placeholders %v in %s, %v in %s", k, pa, a, pb, b)
-				}
+	english := Keys(EN)
+	if len(english) < 300 {
+		t.Fatalf("only %d English keys: catalogues not loaded", len(english))
+	}
+	driverFacing := 0
+	for _, k := range english {
+		required := Complete
+		if !IsStaffOnly(k) {
+			required = Langs
+			driverFacing++
+		}
+		for _, l := range required {
+			if !l.Has(k) {
+				t.Errorf("key %q has no %s text", k, l)
 			}
 		}
 	}
-	if len(Keys(EN)) < 50 {
-		t.Fatalf("only %d English keys: catalogues not loaded", len(Keys(EN)))
+	if driverFacing < 200 {
+		t.Errorf("only %d keys a driver sees: StaffOnly is too wide", driverFacing)
+	}
+	for _, l := range Langs {
+		for _, k := range Keys(l) {
+			if !EN.Has(k) {
+				t.Errorf("key %q is in %s but not in English", k, l)
+				continue
+			}
+			text := l.T(k)
+			if strings.TrimSpace(text) == "" {
+				t.Errorf("key %q is empty in %s", k, l)
+			}
+			if pe, pl := names(EN.T(k)), names(text); !equal(pe, pl) {
+				t.Errorf("key %q: placeholders %v in en, %v in %s", k, pe, pl, l)
+			}
+		}
 	}
 }
 
 func equal(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
 	for i := range a {
 		if a[i] != b[i] {
 			return false
@@ -58,11 +84,20 @@ func TestT(t *testing.T) {
 	if got := CS.T("no.such.key"); got != "no.such.key" {
 		t.Errorf("missing key = %q, want the key", got)
 	}
-	if got := CS.Msg("The selected role is invalid."); got != "Vybraná role není platná." {
+	// A Message argument is rendered in the same language; a list is joined.
+	m := M("msg.common.too_long", "field", M("field.phone"), "max", 50)
+	if got := CS.Text(m); got != "Pole „Telefon“ může mít nejvýše 50 znaků." {
 		t.Errorf("cs message = %q", got)
 	}
-	if got := CS.Msg("Something unknown."); got != "Something unknown." {
-		t.Errorf("unknown message = %q", got)
+	if got := EN.Text(m); got != "The phone may not be greater than 50 characters." {
+		t.Errorf("en message = %q", got)
+	}
+	if got := EN.T("msg.tenants.tier", "allowed", []string{"free", "starter"}); got != "The tier must be one of: free, starter." {
+		t.Errorf("list argument = %q", got)
+	}
+	// A staff-only text missing in Polish falls back to English.
+	if got := PL.T("audit.title"); got != EN.T("audit.title") {
+		t.Errorf("pl staff-only fallback = %q", got)
 	}
 }
 

@@ -13,6 +13,9 @@ import (
 	"strings"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/konvoj/konvoj/internal/apperr"
+	"github.com/konvoj/konvoj/internal/i18n"
 )
 
 // Places is the number of decimal places of every amount.
@@ -113,21 +116,34 @@ func (a *Amount) Scan(src any) error {
 	return nil
 }
 
-// Problems with an input amount, as field messages (":field" is replaced by
-// the field's name).
+// Problems with an input amount: message keys of the i18n catalogues, with
+// the field's name as {field}.
 const (
-	msgNotNumber = "The :field field must be a number."
-	msgPlaces    = "The :field field may have at most 2 decimal places."
-	msgRange     = "The :field field must be greater than -100000000 and less than 100000000."
+	msgNotNumber = "msg.money.not_number"
+	msgPlaces    = "msg.money.places"
+	msgRange     = "msg.money.range"
 )
 
-// InputError is a problem with an input amount; Message names the field.
-type InputError struct{ msg string }
+// InputError is a problem with an input amount; AddTo reports it for a field.
+type InputError struct{ msg string } // msg is the message key
 
-func (e *InputError) Error() string { return strings.ReplaceAll(e.msg, ":field ", "") }
+func (e *InputError) Error() string { return e.Message("amount") }
 
-// Message returns the problem as a message about the named field.
-func (e *InputError) Message(field string) string { return strings.ReplaceAll(e.msg, ":field", field) }
+// Message returns the problem in English as a message about the named field.
+func (e *InputError) Message(field string) string { return i18n.EN.T(e.msg, "field", field) }
+
+// AddTo records the problem as the message of a field; name is the field's
+// name as messages show it.
+func (e *InputError) AddTo(v *apperr.Validation, field string, name i18n.Message) {
+	switch e.msg {
+	case msgPlaces:
+		v.Add(field, "msg.money.places", "field", name)
+	case msgRange:
+		v.Add(field, "msg.money.range", "field", name)
+	default:
+		v.Add(field, "msg.money.not_number", "field", name)
+	}
+}
 
 // plainNumber is what a numeric string may hold: an optional minus, digits
 // and an optional fraction (no exponent, no thousands separators).

@@ -50,7 +50,7 @@ func rateTx(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period Period, 
 		Scan(&co.ID, &co.Timezone, &co.Currency)
 	if err != nil {
 		if err == pgx.ErrNoRows {
-			return nil, apperr.NotFound("Company")
+			return nil, apperr.NotFound("msg.common.not_found.company")
 		}
 		return nil, fmt.Errorf("load company %s: %w", companyID, err)
 	}

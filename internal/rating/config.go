@@ -164,7 +164,7 @@ func (c Config) Merge(u ConfigUpdate) (Config, error) {
 	out := c.clone()
 	var v apperr.Validation
 	if len(u.Metrics) == 0 {
-		v.Add("metrics", "The metrics field is required and must list at least one metric.")
+		v.Add("metrics", "msg.rating.metrics_required")
 		return out, v.Err()
 	}
 	seen := map[string]int{}
@@ -172,15 +172,15 @@ func (c Config) Merge(u ConfigUpdate) (Config, error) {
 		field := func(name string) string { return fmt.Sprintf("metrics.%d.%s", i, name) }
 		var name string
 		if isAbsent(e.MetricName) {
-			v.Add(field("metric_name"), "The metric_name field is required.")
+			v.Add(field("metric_name"), "msg.rating.metric_name_required")
 			continue
 		}
 		if err := json.Unmarshal(e.MetricName, &name); err != nil || out.index(name) < 0 {
-			v.Add(field("metric_name"), "The metric_name must be one of: "+strings.Join(Metrics, ", ")+".")
+			v.Add(field("metric_name"), "msg.rating.metric_name", "allowed", Metrics)
 			continue
 		}
 		if j, dup := seen[name]; dup {
-			v.Add(field("metric_name"), fmt.Sprintf("The metric %s is already listed at metrics.%d.", name, j))
+			v.Add(field("metric_name"), "msg.rating.metric_repeated", "metric", name, "index", j)
 			continue
 		}
 		seen[name] = i
@@ -189,9 +189,9 @@ func (c Config) Merge(u ConfigUpdate) (Config, error) {
 			w, ok := parseNumber(e.Weight)
 			switch {
 			case !ok || w.IsNegative() || w.GreaterThan(hundred):
-				v.Add(field("weight"), "The weight must be a number between 0 and 100.")
+				v.Add(field("weight"), "msg.rating.weight_range")
 			case !w.Equal(w.Round(2)):
-				v.Add(field("weight"), "The weight may have at most 2 decimals.")
+				v.Add(field("weight"), "msg.rating.weight_places")
 			default:
 				m.Weight = w
 			}
@@ -199,7 +199,7 @@ func (c Config) Merge(u ConfigUpdate) (Config, error) {
 		if len(e.IsEnabled) > 0 {
 			var b bool
 			if err := json.Unmarshal(e.IsEnabled, &b); err != nil || isAbsent(e.IsEnabled) {
-				v.Add(field("is_enabled"), "The is_enabled field must be true or false.")
+				v.Add(field("is_enabled"), "msg.rating.is_enabled")
 			} else {
 				m.IsEnabled = b
 			}
@@ -212,7 +212,7 @@ func (c Config) Merge(u ConfigUpdate) (Config, error) {
 		return out, err
 	}
 	if total := out.TotalWeight(); !total.Equal(hundred) {
-		v.Add("metrics", fmt.Sprintf("The weights of all six metrics, enabled or not, must sum to 100; they sum to %s.", total))
+		v.Add("metrics", "msg.rating.weights_sum", "total", total)
 	}
 	enabled := 0
 	for _, m := range out.Metrics {
@@ -221,7 +221,7 @@ func (c Config) Merge(u ConfigUpdate) (Config, error) {
 		}
 	}
 	if enabled < MinEnabled {
-		v.Add("metrics", fmt.Sprintf("At least %d metrics must be enabled; %d would be.", MinEnabled, enabled))
+		v.Add("metrics", "msg.rating.min_enabled", "min", MinEnabled, "enabled", enabled)
 	}
 	return out, v.Err()
 }
@@ -229,28 +229,26 @@ func (c Config) Merge(u ConfigUpdate) (Config, error) {
 func mergeThresholds(v *apperr.Validation, field string, m *MetricConfig, raw json.RawMessage) {
 	var in map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &in); err != nil || in == nil {
-		v.Add(field, "The thresholds field must be an object.")
+		v.Add(field, "msg.rating.thresholds_object")
 		return
 	}
 	rule := thresholdRules[m.MetricName]
 	for key, val := range in {
 		f := field + "." + key
 		if key != rule.Key {
-			v.Add(f, fmt.Sprintf("%s has no threshold %q; its threshold is %s.", m.MetricName, key, rule.Key))
+			v.Add(f, "msg.rating.threshold_unknown", "metric", m.MetricName, "key", key, "threshold", rule.Key)
 			continue
 		}
 		n, ok := parseNumber(val)
-		kind := "a number"
-		if rule.Integer {
-			kind = "a whole number"
-		}
 		switch {
+		case (!ok || !n.IsPositive() || n.GreaterThan(decimal.NewFromInt(rule.Max))) && rule.Integer:
+			v.Add(f, "msg.rating.threshold_range_whole", "key", key, "max", rule.Max)
 		case !ok || !n.IsPositive() || n.GreaterThan(decimal.NewFromInt(rule.Max)):
-			v.Add(f, fmt.Sprintf("The %s threshold must be %s greater than 0 and at most %d.", key, kind, rule.Max))
+			v.Add(f, "msg.rating.threshold_range", "key", key, "max", rule.Max)
 		case rule.Integer && !n.IsInteger():
-			v.Add(f, fmt.Sprintf("The %s threshold must be a whole number.", key))
+			v.Add(f, "msg.rating.threshold_whole", "key", key)
 		case !n.Equal(n.Round(2)):
-			v.Add(f, fmt.Sprintf("The %s threshold may have at most 2 decimals.", key))
+			v.Add(f, "msg.rating.threshold_places", "key", key)
 		default:
 			m.Thresholds[key] = n
 		}

@@ -23,6 +23,7 @@ import (
 	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/internal/finance"
 	"github.com/konvoj/konvoj/internal/rating"
+	"github.com/konvoj/konvoj/internal/services"
 	"github.com/konvoj/konvoj/internal/tenants"
 )
 
@@ -42,11 +43,8 @@ var ErrDemoIncomplete = errors.New("an earlier seed-demo run stopped half way; d
 // DemoServices are the services the demo data goes through, so it obeys
 // every rule the API does (numbers, periods, statuses, audit rows).
 type DemoServices struct {
-	DB        *pgxpool.Pool
-	Drivers   *drivers.Service
-	Documents *documents.Service
-	Finance   *finance.Service
-	Rating    *rating.Service
+	DB *pgxpool.Pool
+	services.Set
 }
 
 // DemoUser is a demo sign-in.
@@ -117,7 +115,7 @@ func Demo(ctx context.Context, s DemoServices, now time.Time) (DemoResult, error
 		return res, fmt.Errorf("find the demo company: %w", err)
 	}
 
-	c, err := tenants.NewService(s.DB).Create(ctx, tenants.NewCompany{Name: DemoCompanyName, Tier: "business", Currency: "CZK",
+	c, err := s.Tenants.Create(ctx, tenants.NewCompany{Name: DemoCompanyName, Tier: "business", Currency: "CZK",
 		Country: "CZ", Timezone: "Europe/Prague", Language: "cs"})
 	if err != nil {
 		return res, err

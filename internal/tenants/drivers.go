@@ -34,7 +34,7 @@ func CheckDriver(ctx context.Context, db postgres.DBTX, p auth.Principal, a auth
 	err := db.QueryRow(ctx, `SELECT company_id, hire_date FROM drivers WHERE id = $1 AND deleted_at IS NULL`, driverID).
 		Scan(&d.CompanyID, &d.HireDate)
 	if postgres.IsNotFound(err) {
-		return DriverRef{}, apperr.NotFound("Driver")
+		return DriverRef{}, apperr.NotFound("msg.common.not_found.driver")
 	}
 	if err != nil {
 		return DriverRef{}, fmt.Errorf("load driver %s: %w", driverID, err)

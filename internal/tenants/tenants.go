@@ -17,6 +17,7 @@ import (
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/countries"
+	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/internal/money"
 	"github.com/konvoj/konvoj/internal/postgres"
 )
@@ -55,42 +56,42 @@ func (n *NewCompany) Validate() error {
 	var v apperr.Validation
 	n.Name = strings.TrimSpace(n.Name)
 	if n.Name == "" {
-		v.Add("name", "The name field is required.")
+		v.Add("name", "msg.common.required", "field", i18n.M("field.tenant.name"))
 	} else if len([]rune(n.Name)) > 200 {
-		v.Add("name", "The name may not be greater than 200 characters.")
+		v.Add("name", "msg.common.too_long", "field", i18n.M("field.tenant.name"), "max", 200)
 	}
 	if n.Tier == "" {
 		n.Tier = "free"
 	}
 	if !contains(Tiers, n.Tier) {
-		v.Add("tier", "The tier must be one of: "+strings.Join(Tiers, ", ")+".")
+		v.Add("tier", "msg.tenants.tier", "allowed", Tiers)
 	}
 	if n.Currency == "" {
 		n.Currency = "CZK"
 	}
 	var ok bool
 	if n.Currency, ok = money.NormalizeCurrency(n.Currency); !ok {
-		v.Add("currency", "The currency must be a 3-letter ISO 4217 code.")
+		v.Add("currency", "msg.common.currency")
 	}
 	if n.Country == "" {
 		n.Country = "CZ"
 	}
 	n.Country = countries.Normalize(n.Country)
 	if !countries.Valid(n.Country) {
-		v.Add("country", "The country must be a 2-letter ISO 3166-1 code.")
+		v.Add("country", "msg.tenants.country")
 	}
 	if n.Timezone == "" {
 		n.Timezone = "Europe/Prague"
 	}
 	if _, err := time.LoadLocation(n.Timezone); err != nil || n.Timezone == "Local" {
-		v.Add("timezone", "The timezone must be an IANA time zone name such as Europe/Prague.")
+		v.Add("timezone", "msg.tenants.timezone")
 	}
 	if n.Language == "" {
 		n.Language = "cs"
 	}
 	n.Language = strings.ToLower(n.Language)
 	if len(n.Language) != 2 || strings.Trim(n.Language, "abcdefghijklmnopqrstuvwxyz") != "" {
-		v.Add("language", "The language must be a 2-letter code such as cs or en.")
+		v.Add("language", "msg.tenants.language")
 	}
 	return v.Err()
 }
@@ -122,7 +123,7 @@ func (s *Service) Get(ctx context.Context, id uuid.UUID) (Company, error) {
 		FROM companies WHERE id = $1`, id,
 	).Scan(&c.ID, &c.Name, &c.CountryCode, &c.Currency, &c.DefaultLanguage, &c.Timezone, &c.SubscriptionTier, &c.Settings, &c.CreatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Company{}, apperr.NotFound("Company")
+		return Company{}, apperr.NotFound("msg.common.not_found.company")
 	}
 	if err != nil {
 		return Company{}, fmt.Errorf("get company %s: %w", id, err)

@@ -16,7 +16,7 @@ import (
 func (s *Service) SetLanguage(ctx context.Context, p auth.Principal, lang string) error {
 	l, ok := i18n.Parse(lang)
 	if !ok {
-		return apperr.Invalid("language", "The selected language is invalid.")
+		return apperr.Invalid("language", "msg.common.language")
 	}
 	tag, err := s.db.Exec(ctx, `UPDATE users SET preferred_language = $1, updated_at = now() WHERE id = $2 AND company_id = $3`,
 		string(l), p.UserID, p.CompanyID)
@@ -24,7 +24,7 @@ func (s *Service) SetLanguage(ctx context.Context, p auth.Principal, lang string
 		return fmt.Errorf("set language of user %s: %w", p.UserID, err)
 	}
 	if tag.RowsAffected() == 0 {
-		return apperr.NotFound("User")
+		return apperr.NotFound("msg.common.not_found.user")
 	}
 	return nil
 }

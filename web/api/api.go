@@ -11,21 +11,14 @@ import (
 
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/audit"
-	"github.com/konvoj/konvoj/internal/documents"
-	"github.com/konvoj/konvoj/internal/drivers"
-	"github.com/konvoj/konvoj/internal/finance"
-	"github.com/konvoj/konvoj/internal/rating"
+	"github.com/konvoj/konvoj/internal/services"
 	"github.com/konvoj/konvoj/web"
 	"github.com/konvoj/konvoj/web/api/openapi"
 )
 
 // Handlers holds the services the API calls.
 type Handlers struct {
-	Audit     *audit.Service
-	Documents *documents.Service
-	Drivers   *drivers.Service
-	Rating    *rating.Service
-	Finance   *finance.Service
+	services.Set
 }
 
 // PlannedPaths are announced in the specification but not served yet (501).
@@ -85,7 +78,7 @@ func serveAPIDocs(c echo.Context) error {
 }
 
 func notImplemented(c echo.Context) error {
-	return &apperr.Error{Kind: apperr.KindNotImplemented, Message: "This part of the API is planned but not available yet."}
+	return apperr.New(apperr.KindNotImplemented, "msg.api.not_implemented")
 }
 
 func (h *Handlers) listAuditLogs(c echo.Context) error {

@@ -61,7 +61,7 @@ func (h *Handlers) listDrivers(c echo.Context) error {
 	// checking it before the service keeps the error order.
 	for _, name := range include {
 		if name != "next_expiry" {
-			return apperr.Invalid("include", "The selected include is invalid. Allowed: next_expiry.")
+			return apperr.Invalid("include", "msg.api.include", "allowed", "next_expiry")
 		}
 	}
 	res, err := h.Drivers.List(c.Request().Context(), web.Principal(c), lp)
@@ -155,7 +155,7 @@ func (q *query) uuids(name string) []uuid.UUID {
 	for _, raw := range q.list(name) {
 		id, err := uuid.Parse(raw)
 		if err != nil {
-			q.fail("The %s parameter must hold UUIDs.", name)
+			q.fail("msg.api.param_uuids", "name", name)
 			return nil
 		}
 		out = append(out, id)
@@ -168,7 +168,7 @@ func (q *query) uuids(name string) []uuid.UUID {
 func (q *query) limit(def, max int) int {
 	n := q.intParam("limit", def)
 	if n < 1 {
-		q.fail("The limit parameter must be 1 or greater.")
+		q.fail("msg.api.param_min_one", "name", "limit")
 		return def
 	}
 	return min(n, max)

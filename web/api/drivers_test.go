@@ -234,7 +234,7 @@ func TestDriverValidation(t *testing.T) {
 		{"first name too long", base(map[string]any{"first_name": long(101)}), "first_name", "The first name may not be greater than 100 characters."},
 		{"last name too long", base(map[string]any{"last_name": long(101)}), "last_name", "The last name may not be greater than 100 characters."},
 		{"middle name too long", base(map[string]any{"middle_name": long(101)}), "middle_name", "The middle name may not be greater than 100 characters."},
-		{"rodne cislo too long", base(map[string]any{"rodne_cislo": long(21)}), "rodne_cislo", "The rodne cislo may not be greater than 20 characters."},
+		{"rodne cislo too long", base(map[string]any{"rodne_cislo": long(21)}), "rodne_cislo", "The birth number may not be greater than 20 characters."},
 		{"phone too long", base(map[string]any{"phone": long(51)}), "phone", "The phone may not be greater than 50 characters."},
 		{"work location too long", base(map[string]any{"work_location": long(51)}), "work_location", "The work location may not be greater than 50 characters."},
 		{"bank account too long", base(map[string]any{"bank_account": long(51)}), "bank_account", "The bank account may not be greater than 50 characters."},
@@ -247,17 +247,17 @@ func TestDriverValidation(t *testing.T) {
 		{"bank country", base(map[string]any{"bank_country": "ZZ"}), "bank_country", "The bank country must be a valid ISO 3166-1 alpha-2 country code."},
 		{"contract order", base(map[string]any{"contract_from": "2025-06-01", "contract_to": "2025-01-01"}), "contract_from", "The contract from must be a date before contract to."},
 		{"contract same day", base(map[string]any{"contract_from": "2025-06-01", "contract_to": "2025-06-01"}), "contract_from", "The contract from must be a date before contract to."},
-		{"fire before hire", base(map[string]any{"hire_date": "2025-01-10", "fire_date": "2025-01-09"}), "fire_date", "The fire date must be a date after or equal to hire date."},
-		{"iban checksum", base(map[string]any{"iban": "CZ6508000000192000145398"}), "iban", "The iban must be a valid IBAN."},
-		{"iban not a string", base(map[string]any{"iban": 123}), "iban", "The iban must be a string."},
-		{"swift", base(map[string]any{"swift": "GIBA"}), "swift", "The swift must be a valid BIC (SWIFT) code of 8 or 11 characters."},
+		{"fire before hire", base(map[string]any{"hire_date": "2025-01-10", "fire_date": "2025-01-09"}), "fire_date", "The end of employment cannot be before the hire date."},
+		{"iban checksum", base(map[string]any{"iban": "CZ6508000000192000145398"}), "iban", "The IBAN is not valid."},
+		{"iban not a string", base(map[string]any{"iban": 123}), "iban", "The IBAN must be a string."},
+		{"swift", base(map[string]any{"swift": "GIBA"}), "swift", "The SWIFT / BIC must be a code of 8 or 11 characters."},
 		{"status", base(map[string]any{"status": "fired"}), "status", "The selected status is invalid."},
-		{"contract indefinite", base(map[string]any{"contract_indefinite": "yes"}), "contract_indefinite", "The contract indefinite field must be true or false."},
+		{"contract indefinite", base(map[string]any{"contract_indefinite": "yes"}), "contract_indefinite", "The contract for an indefinite period must be true or false."},
 		{"flags not an object", base(map[string]any{"flags": []any{1}}), "flags", "The flags must be an object."},
 		{"flag not a boolean", base(map[string]any{"flags": map[string]any{"propiska_cz": "ano"}}), "flags.propiska_cz", "The flags.propiska_cz field must be true or false."},
-		{"office id syntax", base(map[string]any{"office_id": "HQ"}), "office_id", "The office id must be a valid UUID."},
-		{"unknown office", base(map[string]any{"office_id": uuid.NewString()}), "office_id", "The selected office id is invalid."},
-		{"office of another company", base(map[string]any{"office_id": otherOffice.String()}), "office_id", "The selected office id is invalid."},
+		{"office id syntax", base(map[string]any{"office_id": "HQ"}), "office_id", "The office must be a valid UUID."},
+		{"unknown office", base(map[string]any{"office_id": uuid.NewString()}), "office_id", "The selected office does not exist."},
+		{"office of another company", base(map[string]any{"office_id": otherOffice.String()}), "office_id", "The selected office does not exist."},
 	}
 	for _, tc := range cases {
 		res := hr.Post("/api/v0/drivers", tc.body)
@@ -315,7 +315,7 @@ func TestDriverUpdateValidatesMergedRecord(t *testing.T) {
 	}{
 		{map[string]any{"contract_to": "2024-12-31"}, "contract_to", "The contract to must be a date after contract from."},
 		{map[string]any{"contract_from": "2026-01-01", "contract_to": "2025-12-31"}, "contract_from", "The contract from must be a date before contract to."},
-		{map[string]any{"fire_date": "2024-05-31"}, "fire_date", "The fire date must be a date after or equal to hire date."},
+		{map[string]any{"fire_date": "2024-05-31"}, "fire_date", "The end of employment cannot be before the hire date."},
 		{map[string]any{"first_name": nil}, "first_name", "The first name field is required."},
 		{map[string]any{"email": "nope"}, "email", "The email must be a valid email address."},
 	}

@@ -2,12 +2,10 @@ package api
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
-	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/finance"
 	"github.com/konvoj/konvoj/web"
 )
@@ -42,14 +40,6 @@ type transactionPage struct {
 	Summaries []finance.Summary `json:"summaries"`
 }
 
-func civilDate(t *time.Time) *civil.Date {
-	if t == nil {
-		return nil
-	}
-	d := civil.DateOf(*t)
-	return &d
-}
-
 func (h *Handlers) listTransactions(c echo.Context) error {
 	driverID := anyID(c, "id")
 	q := query{c: c}
@@ -57,8 +47,8 @@ func (h *Handlers) listTransactions(c echo.Context) error {
 	f := finance.TransactionFilter{
 		Types:    q.list("type"),
 		Statuses: q.list("status"),
-		From:     civilDate(q.date("from_date")),
-		To:       civilDate(q.date("to_date")),
+		From:     q.civilDate("from_date"),
+		To:       q.civilDate("to_date"),
 		PeriodID: q.uuid("period_id"),
 		Currency: q.str("currency"),
 		Page:     page,
@@ -163,7 +153,7 @@ func (h *Handlers) financeAggregates(c echo.Context) error {
 	q := query{c: c}
 	aq := finance.AggregateQuery{
 		Types:         q.list("type"),
-		ReferenceDate: civilDate(q.date("reference_date")),
+		ReferenceDate: q.civilDate("reference_date"),
 		Currency:      q.str("currency"),
 	}
 	if err := q.err(); err != nil {

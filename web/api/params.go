@@ -3,7 +3,6 @@ package api
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"math"
 	"mime"
@@ -17,20 +16,12 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/konvoj/konvoj/internal/apperr"
+	"github.com/konvoj/konvoj/internal/civil"
+	"github.com/konvoj/konvoj/internal/rating"
 )
 
 // maxJSONBody caps JSON request bodies; uploads have their own limit.
 const maxJSONBody = 1 << 20
-
-// pathID parses a UUID path parameter; anything else is 404 NotFound (an
-// id that is not a UUID names no record).
-func pathID(c echo.Context, name, what string) (uuid.UUID, error) {
-	id, err := uuid.Parse(c.Param(name))
-	if err != nil {
-		return uuid.Nil, apperr.NotFound(what)
-	}
-	return id, nil
-}
 
 // bindJSON decodes a JSON object body into v. Malformed JSON, a wrong
 // content type or a body that is not an object is 400 BadRequest.
@@ -39,34 +30,34 @@ func bindJSON(c echo.Context, v any) error {
 	if ct := req.Header.Get(echo.HeaderContentType); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
-			return apperr.BadRequest("The request body must be JSON (Content-Type: application/json).")
+			return apperr.BadRequest("msg.api.json_content_type")
 		}
 	}
 	body, err := io.ReadAll(io.LimitReader(req.Body, maxJSONBody+1))
 	if err != nil {
-		return apperr.BadRequest("The request body could not be read.")
+		return apperr.BadRequest("msg.api.body_unreadable")
 	}
 	if len(body) > maxJSONBody {
-		return apperr.PayloadTooLarge("The request body may not be larger than %d bytes.", maxJSONBody)
+		return apperr.PayloadTooLarge("msg.common.body_too_large", "max", maxJSONBody)
 	}
 	trimmed := strings.TrimSpace(string(body))
 	if trimmed == "" {
 		trimmed = "{}"
 	}
 	if !strings.HasPrefix(trimmed, "{") {
-		return apperr.BadRequest("The request body must be a JSON object.")
+		return apperr.BadRequest("msg.api.json_object")
 	}
 	dec := json.NewDecoder(strings.NewReader(trimmed))
 	dec.UseNumber()
 	if err := dec.Decode(v); err != nil {
 		var ute *json.UnmarshalTypeError
 		if errors.As(err, &ute) && ute.Field != "" {
-			return apperr.Invalid(ute.Field, fmt.Sprintf("The %s field has the wrong type.", ute.Field))
+			return apperr.Invalid(ute.Field, "msg.api.wrong_type", "field", ute.Field)
 		}
-		return apperr.BadRequest("The request body is not valid JSON.")
+		return apperr.BadRequest("msg.api.json_invalid")
 	}
 	if dec.More() {
-		return apperr.BadRequest("The request body must hold exactly one JSON object.")
+		return apperr.BadRequest("msg.api.json_one_object")
 	}
 	return nil
 }
@@ -77,9 +68,10 @@ type query struct {
 	problem error
 }
 
-func (q *query) fail(format string, args ...any) {
+// fail records a problem: a message key with its arguments.
+func (q *query) fail(key string, args ...any) {
 	if q.problem == nil {
-		q.problem = apperr.BadRequest(format, args...)
+		q.problem = apperr.BadRequest(key, args...)
 	}
 }
 
@@ -91,7 +83,7 @@ func (q *query) err() error {
 		return q.problem
 	}
 	if _, err := url.ParseQuery(q.c.Request().URL.RawQuery); err != nil {
-		return apperr.BadRequest("The query string could not be parsed: %v.", err)
+		return apperr.BadRequest("msg.api.query_unparsable", "error", err)
 	}
 	return nil
 }
@@ -116,7 +108,7 @@ func (q *query) intParam(name string, def int) int {
 	}
 	n, err := strconv.Atoi(raw)
 	if err != nil {
-		q.fail("The %s parameter must be a whole number.", name)
+		q.fail("msg.api.param_integer", "name", name)
 		return def
 	}
 	return n
@@ -137,19 +129,19 @@ func (q *query) optInt(name string) *int {
 func (q *query) page(max int) (int, int) {
 	page := q.intParam("page", 1)
 	if page < 1 {
-		q.fail("The page parameter must be 1 or greater.")
+		q.fail("msg.api.param_min_one", "name", "page")
 		page = 1
 	}
 	perPage := q.intParam("per_page", 20)
 	if perPage < 1 {
-		q.fail("The per_page parameter must be 1 or greater.")
+		q.fail("msg.api.param_min_one", "name", "per_page")
 		perPage = 20
 	}
 	if perPage > max {
 		perPage = max
 	}
 	if page > math.MaxInt32/perPage {
-		q.fail("The page parameter is too large.")
+		q.fail("msg.api.page_too_large")
 		page = 1
 	}
 	return page, perPage
@@ -162,7 +154,7 @@ func (q *query) uuid(name string) *uuid.UUID {
 	}
 	id, err := uuid.Parse(raw)
 	if err != nil {
-		q.fail("The %s parameter must be a UUID.", name)
+		q.fail("msg.api.param_uuid", "name", name)
 		return nil
 	}
 	return &id
@@ -176,10 +168,34 @@ func (q *query) date(name string) *time.Time {
 	}
 	d, err := time.Parse(time.DateOnly, raw)
 	if err != nil {
-		q.fail("The %s parameter must be a date (YYYY-MM-DD).", name)
+		q.fail("msg.api.param_date", "name", name)
 		return nil
 	}
 	return &d
+}
+
+// civilDate parses YYYY-MM-DD into a calendar date.
+func (q *query) civilDate(name string) *civil.Date {
+	t := q.date(name)
+	if t == nil {
+		return nil
+	}
+	d := civil.DateOf(*t)
+	return &d
+}
+
+// month parses a month (YYYY-MM).
+func (q *query) month(name string) *rating.Period {
+	raw := q.str(name)
+	if raw == "" {
+		return nil
+	}
+	p, err := rating.ParsePeriod(raw)
+	if err != nil {
+		q.fail("msg.api.param_month", "name", name)
+		return nil
+	}
+	return &p
 }
 
 // time parses an RFC 3339 timestamp or a date (start of that day, UTC).

@@ -21,7 +21,9 @@ func (h *Handlers) mountRating(g *web.Routes) {
 func (h *Handlers) getRating(c echo.Context) error {
 	id := anyID(c, "id")
 	q := query{c: c}
-	r, err := h.Rating.Get(c.Request().Context(), web.Principal(c), id, q.str("period"))
+	period := q.month("period")
+	// A bad period is reported after the role and driver checks.
+	r, err := h.Rating.Get(c.Request().Context(), web.Principal(c), id, period, q.err())
 	if err != nil {
 		return err
 	}
@@ -41,8 +43,9 @@ func (h *Handlers) getRatingHistory(c echo.Context) error {
 	if q.str("per_page") == "" {
 		perPage = 12
 	}
-	// A bad page value is reported after the role and driver checks.
-	f := rating.HistoryFilter{From: q.str("from"), To: q.str("to"), Page: page, PerPage: perPage, Malformed: q.err()}
+	from, to := q.civilDate("from"), q.civilDate("to")
+	// A bad page or date value is reported after the role and driver checks.
+	f := rating.HistoryFilter{From: from, To: to, Page: page, PerPage: perPage, Malformed: q.err()}
 	hist, err := h.Rating.History(c.Request().Context(), web.Principal(c), id, f)
 	if err != nil {
 		return err
@@ -67,11 +70,12 @@ func (h *Handlers) recalculateRating(c echo.Context) error {
 func (h *Handlers) listRatings(c echo.Context) error {
 	q := query{c: c}
 	page, perPage := q.page(100)
+	period := q.month("period")
 	if err := q.err(); err != nil {
 		return err
 	}
 	f := rating.RankingFilter{
-		Period: q.str("period"), SortBy: q.str("sort_by"), SortOrder: q.str("sort_order"),
+		Period: period, SortBy: q.str("sort_by"), SortOrder: q.str("sort_order"),
 		Page: page, PerPage: perPage,
 	}
 	rows, total, err := h.Rating.Ranking(c.Request().Context(), web.Principal(c), f)

@@ -5,17 +5,12 @@ package app
 
 import (
 	"context"
-	"crypto/sha256"
 	"fmt"
 	"time"
 
-	"github.com/konvoj/konvoj/internal/audit"
 	"github.com/konvoj/konvoj/internal/config"
-	"github.com/konvoj/konvoj/internal/documents"
-	"github.com/konvoj/konvoj/internal/drivers"
-	"github.com/konvoj/konvoj/internal/finance"
 	"github.com/konvoj/konvoj/internal/jobs"
-	"github.com/konvoj/konvoj/internal/rating"
+	"github.com/konvoj/konvoj/internal/services"
 	"github.com/konvoj/konvoj/internal/storage"
 	"github.com/konvoj/konvoj/web"
 	"github.com/konvoj/konvoj/web/api"
@@ -33,19 +28,11 @@ type Options struct {
 	Jobs bool
 }
 
-// Services are the domain services, exposed for tests and commands.
-type Services struct {
-	Audit     *audit.Service
-	Documents *documents.Service
-	Drivers   *drivers.Service
-	Rating    *rating.Service
-	Finance   *finance.Service
-}
-
 // App is the running product.
 type App struct {
 	*web.Server
-	Services Services
+	// Services are the domain services the server calls, exposed for tests.
+	Services services.Set
 	// Files is the document file store in use.
 	Files   storage.Store
 	closers []func()
@@ -53,9 +40,6 @@ type App struct {
 
 // New builds every service and mounts every route.
 func New(ctx context.Context, o Options) (*App, error) {
-	s := web.NewServer(o.Server)
-	db := o.Server.DB
-	a := &App{Server: s}
 	files := o.Files
 	if files == nil {
 		var err error
@@ -63,27 +47,12 @@ func New(ctx context.Context, o Options) (*App, error) {
 			return nil, err
 		}
 	}
-	a.Files = files
-	a.Services = Services{
-		Audit:     audit.NewService(db),
-		Documents: documents.NewService(db, files, o.Server.Config.UploadMaxBytes),
-		Drivers:   drivers.NewService(db, cursorKey(o.Server.Config)),
-		Rating:    rating.NewService(db),
-		Finance:   finance.NewService(db),
-	}
-	api.Mount(s, &api.Handlers{
-		Audit:     a.Services.Audit,
-		Documents: a.Services.Documents,
-		Drivers:   a.Services.Drivers,
-		Rating:    a.Services.Rating,
-		Finance:   a.Services.Finance,
-	})
-	if _, err := pages.Mount(s, o.Server.Config, pages.Services{
-		Tenants:   s.Tenants(),
-		Audit:     a.Services.Audit,
-		Drivers:   a.Services.Drivers,
-		Documents: a.Services.Documents,
-	}, o.Server.Logger); err != nil {
+	svc := services.New(o.Server.DB, services.FromConfig(o.Server.Config, files))
+	o.Server.Tenants = svc.Tenants
+	s := web.NewServer(o.Server)
+	a := &App{Server: s, Services: svc, Files: files}
+	api.Mount(s, &api.Handlers{Set: svc})
+	if _, err := pages.Mount(s, o.Server.Config, svc, o.Server.Logger); err != nil {
 		return nil, fmt.Errorf("mount pages: %w", err)
 	}
 	if o.Jobs {
@@ -92,13 +61,6 @@ func New(ctx context.Context, o Options) (*App, error) {
 		}
 	}
 	return a, nil
-}
-
-// cursorKey derives the key that signs list cursors from secrets every
-// instance shares, so a cursor from one instance works on another.
-func cursorKey(cfg config.Config) []byte {
-	k := sha256.Sum256([]byte("konvoj-cursor\x00" + cfg.JWTSecret + "\x00" + cfg.DatabaseURL))
-	return k[:]
 }
 
 // startJobs starts the River client; Close stops it, letting running jobs

@@ -344,11 +344,12 @@ func hasEmptyValue(q url.Values) bool {
 	return false
 }
 
-// firstText is the text of the first key the catalogue has, else
-// fallback (a stored code with no text yet shows as it is).
+// firstText is the text of the first key the catalogues have (in the
+// language, else in English, as T falls back), else fallback: a stored
+// code with no text yet shows as it is.
 func firstText(lang i18n.Lang, fallback string, keys ...string) string {
 	for _, k := range keys {
-		if lang.Has(k) {
+		if i18n.EN.Has(k) {
 			return lang.T(k)
 		}
 	}

@@ -1,7 +1,6 @@
 package pages
 
 import (
-	"errors"
 	"io"
 	"net/http"
 	"strconv"
@@ -56,7 +55,7 @@ func (p *Pages) documentData(c echo.Context, driverID, documentID uuid.UUID) (vi
 		}
 	}
 	if !found {
-		return d, apperr.NotFound("Document")
+		return d, apperr.NotFound("msg.common.not_found.document")
 	}
 	if d.ShowVersions {
 		versions, err := p.svc.Documents.Versions(ctx, pr, documentID)
@@ -143,10 +142,9 @@ func uploadErrors(lang i18n.Lang, err error, maxSize string) (map[string][]strin
 	case apperr.KindUnsupportedMediaType:
 		return map[string][]string{"file": {lang.T("upload.unsupported")}}, true
 	case apperr.KindBadRequest:
-		var e *apperr.Error
-		msg := lang.T("upload.failed")
-		if errors.As(err, &e) {
-			msg = lang.Msg(e.Message)
+		msg, _ := messagesIn(lang, err)
+		if msg == "" {
+			msg = lang.T("upload.failed")
 		}
 		return map[string][]string{"": {msg}}, true
 	}

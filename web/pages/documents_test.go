@@ -100,7 +100,7 @@ func TestUploadVersionsAndDownload(t *testing.T) {
 	hr.upload(path, "", nil, map[string]string{"number": "X"}, true).expect(t, http.StatusUnprocessableEntity).
 		contains(t, `data-testid="upload-error-file"`, "The file field is required.")
 	hr.upload(path, "a.pdf", v1, map[string]string{"valid_from": "2030-01-01", "valid_until": "2029-01-01"}, true).
-		expect(t, http.StatusUnprocessableEntity).contains(t, `data-testid="upload-error-valid_until"`, "The valid_until must be a date after or equal to valid_from.")
+		expect(t, http.StatusUnprocessableEntity).contains(t, `data-testid="upload-error-valid_until"`, "The end of validity cannot be before the start of validity.")
 	// Without the token nothing is stored.
 	hr.upload(path, "a.pdf", v1, nil, false).expect(t, http.StatusForbidden)
 	hr.Header.Del("HX-Request")
@@ -157,18 +157,22 @@ func TestServiceMessagesAreTranslated(t *testing.T) {
 	hr := auth.Principal{UserID: uuid.New(), CompanyID: company, Role: auth.RoleHRManager}
 	svc := env.App.Services
 
-	var messages []string
+	// messages: each English message with its Czech rendering.
+	messages := map[string]string{}
 	collect := func(err error) {
 		t.Helper()
 		var e *apperr.Error
 		if !asAppErr(err, &e) {
 			t.Fatalf("not a service error: %v", err)
 		}
+		csMsg, csFields := e.In(i18n.CS)
 		if len(e.Fields) == 0 {
-			messages = append(messages, e.Message)
+			messages[e.Message] = csMsg
 		}
-		for _, msgs := range e.Fields {
-			messages = append(messages, msgs...)
+		for f, msgs := range e.Fields {
+			for i, m := range msgs {
+				messages[m] = csFields[f][i]
+			}
 		}
 	}
 	long := strings.Repeat("x", 300)
@@ -264,18 +268,13 @@ func TestServiceMessagesAreTranslated(t *testing.T) {
 	})
 	collect(err)
 
-	seen := map[string]bool{}
-	for _, m := range messages {
-		if seen[m] {
-			continue
-		}
-		seen[m] = true
-		if i18n.CS.Msg(m) == m {
-			t.Errorf("no Czech translation of %q", m)
+	for en, cs := range messages {
+		if cs == en || cs == "" || strings.HasPrefix(cs, "msg.") {
+			t.Errorf("no Czech translation of %q (got %q)", en, cs)
 		}
 	}
-	if len(seen) < 60 {
-		t.Errorf("only %d distinct messages checked: the bad inputs no longer reach the rules", len(seen))
+	if len(messages) < 60 {
+		t.Errorf("only %d distinct messages checked: the bad inputs no longer reach the rules", len(messages))
 	}
 }
 

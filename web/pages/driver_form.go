@@ -1,7 +1,6 @@
 package pages
 
 import (
-	"errors"
 	"net/http"
 	"strconv"
 
@@ -146,7 +145,7 @@ func (p *Pages) driverForm(c echo.Context, pr auth.Principal, values map[string]
 func driverInput(c echo.Context) (drivers.Input, map[string]string, error) {
 	form, err := c.FormParams()
 	if err != nil {
-		return drivers.Input{}, nil, apperr.BadRequest("The form could not be read.")
+		return drivers.Input{}, nil, apperr.BadRequest("msg.common.form_unreadable")
 	}
 	var in drivers.Input
 	values := map[string]string{}
@@ -178,11 +177,8 @@ func formErrors(lang i18n.Lang, err error) (map[string][]string, bool) {
 	case apperr.KindValidation:
 		return translatedFields(lang, err), true
 	case apperr.KindDuplicate:
-		var msg string
-		if e := (*apperr.Error)(nil); errors.As(err, &e) {
-			msg = e.Message
-		}
-		return map[string][]string{"email": {lang.Msg(msg)}}, true
+		msg, _ := messagesIn(lang, err)
+		return map[string][]string{"email": {msg}}, true
 	}
 	return nil, false
 }

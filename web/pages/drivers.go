@@ -203,7 +203,7 @@ func (p *Pages) driversList(c echo.Context) error {
 	if apperr.KindOf(err) == apperr.KindValidation {
 		// A hand-edited address: say what was wrong and list without it.
 		problem = translatedMessages(lang, err)
-		st.drop(fieldsOf(err))
+		st.drop(translatedFields(lang, err))
 		res, err = p.svc.Drivers.List(ctx, pr, st.params())
 	}
 	if err != nil {

@@ -163,7 +163,7 @@ func TestCreateDriver(t *testing.T) {
 	form := url.Values{"first_name": {"Eva"}, "last_name": {""}, "email": {"eva@acme.test"}, "status": {"active"},
 		"iban": {"CZ00 0000"}, "contract_from": {"2025-05-01"}, "contract_to": {"2025-01-01"}, "contract_indefinite": {"false"}}
 	hr.post("/drivers/new", form).expect(t, http.StatusUnprocessableEntity).
-		contains(t, `data-testid="error-last_name"`, "The last name field is required.", "The iban must be a valid IBAN.",
+		contains(t, `data-testid="error-last_name"`, "The last name field is required.", "The IBAN is not valid.",
 			"The contract from must be a date before contract to.", `value="Eva"`, `aria-invalid="true"`, `aria-describedby="error-last_name"`,
 			`href="#field-last_name"`)
 

@@ -1,11 +1,13 @@
 package pages
 
 import (
+	"errors"
 	"net/http"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/views"
 	"github.com/konvoj/konvoj/web"
@@ -14,7 +16,7 @@ import (
 // renderError is the server's HTML error page for every non-API path: what
 // happened and what to do, in the person's language. For an htmx request
 // the error card replaces the page's main content instead.
-func (p *Pages) renderError(c echo.Context, status int, body web.ErrorBody) error {
+func (p *Pages) renderError(c echo.Context, status int, body web.ErrorBody, err error) error {
 	if _, ok := principalOf(c); !ok && status == http.StatusNotFound {
 		// An unknown path runs no route middleware: find the caller so the
 		// page keeps the navigation and the language.
@@ -33,14 +35,15 @@ func (p *Pages) renderError(c echo.Context, status int, body web.ErrorBody) erro
 	switch status {
 	case http.StatusBadRequest, http.StatusConflict, http.StatusUnprocessableEntity, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType:
 		// The service's message says what was wrong with the input.
-		d.Detail = lang.Msg(body.Message)
-		for _, msgs := range body.Errors {
+		msg, fields := messagesIn(lang, err)
+		d.Detail = msg
+		for _, msgs := range fields {
 			for _, m := range msgs {
-				d.Detail += " " + lang.Msg(m)
+				d.Detail += " " + m
 			}
 		}
 	case http.StatusForbidden:
-		if body.Message == "Your company is not registered in Konvoj." {
+		if e := (*apperr.Error)(nil); errors.As(err, &e) && e.Text.Key == "msg.auth.no_company" {
 			d.Detail = lang.T("error.403.no_company")
 		}
 	}

@@ -81,6 +81,15 @@ func isoDate(d *civil.Date) string {
 var regionNames = map[i18n.Lang]display.Namer{
 	i18n.EN: display.English.Regions(),
 	i18n.CS: display.Czech.Regions(),
+	i18n.PL: display.Polish.Regions(),
+	i18n.UK: display.Ukrainian.Regions(),
+	i18n.RO: display.Romanian.Regions(),
+}
+
+// collationTags are the languages' alphabetical orders.
+var collationTags = map[i18n.Lang]language.Tag{
+	i18n.EN: language.English, i18n.CS: language.Czech, i18n.PL: language.Polish,
+	i18n.UK: language.Ukrainian, i18n.RO: language.Romanian,
 }
 
 // countryName names an ISO 3166-1 alpha-2 code in the language, falling
@@ -124,28 +133,28 @@ func countryChoices(lang i18n.Lang) []views.Option {
 // sortOptions sorts choices by label in the language's alphabetical order
 // ("Č" after "C" in Czech).
 func sortOptions(lang i18n.Lang, opts []views.Option) {
-	tag := language.English
-	if lang == i18n.CS {
-		tag = language.Czech
+	tag, ok := collationTags[lang]
+	if !ok {
+		tag = language.English
 	}
 	col := collate.New(tag)
 	sort.SliceStable(opts, func(i, j int) bool { return col.CompareString(opts[i].Label, opts[j].Label) < 0 })
 }
 
-// fieldsOf returns the field messages of a validation error (nil for other
-// errors).
-func fieldsOf(err error) map[string][]string {
+// messagesIn renders a service error's message and field messages in the
+// language ("", nil for an error that is not a service error).
+func messagesIn(lang i18n.Lang, err error) (string, map[string][]string) {
 	var e *apperr.Error
 	if errors.As(err, &e) {
-		return e.Fields
+		return e.In(lang)
 	}
-	return nil
+	return "", nil
 }
 
 // translatedMessages are a validation error's messages in the language,
 // in field order.
 func translatedMessages(lang i18n.Lang, err error) []string {
-	fields := fieldsOf(err)
+	_, fields := messagesIn(lang, err)
 	names := make([]string, 0, len(fields))
 	for f := range fields {
 		names = append(names, f)
@@ -153,22 +162,18 @@ func translatedMessages(lang i18n.Lang, err error) []string {
 	sort.Strings(names)
 	var out []string
 	for _, f := range names {
-		for _, m := range fields[f] {
-			out = append(out, lang.Msg(m))
-		}
+		out = append(out, fields[f]...)
 	}
 	return out
 }
 
 // translatedFields are a validation error's messages by field, translated.
 func translatedFields(lang i18n.Lang, err error) map[string][]string {
-	out := map[string][]string{}
-	for f, msgs := range fieldsOf(err) {
-		for _, m := range msgs {
-			out[f] = append(out[f], lang.Msg(m))
-		}
+	_, fields := messagesIn(lang, err)
+	if fields == nil {
+		fields = map[string][]string{}
 	}
-	return out
+	return fields
 }
 
 // formatSize says a file size for people: "850 kB", "12.5 MB" (decimal
@@ -186,8 +191,8 @@ func formatSize(lang i18n.Lang, n int64) string {
 		s = fmt.Sprintf("%.1f GB", float64(n)/1e9)
 	}
 	s = strings.Replace(s, ".0 ", " ", 1)
-	if lang == i18n.CS {
-		s = strings.Replace(s, ".", ",", 1)
+	if lang != i18n.EN {
+		s = strings.Replace(s, ".", ",", 1) // a decimal comma
 	}
 	return strings.Replace(s, " ", "\u00a0", 1)
 }

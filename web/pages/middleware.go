@@ -131,7 +131,7 @@ func (p *Pages) setLanguage(c echo.Context) error {
 			return err
 		}
 	} else if _, ok := i18n.Parse(lang); !ok {
-		return apperr.Invalid("language", "The selected language is invalid.")
+		return apperr.Invalid("language", "msg.common.language")
 	}
 	l, _ := i18n.Parse(lang)
 	p.cookies.set(c, langCookie, string(l), "/", langTTL, true)

@@ -34,30 +34,18 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 
 	"github.com/konvoj/konvoj/internal/apperr"
-	"github.com/konvoj/konvoj/internal/audit"
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/config"
-	"github.com/konvoj/konvoj/internal/documents"
-	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/internal/i18n"
-	"github.com/konvoj/konvoj/internal/tenants"
+	"github.com/konvoj/konvoj/internal/services"
 	"github.com/konvoj/konvoj/views"
 	"github.com/konvoj/konvoj/web"
 )
 
-// Services are the domain services the pages call: the same instances the
-// API uses.
-type Services struct {
-	Tenants   *tenants.Service
-	Audit     *audit.Service
-	Drivers   *drivers.Service
-	Documents *documents.Service
-}
-
 // Pages holds what every page handler needs.
 type Pages struct {
 	cfg     config.Config
-	svc     Services
+	svc     services.Set // the same instances the API uses
 	log     *slog.Logger
 	cookies *cookies
 	// signIn is nil when OIDC_ISSUER_URL is not set.
@@ -78,7 +66,7 @@ type navEntry struct {
 
 // Mount registers the static assets, the sign-in routes, the pages and the
 // HTML error pages on the server.
-func Mount(s *web.Server, cfg config.Config, svc Services, log *slog.Logger) (*Pages, error) {
+func Mount(s *web.Server, cfg config.Config, svc services.Set, log *slog.Logger) (*Pages, error) {
 	if log == nil {
 		log = slog.Default()
 	}
@@ -103,7 +91,7 @@ func Mount(s *web.Server, cfg config.Config, svc Services, log *slog.Logger) (*P
 		CookieSecure:   ck.secure,
 		CookieSameSite: http.SameSiteLaxMode,
 		ErrorHandler: func(error, echo.Context) error {
-			return apperr.Forbiddenf("The form has expired or did not come from this site. Reload the page and try again.")
+			return apperr.Forbiddenf("msg.auth.form_expired")
 		},
 	})
 

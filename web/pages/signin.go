@@ -11,6 +11,7 @@ import (
 
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/views"
 	"github.com/konvoj/konvoj/web"
 )
@@ -91,7 +92,7 @@ func (p *Pages) startSession(c echo.Context, id auth.Identity, next string) erro
 	pr, err := p.svc.Tenants.Principal(c.Request().Context(), id)
 	if err != nil {
 		if apperr.KindOf(err) == apperr.KindAccessDenied {
-			return &apperr.Error{Kind: apperr.KindAccessDenied, Message: "Your company is not registered in Konvoj."}
+			return apperr.New(apperr.KindAccessDenied, "msg.auth.no_company")
 		}
 		return err
 	}
@@ -146,15 +147,15 @@ func (p *Pages) devLoginSubmit(c echo.Context) error {
 	var v apperr.Validation
 	companyID, err := uuid.Parse(strings.TrimSpace(c.FormValue("company_id")))
 	if err != nil {
-		v.Add("company_id", "The company id must be a UUID.")
+		v.Add("company_id", "msg.common.uuid", "field", i18n.M("field.company_id"))
 	}
 	role, ok := auth.ParseRole(c.FormValue("role"))
 	if !ok {
-		v.Add("role", "The selected role is invalid.")
+		v.Add("role", "msg.auth.role")
 	}
 	email := strings.TrimSpace(c.FormValue("email"))
 	if email == "" || !strings.Contains(email, "@") {
-		v.Add("email", "The email must be a valid email address.")
+		v.Add("email", "msg.common.email")
 	}
 	if err := v.Err(); err != nil {
 		return err

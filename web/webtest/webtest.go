@@ -129,7 +129,7 @@ func New(t testing.TB, opts ...Option) *Env {
 // Company creates a company with the given tier and returns its id.
 func (e *Env) Company(name, tier string) uuid.UUID {
 	e.T.Helper()
-	c, err := tenants.NewService(e.DB).Create(context.Background(), tenants.NewCompany{Name: name, Tier: tier})
+	c, err := e.App.Services.Tenants.Create(context.Background(), tenants.NewCompany{Name: name, Tier: tier})
 	if err != nil {
 		e.T.Fatalf("webtest: create company: %v", err)
 	}

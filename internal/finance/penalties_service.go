@@ -1,0 +1,242 @@
+package finance
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/konvoj/konvoj/internal/apperr"
+	"github.com/konvoj/konvoj/internal/audit"
+	"github.com/konvoj/konvoj/internal/auth"
+)
+
+// CreatePenalty records a pending penalty and, in the same database
+// transaction, its finance record: type penalty, category damage_fine for
+// damage and accident and penalty otherwise, amount = −amount, dated on the
+// incident date (so an incident inside a closed or paid period is 409).
+func (s *Service) CreatePenalty(ctx context.Context, p auth.Principal, driverID uuid.UUID, in PenaltyInput) (Penalty, error) {
+	d, err := s.driverFor(ctx, p, auth.PenaltiesManage, driverID)
+	if err != nil {
+		return Penalty{}, err
+	}
+	var v apperr.Validation
+	pen := in.apply(Penalty{CompanyID: d.CompanyID, DriverID: d.ID, Status: PenaltyPending, Severity: "minor", Currency: companyCurrency(p),
+		Metadata: json.RawMessage(`{}`)}, &v)
+	if err := v.Err(); err != nil {
+		return Penalty{}, err
+	}
+	var id uuid.UUID
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		financeID, err := insertTransaction(ctx, tx, p, pen.financeRecord())
+		if err != nil {
+			return err
+		}
+		if id, err = insertPenaltyRow(ctx, tx, pen, financeID, userID(p)); err != nil {
+			return err
+		}
+		return audit.Record(ctx, tx, p, audit.Entry{EntityType: "penalty", EntityID: id, Action: "penalty.created",
+			NewValues: pen.createdValues(financeID)})
+	})
+	if err != nil {
+		return Penalty{}, err
+	}
+	return getPenalty(ctx, s.db, d.CompanyID, d.ID, id, false)
+}
+
+// GetPenalty reads one penalty of the driver.
+func (s *Service) GetPenalty(ctx context.Context, p auth.Principal, driverID, id uuid.UUID) (Penalty, error) {
+	d, err := s.driverFor(ctx, p, auth.PenaltiesRead, driverID)
+	if err != nil {
+		return Penalty{}, err
+	}
+	return getPenalty(ctx, s.db, d.CompanyID, d.ID, id, false)
+}
+
+// DisputePenalty files the driver's dispute of a pending penalty: the
+// penalty becomes disputed (dispute_reason, dispute_submitted_at; evidence
+// is appended), and its finance record disputed.
+func (s *Service) DisputePenalty(ctx context.Context, p auth.Principal, driverID, id uuid.UUID, in DisputeInput) (Penalty, error) {
+	var v apperr.Validation
+	reason := requiredText(&v, "dispute_reason", in.DisputeReason, maxPenaltyText)
+	evidence := parseEvidence(in.Evidence, &v)
+	return s.movePenalty(ctx, p, auth.PenaltiesRespond, driverID, id, func(cur Penalty) (penaltyMove, error) {
+		if err := v.Err(); err != nil {
+			return penaltyMove{}, err
+		}
+		if cur.Status != PenaltyPending {
+			return penaltyMove{}, apperr.Conflict("msg.penalties.dispute_not_pending", "status", penaltyState(cur.Status))
+		}
+		all := append(append([]Evidence{}, cur.Evidence...), evidence...)
+		if len(all) > maxEvidence {
+			return penaltyMove{}, apperr.Invalid("evidence", "msg.penalties.evidence_total", "max", maxEvidence)
+		}
+		return penaltyMove{action: "penalty.disputed", status: PenaltyDisputed, financeStatus: StatusDisputed,
+			set: `dispute_reason = $3, dispute_submitted_at = now(), evidence = $4`, args: []any{reason, mustJSON(all)},
+			audit: map[string]any{"dispute_reason": reason, "evidence": all}}, nil
+	})
+}
+
+// ResolvePenalty settles a disputed penalty: keep (resolved, finance record
+// back to pending), reduce (resolved with amount = new_amount, 0 ≤
+// new_amount < amount; finance record pending with −new_amount) or cancel
+// (penalty and finance record cancelled).
+func (s *Service) ResolvePenalty(ctx context.Context, p auth.Principal, driverID, id uuid.UUID, in ResolveInput) (Penalty, error) {
+	return s.movePenalty(ctx, p, auth.PenaltiesManage, driverID, id, func(cur Penalty) (penaltyMove, error) {
+		var v apperr.Validation
+		r := in.read(cur, &v)
+		if err := v.Err(); err != nil {
+			return penaltyMove{}, err
+		}
+		if cur.Status != PenaltyDisputed {
+			return penaltyMove{}, apperr.Conflict("msg.finance.resolve_not_disputed", "status", penaltyState(cur.Status))
+		}
+		m := penaltyMove{action: "penalty.resolved", status: PenaltyResolved, financeStatus: StatusPending,
+			set:   `resolution = $3, resolved_by = $4, resolved_at = now(), amount = $5`,
+			args:  []any{r.text, userID(p), r.newAmount},
+			audit: map[string]any{"resolution": r.text, "amount": r.newAmount}}
+		if r.action == "cancel" {
+			m.status, m.financeStatus = PenaltyCancelled, StatusCancelled
+		}
+		if !r.newAmount.Equal(cur.Amount) {
+			a := r.newAmount.Neg()
+			m.financeAmount = &a
+		}
+		return m, nil
+	})
+}
+
+// AcceptPenalty records that the driver accepts a pending penalty. Its
+// finance record stays pending, ready for approval and payment.
+func (s *Service) AcceptPenalty(ctx context.Context, p auth.Principal, driverID, id uuid.UUID) (Penalty, error) {
+	return s.movePenalty(ctx, p, auth.PenaltiesRespond, driverID, id, func(cur Penalty) (penaltyMove, error) {
+		if cur.Status != PenaltyPending {
+			return penaltyMove{}, apperr.Conflict("msg.penalties.accept_not_pending", "status", penaltyState(cur.Status))
+		}
+		return penaltyMove{action: "penalty.accepted", status: PenaltyAccepted, financeStatus: StatusPending}, nil
+	})
+}
+
+// movePenalty runs a penalty operation: role, driver and penalty checks,
+// then in one database transaction the penalty row, its finance record's
+// periods and the finance row are locked (in the package's lock order); plan
+// validates the input (422) and the penalty's state (409); a closed or paid
+// period is 409; then the penalty, the finance record, the period totals and
+// both audit rows are written.
+func (s *Service) movePenalty(ctx context.Context, p auth.Principal, a auth.Action, driverID, id uuid.UUID,
+	plan func(cur Penalty) (penaltyMove, error)) (Penalty, error) {
+	d, err := s.driverFor(ctx, p, a, driverID)
+	if err != nil {
+		return Penalty{}, err
+	}
+	if _, err := getPenalty(ctx, s.db, d.CompanyID, d.ID, id, false); err != nil {
+		return Penalty{}, err
+	}
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		cur, err := getPenalty(ctx, tx, d.CompanyID, d.ID, id, true)
+		if err != nil {
+			return err
+		}
+		m, err := plan(cur)
+		if err != nil {
+			return err
+		}
+		return applyPenaltyMove(ctx, tx, p, cur, m)
+	})
+	if err != nil {
+		return Penalty{}, err
+	}
+	return getPenalty(ctx, s.db, d.CompanyID, d.ID, id, false)
+}
+
+// applyPenaltyMove locks the finance record of the locked penalty cur and
+// its periods, checks the period is open and writes the move with its
+// period totals and audit rows.
+func applyPenaltyMove(ctx context.Context, tx pgx.Tx, p auth.Principal, cur Penalty, m penaltyMove) error {
+	rec, err := getTransaction(ctx, tx, cur.CompanyID, cur.DriverID, cur.FinanceID, false)
+	if err != nil {
+		return fmt.Errorf("finance record of penalty %s: %w", cur.ID, err)
+	}
+	periods, err := lockRecord(ctx, tx, rec, nil)
+	if err != nil {
+		return err
+	}
+	if err := periods.checkOpen(rec.slot()); err != nil {
+		return err
+	}
+	next := m.record(rec)
+	if err := movePenaltyRows(ctx, tx, cur.ID, m, next); err != nil {
+		return err
+	}
+	if err := periods.recompute(ctx, tx); err != nil {
+		return err
+	}
+	oldValues, newValues := m.auditDiff(cur)
+	if err := audit.Record(ctx, tx, p, audit.Entry{EntityType: "penalty", EntityID: cur.ID, Action: m.action,
+		OldValues: oldValues, NewValues: newValues}); err != nil {
+		return err
+	}
+	if oldValues, newValues := audit.Diff(rec.auditValues(), next.auditValues()); len(newValues) > 0 {
+		return audit.Record(ctx, tx, p, audit.Entry{EntityType: "finance_transaction", EntityID: rec.ID, Action: "updated",
+			OldValues: oldValues, NewValues: newValues})
+	}
+	return nil
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// ListPenalties returns a page of the driver's penalties, newest incident
+// first, and the summary of the whole filtered set.
+func (s *Service) ListPenalties(ctx context.Context, p auth.Principal, driverID uuid.UUID, f PenaltyFilter) (PenaltyList, error) {
+	d, err := s.driverFor(ctx, p, auth.PenaltiesRead, driverID)
+	if err != nil {
+		return PenaltyList{}, err
+	}
+	var v apperr.Validation
+	checkValues(&v, "type", f.Types, PenaltyTypes)
+	checkValues(&v, "status", f.Statuses, PenaltyStatuses)
+	checkValues(&v, "severity", f.Severities, PenaltySeverities)
+	if err := v.Err(); err != nil {
+		return PenaltyList{}, err
+	}
+	counts, err := countPenalties(ctx, s.db, d.CompanyID, d.ID, f)
+	if err != nil {
+		return PenaltyList{}, err
+	}
+	out := summarizePenalties(counts, companyCurrency(p))
+	if out.Total == 0 || (f.Page-1)*f.PerPage >= out.Total {
+		return out, nil
+	}
+	if out.Penalties, err = listPenaltyRows(ctx, s.db, d.CompanyID, d.ID, f); err != nil {
+		return PenaltyList{}, err
+	}
+	return out, nil
+}
+
+// summarizePenalties builds the list's totals and summary from the counts
+// per currency; the summary's total is that of the main currency.
+func summarizePenalties(counts []penaltyCounts, company string) PenaltyList {
+	out := PenaltyList{Totals: []PenaltyTotal{}, Penalties: []Penalty{}}
+	var sums []Summary
+	for _, pc := range counts {
+		out.Total += pc.total.rows
+		out.Totals = append(out.Totals, pc.total)
+		sums = append(sums, Summary{Currency: pc.total.Currency, rows: pc.total.rows})
+		out.Summary.add(pc.counts)
+	}
+	out.Summary.Currency = mainCurrency(sums, company)
+	for _, t := range out.Totals {
+		if t.Currency == out.Summary.Currency {
+			out.Summary.TotalPenalties = t.TotalPenalties
+		}
+	}
+	return out
+}

@@ -1,0 +1,148 @@
+package finance
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/konvoj/konvoj/internal/apperr"
+	"github.com/konvoj/konvoj/internal/postgres"
+)
+
+var penaltyQuery = `
+	SELECT pe.id, pe.finance_id, ft.status, pe.company_id, pe.driver_id, pe.penalty_type, pe.severity, pe.amount, pe.currency,
+		pe.status, pe.incident_date, pe.location, pe.description, pe.evidence, pe.dispute_reason, pe.dispute_submitted_at,
+		pe.resolution, ` + userName("ru") + `, pe.resolved_at, pe.metadata, ` + userName("cu") + `, pe.created_at, pe.updated_at
+	FROM penalties pe
+	JOIN finance_transactions ft ON ft.id = pe.finance_id
+	LEFT JOIN users ru ON ru.id = pe.resolved_by
+	LEFT JOIN users cu ON cu.id = pe.created_by`
+
+func scanPenalty(row pgx.Row) (Penalty, error) {
+	var p Penalty
+	err := row.Scan(&p.ID, &p.FinanceID, &p.FinanceStatus, &p.CompanyID, &p.DriverID, &p.PenaltyType, &p.Severity, &p.Amount, &p.Currency,
+		&p.Status, &p.IncidentDate, &p.Location, &p.Description, &p.Evidence, &p.DisputeReason, &p.DisputeSubmittedAt,
+		&p.Resolution, &p.ResolvedBy, &p.ResolvedAt, &p.Metadata, &p.CreatedBy, &p.CreatedAt, &p.UpdatedAt)
+	if p.Evidence == nil {
+		p.Evidence = []Evidence{}
+	}
+	return p, err
+}
+
+// getPenalty reads a live penalty of the driver (404 otherwise); lock takes
+// the penalty's row lock.
+func getPenalty(ctx context.Context, db postgres.DBTX, companyID, driverID, id uuid.UUID, lock bool) (Penalty, error) {
+	q := penaltyQuery + ` WHERE pe.company_id = $1 AND pe.driver_id = $2 AND pe.id = $3 AND pe.deleted_at IS NULL`
+	if lock {
+		q += ` FOR UPDATE OF pe`
+	}
+	p, err := scanPenalty(db.QueryRow(ctx, q, companyID, driverID, id))
+	if postgres.IsNotFound(err) {
+		return Penalty{}, apperr.NotFound("msg.common.not_found.penalty")
+	}
+	if err != nil {
+		return Penalty{}, fmt.Errorf("read penalty %s: %w", id, err)
+	}
+	return p, nil
+}
+
+// insertPenaltyRow inserts a new penalty owning the finance record
+// financeID and returns its id.
+func insertPenaltyRow(ctx context.Context, tx pgx.Tx, pen Penalty, financeID uuid.UUID, createdBy *uuid.UUID) (uuid.UUID, error) {
+	evidence, _ := json.Marshal(pen.Evidence)
+	var id uuid.UUID
+	err := tx.QueryRow(ctx, `
+		INSERT INTO penalties (company_id, driver_id, finance_id, penalty_type, severity, amount, currency, incident_date,
+			location, description, evidence, metadata, created_by)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+		RETURNING id`,
+		pen.CompanyID, pen.DriverID, financeID, pen.PenaltyType, pen.Severity, pen.Amount, pen.Currency, pen.IncidentDate,
+		pen.Location, pen.Description, evidence, pen.Metadata, createdBy).Scan(&id)
+	if err != nil {
+		return uuid.Nil, fmt.Errorf("insert penalty for driver %s: %w", pen.DriverID, err)
+	}
+	return id, nil
+}
+
+// movePenaltyRows writes a penalty move: the penalty's status and extra
+// fields, then its finance record's status and amount.
+func movePenaltyRows(ctx context.Context, tx pgx.Tx, id uuid.UUID, m penaltyMove, rec Transaction) error {
+	args := append([]any{id, m.status}, m.args...)
+	q := `UPDATE penalties SET status = $2`
+	if m.set != "" {
+		q += ", " + m.set
+	}
+	if _, err := tx.Exec(ctx, q+` WHERE id = $1`, args...); err != nil {
+		return fmt.Errorf("update penalty %s: %w", id, err)
+	}
+	if _, err := tx.Exec(ctx, `UPDATE finance_transactions SET status = $2, amount = $3 WHERE id = $1`,
+		rec.ID, rec.Status, rec.Amount); err != nil {
+		return fmt.Errorf("update finance record %s of penalty %s: %w", rec.ID, id, err)
+	}
+	return nil
+}
+
+// penaltyWhere is the WHERE clause of the penalty list over $1..$5.
+const penaltyWhere = `
+		WHERE pe.company_id = $1 AND pe.driver_id = $2 AND pe.deleted_at IS NULL
+			AND (COALESCE(cardinality($3::text[]), 0) = 0 OR pe.penalty_type = ANY($3))
+			AND (COALESCE(cardinality($4::text[]), 0) = 0 OR pe.status = ANY($4))
+			AND (COALESCE(cardinality($5::text[]), 0) = 0 OR pe.severity = ANY($5))`
+
+func penaltyArgs(companyID, driverID uuid.UUID, f PenaltyFilter) []any {
+	return []any{companyID, driverID, f.Types, f.Statuses, f.Severities}
+}
+
+// penaltyCounts is one currency of the filtered penalties: its total and
+// its counts by status.
+type penaltyCounts struct {
+	total  PenaltyTotal
+	counts PenaltySummary
+}
+
+// countPenalties sums and counts the filtered penalties per currency.
+func countPenalties(ctx context.Context, db postgres.DBTX, companyID, driverID uuid.UUID, f PenaltyFilter) ([]penaltyCounts, error) {
+	rows, err := db.Query(ctx, `
+		SELECT pe.currency, count(*), COALESCE(sum(pe.amount) FILTER (WHERE pe.status <> 'cancelled'), 0),
+			count(*) FILTER (WHERE pe.status = 'pending'), count(*) FILTER (WHERE pe.status = 'accepted'),
+			count(*) FILTER (WHERE pe.status = 'disputed'), count(*) FILTER (WHERE pe.status = 'resolved'),
+			count(*) FILTER (WHERE pe.status = 'cancelled')
+		FROM penalties pe `+penaltyWhere+` GROUP BY pe.currency ORDER BY pe.currency`, penaltyArgs(companyID, driverID, f)...)
+	if err != nil {
+		return nil, fmt.Errorf("summarise penalties of driver %s: %w", driverID, err)
+	}
+	defer rows.Close()
+	var out []penaltyCounts
+	for rows.Next() {
+		var pc penaltyCounts
+		t, c := &pc.total, &pc.counts
+		if err := rows.Scan(&t.Currency, &t.rows, &t.TotalPenalties, &c.PendingCount, &c.AcceptedCount, &c.DisputedCount,
+			&c.ResolvedCount, &c.CancelledCount); err != nil {
+			return nil, fmt.Errorf("scan penalty summary: %w", err)
+		}
+		out = append(out, pc)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("summarise penalties of driver %s: %w", driverID, err)
+	}
+	return out, nil
+}
+
+// listPenaltyRows reads a page of the filtered penalties, newest incident
+// first.
+func listPenaltyRows(ctx context.Context, db postgres.DBTX, companyID, driverID uuid.UUID, f PenaltyFilter) ([]Penalty, error) {
+	rows, err := db.Query(ctx, penaltyQuery+penaltyWhere+`
+		ORDER BY pe.incident_date DESC, pe.id DESC
+		LIMIT $6 OFFSET $7`, append(penaltyArgs(companyID, driverID, f), f.PerPage, (f.Page-1)*f.PerPage)...)
+	if err != nil {
+		return nil, fmt.Errorf("list penalties of driver %s: %w", driverID, err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Penalty, error) { return scanPenalty(r) })
+	if err != nil {
+		return nil, fmt.Errorf("list penalties of driver %s: %w", driverID, err)
+	}
+	return out, nil
+}

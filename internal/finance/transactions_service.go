@@ -1,0 +1,267 @@
+package finance
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/konvoj/konvoj/internal/apperr"
+	"github.com/konvoj/konvoj/internal/audit"
+	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/civil"
+	"github.com/konvoj/konvoj/internal/money"
+	"github.com/konvoj/konvoj/internal/postgres"
+	"github.com/konvoj/konvoj/internal/tenants"
+)
+
+// CreateTransaction records a pending transaction, placed in the driver's
+// monthly period of its date and currency (created on demand); the period's
+// totals are updated in the same database transaction.
+func (s *Service) CreateTransaction(ctx context.Context, p auth.Principal, driverID uuid.UUID, in TransactionInput) (Transaction, error) {
+	d, err := s.driverFor(ctx, p, auth.FinanceWrite, driverID)
+	if err != nil {
+		return Transaction{}, err
+	}
+	var v apperr.Validation
+	base := Transaction{CompanyID: d.CompanyID, DriverID: d.ID, Status: StatusPending, Currency: companyCurrency(p), Metadata: json.RawMessage(`{}`)}
+	t := in.forCreate(base, &v)
+	if err := checkOrder(ctx, s.db, d.CompanyID, t.OrderID, &v); err != nil {
+		return Transaction{}, err
+	}
+	if err := v.Err(); err != nil {
+		return Transaction{}, err
+	}
+	var id uuid.UUID
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		id, err = insertTransaction(ctx, tx, p, t)
+		return err
+	})
+	if err != nil {
+		return Transaction{}, err
+	}
+	return getTransaction(ctx, s.db, d.CompanyID, d.ID, id, false)
+}
+
+// checkOrder gives 422 when an order id names no order of the company.
+func checkOrder(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, orderID *uuid.UUID, v *apperr.Validation) error {
+	if orderID == nil || v.Has("order_id") {
+		return nil
+	}
+	ok, err := orderExists(ctx, db, companyID, *orderID)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		v.Add("order_id", "msg.finance.order_unknown")
+	}
+	return nil
+}
+
+// insertTransaction places t in its period (409 when the period is closed
+// or paid), inserts it, updates the period totals and writes the audit row.
+func insertTransaction(ctx context.Context, tx pgx.Tx, p auth.Principal, t Transaction) (uuid.UUID, error) {
+	sl := t.slot()
+	periods, err := lockPeriods(ctx, tx, t.CompanyID, t.DriverID, &sl)
+	if err != nil {
+		return uuid.Nil, err
+	}
+	if err := periods.checkOpen(sl); err != nil {
+		return uuid.Nil, err
+	}
+	periodID, err := periods.monthly(sl)
+	if err != nil {
+		return uuid.Nil, err
+	}
+	t.PeriodID = &periodID
+	if err := insertTransactionRow(ctx, tx, &t, userID(p)); err != nil {
+		return uuid.Nil, err
+	}
+	if err := periods.recompute(ctx, tx); err != nil {
+		return uuid.Nil, err
+	}
+	if err := audit.Record(ctx, tx, p, audit.Entry{EntityType: "finance_transaction", EntityID: t.ID, Action: "created",
+		NewValues: t.auditValues()}); err != nil {
+		return uuid.Nil, err
+	}
+	return t.ID, nil
+}
+
+func companyCurrency(p auth.Principal) string {
+	if c, ok := money.NormalizeCurrency(p.CompanyCurrency); ok {
+		return c
+	}
+	return "CZK"
+}
+
+// UpdateTransaction changes fields and/or moves the status. Only a pending
+// transaction may change its type, amount, currency, date or order; an
+// approved one its category, description, reference and metadata; paid,
+// cancelled and disputed ones nothing. A penalty's finance record follows
+// its penalty: its money fields never change here, it cannot be cancelled
+// here (resolve the penalty), and it can be approved and paid only once the
+// penalty is accepted or resolved.
+func (s *Service) UpdateTransaction(ctx context.Context, p auth.Principal, driverID, id uuid.UUID, in TransactionInput) (Transaction, error) {
+	d, err := s.driverFor(ctx, p, auth.FinanceWrite, driverID)
+	if err != nil {
+		return Transaction{}, err
+	}
+	if _, err := getTransaction(ctx, s.db, d.CompanyID, d.ID, id, false); err != nil {
+		return Transaction{}, err
+	}
+	day := p.Today()
+	err = s.inTx(ctx, func(tx pgx.Tx) error { return updateTransaction(ctx, tx, p, d, id, in, day) })
+	if err != nil {
+		return Transaction{}, err
+	}
+	return getTransaction(ctx, s.db, d.CompanyID, d.ID, id, false)
+}
+
+// updateTransaction is UpdateTransaction's database transaction: input
+// first (422), then the locks, the state rules (409) and the write.
+func updateTransaction(ctx context.Context, tx pgx.Tx, p auth.Principal, d tenants.DriverRef, id uuid.UUID, in TransactionInput, day civil.Date) error {
+	penaltyStatus, err := lockPenaltyOf(ctx, tx, d.CompanyID, id)
+	if err != nil {
+		return err
+	}
+	cur, err := getTransaction(ctx, tx, d.CompanyID, d.ID, id, false)
+	if err != nil {
+		return err
+	}
+	var v apperr.Validation
+	u := in.forUpdate(cur, &v)
+	if err := checkOrder(ctx, tx, d.CompanyID, u.next.OrderID, &v); err != nil {
+		return err
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+
+	// Lock the periods of the old and new place, then the row; a row that
+	// moved in between makes us start over.
+	var place *slot
+	if !u.next.slot().same(cur.slot()) || cur.PeriodID == nil {
+		sl := u.next.slot()
+		place = &sl
+	}
+	periods, err := lockRecord(ctx, tx, cur, place)
+	if err != nil {
+		return err
+	}
+	if err := checkEdit(cur, u.next, u.to, penaltyStatus); err != nil {
+		return err
+	}
+	if _, changed := audit.Diff(cur.auditValues(), u.next.auditValues()); u.to == "" && place == nil && len(changed) == 0 {
+		return nil // nothing to change, wherever the transaction sits
+	}
+	if err := periods.checkOpen(cur.slot(), u.next.slot()); err != nil {
+		return err
+	}
+	next, err := u.settle(cur, periods, place, day)
+	if err != nil {
+		return err
+	}
+	oldValues, newValues := audit.Diff(cur.auditValues(), next.auditValues())
+	if len(newValues) == 0 {
+		return nil // nothing changes: no write, no audit row
+	}
+	if err := updateTransactionRow(ctx, tx, next, userID(p)); err != nil {
+		return err
+	}
+	if err := periods.recompute(ctx, tx); err != nil {
+		return err
+	}
+	return audit.Record(ctx, tx, p, audit.Entry{EntityType: "finance_transaction", EntityID: id, Action: "updated",
+		OldValues: oldValues, NewValues: newValues})
+}
+
+// settle returns the record as the update leaves it: in its new period
+// (when it moves), with its new status and, when paid, the payment date
+// (default: day).
+func (u update) settle(cur Transaction, periods lockedPeriods, place *slot, day civil.Date) (Transaction, error) {
+	next := u.next
+	if place != nil {
+		pid, err := periods.monthly(*place)
+		if err != nil {
+			return Transaction{}, err
+		}
+		next.PeriodID = &pid
+	}
+	next.Status = cur.Status
+	if u.to != "" {
+		next.Status = u.to
+	}
+	if next.Status == StatusPaid {
+		next.PaymentDate = u.paymentDate
+		if next.PaymentDate == nil {
+			next.PaymentDate = &day
+		}
+	}
+	return next, nil
+}
+
+// DeleteTransaction soft-deletes a transaction (409 for a paid one, one
+// dated more than 90 days ago, one inside a closed or paid period, and a
+// penalty's record, which goes with its penalty).
+func (s *Service) DeleteTransaction(ctx context.Context, p auth.Principal, driverID, id uuid.UUID) error {
+	d, err := s.driverFor(ctx, p, auth.FinanceDelete, driverID)
+	if err != nil {
+		return err
+	}
+	if _, err := getTransaction(ctx, s.db, d.CompanyID, d.ID, id, false); err != nil {
+		return err
+	}
+	day := p.Today()
+	return s.inTx(ctx, func(tx pgx.Tx) error {
+		penaltyStatus, err := lockPenaltyOf(ctx, tx, d.CompanyID, id)
+		if err != nil {
+			return err
+		}
+		cur, err := getTransaction(ctx, tx, d.CompanyID, d.ID, id, false)
+		if err != nil {
+			return err
+		}
+		periods, err := lockRecord(ctx, tx, cur, nil)
+		if err != nil {
+			return err
+		}
+		if penaltyStatus != "" {
+			return apperr.Conflict("msg.finance.penalty_record_delete")
+		}
+		if err := DeleteAllowed(cur, day); err != nil {
+			return err
+		}
+		if err := periods.checkOpen(cur.slot()); err != nil {
+			return err
+		}
+		if err := deleteTransactionRow(ctx, tx, id); err != nil {
+			return err
+		}
+		if err := periods.recompute(ctx, tx); err != nil {
+			return err
+		}
+		return audit.Record(ctx, tx, p, audit.Entry{EntityType: "finance_transaction", EntityID: id, Action: "deleted",
+			OldValues: cur.auditValues()})
+	})
+}
+
+// lockRecord locks the periods a change to rec touches (its own and, when
+// given, the one it moves into), then rec's row: periods first, as every
+// change does, so locks are always taken in the same order. A row that
+// changed since it was read is errMoved, and the caller starts over.
+func lockRecord(ctx context.Context, tx pgx.Tx, rec Transaction, place *slot) (lockedPeriods, error) {
+	periods, err := lockPeriods(ctx, tx, rec.CompanyID, rec.DriverID, place, rec.slot())
+	if err != nil {
+		return nil, err
+	}
+	locked, err := getTransaction(ctx, tx, rec.CompanyID, rec.DriverID, rec.ID, true)
+	if err != nil {
+		return nil, err
+	}
+	if !locked.UpdatedAt.Equal(rec.UpdatedAt) {
+		return nil, errMoved
+	}
+	return periods, nil
+}

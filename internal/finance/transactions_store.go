@@ -1,0 +1,173 @@
+package finance
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/konvoj/konvoj/internal/apperr"
+	"github.com/konvoj/konvoj/internal/postgres"
+)
+
+var txQuery = `
+	SELECT t.id, t.company_id, t.driver_id, t.period_id, pen.id, t.transaction_type, t.category, t.amount,
+		t.currency, t.status, t.transaction_date, t.payment_date, t.description, t.reference, t.order_id,
+		` + userName("cu") + `, ` + userName("au") + `, t.approved_at, ` + userName("pu") + `, t.paid_at,
+		t.metadata, t.created_at, t.updated_at
+	FROM finance_transactions t
+	LEFT JOIN penalties pen ON pen.finance_id = t.id
+	LEFT JOIN users cu ON cu.id = t.created_by
+	LEFT JOIN users au ON au.id = t.approved_by
+	LEFT JOIN users pu ON pu.id = t.paid_by`
+
+func scanTransaction(row pgx.Row) (Transaction, error) {
+	var t Transaction
+	err := row.Scan(&t.ID, &t.CompanyID, &t.DriverID, &t.PeriodID, &t.PenaltyID, &t.TransactionType, &t.Category, &t.Amount,
+		&t.Currency, &t.Status, &t.TransactionDate, &t.PaymentDate, &t.Description, &t.Reference, &t.OrderID,
+		&t.CreatedBy, &t.ApprovedBy, &t.ApprovedAt, &t.PaidBy, &t.PaidAt, &t.Metadata, &t.CreatedAt, &t.UpdatedAt)
+	return t, err
+}
+
+// getTransaction reads a live transaction of the driver; another driver's
+// or a deleted one is 404. lock takes the row lock (FOR UPDATE).
+func getTransaction(ctx context.Context, db postgres.DBTX, companyID, driverID, id uuid.UUID, lock bool) (Transaction, error) {
+	q := txQuery + ` WHERE t.company_id = $1 AND t.driver_id = $2 AND t.id = $3 AND t.deleted_at IS NULL`
+	if lock {
+		q += ` FOR UPDATE OF t`
+	}
+	t, err := scanTransaction(db.QueryRow(ctx, q, companyID, driverID, id))
+	if postgres.IsNotFound(err) {
+		return Transaction{}, apperr.NotFound("msg.common.not_found.transaction")
+	}
+	if err != nil {
+		return Transaction{}, fmt.Errorf("read transaction %s: %w", id, err)
+	}
+	return t, nil
+}
+
+// orderExists reports whether the id names a live order of the company.
+func orderExists(ctx context.Context, db postgres.DBTX, companyID, orderID uuid.UUID) (bool, error) {
+	var ok bool
+	err := db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM orders WHERE company_id = $1 AND id = $2 AND deleted_at IS NULL)`,
+		companyID, orderID).Scan(&ok)
+	if err != nil {
+		return false, fmt.Errorf("check order %s: %w", orderID, err)
+	}
+	return ok, nil
+}
+
+// insertTransactionRow inserts t (already placed in its period) and returns
+// its id, created_at and updated_at in t.
+func insertTransactionRow(ctx context.Context, tx pgx.Tx, t *Transaction, createdBy *uuid.UUID) error {
+	err := tx.QueryRow(ctx, `
+		INSERT INTO finance_transactions (company_id, driver_id, period_id, transaction_type, category, amount, currency,
+			status, transaction_date, description, reference, order_id, created_by, metadata)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+		RETURNING id, created_at, updated_at`,
+		t.CompanyID, t.DriverID, t.PeriodID, t.TransactionType, t.Category, t.Amount, t.Currency,
+		t.Status, t.TransactionDate, t.Description, t.Reference, t.OrderID, createdBy, t.Metadata,
+	).Scan(&t.ID, &t.CreatedAt, &t.UpdatedAt)
+	if err != nil {
+		return fmt.Errorf("insert transaction for driver %s: %w", t.DriverID, err)
+	}
+	return nil
+}
+
+// updateTransactionRow writes next over its row; approved_by/at and
+// paid_by/at are set to by and now when the status enters approved or paid.
+func updateTransactionRow(ctx context.Context, tx pgx.Tx, next Transaction, by *uuid.UUID) error {
+	_, err := tx.Exec(ctx, `
+		UPDATE finance_transactions SET
+			transaction_type = $2, category = $3, amount = $4, currency = $5, transaction_date = $6,
+			description = $7, reference = $8, order_id = $9, metadata = $10, period_id = $11, status = $12,
+			approved_by = CASE WHEN $12 = 'approved' AND status <> 'approved' THEN $13 ELSE approved_by END,
+			approved_at = CASE WHEN $12 = 'approved' AND status <> 'approved' THEN now() ELSE approved_at END,
+			paid_by = CASE WHEN $12 = 'paid' AND status <> 'paid' THEN $13 ELSE paid_by END,
+			paid_at = CASE WHEN $12 = 'paid' AND status <> 'paid' THEN now() ELSE paid_at END,
+			payment_date = $14
+		WHERE id = $1`,
+		next.ID, next.TransactionType, next.Category, next.Amount, next.Currency, next.TransactionDate,
+		next.Description, next.Reference, next.OrderID, next.Metadata, next.PeriodID, next.Status,
+		by, next.PaymentDate)
+	if err != nil {
+		return fmt.Errorf("update transaction %s: %w", next.ID, err)
+	}
+	return nil
+}
+
+// deleteTransactionRow soft-deletes a transaction.
+func deleteTransactionRow(ctx context.Context, tx pgx.Tx, id uuid.UUID) error {
+	if _, err := tx.Exec(ctx, `UPDATE finance_transactions SET deleted_at = now() WHERE id = $1`, id); err != nil {
+		return fmt.Errorf("delete transaction %s: %w", id, err)
+	}
+	return nil
+}
+
+// lockPenaltyOf locks the penalty owning a finance record, if any, and
+// returns its status ("" for a record without penalty).
+func lockPenaltyOf(ctx context.Context, tx pgx.Tx, companyID, financeID uuid.UUID) (string, error) {
+	var status string
+	err := tx.QueryRow(ctx, `SELECT status FROM penalties WHERE company_id = $1 AND finance_id = $2 FOR UPDATE`,
+		companyID, financeID).Scan(&status)
+	if postgres.IsNotFound(err) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("lock penalty of transaction %s: %w", financeID, err)
+	}
+	return status, nil
+}
+
+// transactionWhere is the WHERE clause of the transaction list over $1..$7.
+const transactionWhere = `
+		WHERE t.company_id = $1 AND t.driver_id = $2 AND t.deleted_at IS NULL
+			AND (COALESCE(cardinality($3::text[]), 0) = 0 OR t.transaction_type = ANY($3))
+			AND (COALESCE(cardinality($4::text[]), 0) = 0 OR t.status = ANY($4))
+			AND ($5::date IS NULL OR t.transaction_date >= $5)
+			AND ($6::date IS NULL OR t.transaction_date <= $6)
+			AND ($7 = '' OR t.currency = $7)`
+
+func transactionArgs(companyID, driverID uuid.UUID, f TransactionFilter) []any {
+	return []any{companyID, driverID, f.Types, f.Statuses, f.From, f.To, f.Currency}
+}
+
+// transactionSums sums the filtered transactions per currency.
+func transactionSums(ctx context.Context, db postgres.DBTX, companyID, driverID uuid.UUID, f TransactionFilter) ([]Summary, error) {
+	rows, err := db.Query(ctx, `SELECT t.currency, count(*), `+summarySQL+` FROM finance_transactions t `+transactionWhere+
+		` GROUP BY t.currency ORDER BY t.currency`, transactionArgs(companyID, driverID, f)...)
+	if err != nil {
+		return nil, fmt.Errorf("summarise transactions of driver %s: %w", driverID, err)
+	}
+	defer rows.Close()
+	out := []Summary{}
+	for rows.Next() {
+		var sm Summary
+		if err := rows.Scan(&sm.Currency, &sm.rows, &sm.TotalEarnings, &sm.TotalDeductions, &sm.TotalPenalties); err != nil {
+			return nil, fmt.Errorf("scan summary: %w", err)
+		}
+		sm.NetAmount = sm.TotalEarnings.Sub(sm.TotalDeductions).Sub(sm.TotalPenalties)
+		out = append(out, sm)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("summarise transactions of driver %s: %w", driverID, err)
+	}
+	return out, nil
+}
+
+// listTransactionRows reads a page of the filtered transactions, newest
+// first.
+func listTransactionRows(ctx context.Context, db postgres.DBTX, companyID, driverID uuid.UUID, f TransactionFilter) ([]Transaction, error) {
+	rows, err := db.Query(ctx, txQuery+transactionWhere+`
+		ORDER BY t.transaction_date DESC, t.created_at DESC, t.id DESC
+		LIMIT $8 OFFSET $9`, append(transactionArgs(companyID, driverID, f), f.PerPage, (f.Page-1)*f.PerPage)...)
+	if err != nil {
+		return nil, fmt.Errorf("list transactions of driver %s: %w", driverID, err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Transaction, error) { return scanTransaction(r) })
+	if err != nil {
+		return nil, fmt.Errorf("list transactions of driver %s: %w", driverID, err)
+	}
+	return out, nil
+}

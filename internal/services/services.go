@@ -1,0 +1,66 @@
+// Package services builds the domain services together, once: the server,
+// the commands, the browser tests and the tests that need several services
+// all get their instances from New, so they run the same wiring.
+package services
+
+import (
+	"crypto/sha256"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/konvoj/konvoj/internal/audit"
+	"github.com/konvoj/konvoj/internal/config"
+	"github.com/konvoj/konvoj/internal/documents"
+	"github.com/konvoj/konvoj/internal/drivers"
+	"github.com/konvoj/konvoj/internal/finance"
+	"github.com/konvoj/konvoj/internal/rating"
+	"github.com/konvoj/konvoj/internal/storage"
+	"github.com/konvoj/konvoj/internal/tenants"
+)
+
+// Set is every domain service, sharing one database pool.
+type Set struct {
+	Tenants   *tenants.Service
+	Audit     *audit.Service
+	Drivers   *drivers.Service
+	Documents *documents.Service
+	Finance   *finance.Service
+	Rating    *rating.Service
+}
+
+// Options are what the services need besides the database.
+type Options struct {
+	// Files is where document files are stored (nil: no file can be
+	// stored or read, for callers that never touch files).
+	Files storage.Store
+	// UploadMaxBytes is the largest document file an upload may carry.
+	UploadMaxBytes int64
+	// CursorKey signs list cursors; it must be secret and the same on every
+	// instance.
+	CursorKey []byte
+}
+
+// FromConfig returns the options of a configuration, with the given file
+// store.
+func FromConfig(cfg config.Config, files storage.Store) Options {
+	return Options{Files: files, UploadMaxBytes: cfg.UploadMaxBytes, CursorKey: cursorKey(cfg)}
+}
+
+// cursorKey derives the key that signs list cursors from secrets every
+// instance shares, so a cursor from one instance works on another.
+func cursorKey(cfg config.Config) []byte {
+	k := sha256.Sum256([]byte("konvoj-cursor\x00" + cfg.JWTSecret + "\x00" + cfg.DatabaseURL))
+	return k[:]
+}
+
+// New builds every domain service on db.
+func New(db *pgxpool.Pool, o Options) Set {
+	return Set{
+		Tenants:   tenants.NewService(db),
+		Audit:     audit.NewService(db),
+		Drivers:   drivers.NewService(db, o.CursorKey),
+		Documents: documents.NewService(db, o.Files, o.UploadMaxBytes),
+		Finance:   finance.NewService(db),
+		Rating:    rating.NewService(db),
+	}
+}

@@ -1,12 +1,16 @@
-# Konvoj. The two commands a newcomer needs: `make run` and `make test`.
+# Konvoj. The commands a newcomer needs: `make run`, `make test` and `make stop`.
 SHELL := /bin/bash
 GO ?= go
 
-.PHONY: run test build generate css htmx assets check bench bench-go fmt vet tidy tools
+.PHONY: run stop test build generate css htmx assets check bench bench-go fmt vet tidy tools
 
-## run: build, start a private PostgreSQL under ./data (unless DATABASE_URL is set), migrate, seed the demo, serve on :8080
+## run: build, start a private PostgreSQL under ./data (unless DATABASE_URL is set), migrate, seed the demo, serve on HTTP_ADDR (:8080)
 run: build
 	@scripts/run.sh
+
+## stop: stop the server and the private PostgreSQL that `make run` started (Ctrl-C on make run does the same)
+stop:
+	@scripts/stop.sh
 
 ## test: every test against real PostgreSQL, Redis, S3 server, OIDC provider and browser
 test:

@@ -7,7 +7,7 @@ module.exports = {
   theme: {
     extend: {
       colors: {
-        // Document status colours (DECISIONS §6), one place for every page.
+        // Document status colours (docs/drivers-and-documents.md), one place for every page.
         status: {
           valid: '#15803d',
           warning: '#a16207',

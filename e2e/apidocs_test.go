@@ -26,8 +26,10 @@ func TestAPIReferenceRendersOffline(t *testing.T) {
 	if _, err := page.Goto(app.URL + "/api/docs"); err != nil {
 		t.Fatal(err)
 	}
-	// Swagger UI lists each operation once the document is loaded.
-	if err := page.Locator(".opblock-summary-path").First().WaitFor(); err != nil {
+	// Swagger UI lists each operation once the document is loaded; on two
+	// busy cores rendering the whole document can take longer than the
+	// default 10 s.
+	if err := page.Locator(".opblock-summary-path").First().WaitFor(playwright.LocatorWaitForOptions{Timeout: playwright.Float(30000)}); err != nil {
 		t.Fatalf("no operations rendered: %v", err)
 	}
 	if err := page.GetByText("/api/v0/audit-logs").First().WaitFor(); err != nil {

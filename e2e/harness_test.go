@@ -1,9 +1,9 @@
 // Package e2e drives the built konvoj binary with the system's Chromium
 // (playwright-go), against a fresh PostgreSQL database and an in-test
 // OpenID Connect provider, signing in through the real authorization code
-// flow. See /work/shared/notes/browser-tests.md for the set-up; `make test`
-// and .ci/run provide it. Without Chromium or the playwright driver the
-// tests skip with a message, except under CI=true, where they fail.
+// flow. `make test` installs what they need (scripts/install-deps.sh:
+// Chromium from Debian, the playwright 1.52.0 driver, axe-core); without
+// it they fail, saying what is missing, rather than skip.
 //
 // A test needs three lines to reach a signed-in page:
 //
@@ -16,7 +16,6 @@
 package e2e
 
 import (
-	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -37,8 +36,8 @@ import (
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/auth/oidctest"
 	"github.com/konvoj/konvoj/internal/config"
+	"github.com/konvoj/konvoj/internal/fixtures"
 	"github.com/konvoj/konvoj/internal/postgres/pgtest"
-	"github.com/konvoj/konvoj/internal/tenants"
 )
 
 // Viewports of the screenshots: a laptop and a phone.
@@ -53,7 +52,7 @@ const repoRoot = ".."
 var shared struct {
 	once    sync.Once
 	err     error
-	skip    string
+	missing string // what the browser tests lack: they fail, never skip
 	binary  string
 	axe     string
 	pw      *playwright.Playwright
@@ -95,7 +94,7 @@ func prepare(t *testing.T) {
 			missing = append(missing, "axe-core ("+axe+"; run npm ci)")
 		}
 		if len(missing) > 0 {
-			shared.skip = "e2e: missing " + strings.Join(missing, ", ") + "; scripts/install-deps.sh installs them"
+			shared.missing = "e2e: missing " + strings.Join(missing, ", ") + "; scripts/install-deps.sh (run by make test) installs them"
 			return
 		}
 		if _, err := os.Stat(filepath.Join(driver, "node")); err != nil && os.Getenv("PLAYWRIGHT_NODEJS_PATH") == "" {
@@ -131,11 +130,8 @@ func prepare(t *testing.T) {
 			shared.err = fmt.Errorf("launch chromium: %w", shared.err)
 		}
 	})
-	if shared.skip != "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal(shared.skip + " (CI=true: browser tests must run)")
-		}
-		t.Skip(shared.skip + " (set CI=true to make this a failure)")
+	if shared.missing != "" {
+		t.Fatal(shared.missing)
 	}
 	if shared.err != nil {
 		t.Fatal(shared.err)
@@ -152,10 +148,37 @@ type App struct {
 	Out string
 	// Files is the server's document store (STORAGE_LOCAL_DIR).
 	Files string
+	// Env is the server's environment, for running other konvoj commands
+	// (seed-demo) against the same database and file store.
+	Env []string
 }
 
-// newApp starts the binary for the test; it stops when the test ends.
+// appMode is how people sign in to the app under test.
+type appMode int
+
+const (
+	// signInOIDC: through the in-test identity provider (RS256 tokens).
+	signInOIDC appMode = iota
+	// signInDev: the development sign-in page (AUTH_DEV_LOGIN, HS256), as
+	// `make run` serves it.
+	signInDev
+)
+
+// newApp starts the binary for the test, signing in through the identity
+// provider; it stops when the test ends.
 func newApp(t *testing.T) *App {
+	t.Helper()
+	return startApp(t, signInOIDC)
+}
+
+// newDevApp starts the binary as `make run` does: the development sign-in
+// page on, HS256, no identity provider.
+func newDevApp(t *testing.T) *App {
+	t.Helper()
+	return startApp(t, signInDev)
+}
+
+func startApp(t *testing.T, mode appMode) *App {
 	t.Helper()
 	prepare(t)
 	out := filepath.Join("output", regexp.MustCompile(`[^A-Za-z0-9_-]+`).ReplaceAllString(t.Name(), "_"))
@@ -183,17 +206,24 @@ func newApp(t *testing.T) *App {
 		"DATABASE_URL="+dbURL,
 		"HTTP_ADDR=127.0.0.1:"+fmt.Sprint(port),
 		"PUBLIC_URL="+base,
-		// The provider signs RS256 only: API tokens and ID tokens are both
-		// verified against its keys.
-		"JWT_ALG=RS256",
-		"JWT_JWKS_URL="+prov.JWKSEndpoint(),
-		"OIDC_ISSUER_URL="+prov.Issuer(),
-		"OIDC_CLIENT_ID="+prov.ClientID,
-		"OIDC_CLIENT_SECRET="+prov.ClientSecret,
 		"SESSION_SECRET=e2e-session-secret-0123456789abcdef",
 		"STORAGE_LOCAL_DIR="+files,
 		"LOG_FORMAT=json",
 	)
+	switch mode {
+	case signInOIDC:
+		// The provider signs RS256 only: API tokens and ID tokens are both
+		// verified against its keys.
+		env = append(env,
+			"JWT_ALG=RS256",
+			"JWT_JWKS_URL="+prov.JWKSEndpoint(),
+			"OIDC_ISSUER_URL="+prov.Issuer(),
+			"OIDC_CLIENT_ID="+prov.ClientID,
+			"OIDC_CLIENT_SECRET="+prov.ClientSecret,
+		)
+	case signInDev:
+		env = append(env, "JWT_ALG=HS256", "JWT_SECRET=e2e-dev-secret-0123456789abcdef0123", "AUTH_DEV_LOGIN=true")
+	}
 	logFile, err := os.Create(filepath.Join(out, "server.log"))
 	if err != nil {
 		t.Fatal(err)
@@ -217,7 +247,7 @@ func newApp(t *testing.T) *App {
 		logFile.Close()
 	})
 	waitReady(t, base, exited, logFile.Name())
-	return &App{URL: base, DB: db, OIDC: prov, Out: out, Files: files}
+	return &App{URL: base, DB: db, OIDC: prov, Out: out, Files: files, Env: env}
 }
 
 func waitReady(t *testing.T, base string, exited <-chan error, logName string) {
@@ -256,11 +286,7 @@ func freePort(t *testing.T) int {
 // Company creates a company with the given default language.
 func (a *App) Company(t *testing.T, name, lang string) uuid.UUID {
 	t.Helper()
-	c, err := tenants.NewService(a.DB).Create(context.Background(), tenants.NewCompany{Name: name, Language: lang})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c.ID
+	return fixtures.Company(t, a.DB, fixtures.CompanyName(name), fixtures.Language(lang))
 }
 
 // Person is someone the provider signs in.

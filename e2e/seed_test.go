@@ -11,7 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/konvoj/konvoj/internal/auth"
-	"github.com/konvoj/konvoj/internal/drivers"
+	"github.com/konvoj/konvoj/internal/fixtures"
 	"github.com/konvoj/konvoj/internal/services"
 	"github.com/konvoj/konvoj/internal/storage"
 )
@@ -28,30 +28,18 @@ func ready() map[string]int {
 	return map[string]int{"passport": 900, "drivers_license": 1200, "tachograph_card": 700, "code_95": 1500, "medical_examination": 300}
 }
 
-// seedDrivers creates offices and drivers through the same services as the
-// app (in this process, on the app's database and file store), with real
-// uploaded files, so the list shows every document status. It returns the
+// seedDrivers creates offices and drivers (package fixtures) and uploads
+// real files through the same documents service as the app (in this
+// process, on the app's database and file store), so the list shows every
+// document status. It returns the
 // drivers' ids by e-mail.
 func (a *App) seedDrivers(t *testing.T, company uuid.UUID, list []seedDriver) map[string]uuid.UUID {
 	t.Helper()
 	ctx := context.Background()
-	if _, err := a.DB.Exec(ctx, `INSERT INTO offices (company_id, name, country_code, city, is_headquarters)
-		VALUES ($1, 'Praha', 'CZ', 'Praha', true), ($1, 'Ostrava', 'CZ', 'Ostrava', false)`, company); err != nil {
-		t.Fatal(err)
+	offices := map[string]uuid.UUID{
+		"Praha":   fixtures.Office(t, a.DB, company, "Praha", fixtures.City("Praha", "CZ"), fixtures.Headquarters()),
+		"Ostrava": fixtures.Office(t, a.DB, company, "Ostrava", fixtures.City("Ostrava", "CZ")),
 	}
-	offices := map[string]string{}
-	rows, err := a.DB.Query(ctx, `SELECT name, id::text FROM offices WHERE company_id = $1`, company)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var name, id string
-		if err := rows.Scan(&name, &id); err != nil {
-			t.Fatal(err)
-		}
-		offices[name] = id
-	}
-	rows.Close()
 
 	files, err := storage.NewLocal(a.Files)
 	if err != nil {
@@ -63,34 +51,26 @@ func (a *App) seedDrivers(t *testing.T, company uuid.UUID, list []seedDriver) ma
 	if err != nil {
 		t.Fatal(err)
 	}
-	drv, docs := svc.Drivers, svc.Documents
+	docs := svc.Documents
 	today := time.Now()
 	ids := map[string]uuid.UUID{}
 	for _, s := range list {
-		var in drivers.Input
-		set := func(k, v string) {
-			if v != "" {
-				if err := in.Set(k, v); err != nil {
-					t.Fatal(err)
-				}
-			}
+		opts := []fixtures.DriverOption{fixtures.Name(s.First, s.Last), fixtures.Email(s.Email), fixtures.HireDate(s.Hired)}
+		if s.Office != "" {
+			opts = append(opts, fixtures.InOffice(offices[s.Office]))
 		}
-		set("first_name", s.First)
-		set("last_name", s.Last)
-		set("email", s.Email)
-		set("citizenship", s.Citizenship)
-		set("status", s.Status)
-		set("office_id", offices[s.Office])
-		set("hire_date", s.Hired)
-		d, err := drv.Create(ctx, hr, in)
-		if err != nil {
-			t.Fatalf("seed driver %s: %v", s.Email, err)
+		if s.Citizenship != "" {
+			opts = append(opts, fixtures.Citizenship(s.Citizenship))
 		}
-		ids[s.Email] = d.ID
+		if s.Status != "" {
+			opts = append(opts, fixtures.Status(s.Status))
+		}
+		id := fixtures.Driver(t, a.DB, company, opts...)
+		ids[s.Email] = id
 		if len(s.Docs) == 0 {
 			continue
 		}
-		list, err := docs.List(ctx, hr, d.ID)
+		list, err := docs.List(ctx, hr, id)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,7 +2,7 @@
 --
 -- Conventions
 --   * Every tenant-owned table has company_id and every index a list uses leads
---     with company_id (DECISIONS: every query filters by company).
+--     with company_id (every query filters by company: docs/security.md).
 --   * Child rows point at their parent with a composite foreign key
 --     (company_id, parent_id) -> parent (company_id, id), so a row can never
 --     reference a record of another company. Parents therefore carry
@@ -166,7 +166,7 @@ CREATE TABLE drivers (
     CONSTRAINT drivers_employment_dates_check CHECK (fire_date >= hire_date),
     FOREIGN KEY (company_id, office_id) REFERENCES offices (company_id, id)
 );
--- A deleted driver frees its e-mail for a new driver (DECISIONS §6).
+-- A deleted driver frees its e-mail for a new driver (docs/drivers-and-documents.md).
 CREATE UNIQUE INDEX drivers_company_email_key ON drivers (company_id, lower(email))
     WHERE deleted_at IS NULL;
 CREATE INDEX drivers_search_text_trgm_idx ON drivers USING gin (search_text gin_trgm_ops);

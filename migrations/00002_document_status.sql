@@ -1,5 +1,5 @@
 -- +goose Up
--- The document status rules (DECISIONS §6) live in SQL so that the driver
+-- The document status rules (docs/drivers-and-documents.md) live in SQL so that the driver
 -- list can compute documents_summary, is_ready and the document_status filter
 -- for a whole page in one query; the documents package uses the same
 -- function for single documents.
@@ -30,7 +30,7 @@ $$;
 -- +goose StatementEnd
 
 -- The document types a driver needs to be ready: the company setting
--- settings.required_document_types, else the default set of DECISIONS §6.
+-- settings.required_document_types, else the default set of docs/drivers-and-documents.md.
 -- +goose StatementBegin
 CREATE FUNCTION konvoj_required_document_types(settings jsonb) RETURNS text[]
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$

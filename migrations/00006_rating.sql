@@ -1,4 +1,4 @@
--- Rating support (DECISIONS §8).
+-- Rating support (docs/rating.md).
 --
 -- document_upload_timeliness needs, for every file uploaded in a month, the
 -- valid_until the document had just before that upload ("the previous

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs, from Debian's packages and the npm registry, everything `make test`
-# needs that a fresh machine of this kind may lack. Safe to run again: each
-# step runs only when its result is missing.
+# needs that a fresh machine of this kind may lack; `make test` and .ci/run
+# run it first. Safe and fast to run again: each step runs only when its
+# result is missing. Exits non-zero, saying what is missing, when it cannot
+# install something.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,7 +24,8 @@ if [ ${#need_apt[@]} -gt 0 ]; then
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
   else
-    echo "install-deps: missing ${need_apt[*]} and not root; install them" >&2
+    echo "install-deps: missing ${need_apt[*]}; not root, so install them yourself (apt-get install ${need_apt[*]})" >&2
+    exit 1
   fi
 fi
 
@@ -36,7 +39,7 @@ fi
 
 # playwright-go v0.5200.1 needs the playwright 1.52.0 driver: the npm
 # package playwright-core unpacked as package/, beside a link to node
-# (see ../shared/notes/browser-tests.md). It never downloads browsers.
+# (the browser itself is the system's Chromium). It never downloads browsers.
 driver=${PLAYWRIGHT_DRIVER_PATH:-$HOME/.cache/ms-playwright-go/1.52.0}
 if ! "$driver/node" "$driver/package/cli.js" --version 2>/dev/null | grep -q '^Version 1\.52\.0$'; then
   echo "install-deps: playwright driver 1.52.0 into $driver"

@@ -2,6 +2,7 @@
 # Start or stop a private PostgreSQL cluster from the system's binaries.
 #   scripts/pg.sh start DIR PORT   -> prints the connection URL on stdout
 #   scripts/pg.sh stop DIR
+#   scripts/pg.sh status DIR       -> exit 0 when the cluster is running
 # initdb refuses to run as root, so as root the cluster is owned and run by
 # the `postgres` user. The socket lives inside DIR; TCP is on 127.0.0.1:PORT.
 set -euo pipefail
@@ -45,9 +46,12 @@ start)
   echo "postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
   ;;
 stop)
-  if [ -f "$dir/db/PG_VERSION" ]; then
+  if [ -f "$dir/db/PG_VERSION" ] && as_owner "'$bindir/pg_ctl' -D '$dir/db' status >/dev/null 2>&1"; then
     as_owner "'$bindir/pg_ctl' -D '$dir/db' -m fast -w stop >/dev/null 2>&1" || true
   fi
+  ;;
+status)
+  [ -f "$dir/db/PG_VERSION" ] && as_owner "'$bindir/pg_ctl' -D '$dir/db' status >/dev/null 2>&1"
   ;;
 *)
   echo "pg.sh: unknown command $cmd" >&2; exit 2 ;;

@@ -1,11 +1,20 @@
 #!/usr/bin/env bash
-# `make test`: every test, against real services.
+# `make test`: every test, against real services. It first installs what
+# the tests need (scripts/install-deps.sh: apt packages, npm packages, the
+# playwright driver) and stops when that fails: no test is skipped for want
+# of a tool.
 # PostgreSQL: TEST_DATABASE_URL when set, else a throwaway cluster started
 # here from the system's binaries and removed afterwards.
 # Redis: REDIS_URL when set, else 127.0.0.1:6379 when it answers, else a
 # throwaway redis-server when one is installed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+echo "test.sh: checking the tools the tests need (scripts/install-deps.sh)"
+if ! scripts/install-deps.sh; then
+  echo "test.sh: cannot run every test: scripts/install-deps.sh failed (see above)" >&2
+  exit 1
+fi
 
 cleanup=()
 on_exit() { for c in "${cleanup[@]}"; do eval "$c" || true; done; }
@@ -36,15 +45,15 @@ if [ -z "${REDIS_URL:-}" ]; then
     export REDIS_URL=redis://127.0.0.1:$rport/0
     cleanup+=("kill \$(cat /tmp/konvoj-test-redis-$rport.pid) 2>/dev/null; rm -f /tmp/konvoj-test-redis-$rport.*")
     for _ in $(seq 50); do redis_up "$rport" && break; sleep 0.1; done
+  else
+    echo "test.sh: no Redis at 127.0.0.1:6379 and no redis-server to start one; set REDIS_URL" >&2
+    exit 1
   fi
 fi
 
 # Browser tests (e2e/): the playwright driver where install-deps.sh puts it,
-# and axe-core from node_modules.
+# and axe-core from node_modules (also installed by install-deps.sh).
 export PLAYWRIGHT_DRIVER_PATH=${PLAYWRIGHT_DRIVER_PATH:-$HOME/.cache/ms-playwright-go/1.52.0}
-if [ ! -d node_modules ] && command -v npm >/dev/null 2>&1; then
-  npm ci --no-audit --no-fund --loglevel=error
-fi
 
 echo "test.sh: make check (gofmt, go vet, go mod tidy)"
 "${MAKE:-make}" --no-print-directory check

@@ -16,7 +16,7 @@ type formField struct {
 	Kind string
 	// Wide fields span both columns.
 	Wide bool
-	// Required on create (DECISIONS §6).
+	// Required on create (docs/drivers-and-documents.md).
 	Required bool
 	// Auto is the autocomplete hint.
 	Auto string

@@ -10,7 +10,7 @@ import templruntime "github.com/a-h/templ/runtime"
 
 import "context"
 
-// Document status colours (DECISIONS §6): valid green, warning amber,
+// Document status colours (docs/drivers-and-documents.md): valid green, warning amber,
 // expiring soon orange, expired red, no data grey. Every badge also says
 // its status in words, so colour is never the only signal.
 

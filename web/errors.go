@@ -12,7 +12,7 @@ import (
 	"github.com/konvoj/konvoj/internal/apperr"
 )
 
-// ErrorBody is the JSON body of every API error (DECISIONS §4).
+// ErrorBody is the JSON body of every API error (docs/errors.md).
 type ErrorBody struct {
 	Error      string              `json:"error"`
 	Message    string              `json:"message"`

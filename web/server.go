@@ -132,12 +132,11 @@ func (s *Server) Group(prefix string, mw ...echo.MiddlewareFunc) *Routes {
 	return &Routes{g: s.Echo.Group(prefix), mw: mw}
 }
 
-// RateLimit is the limiter middleware for page routes: per company when a
-// principal is set (SetPrincipal must run first), else per client address.
-func (s *Server) RateLimit() echo.MiddlewareFunc { return s.rateLimit }
-
-// Tenants gives the pages package the same principal resolution as the API.
-func (s *Server) Tenants() *tenants.Service { return s.tenants }
+// PageRateLimit is the limiter middleware for page routes: the signed-in
+// person's own page bucket when a principal is set (SetPrincipal must run
+// first), else per client address. Pages never spend the company's API
+// budget.
+func (s *Server) PageRateLimit() echo.MiddlewareFunc { return s.pageRateLimit }
 
 // SetPageErrorRenderer lets the pages package render HTML error pages.
 func (s *Server) SetPageErrorRenderer(f func(c echo.Context, status int, body ErrorBody, err error) error) {
@@ -233,7 +232,6 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 		p.IPAddress = c.RealIP()
 		p.UserAgent = c.Request().UserAgent()
 		c.Set(ctxPrincipal, p)
-		c.SetRequest(c.Request().WithContext(auth.WithPrincipal(c.Request().Context(), p)))
 		return next(c)
 	}
 }
@@ -267,32 +265,51 @@ func (s *Server) requireAuth(next echo.HandlerFunc) echo.HandlerFunc {
 // from the client address's bucket at the free tier when unauthenticated.
 func (s *Server) rateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if s.limiter == nil {
-			return next(c)
-		}
 		key, limit := "ip:"+c.RealIP(), ratelimit.ForTier("free")
 		if p, ok := c.Get(ctxPrincipal).(auth.Principal); ok {
 			key, limit = "company:"+p.CompanyID.String(), ratelimit.ForTier(p.CompanyTier)
 		}
-		res, err := s.limiter.Take(c.Request().Context(), key, limit)
-		if err != nil {
-			// A limiter outage must not take the API down: log and serve.
-			s.log.WarnContext(c.Request().Context(), "rate limiter unavailable", slog.Any("error", err))
-			return next(c)
+		return s.limit(c, next, key, limit)
+	}
+}
+
+// pageRateLimit takes a token from the signed-in person's page bucket
+// (ratelimit.ForPages), never from the company's API bucket; signed out,
+// from the client address's bucket like the API.
+func (s *Server) pageRateLimit(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		key, limit := "ip:"+c.RealIP(), ratelimit.ForTier("free")
+		if p, ok := c.Get(ctxPrincipal).(auth.Principal); ok {
+			key, limit = "page:user:"+p.UserID.String(), ratelimit.ForPages()
 		}
-		h := c.Response().Header()
-		h.Set("X-RateLimit-Limit", strconv.Itoa(res.Limit))
-		h.Set("X-RateLimit-Remaining", strconv.Itoa(res.Remaining))
-		h.Set("X-RateLimit-Reset", strconv.FormatInt(res.Reset.Unix(), 10))
-		if !res.Allowed {
-			secs := int((res.RetryAfter + time.Second - 1) / time.Second)
-			if secs < 1 {
-				secs = 1
-			}
-			return &RateLimitedError{RetryAfter: secs}
-		}
+		return s.limit(c, next, key, limit)
+	}
+}
+
+// limit takes one token from the bucket key, sets the X-RateLimit headers
+// and refuses with 429 when the bucket is empty.
+func (s *Server) limit(c echo.Context, next echo.HandlerFunc, key string, limit ratelimit.Limit) error {
+	if s.limiter == nil {
 		return next(c)
 	}
+	res, err := s.limiter.Take(c.Request().Context(), key, limit)
+	if err != nil {
+		// A limiter outage must not take the API down: log and serve.
+		s.log.WarnContext(c.Request().Context(), "rate limiter unavailable", slog.Any("error", err))
+		return next(c)
+	}
+	h := c.Response().Header()
+	h.Set("X-RateLimit-Limit", strconv.Itoa(res.Limit))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(res.Remaining))
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(res.Reset.Unix(), 10))
+	if !res.Allowed {
+		secs := int((res.RetryAfter + time.Second - 1) / time.Second)
+		if secs < 1 {
+			secs = 1
+		}
+		return &RateLimitedError{RetryAfter: secs}
+	}
+	return next(c)
 }
 
 // SetPrincipal records the caller of a page request (resolved from the
@@ -300,7 +317,6 @@ func (s *Server) rateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 // the request log and the rate limiter see it.
 func SetPrincipal(c echo.Context, p auth.Principal) {
 	c.Set(ctxPrincipal, p)
-	c.SetRequest(c.Request().WithContext(auth.WithPrincipal(c.Request().Context(), p)))
 }
 
 // Principal returns the caller of an authenticated request.

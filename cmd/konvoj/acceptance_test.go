@@ -18,7 +18,7 @@ import (
 	"github.com/konvoj/konvoj/internal/postgres/pgtest"
 )
 
-// TestOperatorContract checks DECISIONS §1 from the outside: tenant create
+// TestOperatorContract checks docs/operations.md from the outside: tenant create
 // defaults and flags, serve --help listing every variable, and a server
 // started with a short HS256 secret answering tokens of both claim layouts.
 func TestOperatorContract(t *testing.T) {

@@ -1,4 +1,4 @@
-// Command konvoj is the Konvoj server and its operator commands (DECISIONS §1):
+// Command konvoj is the Konvoj server and its operator commands (docs/operations.md):
 // serve, migrate, tenant create, seed-demo.
 package main
 
@@ -20,7 +20,7 @@ import (
 	"github.com/konvoj/konvoj/internal/postgres"
 )
 
-// exitUsage is the status for bad arguments or values (DECISIONS §1).
+// exitUsage is the status for bad arguments or values (docs/operations.md).
 const exitUsage = 2
 
 func main() {

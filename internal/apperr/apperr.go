@@ -1,5 +1,5 @@
 // Package apperr holds the typed errors every domain package returns. The web
-// layer maps each Kind to one HTTP status and error name (DECISIONS §4) in one
+// layer maps each Kind to one HTTP status and error name (docs/errors.md) in one
 // place, so services never think in HTTP.
 //
 // An error's message is a key of the i18n catalogues with named arguments,
@@ -18,7 +18,7 @@ import (
 // Kind classifies a failure the caller can act on.
 type Kind int
 
-// The kinds, in the order the API checks them (DECISIONS §4).
+// The kinds, in the order the API checks them (docs/errors.md).
 const (
 	KindInternal Kind = iota
 	KindUnauthorized

@@ -1,4 +1,4 @@
-// Package audit writes the audit trail (DECISIONS §10) inside the caller's
+// Package audit writes the audit trail (docs/audit.md) inside the caller's
 // database transaction, and lists it for admins and HR managers.
 package audit
 
@@ -129,7 +129,7 @@ type Subject struct {
 }
 
 // Filter narrows the audit list. Several values of one field mean OR,
-// different fields AND (DECISIONS §5); an empty list does not filter.
+// different fields AND (docs/lists.md); an empty list does not filter.
 type Filter struct {
 	EntityTypes []string
 	EntityIDs   []uuid.UUID
@@ -142,7 +142,7 @@ type Filter struct {
 	Page      int
 	PerPage   int
 	// InputErr is a problem with the query itself (400); List reports it
-	// only after the role check, in the order of DECISIONS §4.
+	// only after the role check, in the order of docs/errors.md.
 	InputErr error
 }
 

@@ -1,6 +1,6 @@
 package auth
 
-// Action is one row of the permission matrix (DECISIONS §3).
+// Action is one row of the permission matrix (docs/permissions.md).
 type Action string
 
 // The actions. A service method asks for exactly one.
@@ -44,7 +44,7 @@ func (g Grant) String() string {
 	return [...]string{"no", "own", "status only", "yes"}[g]
 }
 
-// Matrix is DECISIONS §3 as one table; the web pages and the API both use it.
+// Matrix is the permission matrix of docs/permissions.md as one table; the web pages and the API both use it.
 var Matrix = map[Action]map[Role]Grant{
 	DriversRead:      {RoleAdmin: All, RoleHRManager: All, RoleAccountant: All, RoleDispatcher: All, RoleDriver: Own},
 	DriversCreate:    {RoleAdmin: All, RoleHRManager: All},
@@ -69,7 +69,7 @@ var Matrix = map[Action]map[Role]Grant{
 func Allowed(r Role, a Action) Grant { return Matrix[a][r] }
 
 // DriverEditableFields are the driver fields a driver may change on its own
-// record (DECISIONS §3: phone, addresses, bank fields).
+// record (docs/permissions.md: phone, addresses, bank fields).
 var DriverEditableFields = map[string]bool{
 	"phone": true, "registration_address": true, "residence_address": true,
 	"bank_country": true, "bank_account": true, "iban": true, "swift": true,

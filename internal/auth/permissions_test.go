@@ -9,10 +9,10 @@ import (
 	"github.com/konvoj/konvoj/internal/apperr"
 )
 
-// decisionsTable is DECISIONS §3 transcribed as text, column order admin,
-// hr_manager, accountant, dispatcher, driver; the test checks every cell of
-// Matrix against it.
-var decisionsTable = map[Action]string{
+// matrixTable is the matrix of docs/permissions.md transcribed as text,
+// column order admin, hr_manager, accountant, dispatcher, driver; the test
+// checks every cell of Matrix against it.
+var matrixTable = map[Action]string{
 	DriversRead:      "yes yes yes yes own",
 	DriversCreate:    "yes yes no no no",
 	DriversDelete:    "yes yes no no no",
@@ -33,11 +33,11 @@ var decisionsTable = map[Action]string{
 }
 
 func TestMatrixMatchesDecisions(t *testing.T) {
-	if len(decisionsTable) != len(Matrix) {
-		t.Fatalf("matrix has %d actions, the decisions table %d", len(Matrix), len(decisionsTable))
+	if len(matrixTable) != len(Matrix) {
+		t.Fatalf("matrix has %d actions, the documented table %d", len(Matrix), len(matrixTable))
 	}
 	want := map[string]Grant{"yes": All, "no": Deny, "own": Own, "status-only": NoFiles}
-	for action, row := range decisionsTable {
+	for action, row := range matrixTable {
 		cells := strings.Fields(row)
 		for i, role := range Roles {
 			t.Run(string(action)+"/"+string(role), func(t *testing.T) {

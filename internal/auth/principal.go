@@ -1,10 +1,9 @@
 // Package auth verifies who is calling (tokens, OIDC sign-in), maps the
-// identity to a Principal and holds the permission matrix of DECISIONS §3.
+// identity to a Principal and holds the permission matrix of docs/permissions.md.
 // Services take a Principal and ask it before they touch data.
 package auth
 
 import (
-	"context"
 	"time"
 
 	"github.com/google/uuid"
@@ -47,7 +46,7 @@ type Principal struct {
 	// Name is the display name written into audit rows and responses.
 	Name string
 	// DriverID is the driver record linked to a driver caller (by e-mail),
-	// nil when there is none (DECISIONS §2).
+	// nil when there is none (docs/permissions.md).
 	DriverID *uuid.UUID
 
 	// Company facts the services need on most requests.
@@ -56,6 +55,9 @@ type Principal struct {
 	CompanyCurrency string
 	// Language is the user's preferred language, else the company's default.
 	Language string
+	// PreferredLanguage is the language the user chose and stored, "" when
+	// none: the pages then follow the browser before the company.
+	PreferredLanguage string
 
 	// Client facts for the audit log.
 	IPAddress string
@@ -110,16 +112,3 @@ func (p Principal) CheckDriver(a Action, companyID, driverID uuid.UUID) error {
 // OwnDriverOnly reports whether the caller is limited to its own driver
 // record for the action (lists then show only that record).
 func (p Principal) OwnDriverOnly(a Action) bool { return p.Grant(a) == Own }
-
-type ctxKey struct{}
-
-// WithPrincipal stores the principal in a context.
-func WithPrincipal(ctx context.Context, p Principal) context.Context {
-	return context.WithValue(ctx, ctxKey{}, p)
-}
-
-// FromContext returns the principal stored by WithPrincipal.
-func FromContext(ctx context.Context) (Principal, bool) {
-	p, ok := ctx.Value(ctxKey{}).(Principal)
-	return p, ok
-}

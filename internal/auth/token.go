@@ -17,7 +17,7 @@ import (
 	"github.com/konvoj/konvoj/internal/apperr"
 )
 
-// Leeway is the clock skew tolerated on exp and iat (DECISIONS §2).
+// Leeway is the clock skew tolerated on exp and iat (docs/permissions.md).
 const Leeway = 30 * time.Second
 
 // Identity is what a verified token (or OIDC ID token) says about the caller,
@@ -140,7 +140,7 @@ func (v *Verifier) Verify(raw string) (Identity, error) {
 	return id, nil
 }
 
-// IdentityFromClaims maps both claim layouts of DECISIONS §2 to an Identity:
+// IdentityFromClaims maps both claim layouts of docs/permissions.md to an Identity:
 // current (app_metadata.company_id, user_metadata.role) and earlier
 // (top-level company_id, roles array). A missing or unknown role is driver.
 func IdentityFromClaims(claims map[string]any) (Identity, error) {
@@ -204,7 +204,7 @@ func str(v any) string {
 	return s
 }
 
-// UserID is the user's id: the subject when it is a UUID (DECISIONS §2),
+// UserID is the user's id: the subject when it is a UUID (docs/permissions.md),
 // else a UUID derived from it, so any provider's subject works.
 func (id Identity) UserID() uuid.UUID {
 	if u, err := uuid.Parse(id.Subject); err == nil {

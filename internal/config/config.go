@@ -1,5 +1,5 @@
 // Package config turns the environment into a typed, validated Config once at
-// start (DECISIONS §1). Every variable has a default fit for local use.
+// start (docs/operations.md). Every variable has a default fit for local use.
 package config
 
 import (
@@ -151,7 +151,7 @@ func Load(getenv func(string) string) (Config, error) {
 		if c.JWTSecret == "" {
 			bad("JWT_SECRET is required when JWT_ALG=HS256")
 		} else if len(c.JWTSecret) < 32 {
-			// DECISIONS §1 sets no length, so a short secret (a test rig's
+			// No minimum length is required (docs/operations.md), so a short secret (a test rig's
 			// "secret") must not stop the server; it is only weak.
 			c.Warnings = append(c.Warnings, "JWT_SECRET is shorter than 32 characters: tokens signed with it are easy to forge; use a long random secret in production")
 		}

@@ -48,7 +48,7 @@ func TestInvalidValuesAreAllReported(t *testing.T) {
 	}
 }
 
-// A short JWT_SECRET is weak but allowed (DECISIONS §1 sets no length): the
+// A short JWT_SECRET is weak but allowed (no minimum length is required, docs/operations.md): the
 // server starts and warns.
 func TestShortSecretWarns(t *testing.T) {
 	c, err := Load(env(map[string]string{"JWT_SECRET": "secret"}))

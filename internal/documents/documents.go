@@ -27,13 +27,13 @@ var Types = []string{
 }
 
 // DefaultRequiredTypes are the types a driver needs to be ready unless the
-// company's settings.required_document_types says otherwise (DECISIONS §6).
+// company's settings.required_document_types says otherwise (docs/drivers-and-documents.md).
 var DefaultRequiredTypes = []string{"passport", "drivers_license", "tachograph_card", "code_95", "medical_examination"}
 
 // Statuses are the document statuses, best first.
 var Statuses = []string{"valid", "warning", "expiring_soon", "expired", "no_data"}
 
-// Status computes a document's status (DECISIONS §6); the SQL function
+// Status computes a document's status (docs/drivers-and-documents.md); the SQL function
 // konvoj_document_status is the same rule for set-based queries.
 func Status(hasFile bool, validUntil *civil.Date, today civil.Date) string {
 	switch {

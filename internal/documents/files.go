@@ -69,7 +69,7 @@ type docRef struct {
 
 // findDocument loads a document of a driver that is not deleted. It does
 // not filter by company on purpose: a document of another company is 403
-// AccessDenied, not 404 (DECISIONS §4), decided by the caller right after.
+// AccessDenied, not 404 (docs/errors.md), decided by the caller right after.
 func (s *Service) findDocument(ctx context.Context, id uuid.UUID) (docRef, error) {
 	r := docRef{id: id}
 	err := s.db.QueryRow(ctx, `
@@ -86,7 +86,7 @@ func (s *Service) findDocument(ctx context.Context, id uuid.UUID) (docRef, error
 }
 
 // document runs the checks every document operation starts with, in the
-// order of DECISIONS §4: role, existence, tenancy and own-driver.
+// order of docs/errors.md: role, existence, tenancy and own-driver.
 func (s *Service) document(ctx context.Context, p auth.Principal, a auth.Action, id uuid.UUID) (docRef, error) {
 	if err := p.Require(a); err != nil {
 		return docRef{}, err
@@ -274,7 +274,7 @@ func saveDocument(ctx context.Context, tx pgx.Tx, id uuid.UUID, m metadata, curr
 // request that changes nothing writes none.
 //
 // readBody decodes the JSON request body into its argument; it is called
-// after the permission checks (DECISIONS §4: input errors come last).
+// after the permission checks (docs/errors.md: input errors come last).
 func (s *Service) Update(ctx context.Context, p auth.Principal, documentID uuid.UUID, readBody func(any) error) (*Document, error) {
 	ref, err := s.document(ctx, p, auth.DocumentsWrite, documentID)
 	if err != nil {

@@ -5,7 +5,7 @@
 //
 // The service is the security boundary: every method takes the caller's
 // Principal and applies the permission matrix and tenancy checks in the
-// order of DECISIONS §4 before it touches data.
+// order of docs/errors.md before it touches data.
 package drivers
 
 import (

@@ -29,7 +29,7 @@ type Input struct {
 	Fields map[string]json.RawMessage
 	// DecodeErr is a problem with the body itself (malformed JSON: 400). The
 	// service reports it only after the role, existence and ownership checks,
-	// so errors come in the order of DECISIONS §4.
+	// so errors come in the order of docs/errors.md.
 	DecodeErr error
 }
 
@@ -92,7 +92,7 @@ var fields = map[string]fieldSpec{
 	"flags":                flagsField,
 }
 
-// requiredOnCreate are the fields a create must carry (DECISIONS §6).
+// requiredOnCreate are the fields a create must carry (docs/drivers-and-documents.md).
 var requiredOnCreate = []string{"first_name", "last_name", "email"}
 
 // apply merges the request into d (the stored record on update, defaults on
@@ -143,7 +143,7 @@ func crossFieldRules(d *Driver, sent map[string]json.RawMessage, v *apperr.Valid
 
 func has(m map[string]json.RawMessage, k string) bool { _, ok := m[k]; return ok }
 
-// checkDriverFields enforces DECISIONS §3 for a driver editing its own
+// checkDriverFields enforces docs/permissions.md for a driver editing its own
 // record: any driver field beyond phone, addresses and bank fields is 403
 // Forbidden, never silently dropped.
 func (in Input) checkDriverFields() error {

@@ -15,7 +15,7 @@ import (
 )
 
 // ListParams are the list's query parameters. Several values of one filter
-// mean OR, different filters AND (DECISIONS §5).
+// mean OR, different filters AND (docs/lists.md).
 type ListParams struct {
 	Status         []string
 	OfficeIDs      []uuid.UUID

@@ -3,7 +3,6 @@ package drivers
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -33,16 +32,8 @@ func (s *Service) Create(ctx context.Context, p auth.Principal, in Input) (Drive
 	}
 	var out Driver
 	err := postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
-		seq, err := nextNumber(ctx, tx, p.CompanyID)
+		id, err := Insert(ctx, tx, d)
 		if err != nil {
-			return err
-		}
-		d.InternalNumber = fmt.Sprintf("DRV-%04d", seq)
-		id, err := insertDriver(ctx, tx, d, seq)
-		if err != nil {
-			return err
-		}
-		if err := documents.CreateForDriver(ctx, tx, p.CompanyID, id); err != nil {
 			return err
 		}
 		if out, err = getDriver(ctx, tx, id, false); err != nil {
@@ -144,7 +135,7 @@ func (s *Service) Delete(ctx context.Context, p auth.Principal, id uuid.UUID) er
 		if err := p.CheckDriver(auth.DriversDelete, cur.CompanyID, cur.ID); err != nil {
 			return err
 		}
-		if err := softDelete(ctx, tx, id); err != nil {
+		if err := SoftDelete(ctx, tx, id); err != nil {
 			return err
 		}
 		return audit.Record(ctx, tx, p, audit.Entry{EntityType: entityType, EntityID: id, Action: "deleted", OldValues: cur.auditValues()})

@@ -11,12 +11,13 @@ import (
 
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/civil"
+	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/postgres"
 )
 
 // The SQL of the drivers area. Document status, documents_summary and
 // is_ready come from the SQL functions of migration 00002, so one statement
-// computes them for a whole page (DECISIONS §6).
+// computes them for a whole page (docs/drivers-and-documents.md).
 
 // driverColumns are the stored columns of the full driver object.
 const driverColumns = `d.id, d.company_id, d.office_id, d.internal_number, d.first_name, d.last_name, d.middle_name,
@@ -50,7 +51,7 @@ const summaryJoin = `CROSS JOIN LATERAL (
 		) x
 	) s`
 
-// readyExpr is is_ready (DECISIONS §6) over d, co and s.
+// readyExpr is is_ready (docs/drivers-and-documents.md) over d, co and s.
 const readyExpr = `(d.status = 'active' AND s.ready_docs = co.required_count)`
 
 // getDriver loads a live driver of any company by id (the caller checks the
@@ -100,6 +101,27 @@ func placeholders(from, n int) string {
 	return strings.Join(ps, ", ")
 }
 
+// Insert stores a new driver as given: the company's next DRV- number and
+// the driver's 14 empty document records come with it, in tx. It checks
+// nothing and writes no audit row: Service.Create calls it after its checks
+// and validation, and test data is made with it, so the per-row INSERT INTO
+// drivers exists once.
+func Insert(ctx context.Context, tx postgres.DBTX, d Driver) (uuid.UUID, error) {
+	seq, err := nextNumber(ctx, tx, d.CompanyID)
+	if err != nil {
+		return uuid.Nil, err
+	}
+	d.InternalNumber = fmt.Sprintf("DRV-%04d", seq)
+	id, err := insertDriver(ctx, tx, d, seq)
+	if err != nil {
+		return uuid.Nil, err
+	}
+	if err := documents.CreateForDriver(ctx, tx, d.CompanyID, id); err != nil {
+		return uuid.Nil, err
+	}
+	return id, nil
+}
+
 // nextNumber takes the company's next driver number. The UPDATE locks the
 // company row until the transaction ends, so concurrent creates queue here
 // and never share a number; a rolled-back create gives its number back.
@@ -113,7 +135,7 @@ func nextNumber(ctx context.Context, tx postgres.DBTX, companyID uuid.UUID) (int
 	return seq, nil
 }
 
-// insertDriver stores a new driver and returns its id.
+// insertDriver stores a new driver numbered seq and returns its id.
 func insertDriver(ctx context.Context, tx postgres.DBTX, d Driver, seq int64) (uuid.UUID, error) {
 	vals := writableValues(d)
 	args := append([]any{d.CompanyID, d.InternalNumber, seq}, vals...)
@@ -147,9 +169,10 @@ func wrapWriteErr(err error, what string) error {
 	return fmt.Errorf("%s: %w", what, err)
 }
 
-// softDelete marks the driver deleted; its e-mail becomes free (the unique
-// index covers live drivers only) and its documents and files stay.
-func softDelete(ctx context.Context, tx postgres.DBTX, id uuid.UUID) error {
+// SoftDelete marks the driver deleted; its e-mail becomes free (the unique
+// index covers live drivers only) and its documents and files stay. Like
+// Insert it checks nothing: Service.Delete calls it after its checks.
+func SoftDelete(ctx context.Context, tx postgres.DBTX, id uuid.UUID) error {
 	if _, err := tx.Exec(ctx, `UPDATE drivers SET deleted_at = now() WHERE id = $1 AND deleted_at IS NULL`, id); err != nil {
 		return fmt.Errorf("delete driver %s: %w", id, err)
 	}

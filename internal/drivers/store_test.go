@@ -1,12 +1,12 @@
-package drivers
+package drivers_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
-	"github.com/google/uuid"
-
-	"github.com/konvoj/konvoj/internal/documents"
+	"github.com/konvoj/konvoj/internal/drivers"
+	"github.com/konvoj/konvoj/internal/fixtures"
 	"github.com/konvoj/konvoj/internal/postgres/pgtest"
 )
 
@@ -16,19 +16,14 @@ import (
 func TestStatusRangesMatchStatusFunction(t *testing.T) {
 	db := pgtest.New(t)
 	ctx := context.Background()
-	var company uuid.UUID
-	if err := db.QueryRow(ctx, `INSERT INTO companies (name, timezone) VALUES ('Acme', 'Pacific/Kiritimati') RETURNING id`).Scan(&company); err != nil {
-		t.Fatal(err)
+	company := fixtures.Company(t, db, fixtures.CompanyName("Acme"), fixtures.TimeZone("Pacific/Kiritimati"))
+	for i := 1; i <= 7; i++ {
+		fixtures.Driver(t, db, company, fixtures.Name("A", "B"), fixtures.Email(fmt.Sprintf("d%d@example.cz", i)))
 	}
 	for _, step := range []struct {
 		sql  string
 		args []any
 	}{
-		{`INSERT INTO drivers (company_id, internal_number, internal_seq, first_name, last_name, email)
-		SELECT $1, 'DRV-' || lpad(i::text, 4, '0'), i, 'A', 'B', 'd' || i || '@example.cz'
-		FROM generate_series(1, 7) AS i`, []any{company}},
-		{`INSERT INTO driver_documents (company_id, driver_id, type) SELECT $1, d.id, t FROM drivers d, unnest($2::text[]) AS t`,
-			[]any{company, documents.Types}},
 		{`WITH n AS (SELECT id, row_number() OVER (ORDER BY id) AS k FROM driver_documents WHERE company_id = $1),
 		f AS (
 			INSERT INTO document_files (company_id, document_id, filename, original_filename, mime_type, size_bytes, version, storage_path, storage_disk, hash_sha256)
@@ -43,7 +38,7 @@ func TestStatusRangesMatchStatusFunction(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for status, cond := range statusRanges {
+	for status, cond := range drivers.StatusRanges {
 		rows, err := db.Query(ctx, `
 			WITH co AS (SELECT konvoj_today(c.timezone) AS today FROM companies c WHERE c.id = $1)
 			SELECT konvoj_document_status(dd.current_file_id IS NOT NULL, dd.valid_until, co.today) = $2,

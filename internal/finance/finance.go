@@ -1,7 +1,7 @@
 // Package finance holds a driver's money: transactions with their approval
 // workflow, pay periods with totals kept exact on every change, MTD/YTD/
 // lifetime aggregates, and penalties, whose finance record moves with them in
-// one database transaction (DECISIONS §7).
+// one database transaction (docs/finance.md).
 //
 // Lock order, to keep concurrent changes free of deadlocks: a penalty row,
 // then the finance periods (in id order), then the transaction rows.

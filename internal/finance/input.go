@@ -34,7 +34,7 @@ var (
 
 // InputError answers a request whose body or query values could not be
 // read (inputErr, a 400 or 422). A broken input is an input problem, so the
-// checks that come before the input (DECISIONS §4) answer first: the role
+// checks that come before the input (docs/errors.md) answer first: the role
 // (403 Forbidden), the driver and the record (404), the company and, for a
 // driver caller, its own record (403 AccessDenied). Only when they all pass
 // is inputErr the answer.

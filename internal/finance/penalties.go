@@ -99,7 +99,7 @@ type penaltyMove struct {
 }
 
 // auditDiff is the penalty's audit row of the move: only the fields that
-// change (DECISIONS §10).
+// change (docs/audit.md).
 func (m penaltyMove) auditDiff(cur Penalty) (oldValues, newValues map[string]any) {
 	before := map[string]any{"status": cur.Status, "amount": cur.Amount, "dispute_reason": cur.DisputeReason,
 		"evidence": cur.Evidence, "resolution": cur.Resolution}

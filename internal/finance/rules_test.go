@@ -48,12 +48,12 @@ func TestDeleteAllowed(t *testing.T) {
 }
 
 func TestCheckEdit(t *testing.T) {
-	base := Transaction{Status: StatusPending, TransactionType: "bonus", Amount: money.MustParse("10"), Currency: "CZK",
+	base := Transaction{Status: StatusPending, TransactionType: "bonus", Amount: amountOf("10"), Currency: "CZK",
 		TransactionDate: civil.NewDate(2026, 1, 5), Metadata: json.RawMessage(`{}`)}
 	withStatus := func(s string) Transaction { t := base; t.Status = s; return t }
 	desc := "x"
 	info := func(t Transaction) Transaction { t.Description = &desc; return t }
-	amount := func(t Transaction) Transaction { t.Amount = money.MustParse("11"); return t }
+	amount := func(t Transaction) Transaction { t.Amount = amountOf("11"); return t }
 	tests := []struct {
 		name         string
 		cur, next    Transaction
@@ -113,9 +113,32 @@ func TestApplySignFollowsType(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var v apperr.Validation
-		TransactionInput{TransactionType: typ(tt.typ), Amount: money.InputOf(tt.amount)}.apply(Transaction{}, &v)
+		TransactionInput{TransactionType: typ(tt.typ), Amount: amountInput(tt.amount)}.apply(Transaction{}, &v)
 		if (v.Err() == nil) != tt.ok {
 			t.Errorf("%s %s: %v, want ok=%v", tt.typ, tt.amount, v.Err(), tt.ok)
 		}
 	}
+}
+
+// amountOf parses a plain decimal string; a typo in a test's constant panics.
+func amountOf(s string) money.Amount {
+	a, err := money.Parse(s)
+	if err != nil {
+		panic(err)
+	}
+	return a
+}
+
+// amountInput is the amount a JSON body would carry as a string ("" means
+// absent).
+func amountInput(s string) money.Input {
+	var in money.Input
+	if s == "" {
+		return in
+	}
+	b, _ := json.Marshal(s)
+	if err := json.Unmarshal(b, &in); err != nil {
+		panic(err)
+	}
+	return in
 }

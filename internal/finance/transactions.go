@@ -52,7 +52,7 @@ func (t Transaction) auditValues() map[string]any {
 
 func (t Transaction) slot() slot { return slot{Date: t.TransactionDate, Currency: t.Currency} }
 
-// moves is the transaction workflow (DECISIONS §7): pending → approved →
+// moves is the transaction workflow (docs/finance.md): pending → approved →
 // paid, pending or approved → cancelled; paid and cancelled are final, and
 // disputed is entered and left only through the penalty.
 var moves = map[string][]string{

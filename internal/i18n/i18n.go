@@ -84,17 +84,6 @@ func Parse(s string) (Lang, bool) {
 	return "", false
 }
 
-// Pick returns the first supported language among the candidates, else
-// Default. Candidates may be empty or unsupported codes.
-func Pick(candidates ...string) Lang {
-	for _, c := range candidates {
-		if l, ok := Parse(c); ok {
-			return l
-		}
-	}
-	return Default
-}
-
 // FromAcceptLanguage picks the first supported language of an
 // Accept-Language header ("cs-CZ,cs;q=0.9,en;q=0.8"), ignoring weights: browsers
 // send them in preference order.

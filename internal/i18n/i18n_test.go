@@ -101,22 +101,7 @@ func TestT(t *testing.T) {
 	}
 }
 
-func TestPick(t *testing.T) {
-	tests := []struct {
-		in   []string
-		want Lang
-	}{
-		{[]string{"cs"}, CS},
-		{[]string{"", "en"}, EN},
-		{[]string{"de", "CS"}, CS},
-		{[]string{"de"}, EN},
-		{nil, EN},
-	}
-	for _, tt := range tests {
-		if got := Pick(tt.in...); got != tt.want {
-			t.Errorf("Pick(%q) = %s, want %s", tt.in, got, tt.want)
-		}
-	}
+func TestAcceptLanguageAndContext(t *testing.T) {
 	for header, want := range map[string]Lang{"cs-CZ,cs;q=0.9,en;q=0.8": CS, "de-DE, en-GB;q=0.7": EN, "sk": ""} {
 		got, _ := FromAcceptLanguage(header)
 		if got != want {

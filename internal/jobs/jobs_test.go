@@ -44,7 +44,7 @@ func work(ctx context.Context, w *jobs.RateCompanyMonthWorker, company uuid.UUID
 
 func seed(f *ratingtest.Fixtures, drivers int) {
 	for i := 0; i < drivers; i++ {
-		d := f.Driver(nil)
+		d := f.Driver()
 		if i%2 == 0 {
 			f.Penalty(d, "2026-01-10", "100.00", "pending", false)
 		}
@@ -140,7 +140,7 @@ func TestMonthlyJobThroughRiver(t *testing.T) {
 	f.Exec(`UPDATE companies SET created_at = now() - interval '1 year' WHERE id = $1`, f.Company)
 	seed(f, 3)
 	notDue := ratingtest.New(t, db) // created this month
-	notDue.Driver(nil)
+	notDue.Driver()
 
 	svc := rating.NewService(db)
 	client, err := jobs.NewClient(db, svc, quiet, jobs.Options{Periodic: true, PollInterval: 50 * time.Millisecond})

@@ -35,16 +35,6 @@ func New(d decimal.Decimal) Amount { return Amount{d.Round(Places)} }
 // Zero is 0.00.
 var Zero = Amount{}
 
-// MustParse parses a plain decimal string and panics on error (tests,
-// constants).
-func MustParse(s string) Amount {
-	a, err := Parse(s)
-	if err != nil {
-		panic(err)
-	}
-	return a
-}
-
 // Decimal returns the amount as a decimal.
 func (a Amount) Decimal() decimal.Decimal { return a.d }
 
@@ -224,15 +214,6 @@ func check(d decimal.Decimal) (Amount, error) {
 // with a field message (422) instead of the decoder failing the whole body.
 type Input struct {
 	raw []byte
-}
-
-// InputOf wraps text from a form or a test as an Input ("" means absent).
-func InputOf(s string) Input {
-	if s == "" {
-		return Input{}
-	}
-	b, _ := json.Marshal(s)
-	return Input{raw: b}
 }
 
 // UnmarshalJSON keeps the raw value.

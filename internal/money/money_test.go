@@ -80,7 +80,7 @@ func TestMarshalTwoDecimals(t *testing.T) {
 		A Amount `json:"a"`
 		B Amount `json:"b"`
 		C Amount `json:"c"`
-	}{MustParse("1250"), MustParse("-0.5"), Zero}
+	}{mustParse("1250"), mustParse("-0.5"), Zero}
 	b, err := json.Marshal(v)
 	if err != nil {
 		t.Fatal(err)
@@ -91,8 +91,8 @@ func TestMarshalTwoDecimals(t *testing.T) {
 }
 
 func TestExactSums(t *testing.T) {
-	sum := MustParse("0.10").Add(MustParse("0.20"))
-	if !sum.Equal(MustParse("0.30")) || sum.String() != "0.30" {
+	sum := mustParse("0.10").Add(mustParse("0.20"))
+	if !sum.Equal(mustParse("0.30")) || sum.String() != "0.30" {
 		t.Fatalf("0.10 + 0.20 = %s", sum)
 	}
 }
@@ -116,4 +116,14 @@ func TestScan(t *testing.T) {
 	if err := a.Scan(nil); err == nil {
 		t.Fatal("Scan(nil) should fail")
 	}
+}
+
+// mustParse parses a plain decimal string and fails loudly on a typo in a
+// test's constant.
+func mustParse(s string) Amount {
+	a, err := Parse(s)
+	if err != nil {
+		panic(err)
+	}
+	return a
 }

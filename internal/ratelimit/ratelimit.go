@@ -1,4 +1,4 @@
-// Package ratelimit limits requests per key with token buckets (DECISIONS §9).
+// Package ratelimit limits requests per key with token buckets (docs/rate-limits.md).
 //
 // A bucket holds at most Burst tokens and refills at PerMinute/60 tokens per
 // second; each request takes one token and is refused when none is left.
@@ -18,7 +18,7 @@ type Limit struct {
 	Burst     int // capacity: the most requests allowed in a row
 }
 
-// tierLimits are the limits of the subscription tiers (DECISIONS §9).
+// tierLimits are the limits of the subscription tiers (docs/rate-limits.md).
 var tierLimits = map[string]Limit{
 	"free":         {PerMinute: 60, Burst: 100},
 	"starter":      {PerMinute: 120, Burst: 200},
@@ -36,6 +36,18 @@ func ForTier(tier string) Limit {
 	}
 	return tierLimits["free"]
 }
+
+// pageLimit is one signed-in person's budget for web pages (docs/: "Rate
+// limits"). Pages draw on it instead of the company's API bucket, so people
+// clicking through pages never use up the integrations' budget, and the API
+// never locks people out of the pages. A burst of 200 covers fast clicking,
+// several tabs and htmx live search (a request per pause in typing); 600 a
+// minute (10 a second) sustained is more than a person can click and still
+// bounds a runaway script.
+var pageLimit = Limit{PerMinute: 600, Burst: 200}
+
+// ForPages returns the limit of one signed-in person's page requests.
+func ForPages() Limit { return pageLimit }
 
 // validate rejects limits that would divide by zero or never allow anything.
 func (l Limit) validate() error {

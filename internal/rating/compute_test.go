@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/konvoj/konvoj/internal/fixtures"
 	"github.com/konvoj/konvoj/internal/postgres/pgtest"
 	"github.com/konvoj/konvoj/internal/rating"
 	"github.com/konvoj/konvoj/internal/rating/ratingtest"
@@ -84,7 +85,7 @@ func TestRateCompanyMonth(t *testing.T) {
 
 	// A: documents in every status as of 2026-01-31, two countable
 	// penalties, a minimal profile, 4 orders, one late renewal.
-	a := f.Driver(nil)
+	a := f.Driver()
 	f.Document(a, "passport", "2026-01-05", at("2025-01-10 09:00"))                 // renewed below
 	f.Document(a, "drivers_license", "2026-02-20", at("2024-05-01 09:00"))          // 20 days: warning
 	f.Document(a, "tachograph_card", "2026-02-05", at("2024-05-01 09:00"))          // 5 days: expiring_soon
@@ -104,17 +105,17 @@ func TestRateCompanyMonth(t *testing.T) {
 	f.Orders(a, "2026-02-01", "completed", 5, false)
 
 	// B: a full profile and nothing else.
-	b := f.Driver(map[string]any{
-		"middle_name": "Karel", "birth_date": "1980-01-01", "citizenship": "CZ", "rodne_cislo": "800101/1234",
-		"phone": "+420 123", "registration_address": "Praha", "residence_address": "Brno", "hire_date": "2020-01-01",
-		"contract_from": "2020-01-01", "contract_indefinite": true, "work_location": "Praha", "bank_country": "CZ",
-		"bank_account": "123/0100", "iban": "CZ6508000000192000145399", "swift": "GIBACZPX",
+	b := f.Driver(func(d *fixtures.DriverSpec) {
+		d.MiddleName, d.BirthDate, d.Citizenship, d.RodneCislo = fixtures.Text("Karel"), fixtures.Date("1980-01-01"), fixtures.Text("CZ"), fixtures.Text("800101/1234")
+		d.Phone, d.RegistrationAddress, d.ResidenceAddress, d.HireDate = fixtures.Text("+420 123"), fixtures.Text("Praha"), fixtures.Text("Brno"), fixtures.Date("2020-01-01")
+		d.ContractFrom, d.ContractIndefinite, d.WorkLocation, d.BankCountry = fixtures.Date("2020-01-01"), true, fixtures.Text("Praha"), fixtures.Text("CZ")
+		d.BankAccount, d.IBAN, d.SWIFT = fixtures.Text("123/0100"), fixtures.Text("CZ6508000000192000145399"), fixtures.Text("GIBACZPX")
 	})
-	f.Exec(`INSERT INTO offices (company_id, name) VALUES ($1, 'HQ')`, f.Company)
+	fixtures.Office(t, db, f.Company, "HQ")
 	f.Exec(`UPDATE drivers SET office_id = (SELECT id FROM offices WHERE company_id = $1) WHERE id = $2`, f.Company, b)
 
-	onLeave := f.Driver(map[string]any{"status": "on_leave"})
-	deleted := f.Driver(map[string]any{"deleted_at": time.Now()})
+	onLeave := f.Driver(fixtures.Status("on_leave"))
+	deleted := f.Driver(fixtures.Deleted())
 
 	n, err := svc.RateCompany(ctx, f.Company, jan)
 	if err != nil {
@@ -194,15 +195,17 @@ func TestRateCompanyMonth(t *testing.T) {
 func TestProfileFieldsMatchTheList(t *testing.T) {
 	db := pgtest.New(t)
 	f := ratingtest.New(t, db)
-	f.Exec(`INSERT INTO offices (company_id, name) VALUES ($1, 'HQ')`, f.Company)
-	full := f.Driver(map[string]any{
-		"middle_name": "K", "birth_date": "1980-01-01", "citizenship": "CZ", "rodne_cislo": "1",
-		"phone": "1", "registration_address": "a", "residence_address": "b", "hire_date": "2020-01-01",
-		"contract_from": "2020-01-01", "contract_to": "2030-01-01", "work_location": "x", "bank_country": "CZ",
-		"bank_account": "1", "iban": "CZ65", "swift": "GIBACZPX",
+	fixtures.Office(t, db, f.Company, "HQ")
+	full := f.Driver(func(d *fixtures.DriverSpec) {
+		d.MiddleName, d.BirthDate, d.Citizenship, d.RodneCislo = fixtures.Text("K"), fixtures.Date("1980-01-01"), fixtures.Text("CZ"), fixtures.Text("1")
+		d.Phone, d.RegistrationAddress, d.ResidenceAddress, d.HireDate = fixtures.Text("1"), fixtures.Text("a"), fixtures.Text("b"), fixtures.Date("2020-01-01")
+		d.ContractFrom, d.ContractTo, d.WorkLocation, d.BankCountry = fixtures.Date("2020-01-01"), fixtures.Date("2030-01-01"), fixtures.Text("x"), fixtures.Text("CZ")
+		d.BankAccount, d.IBAN, d.SWIFT = fixtures.Text("1"), fixtures.Text("CZ65"), fixtures.Text("GIBACZPX")
 	})
 	f.Exec(`UPDATE drivers SET office_id = (SELECT id FROM offices WHERE company_id = $1) WHERE id = $2`, f.Company, full)
-	blank := f.Driver(map[string]any{"middle_name": "  ", "phone": "", "contract_indefinite": false})
+	blank := f.Driver(func(d *fixtures.DriverSpec) {
+		d.MiddleName, d.Phone, d.ContractIndefinite = fixtures.Text("  "), fixtures.Text(""), false
+	})
 	if _, err := rating.NewService(db).RateCompany(ctx, f.Company, jan); err != nil {
 		t.Fatal(err)
 	}
@@ -239,27 +242,27 @@ func TestUploadTimeliness(t *testing.T) {
 		return readSnapshot(t, db, d, jan).Components[rating.DocumentUploadTimeliness]
 	}
 
-	first := f.Driver(nil) // a first upload renews nothing
+	first := f.Driver() // a first upload renews nothing
 	f.Upload(first, "passport", "2026-01-01", at("2026-01-20 10:00"))
 
-	early := f.Driver(nil) // renewed 10 days before expiry (warning): 0 days late
+	early := f.Driver() // renewed 10 days before expiry (warning): 0 days late
 	f.Upload(early, "passport", "2026-01-25", at("2025-01-01 10:00"))
 	f.Upload(early, "passport", "2031-01-25", at("2026-01-15 10:00"))
 
-	late := f.Driver(nil) // new file first, valid_until corrected a day later: 14 days late
+	late := f.Driver() // new file first, valid_until corrected a day later: 14 days late
 	f.Upload(late, "visa_biometrics", "2026-01-01", at("2025-01-01 10:00"))
 	f.Upload(late, "visa_biometrics", "", at("2026-01-15 10:00"))
 	f.SetValidUntil(late, "visa_biometrics", "2027-01-01", at("2026-01-16 08:00"))
 
-	unchanged := f.Driver(nil) // a new scan without a new date: late by the current valid_until
+	unchanged := f.Driver() // a new scan without a new date: late by the current valid_until
 	f.Upload(unchanged, "code_95", "2026-01-03", at("2025-01-01 10:00"))
 	f.Upload(unchanged, "code_95", "", at("2026-01-10 10:00"))
 
-	valid := f.Driver(nil) // a valid document replaced early is no renewal
+	valid := f.Driver() // a valid document replaced early is no renewal
 	f.Upload(valid, "passport", "2026-06-01", at("2025-01-01 10:00"))
 	f.Upload(valid, "passport", "2030-06-01", at("2026-01-10 10:00"))
 
-	midnight := f.Driver(nil) // 23:30 UTC on 31 January is February in Prague
+	midnight := f.Driver() // 23:30 UTC on 31 January is February in Prague
 	f.Upload(midnight, "passport", "2026-01-10", at("2025-01-01 10:00"))
 	f.Upload(midnight, "passport", "2030-01-10", time.Date(2026, 1, 31, 23, 30, 0, 0, time.UTC))
 
@@ -305,8 +308,8 @@ func TestUploadTimeliness(t *testing.T) {
 func TestActivityNotApplicable(t *testing.T) {
 	db := pgtest.New(t)
 	f := ratingtest.New(t, db)
-	d := f.Driver(nil)
-	other := f.Driver(nil)
+	d := f.Driver()
+	other := f.Driver()
 	f.Orders(other, "2026-02-03", "completed", 5, false) // another month
 	f.Orders(other, "2026-01-03", "cancelled", 5, false) // cancelled orders do not count
 	f.Exec(`UPDATE companies SET settings = '{"required_document_types": ["passport"]}' WHERE id = $1`, f.Company)
@@ -336,7 +339,7 @@ func TestPercentilesWithTies(t *testing.T) {
 	want := []int{30, 30, 30, 40, 50, 60, 70, 100, 100, 100}
 	var ids []uuid.UUID
 	for _, n := range penalties {
-		d := f.Driver(nil)
+		d := f.Driver()
 		for i := 0; i < n; i++ {
 			f.Penalty(d, "2026-01-10", "10.00", "pending", false)
 		}
@@ -355,7 +358,7 @@ func TestPercentilesWithTies(t *testing.T) {
 	g := ratingtest.New(t, db)
 	var three []uuid.UUID
 	for i := 0; i < 3; i++ {
-		d := g.Driver(nil)
+		d := g.Driver()
 		for j := 0; j < i; j++ {
 			g.Penalty(d, "2026-01-10", "10.00", "pending", false)
 		}
@@ -380,7 +383,7 @@ func TestPercentilesWithTies(t *testing.T) {
 func TestPreviousScore(t *testing.T) {
 	db := pgtest.New(t)
 	f := ratingtest.New(t, db)
-	d := f.Driver(nil)
+	d := f.Driver()
 	svc := rating.NewService(db)
 	if _, err := svc.RateCompany(ctx, f.Company, dec); err != nil {
 		t.Fatal(err)

@@ -155,7 +155,7 @@ type MetricUpdate struct {
 }
 
 // Merge applies an update to the configuration (thresholds merge key by key)
-// and validates the result (DECISIONS §8): known metric names, weights 0–100
+// and validates the result (docs/rating.md): known metric names, weights 0–100
 // with at most 2 decimals, thresholds of the metric's own key with a value in
 // its range, then on the merged whole: the six weights sum to 100 and at
 // least 3 metrics are enabled. Field messages are keyed like
@@ -184,38 +184,50 @@ func (c Config) Merge(u ConfigUpdate) (Config, error) {
 			continue
 		}
 		seen[name] = i
-		m := &out.Metrics[out.index(name)]
-		if len(e.Weight) > 0 {
-			w, ok := parseNumber(e.Weight)
-			switch {
-			case !ok || w.IsNegative() || w.GreaterThan(hundred):
-				v.Add(field("weight"), "msg.rating.weight_range")
-			case !w.Equal(w.Round(2)):
-				v.Add(field("weight"), "msg.rating.weight_places")
-			default:
-				m.Weight = w
-			}
-		}
-		if len(e.IsEnabled) > 0 {
-			var b bool
-			if err := json.Unmarshal(e.IsEnabled, &b); err != nil || isAbsent(e.IsEnabled) {
-				v.Add(field("is_enabled"), "msg.rating.is_enabled")
-			} else {
-				m.IsEnabled = b
-			}
-		}
-		if len(e.Thresholds) > 0 {
-			mergeThresholds(&v, field("thresholds"), m, e.Thresholds)
-		}
+		mergeMetric(&v, field, &out.Metrics[out.index(name)], e)
 	}
 	if err := v.Err(); err != nil {
 		return out, err
 	}
-	if total := out.TotalWeight(); !total.Equal(hundred) {
+	out.checkWhole(&v)
+	return out, v.Err()
+}
+
+// mergeMetric applies one entry of an update to its metric m; field names
+// the entry's fields in messages.
+func mergeMetric(v *apperr.Validation, field func(string) string, m *MetricConfig, e MetricUpdate) {
+	if len(e.Weight) > 0 {
+		w, ok := parseNumber(e.Weight)
+		switch {
+		case !ok || w.IsNegative() || w.GreaterThan(hundred):
+			v.Add(field("weight"), "msg.rating.weight_range")
+		case !w.Equal(w.Round(2)):
+			v.Add(field("weight"), "msg.rating.weight_places")
+		default:
+			m.Weight = w
+		}
+	}
+	if len(e.IsEnabled) > 0 {
+		var b bool
+		if err := json.Unmarshal(e.IsEnabled, &b); err != nil || isAbsent(e.IsEnabled) {
+			v.Add(field("is_enabled"), "msg.rating.is_enabled")
+		} else {
+			m.IsEnabled = b
+		}
+	}
+	if len(e.Thresholds) > 0 {
+		mergeThresholds(v, field("thresholds"), m, e.Thresholds)
+	}
+}
+
+// checkWhole applies the rules of the merged configuration as a whole: the
+// weights sum to 100 and at least MinEnabled metrics are enabled.
+func (c Config) checkWhole(v *apperr.Validation) {
+	if total := c.TotalWeight(); !total.Equal(hundred) {
 		v.Add("metrics", "msg.rating.weights_sum", "total", total)
 	}
 	enabled := 0
-	for _, m := range out.Metrics {
+	for _, m := range c.Metrics {
 		if m.IsEnabled {
 			enabled++
 		}
@@ -223,7 +235,6 @@ func (c Config) Merge(u ConfigUpdate) (Config, error) {
 	if enabled < MinEnabled {
 		v.Add("metrics", "msg.rating.min_enabled", "min", MinEnabled, "enabled", enabled)
 	}
-	return out, v.Err()
 }
 
 func mergeThresholds(v *apperr.Validation, field string, m *MetricConfig, raw json.RawMessage) {

@@ -1,4 +1,4 @@
-// Package rating computes the monthly driver rating of DECISIONS §8: six
+// Package rating computes the monthly driver rating of docs/rating.md: six
 // configurable metrics per company, a snapshot per driver and month with its
 // components, the rank percentile within the company, the history with its
 // trend, and the company ranking.
@@ -33,7 +33,7 @@ const (
 var Metrics = []string{DocumentExpiration, PenaltiesCount, PenaltiesAmount, ProfileCompleteness, DocumentUploadTimeliness, Activity}
 
 // ProfileFields is the fixed list of 20 driver fields profile_completeness
-// counts (DECISIONS §8): every field of the driver record a person enters,
+// counts (docs/rating.md): every field of the driver record a person enters,
 // except fire_date and flags. A text field counts when it is not blank;
 // contract_to also counts as filled when contract_indefinite is true.
 var ProfileFields = []string{
@@ -163,7 +163,7 @@ func scoreMetric(m MetricConfig, in Inputs, period Period, currency string) Comp
 // 50 (warning), 25 (expiring_soon), 0 (expired, no_data), as of the
 // period's last day; 100 when no document type is required. warningDays
 // only shapes the details ("2 of 5 required documents expire within 30
-// days"): the statuses are those of DECISIONS §6, the same the documents list
+// days"): the statuses are those of docs/drivers-and-documents.md, the same the documents list
 // shows.
 func documentExpiration(docs []DocState, warningDays decimal.Decimal, period Period) Component {
 	asOf := period.Last().String()

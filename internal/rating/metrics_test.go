@@ -98,7 +98,7 @@ func TestPenaltiesAmount(t *testing.T) {
 
 func TestProfileCompleteness(t *testing.T) {
 	if len(ProfileFields) != 20 {
-		t.Fatalf("the profile list has %d fields, DECISIONS §8 says 20", len(ProfileFields))
+		t.Fatalf("the profile list has %d fields, docs/rating.md says 20", len(ProfileFields))
 	}
 	for _, tt := range []struct {
 		filled   int

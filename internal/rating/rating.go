@@ -23,6 +23,17 @@ type Rating struct {
 	CreatedAt      time.Time                `json:"created_at"`
 }
 
+// ComponentView is one metric of a snapshot, as stored in its components
+// object and shown by the API.
+type ComponentView struct {
+	Score        json.Number  `json:"score"`
+	Weight       json.Number  `json:"weight"`
+	Contribution json.Number  `json:"contribution"`
+	Details      string       `json:"details"`
+	RawValue     *json.Number `json:"raw_value"`
+	Applicable   bool         `json:"applicable"`
+}
+
 // Recalculated is the answer of a recalculation.
 type Recalculated struct {
 	Message      string      `json:"message"`

@@ -87,7 +87,7 @@ func (s *Service) Get(ctx context.Context, p auth.Principal, driverID uuid.UUID,
 
 // Recalculate recomputes the driver's snapshot for the month and refreshes
 // the month's percentiles (admin, HR). bodyErr is the request body's
-// decoding error, reported only after the permission checks (DECISIONS §4).
+// decoding error, reported only after the permission checks (docs/errors.md).
 func (s *Service) Recalculate(ctx context.Context, p auth.Principal, driverID uuid.UUID, in RecalculateInput, bodyErr error) (Recalculated, error) {
 	if err := p.Require(auth.RatingManage); err != nil {
 		return Recalculated{}, err
@@ -125,7 +125,7 @@ func (s *Service) Recalculate(ctx context.Context, p auth.Principal, driverID uu
 // rateDriverTx rates one driver for the month, together with every active
 // driver of the company that has no snapshot of that month yet: the month's
 // rank_percentile compares a driver with the drivers rated in the month
-// (DECISIONS §8), and this makes that the whole active company from the
+// (docs/rating.md), and this makes that the whole active company from the
 // first read or recalculation on, whatever the order of the reads. Only
 // the first rating of a month pays for the rest of the company.
 func rateDriverTx(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period Period, driverID uuid.UUID) (written, error) {
@@ -260,7 +260,7 @@ func (s *Service) Config(ctx context.Context, p auth.Principal, companyID uuid.U
 }
 
 // checkCompany gives 404 for a company that does not exist and 403
-// AccessDenied for another company (DECISIONS §4: the record's existence is
+// AccessDenied for another company (docs/errors.md: the record's existence is
 // checked before its company).
 func (s *Service) checkCompany(ctx context.Context, p auth.Principal, companyID uuid.UUID) error {
 	if companyID == p.CompanyID {
@@ -280,7 +280,7 @@ func (s *Service) checkCompany(ctx context.Context, p auth.Principal, companyID 
 // validates the result (422 with field messages) and stores it with one
 // audit row per changed metric (admin, HR). Snapshots already stored keep
 // the configuration they were computed with. bodyErr is the request body's
-// decoding error, reported only after the permission checks (DECISIONS §4).
+// decoding error, reported only after the permission checks (docs/errors.md).
 func (s *Service) UpdateConfig(ctx context.Context, p auth.Principal, companyID uuid.UUID, u ConfigUpdate, bodyErr error) (ConfigUpdated, error) {
 	if err := p.Require(auth.RatingManage); err != nil {
 		return ConfigUpdated{}, err

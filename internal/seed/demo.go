@@ -108,6 +108,9 @@ func Demo(ctx context.Context, s DemoServices, now time.Time) (DemoResult, error
 		DemoCompanyName).Scan(&res.CompanyID, &marker)
 	switch {
 	case err == nil && marker == demoMarker:
+		if err := repairDemoUsers(ctx, s.DB, res.CompanyID); err != nil {
+			return res, err
+		}
 		return res, loadDemoSummary(ctx, s.DB, &res)
 	case err == nil:
 		return res, ErrDemoIncomplete
@@ -152,10 +155,30 @@ func Demo(ctx context.Context, s DemoServices, now time.Time) (DemoResult, error
 	return res, loadDemoSummary(ctx, s.DB, &res)
 }
 
+// demoUserIDs are the ids of the demo users.
+func demoUserIDs() []uuid.UUID {
+	ids := make([]uuid.UUID, len(demoUsers))
+	for i, u := range demoUsers {
+		ids[i] = DemoUserID(u.email)
+	}
+	return ids
+}
+
+// repairDemoUsers gives demo users seeded by earlier versions (external_id
+// "demo:<e-mail>") the subject their id is derived from, so signing in as
+// them finds them instead of colliding with them.
+func repairDemoUsers(ctx context.Context, db *pgxpool.Pool, company uuid.UUID) error {
+	if _, err := db.Exec(ctx, `UPDATE users SET external_id = id::text, updated_at = now()
+		WHERE company_id = $1 AND id = ANY($2) AND external_id <> id::text`, company, demoUserIDs()); err != nil {
+		return fmt.Errorf("repair the demo users' subjects: %w", err)
+	}
+	return nil
+}
+
 func loadDemoSummary(ctx context.Context, db *pgxpool.Pool, res *DemoResult) error {
 	rows, err := db.Query(ctx, `SELECT id, email, trim(coalesce(first_name, '') || ' ' || coalesce(last_name, '')), role FROM users
-		WHERE company_id = $1 AND external_id LIKE 'demo:%' ORDER BY array_position(ARRAY['admin','hr_manager','accountant','dispatcher','driver'], role)`,
-		res.CompanyID)
+		WHERE company_id = $1 AND id = ANY($2) ORDER BY array_position(ARRAY['admin','hr_manager','accountant','dispatcher','driver'], role)`,
+		res.CompanyID, demoUserIDs())
 	if err != nil {
 		return err
 	}
@@ -171,6 +194,10 @@ func loadDemoSummary(ctx context.Context, db *pgxpool.Pool, res *DemoResult) err
 }
 
 // DemoUserID is the stable id of a demo user (tokens can be minted for it).
+// The user's subject (external_id) is this id as text, because a verified
+// identity's user id is its subject when that is a UUID (auth.Identity.UserID):
+// the printed API tokens, the development sign-in and the just-in-time user
+// upsert then all arrive at this one row.
 func DemoUserID(email string) uuid.UUID {
 	return uuid.NewSHA1(uuid.NameSpaceURL, []byte("konvoj:demo:"+email))
 }
@@ -207,7 +234,7 @@ func (d *demo) officesAndUsers(ctx context.Context) error {
 	for _, u := range demoUsers {
 		id := DemoUserID(u.email)
 		if _, err := d.s.DB.Exec(ctx, `INSERT INTO users (id, company_id, external_id, email, first_name, last_name, role, preferred_language)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, id, d.company, "demo:"+u.email, u.email, u.first, u.last, string(u.role), u.lang); err != nil {
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, id, d.company, id.String(), u.email, u.first, u.last, string(u.role), u.lang); err != nil {
 			return err
 		}
 		switch u.role {

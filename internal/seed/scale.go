@@ -135,9 +135,11 @@ func scaleCompany(ctx context.Context, tx pgx.Tx, name string, n int, o ScaleOpt
 			LANGUAGE sql IMMUTABLE AS $f$
 				SELECT (lpad(to_hex(company), 8, '0') || '-' || lpad(to_hex(tbl), 4, '0') || '-4000-8000-' || lpad(to_hex(n), 12, '0'))::uuid
 			$f$`, nil},
+		// A user's subject is its id as text: the id a token with that
+		// subject resolves to (auth.Identity.UserID).
 		{"users", `
 			INSERT INTO users (id, company_id, external_id, email, first_name, last_name, role)
-			SELECT u, $1, 'scale:' || u, r || '@' || $2, 'Scale', r, r
+			SELECT u, $1, u::text, r || '@' || $2, 'Scale', r, r
 			FROM (SELECT gen_random_uuid() AS u, r FROM unnest(ARRAY['admin','hr_manager','accountant','dispatcher']) r) x`,
 			[]any{id, domain}},
 		{"offices", `

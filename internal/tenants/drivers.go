@@ -21,7 +21,7 @@ type DriverRef struct {
 }
 
 // CheckDriver runs the first checks of every request about one driver
-// (DECISIONS §4): the role may do the action at all (403 Forbidden), the
+// (docs/errors.md): the role may do the action at all (403 Forbidden), the
 // driver exists and is not deleted (404), it is the caller's company and,
 // for a driver caller, the caller's own record (403 AccessDenied). The
 // lookup is by id alone on purpose: another company's driver must answer

@@ -51,7 +51,7 @@ type Service struct {
 // NewService returns a tenants service on the pool.
 func NewService(db *pgxpool.Pool) *Service { return &Service{db: db} }
 
-// Validate checks a new company's fields and fills defaults (DECISIONS §1).
+// Validate checks a new company's fields and fills defaults (docs/operations.md).
 func (n *NewCompany) Validate() error {
 	var v apperr.Validation
 	n.Name = strings.TrimSpace(n.Name)
@@ -208,7 +208,7 @@ func (s *Service) Principal(ctx context.Context, id auth.Identity) (auth.Princip
 	p.DriverID = driverID
 	p.Language = deref(defLang)
 	if l := deref(prefLang); l != "" {
-		p.Language = l
+		p.Language, p.PreferredLanguage = l, l
 	}
 	p.Name = strings.TrimSpace(deref(firstName) + " " + deref(last))
 	if p.Name == "" {

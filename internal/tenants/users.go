@@ -2,9 +2,12 @@ package tenants
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/auth"
@@ -31,6 +34,9 @@ func (s *Service) SetLanguage(ctx context.Context, p auth.Principal, lang string
 
 // DirectoryUser is a known user, for the development sign-in page.
 type DirectoryUser struct {
+	// Subject signs in as exactly this user: its id as text, which
+	// auth.Identity.UserID maps back to the id whatever the row's
+	// external_id holds (the just-in-time upsert then updates this row).
 	Subject string
 	Email   string
 	Name    string
@@ -49,7 +55,7 @@ type DirectoryCompany struct {
 // (AUTH_DEV_LOGIN, never on in production) may call it.
 func (s *Service) Directory(ctx context.Context, limit int) ([]DirectoryCompany, error) {
 	rows, err := s.db.Query(ctx, `
-		SELECT c.id, c.name, u.external_id, u.email, COALESCE(trim(concat_ws(' ', u.first_name, u.last_name)), ''), u.role
+		SELECT c.id, c.name, u.id::text, u.email, COALESCE(trim(concat_ws(' ', u.first_name, u.last_name)), ''), u.role
 		FROM (SELECT id, name, created_at FROM companies ORDER BY created_at, id LIMIT $1) c
 		LEFT JOIN users u ON u.company_id = c.id AND u.is_active
 		ORDER BY c.created_at, c.id,
@@ -80,4 +86,30 @@ func (s *Service) Directory(ctx context.Context, limit int) ([]DirectoryCompany,
 		return nil, fmt.Errorf("list directory: %w", err)
 	}
 	return out, nil
+}
+
+// DevIdentity is the identity the development sign-in uses for an e-mail
+// and role in a company. An existing active user with that e-mail
+// (case-insensitive) and role is reused, the named and oldest first, so
+// signing in again never makes a second user; otherwise the subject is
+// derived from the company, role and e-mail, so the next sign-in with them
+// is the user this one creates. Like Directory, it serves only the
+// development sign-in page (AUTH_DEV_LOGIN).
+func (s *Service) DevIdentity(ctx context.Context, company uuid.UUID, email string, role auth.Role) (auth.Identity, error) {
+	id := auth.Identity{CompanyID: company.String(), Email: email, Role: role,
+		Subject: "dev|" + company.String() + "|" + string(role) + "|" + strings.ToLower(email)}
+	var subject, stored string
+	err := s.db.QueryRow(ctx, `
+		SELECT id::text, email FROM users
+		WHERE company_id = $1 AND lower(email) = lower($2) AND role = $3 AND is_active
+		ORDER BY (first_name IS NULL AND last_name IS NULL), created_at, id
+		LIMIT 1`, company, email, string(role)).Scan(&subject, &stored)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return id, nil
+	case err != nil:
+		return auth.Identity{}, fmt.Errorf("find user %s of company %s: %w", email, company, err)
+	}
+	id.Subject, id.Email = subject, stored
+	return id, nil
 }

@@ -1,8 +1,8 @@
 package api_test
 
-// Black-box checks of the specification and DECISIONS §2–§6, §9 and §10 for
-// drivers, documents, files and the audit log: every rule read from the two
-// documents is exercised through the HTTP API with real signed tokens, and
+// Black-box checks of the specification and the rules of docs/ (permissions, errors, lists, drivers
+// and documents, rate limits, audit) for drivers, documents, files and the
+// audit log: every rule read from those documents is exercised through the HTTP API with real signed tokens, and
 // every response is also held to the OpenAPI contract (contract_test.go).
 
 import (
@@ -23,6 +23,7 @@ import (
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/config"
+	"github.com/konvoj/konvoj/internal/fixtures"
 	"github.com/konvoj/konvoj/internal/ratelimit"
 	"github.com/konvoj/konvoj/web/webtest"
 )
@@ -46,13 +47,13 @@ func newAccWorld(t *testing.T, opts ...webtest.Option) *accWorld {
 	t.Helper()
 	env := webtest.New(t, opts...)
 	w := &accWorld{env: env, company: env.Company("Acme", "free"), other: env.Company("Other", "free"), callers: map[auth.Role]*webtest.Caller{}}
-	w.own = env.Driver(w.company, webtest.DriverFixture{Email: "Own.Driver@Example.test"})
-	w.peer = env.Driver(w.company, webtest.DriverFixture{Email: "peer.driver@example.test"})
-	w.foreign = env.Driver(w.other, webtest.DriverFixture{Email: "foreign.driver@example.test"})
+	w.own = env.Driver(w.company, fixtures.Email("Own.Driver@Example.test"))
+	w.peer = env.Driver(w.company, fixtures.Email("peer.driver@example.test"))
+	w.foreign = env.Driver(w.other, fixtures.Email("foreign.driver@example.test"))
 	for _, r := range accRoles {
 		w.callers[r] = env.As(w.company, r)
 	}
-	// Linked case-insensitively by e-mail (DECISIONS §2).
+	// Linked case-insensitively by e-mail (docs/permissions.md).
 	w.callers[auth.RoleDriver] = env.As(w.company, auth.RoleDriver, "own.driver@example.test")
 	w.otherAdmin = env.As(w.other, auth.RoleAdmin)
 	admin := w.callers[auth.RoleAdmin]
@@ -294,7 +295,7 @@ func TestAcceptancePermissionMatrix(t *testing.T) {
 	})
 	t.Run("delete", func(t *testing.T) {
 		for _, r := range []auth.Role{auth.RoleAdmin, auth.RoleHRManager} {
-			d := w.env.Driver(w.company, webtest.DriverFixture{})
+			d := w.env.Driver(w.company)
 			w.callers[r].Delete("/api/v0/drivers/" + d.String()).Expect(http.StatusNoContent)
 		}
 	})
@@ -465,7 +466,7 @@ func TestAcceptanceLists(t *testing.T) {
 	company := env.Company("Acme", "free")
 	admin := env.As(company, auth.RoleAdmin)
 	for i := 0; i < 105; i++ {
-		env.Driver(company, webtest.DriverFixture{LastName: fmt.Sprintf("Driver%03d", i)})
+		env.Driver(company, fixtures.LastName(fmt.Sprintf("Driver%03d", i)))
 	}
 	novak := drvCreate(t, admin, map[string]any{"first_name": "Jan", "last_name": "Novák", "email": "jan.novak@firma.cz", "citizenship": "SK", "status": "on_leave"})
 	dvorak := drvCreate(t, admin, map[string]any{"first_name": "Eva", "last_name": "Dvořáková", "email": "eva@firma.cz", "citizenship": "CZ", "status": "inactive"})
@@ -804,7 +805,7 @@ func TestAcceptanceDocuments(t *testing.T) {
 	env := webtest.New(t, webtest.WithConfig(func(c *config.Config) { c.UploadMaxBytes = 4096 }))
 	company := env.Company("Acme", "free")
 	hr := env.As(company, auth.RoleHRManager)
-	driver := env.Driver(company, webtest.DriverFixture{Email: "d@firma.cz"})
+	driver := env.Driver(company, fixtures.Email("d@firma.cz"))
 	doc := documentID(t, env, driver, "drivers_license")
 	today := civil.DateOf(time.Now().In(mustZone(t, "Europe/Prague")))
 
@@ -946,7 +947,7 @@ func TestAcceptanceDocuments(t *testing.T) {
 		}
 	})
 	t.Run("is_ready needs an active driver with usable required documents", func(t *testing.T) {
-		d := env.Driver(company, webtest.DriverFixture{})
+		d := env.Driver(company)
 		ready := func() bool {
 			return hr.Get("/api/v0/drivers/" + d.String()).JSON()["is_ready"].(bool)
 		}
@@ -989,7 +990,7 @@ func TestAcceptanceRateLimits(t *testing.T) {
 	company := env.Company("Acme", "free")
 	admin := env.As(company, auth.RoleAdmin)
 	acc := env.As(company, auth.RoleAccountant)
-	driver := env.Driver(company, webtest.DriverFixture{})
+	driver := env.Driver(company)
 
 	checkHeaders := func(res *webtest.Response, limit int) int {
 		t.Helper()

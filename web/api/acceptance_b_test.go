@@ -1,7 +1,7 @@
 package api_test
 
 // Black-box checks of the rating, finance, period and penalty rules of the
-// specification and DECISIONS §3, §4, §5, §7, §8 and §10, written rule by
+// specification and docs/ (permissions, errors, lists, finance, rating, audit), written rule by
 // rule from those documents (not from the code).
 
 import (
@@ -17,6 +17,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/fixtures"
 	"github.com/konvoj/konvoj/web/webtest"
 )
 
@@ -39,9 +40,9 @@ func newAccB(t *testing.T) *accB {
 	a := &accB{env: env, ownMail: "own.driver@example.test"}
 	a.company = env.Company("Acme", "enterprise")
 	a.otherCompany = env.Company("Other", "enterprise")
-	a.own = env.Driver(a.company, webtest.DriverFixture{Email: a.ownMail, HireDate: "2024-03-15"})
-	a.other = env.Driver(a.company, webtest.DriverFixture{})
-	a.foreign = env.Driver(a.otherCompany, webtest.DriverFixture{})
+	a.own = env.Driver(a.company, fixtures.Email(a.ownMail), fixtures.HireDate("2024-03-15"))
+	a.other = env.Driver(a.company)
+	a.foreign = env.Driver(a.otherCompany)
 	a.admin = env.As(a.company, auth.RoleAdmin)
 	a.hr = env.As(a.company, auth.RoleHRManager)
 	a.acc = env.As(a.company, auth.RoleAccountant)
@@ -148,7 +149,7 @@ func hasKeys(t *testing.T, what string, m map[string]any, want ...string) {
 	}
 }
 
-// TestAccBPermissionMatrix walks DECISIONS §3 for rating, finance, periods
+// TestAccBPermissionMatrix walks docs/permissions.md for rating, finance, periods
 // and penalties: every role against every endpoint.
 func TestAccBPermissionMatrix(t *testing.T) {
 	t.Parallel()
@@ -255,7 +256,7 @@ func TestAccBPermissionMatrix(t *testing.T) {
 	want(t, a.hr.Put(configPath(a.otherCompany), map[string]any{"metrics": []any{map[string]any{"metric_name": "activity", "weight": 10}}}), http.StatusForbidden, "AccessDenied")
 }
 
-// TestAccBErrorOrder checks DECISIONS §4 on every finance, penalty and
+// TestAccBErrorOrder checks docs/errors.md on every finance, penalty and
 // rating endpoint: token → role (403 Forbidden) → record (404) → company or
 // own record (403 AccessDenied) → input (400/422) → state (409). A broken
 // body or query value is input: it never hides an earlier answer.
@@ -389,7 +390,7 @@ func TestAccBErrorOrder(t *testing.T) {
 	want(t, a.hr.Delete(drv(a.foreign, "/finance/"+txs[a.foreign])), http.StatusForbidden, "AccessDenied")
 }
 
-// TestAccBLists checks DECISIONS §5 on the transaction, penalty and history
+// TestAccBLists checks docs/lists.md on the transaction, penalty and history
 // lists: the envelope, per_page clamping, bad page values and the default
 // orders with id as the final tie-break.
 func TestAccBLists(t *testing.T) {
@@ -477,7 +478,7 @@ func TestAccBLists(t *testing.T) {
 }
 
 // TestAccBTransactions checks the finance transaction rules of the spec and
-// DECISIONS §7: the create and update answers, amounts, the status moves,
+// docs/finance.md: the create and update answers, amounts, the status moves,
 // the delete rules and the audit rows.
 func TestAccBTransactions(t *testing.T) {
 	t.Parallel()
@@ -612,7 +613,7 @@ func TestAccBTransactions(t *testing.T) {
 	}
 }
 
-// TestAccBPeriodsSummaryAggregates checks the formulas of DECISIONS §7 on
+// TestAccBPeriodsSummaryAggregates checks the formulas of docs/finance.md on
 // one data set: period totals, the list summary, the penalty summary and the
 // mtd/ytd/lifetime aggregates with their metadata, then closing and paying a
 // period.
@@ -797,8 +798,8 @@ func TestAccBPeriodsSummaryAggregates(t *testing.T) {
 	}
 }
 
-// TestAccBPenalties checks the penalty endpoints of the spec and DECISIONS
-// §7: answers, the finance record moving with the penalty, validation, the
+// TestAccBPenalties checks the penalty endpoints of the spec and
+// docs/finance.md: answers, the finance record moving with the penalty, validation, the
 // state rules and the audit rows.
 func TestAccBPenalties(t *testing.T) {
 	t.Parallel()
@@ -991,7 +992,7 @@ func f64(t *testing.T, v any) float64 {
 
 func near(a, b float64) bool { return a-b < 0.005 && b-a < 0.005 }
 
-// TestAccBRating checks DECISIONS §8 and the spec's rating endpoints: every
+// TestAccBRating checks docs/rating.md and the spec's rating endpoints: every
 // metric of a prepared driver, contribution and total_score, disabled
 // metrics, configuration merge and validation, rank_percentile whatever the
 // order of reads, score_change, history and its summary.
@@ -1152,7 +1153,7 @@ func TestAccBRankPercentile(t *testing.T) {
 	// Three drivers with 0, 1 and 3 penalties this month: best, middle, worst.
 	var ids []uuid.UUID
 	for i, n := range []int{0, 1, 3} {
-		id := env.Driver(company, webtest.DriverFixture{Email: fmt.Sprintf("r%d@example.test", i)})
+		id := env.Driver(company, fixtures.Email(fmt.Sprintf("r%d@example.test", i)))
 		ids = append(ids, id)
 		for j := 0; j < n; j++ {
 			hr.Post(drv(id, "/penalties"), map[string]any{"penalty_type": "other", "amount": 500, "incident_date": pragueDay(0), "description": "x"}).Expect(http.StatusCreated)
@@ -1176,7 +1177,7 @@ func TestAccBRankPercentile(t *testing.T) {
 	hr2 := env.As(c2, auth.RoleHRManager)
 	var ids2 []uuid.UUID
 	for i := 0; i < 6; i++ {
-		ids2 = append(ids2, env.Driver(c2, webtest.DriverFixture{}))
+		ids2 = append(ids2, env.Driver(c2))
 	}
 	var wg sync.WaitGroup
 	status := make([]int, len(ids2))

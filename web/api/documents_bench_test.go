@@ -116,7 +116,7 @@ func BenchmarkDocumentUpload(b *testing.B) {
 			env := webtest.New(b)
 			company := env.Company("Acme", "free")
 			hr := env.As(company, auth.RoleHRManager)
-			driver := env.Driver(company, webtest.DriverFixture{})
+			driver := env.Driver(company)
 			docID := documentID(b, env, driver, "passport")
 			path, contentType := uploadBodyFile(b, size)
 			postFile(b, env, hr, docID, path, contentType) // warm up: user row, pools
@@ -144,7 +144,7 @@ func TestDocumentUploadStreams(t *testing.T) {
 	env := webtest.New(t)
 	company := env.Company("Acme", "free")
 	hr := env.As(company, auth.RoleHRManager)
-	driver := env.Driver(company, webtest.DriverFixture{})
+	driver := env.Driver(company)
 	docID := documentID(t, env, driver, "passport")
 	path, contentType := uploadBodyFile(t, size)
 	postFile(t, env, hr, docID, path, contentType)

@@ -28,6 +28,7 @@ import (
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/config"
+	"github.com/konvoj/konvoj/internal/fixtures"
 	"github.com/konvoj/konvoj/internal/storage"
 	"github.com/konvoj/konvoj/internal/storage/storagetest"
 	"github.com/konvoj/konvoj/web/app"
@@ -235,7 +236,7 @@ func TestDocumentUploadVersionsAndDownload(t *testing.T) {
 		ctx := context.Background()
 		company := env.Company("Acme", "free")
 		hr := env.As(company, auth.RoleHRManager)
-		driver := env.Driver(company, webtest.DriverFixture{})
+		driver := env.Driver(company)
 		docID := documentID(t, env, driver, "drivers_license")
 
 		v1data := samplePDF(t, 300_000)
@@ -367,7 +368,7 @@ func TestDocumentConcurrentUploads(t *testing.T) {
 	forEachStore(t, func(t *testing.T, env *webtest.Env, files *recordingStore) {
 		company := env.Company("Acme", "free")
 		hr := env.As(company, auth.RoleHRManager)
-		driver := env.Driver(company, webtest.DriverFixture{})
+		driver := env.Driver(company)
 		docID := documentID(t, env, driver, "passport")
 
 		const n = 10
@@ -427,7 +428,7 @@ func TestDocumentStatusThresholdsInCompanyTimeZone(t *testing.T) {
 	loc, _ := time.LoadLocation(zone)
 	today := civil.DateOf(time.Now().In(loc))
 	hr := env.As(company, auth.RoleHRManager)
-	driver := env.Driver(company, webtest.DriverFixture{})
+	driver := env.Driver(company)
 
 	cases := []struct {
 		docType string
@@ -501,7 +502,7 @@ func TestDocumentUploadRefusals(t *testing.T) {
 	env := webtest.New(t, webtest.WithConfig(func(c *config.Config) { c.UploadMaxBytes = maxBytes }))
 	company := env.Company("Acme", "free")
 	hr := env.As(company, auth.RoleHRManager)
-	driver := env.Driver(company, webtest.DriverFixture{})
+	driver := env.Driver(company)
 	docID := documentID(t, env, driver, "passport")
 	path := "/api/v0/documents/" + docID.String() + "/files"
 
@@ -585,7 +586,7 @@ func TestDocumentUploadFileNames(t *testing.T) {
 	env := webtest.New(t)
 	company := env.Company("Acme", "free")
 	hr := env.As(company, auth.RoleHRManager)
-	driver := env.Driver(company, webtest.DriverFixture{})
+	driver := env.Driver(company)
 	docID := documentID(t, env, driver, "passport")
 
 	cases := []struct{ sent, want string }{
@@ -645,7 +646,7 @@ func TestDocumentUploadFailedCommitLeavesNoObject(t *testing.T) {
 		ctx := context.Background()
 		company := env.Company("Acme", "free")
 		hr := env.As(company, auth.RoleHRManager)
-		driver := env.Driver(company, webtest.DriverFixture{})
+		driver := env.Driver(company)
 		docID := documentID(t, env, driver, "passport")
 
 		// A deferred constraint trigger fails the COMMIT itself, after the
@@ -680,7 +681,7 @@ func TestDocumentUploadStorageFailure(t *testing.T) {
 	}))
 	company := env.Company("Acme", "free")
 	hr := env.As(company, auth.RoleHRManager)
-	driver := env.Driver(company, webtest.DriverFixture{})
+	driver := env.Driver(company)
 	docID := documentID(t, env, driver, "passport")
 	upload(t, hr, docID, filePart("a.pdf", samplePDF(t, 1000)), field("number", "X1")).
 		ExpectError(http.StatusInternalServerError, "ServerError")
@@ -710,7 +711,7 @@ func TestDocumentUpdateMetadata(t *testing.T) {
 	env := webtest.New(t)
 	company := env.Company("Acme", "free")
 	hr := env.As(company, auth.RoleHRManager)
-	driver := env.Driver(company, webtest.DriverFixture{})
+	driver := env.Driver(company)
 	docID := documentID(t, env, driver, "medical_examination")
 	path := "/api/v0/documents/" + docID.String()
 	today := civil.DateOf(time.Now().In(mustLoc(t, "Europe/Prague")))
@@ -786,8 +787,8 @@ func TestDocumentPermissions(t *testing.T) {
 	company := env.Company("Acme", "free")
 	other := env.Company("Other", "free")
 	hr := env.As(company, auth.RoleHRManager)
-	driver := env.Driver(company, webtest.DriverFixture{Email: "jana@example.test"})
-	otherDriver := env.Driver(company, webtest.DriverFixture{Email: "petr@example.test"})
+	driver := env.Driver(company, fixtures.Email("jana@example.test"))
+	otherDriver := env.Driver(company, fixtures.Email("petr@example.test"))
 	docID := documentID(t, env, driver, "passport")
 	file := mustUpload(t, hr, docID, filePart("a.pdf", samplePDF(t, 1000)))
 

@@ -20,7 +20,7 @@ func (h *Handlers) mountDrivers(g *web.Routes) {
 	g.DELETE("/drivers/:id", h.deleteDriver)
 }
 
-// CursorPage is the cursor pagination envelope (DECISIONS §5).
+// CursorPage is the cursor pagination envelope (docs/lists.md).
 type CursorPage[T any] struct {
 	Data []T        `json:"data"`
 	Meta CursorMeta `json:"meta"`
@@ -130,7 +130,7 @@ func (h *Handlers) deleteDriver(c echo.Context) error {
 
 // driverID reads the path id. An id that is not a UUID becomes uuid.Nil,
 // which names no driver: the service then answers 404 NotFound, but only
-// after the role check, keeping the error order of DECISIONS §4 (an
+// after the role check, keeping the error order of docs/errors.md (an
 // accountant deleting /drivers/xyz is 403 Forbidden, not 404).
 func driverID(c echo.Context) uuid.UUID {
 	id, err := uuid.Parse(c.Param("id"))

@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/fixtures"
 	"github.com/konvoj/konvoj/web/webtest"
 )
 
@@ -198,15 +199,7 @@ func TestDriverValidation(t *testing.T) {
 	company := env.Company("Acme", "free")
 	other := env.Company("Other", "free")
 	hr := env.As(company, auth.RoleHRManager)
-	var otherOffice, office uuid.UUID
-	for _, o := range []struct {
-		company uuid.UUID
-		id      *uuid.UUID
-	}{{company, &office}, {other, &otherOffice}} {
-		if err := env.DB.QueryRow(context.Background(), `INSERT INTO offices (company_id, name) VALUES ($1, 'HQ') RETURNING id`, o.company).Scan(o.id); err != nil {
-			t.Fatal(err)
-		}
-	}
+	office, otherOffice := fixtures.Office(t, env.DB, company, "HQ"), fixtures.Office(t, env.DB, other, "HQ")
 	base := func(extra map[string]any) map[string]any {
 		b := map[string]any{"first_name": "Jan", "last_name": "Novák", "email": "jan@example.cz"}
 		for k, v := range extra {
@@ -612,10 +605,7 @@ func TestDriverListFiltersAndSearch(t *testing.T) {
 	env := webtest.New(t)
 	company := env.Company("Acme", "free")
 	hr := env.As(company, auth.RoleHRManager)
-	var office uuid.UUID
-	if err := env.DB.QueryRow(context.Background(), `INSERT INTO offices (company_id, name) VALUES ($1, 'Brno') RETURNING id`, company).Scan(&office); err != nil {
-		t.Fatal(err)
-	}
+	office := fixtures.Office(t, env.DB, company, "Brno")
 	mk := func(first, last, email, status, citizenship string, withOffice bool) drvItem {
 		b := map[string]any{"first_name": first, "last_name": last, "email": email, "status": status, "citizenship": citizenship}
 		if withOffice {
@@ -944,19 +934,8 @@ func TestDriverListQueryCountIndependentOfPageSize(t *testing.T) {
 	counter := &drvQueryCounter{}
 	env := webtest.New(t, webtest.WithTracer(counter))
 	company := env.Company("Acme", "free")
-	_, err := env.DB.Exec(context.Background(), `
-		WITH c AS (UPDATE companies SET driver_number_seq = 120 WHERE id = $1 RETURNING id),
-		d AS (
-			INSERT INTO drivers (company_id, internal_number, internal_seq, first_name, last_name, email)
-			SELECT c.id, 'DRV-' || lpad(i::text, 4, '0'), i, 'Jan', 'Novák ' || i, 'd' || i || '@example.cz'
-			FROM c, generate_series(1, 120) AS i RETURNING id, company_id
-		)
-		INSERT INTO driver_documents (company_id, driver_id, type)
-		SELECT d.company_id, d.id, t FROM d, unnest($2::text[]) AS t`, company,
-		[]string{"passport", "visa_biometrics", "residence_permit", "work_permit", "a1_eu", "a1_switzerland", "declaration",
-			"health_insurance", "travel_insurance", "drivers_license", "adr_certificate", "tachograph_card", "code_95", "medical_examination"})
-	if err != nil {
-		t.Fatal(err)
+	for i := 1; i <= 120; i++ {
+		env.Driver(company, fixtures.Name("Jan", fmt.Sprintf("Novák %d", i)), fixtures.Email(fmt.Sprintf("d%d@example.cz", i)))
 	}
 	hr := env.As(company, auth.RoleHRManager)
 	hr.Get("/api/v0/drivers?per_page=1").Expect(http.StatusOK) // warm up: user provisioning

@@ -23,7 +23,7 @@ func (h *Handlers) mountFinance(g *web.Routes) {
 
 // anyID reads a UUID path parameter; a value that is not a UUID becomes the
 // nil UUID, which names no record, so the service answers 404 after it has
-// checked the role (DECISIONS §4: 403 Forbidden comes before 404).
+// checked the role (docs/errors.md: 403 Forbidden comes before 404).
 func anyID(c echo.Context, name string) uuid.UUID {
 	id, err := uuid.Parse(c.Param(name))
 	if err != nil {

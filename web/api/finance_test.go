@@ -14,6 +14,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/fixtures"
 	"github.com/konvoj/konvoj/web/webtest"
 )
 
@@ -65,7 +66,7 @@ func newFinanceFixture(t *testing.T) *financeFixture {
 		env: env, company: company,
 		hr:     env.As(company, auth.RoleHRManager),
 		acc:    env.As(company, auth.RoleAccountant),
-		driver: env.Driver(company, webtest.DriverFixture{Email: mail, HireDate: "2025-10-20"}), driverMail: mail,
+		driver: env.Driver(company, fixtures.Email(mail), fixtures.HireDate("2025-10-20")), driverMail: mail,
 	}
 }
 
@@ -233,7 +234,7 @@ func TestFinancePermissions(t *testing.T) {
 	env := f.env
 	tx := f.create(t, "bonus", "10", pragueDay(0))
 	txPath := f.path(f.driver, "/"+tx["id"].(string))
-	other := env.Driver(f.company, webtest.DriverFixture{Email: "other@example.test"})
+	other := env.Driver(f.company, fixtures.Email("other@example.test"))
 	me := env.As(f.company, auth.RoleDriver, f.driverMail)
 	dispatcher := env.As(f.company, auth.RoleDispatcher)
 	admin := env.As(f.company, auth.RoleAdmin)
@@ -618,7 +619,7 @@ func TestFinanceAggregates(t *testing.T) {
 	if _, ok := only["ytd"]; ok || only["mtd"] == nil {
 		t.Fatalf("type=mtd gave %v", only)
 	}
-	empty := f.env.Driver(f.company, webtest.DriverFixture{})
+	empty := f.env.Driver(f.company)
 	none := exactJSON(t, f.acc.Get(f.path(empty, "/aggregates")).Expect(http.StatusOK))
 	if m := asObject(t, asObject(t, none["ytd"])["metadata"]); m["highest_month"] != nil || m["months_worked"] != json.Number("0") {
 		t.Fatalf("empty ytd %v", m)

@@ -124,7 +124,7 @@ func (q *query) optInt(name string) *int {
 	return &n
 }
 
-// page returns page and per_page (DECISIONS §5): page below 1 or not a
+// page returns page and per_page (docs/lists.md): page below 1 or not a
 // number is 400; per_page is clamped to 1..max.
 func (q *query) page(max int) (int, int) {
 	page := q.intParam("page", 1)
@@ -221,7 +221,7 @@ func (q *query) timeEnd(name string) *time.Time {
 	return t
 }
 
-// Page is the Laravel-style offset pagination envelope (DECISIONS §5).
+// Page is the Laravel-style offset pagination envelope (docs/lists.md).
 type Page[T any] struct {
 	CurrentPage  int     `json:"current_page"`
 	Data         []T     `json:"data"`

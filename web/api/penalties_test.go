@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/fixtures"
 	"github.com/konvoj/konvoj/web/webtest"
 )
 
@@ -169,7 +170,7 @@ func TestPenaltyPermissions(t *testing.T) {
 	f := newFinanceFixture(t)
 	env := f.env
 	pen := f.createPenalty(t, nil)
-	other := env.Driver(f.company, webtest.DriverFixture{Email: "other.driver@example.test"})
+	other := env.Driver(f.company, fixtures.Email("other.driver@example.test"))
 	me := env.As(f.company, auth.RoleDriver, f.driverMail)
 	otherMe := env.As(f.company, auth.RoleDriver, "other.driver@example.test")
 	stranger := env.As(env.Company("Other", "free"), auth.RoleHRManager)

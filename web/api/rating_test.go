@@ -11,7 +11,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/fixtures"
 	"github.com/konvoj/konvoj/internal/rating"
+	"github.com/konvoj/konvoj/internal/rating/ratingtest"
 	"github.com/konvoj/konvoj/web/webtest"
 )
 
@@ -97,7 +99,7 @@ func TestRatingConfigReadAndPartialUpdate(t *testing.T) {
 	}
 
 	// Disabled metrics are left out of the components.
-	d := env.Driver(company, webtest.DriverFixture{})
+	d := env.Driver(company)
 	r := hr.Get("/api/v0/drivers/" + d.String() + "/rating").Expect(http.StatusOK).JSON()
 	comps := r["components"].(map[string]any)
 	if _, ok := comps["penalties_count"]; ok || len(comps) != 5 {
@@ -169,7 +171,7 @@ func TestRatingConfigPermissions(t *testing.T) {
 	hr := env.As(company, auth.RoleHRManager)
 	hr.Get(configPath(other)).ExpectError(http.StatusForbidden, "AccessDenied")
 	hr.Put(configPath(other), valid).ExpectError(http.StatusForbidden, "AccessDenied")
-	// An unknown company is 404 (DECISIONS §4: the record, then its company).
+	// An unknown company is 404 (docs/errors.md: the record, then its company).
 	hr.Put(configPath(uuid.New()), valid).ExpectError(http.StatusNotFound, "NotFound")
 	hr.Get("/api/v0/companies/not-a-uuid/rating-config").ExpectError(http.StatusNotFound, "NotFound")
 	env.Anonymous().Get(configPath(company)).ExpectError(http.StatusUnauthorized, "Unauthorized")
@@ -186,9 +188,9 @@ func TestRatingCurrentMonthOnDemand(t *testing.T) {
 	company := env.Company("Acme", "free")
 	other := env.Company("Other", "free")
 	hr := env.As(company, auth.RoleHRManager)
-	d := env.Driver(company, webtest.DriverFixture{Email: "anna@example.test", HireDate: "2024-01-01"})
-	d2 := env.Driver(company, webtest.DriverFixture{})
-	foreign := env.Driver(other, webtest.DriverFixture{})
+	d := env.Driver(company, fixtures.Email("anna@example.test"), fixtures.HireDate("2024-01-01"))
+	d2 := env.Driver(company)
+	foreign := env.Driver(other)
 	path := "/api/v0/drivers/" + d.String() + "/rating"
 
 	r := hr.Get(path).Expect(http.StatusOK).JSON()
@@ -243,21 +245,14 @@ func TestRatingRecalculateAndScoreChange(t *testing.T) {
 	env := webtest.New(t)
 	company := env.Company("Acme", "free")
 	hr := env.As(company, auth.RoleHRManager)
-	d := env.Driver(company, webtest.DriverFixture{})
+	d := env.Driver(company)
 	base := "/api/v0/drivers/" + d.String() + "/rating"
 
 	// Last month: 2 penalties of 2500 (count 60, amount 50); this month none.
 	last := month(-1)
+	data := ratingtest.Fixtures{T: t, DB: env.DB, Company: company}
 	for i := 0; i < 2; i++ {
-		_, err := env.DB.Exec(context.Background(), `
-			WITH ft AS (
-				INSERT INTO finance_transactions (company_id, driver_id, transaction_type, amount, transaction_date)
-				VALUES ($1, $2, 'penalty', -2500, $3) RETURNING id)
-			INSERT INTO penalties (company_id, driver_id, finance_id, penalty_type, amount, incident_date, description)
-			SELECT $1, $2, ft.id, 'speeding', 2500, $3, 'Speeding' FROM ft`, company, d, last.First().AddDays(4))
-		if err != nil {
-			t.Fatal(err)
-		}
+		data.Penalty(d, last.First().AddDays(4).String(), "2500", "pending", false)
 	}
 	for _, role := range []auth.Role{auth.RoleAccountant, auth.RoleDispatcher, auth.RoleDriver} {
 		env.As(company, role).Post(base+"/calculate", map[string]any{"period": last.String()}).ExpectError(http.StatusForbidden, "Forbidden")
@@ -292,8 +287,8 @@ func TestRatingHistory(t *testing.T) {
 	env := webtest.New(t)
 	company := env.Company("Acme", "free")
 	hr := env.As(company, auth.RoleHRManager)
-	d := env.Driver(company, webtest.DriverFixture{Email: "eva@example.test"})
-	d2 := env.Driver(company, webtest.DriverFixture{})
+	d := env.Driver(company, fixtures.Email("eva@example.test"))
+	d2 := env.Driver(company)
 	path := "/api/v0/drivers/" + d.String() + "/rating/history"
 
 	// Months -8 … -1 with rising scores, and the same score twice as lowest.
@@ -377,24 +372,17 @@ func TestRatingRanking(t *testing.T) {
 	other := env.Company("Other", "free")
 	hr := env.As(company, auth.RoleHRManager)
 	last := month(-1)
+	data := ratingtest.Fixtures{T: t, DB: env.DB, Company: company}
 	var ids []uuid.UUID
 	for i, n := range []int{2, 0, 1} { // penalties last month
-		d := env.Driver(company, webtest.DriverFixture{Email: fmt.Sprintf("r%d@example.test", i)})
+		d := env.Driver(company, fixtures.Email(fmt.Sprintf("r%d@example.test", i)))
 		for j := 0; j < n; j++ {
-			_, err := env.DB.Exec(context.Background(), `
-				WITH ft AS (
-					INSERT INTO finance_transactions (company_id, driver_id, transaction_type, amount, transaction_date)
-					VALUES ($1, $2, 'penalty', -100, $3) RETURNING id)
-				INSERT INTO penalties (company_id, driver_id, finance_id, penalty_type, amount, incident_date, description)
-				SELECT $1, $2, ft.id, 'speeding', 100, $3, 'Speeding' FROM ft`, company, d, last.First())
-			if err != nil {
-				t.Fatal(err)
-			}
+			data.Penalty(d, last.First().String(), "100", "pending", false)
 		}
 		hr.Post("/api/v0/drivers/"+d.String()+"/rating/calculate", map[string]any{"period": last.String()}).Expect(http.StatusOK)
 		ids = append(ids, d)
 	}
-	env.Driver(other, webtest.DriverFixture{})
+	env.Driver(other)
 
 	page := hr.Get("/api/v0/ratings?period=" + last.String()).Expect(http.StatusOK).JSON()
 	rows := page["data"].([]any)
@@ -441,7 +429,7 @@ func TestRatingRenewalThroughUploads(t *testing.T) {
 	env := webtest.New(t)
 	company := env.Company("Acme", "free")
 	hr := env.As(company, auth.RoleHRManager)
-	d := env.Driver(company, webtest.DriverFixture{})
+	d := env.Driver(company)
 	var docID uuid.UUID
 	if err := env.DB.QueryRow(context.Background(), `SELECT id FROM driver_documents WHERE driver_id = $1 AND type = 'passport'`, d).Scan(&docID); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/config"
+	"github.com/konvoj/konvoj/internal/fixtures"
 	"github.com/konvoj/konvoj/web/webtest"
 )
 
@@ -37,7 +38,7 @@ func BenchmarkDriversPages(b *testing.B) {
 	company := env.Company("Acme", "free")
 	var id string
 	for i := 0; i < 200; i++ {
-		id = env.Driver(company, webtest.DriverFixture{FirstName: "Jan", LastName: fmt.Sprintf("Novák %03d", i)}).String()
+		id = env.Driver(company, fixtures.Name("Jan", fmt.Sprintf("Novák %03d", i))).String()
 	}
 	br := newBrowser(b, env.Server.URL)
 	br.devSignIn(company, auth.RoleHRManager, "h@acme.test")

@@ -18,6 +18,7 @@ import (
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/config"
 	"github.com/konvoj/konvoj/internal/drivers"
+	"github.com/konvoj/konvoj/internal/fixtures"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/web/webtest"
 )
@@ -60,13 +61,13 @@ var downloadLink = regexp.MustCompile(`href="(/files/[0-9a-f-]+/download)"`)
 func TestUploadVersionsAndDownload(t *testing.T) {
 	env := devEnv(t, webtest.WithConfig(func(c *config.Config) { c.UploadMaxBytes = 64 << 10 }))
 	company := env.Company("Acme", "free")
-	driver := env.Driver(company, webtest.DriverFixture{FirstName: "Jan", LastName: "Novák", Email: "jan@acme.test"})
+	driver := env.Driver(company, fixtures.Name("Jan", "Novák"), fixtures.Email("jan@acme.test"))
 	path := documentPath(t, env, driver, "drivers_license")
 	hr := signIn(t, env, company, auth.RoleHRManager, "hana@acme.test", "en")
 
 	hr.get(path).expect(t, http.StatusOK).
 		contains(t, "Driving licence", `data-status="no_data"`, `enctype="multipart/form-data"`, `accept="application/pdf,image/*"`,
-			`capture="environment"`, `data-max-bytes="65536"`, "At most 66\u00a0kB", "No file has been uploaded yet.")
+			`capture="environment"`, `data-max-bytes="65536"`, "At most 64\u00a0KiB", "No file has been uploaded yet.")
 
 	// A plain form post: stored, then back to the page with a message.
 	v1 := []byte("%PDF-1.7\nversion one")
@@ -96,7 +97,7 @@ func TestUploadVersionsAndDownload(t *testing.T) {
 	hr.upload(path, "virus.exe", []byte("MZ\x90\x00"+strings.Repeat("\x00", 600)), nil, true).expect(t, http.StatusUnsupportedMediaType).
 		contains(t, `data-testid="upload-error-file"`, "This kind of file cannot be uploaded.")
 	hr.upload(path, "big.pdf", append([]byte("%PDF-1.7\n"), make([]byte, 70<<10)...), nil, true).expect(t, http.StatusRequestEntityTooLarge).
-		contains(t, "The file is too large. Choose a file of at most 66\u00a0kB.")
+		contains(t, "The file is too large. Choose a file of at most 64\u00a0KiB.")
 	hr.upload(path, "", nil, map[string]string{"number": "X"}, true).expect(t, http.StatusUnprocessableEntity).
 		contains(t, `data-testid="upload-error-file"`, "The file field is required.")
 	hr.upload(path, "a.pdf", v1, map[string]string{"valid_from": "2030-01-01", "valid_until": "2029-01-01"}, true).
@@ -133,7 +134,7 @@ func TestUploadVersionsAndDownload(t *testing.T) {
 	drv := signIn(t, env, company, auth.RoleDriver, "jan@acme.test", "en")
 	drv.get(path).expect(t, http.StatusOK).contains(t, "Upload a new version", "Version history")
 	drv.get(links[0][1]).expect(t, http.StatusOK)
-	other := env.Driver(company, webtest.DriverFixture{FirstName: "Karel"})
+	other := env.Driver(company, fixtures.FirstName("Karel"))
 	otherPath := documentPath(t, env, other, "passport")
 	drv.get(otherPath).expect(t, http.StatusForbidden)
 	drv.upload(otherPath, "a.pdf", v1, nil, true).expect(t, http.StatusForbidden)
@@ -211,7 +212,7 @@ func TestServiceMessagesAreTranslated(t *testing.T) {
 	_, err := svc.Drivers.Create(ctx, hr, in)
 	collect(err)
 	// The rules across fields name the field that was sent.
-	id := env.Driver(company, webtest.DriverFixture{})
+	id := env.Driver(company)
 	for _, steps := range [][2]map[string]any{
 		{{"fire_date": "2025-01-01"}, {"hire_date": "2025-02-01"}},
 		{{"contract_from": "2025-02-01"}, {"contract_to": "2025-01-01"}},

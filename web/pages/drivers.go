@@ -25,8 +25,13 @@ const driversPerPage = 25
 func (p *Pages) mountDrivers(r *web.Routes) {
 	p.addOwnNav(views.NavItem{Href: "/drivers", Label: "nav.drivers", Icon: "users", Description: "nav.drivers.about"},
 		auth.DriversRead, func(pr auth.Principal) (views.NavItem, bool) {
-			// A driver has no list: its entry is its own profile.
-			return views.NavItem{Href: "/drivers", Label: "nav.my_profile", Icon: "user", Description: "nav.my_profile.about"}, true
+			// A driver has no list: its entry is its own profile, its one
+			// home in the menu (unlinked: /drivers says why there is none).
+			href := "/drivers"
+			if pr.DriverID != nil {
+				href = driverURL(*pr.DriverID)
+			}
+			return views.NavItem{Href: href, Label: "nav.my_profile", Icon: "user", Description: "nav.my_profile.about"}, true
 		})
 	r.GET("/drivers", p.driversList)
 	r.GET("/drivers/new", p.newDriver)

@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/fixtures"
 	"github.com/konvoj/konvoj/web/webtest"
 )
 
@@ -54,9 +55,9 @@ func names(body string) []string {
 func TestDriversList(t *testing.T) {
 	env := devEnv(t)
 	company := env.Company("Acme", "free")
-	env.Driver(company, webtest.DriverFixture{FirstName: "Jan", LastName: "Novák", HireDate: "2020-03-01"})
-	env.Driver(company, webtest.DriverFixture{FirstName: "Petra", LastName: "Svobodová", Status: "on_leave"})
-	env.Driver(company, webtest.DriverFixture{FirstName: "Ivan", LastName: "Horák", Status: "terminated"})
+	env.Driver(company, fixtures.Name("Jan", "Novák"), fixtures.HireDate("2020-03-01"))
+	env.Driver(company, fixtures.Name("Petra", "Svobodová"), fixtures.Status("on_leave"))
+	env.Driver(company, fixtures.Name("Ivan", "Horák"), fixtures.Status("terminated"))
 	hr := signIn(t, env, company, auth.RoleHRManager, "hr@acme.test", "en")
 
 	page := hr.get("/drivers").expect(t, http.StatusOK).
@@ -116,7 +117,7 @@ func TestDriversList(t *testing.T) {
 	// own profile.
 	acc := signIn(t, env, company, auth.RoleAccountant, "acc@acme.test", "en")
 	acc.get("/drivers").expect(t, http.StatusOK).contains(t, "Jan Novák").lacks(t, `href="/drivers/new"`)
-	own := env.Driver(company, webtest.DriverFixture{FirstName: "Petr", LastName: "Malý", Email: "petr@acme.test"})
+	own := env.Driver(company, fixtures.Name("Petr", "Malý"), fixtures.Email("petr@acme.test"))
 	drv := signIn(t, env, company, auth.RoleDriver, "petr@acme.test", "en")
 	res = drv.get("/drivers").expect(t, http.StatusSeeOther)
 	if loc := res.Header.Get("Location"); loc != "/drivers/"+own.String() {
@@ -137,7 +138,7 @@ func TestDriversListPages(t *testing.T) {
 	env := devEnv(t)
 	company := env.Company("Acme", "free")
 	for i := 1; i <= 27; i++ {
-		env.Driver(company, webtest.DriverFixture{FirstName: "Driver", LastName: fmt.Sprintf("No%02d", i)})
+		env.Driver(company, fixtures.Name("Driver", fmt.Sprintf("No%02d", i)))
 	}
 	hr := signIn(t, env, company, auth.RoleHRManager, "hr@acme.test", "en")
 	hr.get("/drivers").expect(t, http.StatusOK).
@@ -209,8 +210,8 @@ func TestCreateDriver(t *testing.T) {
 func TestDriverPageAndEdit(t *testing.T) {
 	env := devEnv(t)
 	company := env.Company("Acme", "free")
-	id := env.Driver(company, webtest.DriverFixture{FirstName: "Jan", LastName: "Novák", Email: "jan@acme.test"})
-	other := env.Driver(company, webtest.DriverFixture{FirstName: "Karel", LastName: "Jiný"})
+	id := env.Driver(company, fixtures.Name("Jan", "Novák"), fixtures.Email("jan@acme.test"))
+	other := env.Driver(company, fixtures.Name("Karel", "Jiný"))
 	path := "/drivers/" + id.String()
 
 	hr := signIn(t, env, company, auth.RoleHRManager, "hr@acme.test", "en")
@@ -261,7 +262,7 @@ func TestDriverPageAndEdit(t *testing.T) {
 func TestDeleteDriver(t *testing.T) {
 	env := devEnv(t)
 	company := env.Company("Acme", "free")
-	id := env.Driver(company, webtest.DriverFixture{FirstName: "Jan", LastName: "Novák"})
+	id := env.Driver(company, fixtures.Name("Jan", "Novák"))
 	path := "/drivers/" + id.String()
 	hr := signIn(t, env, company, auth.RoleHRManager, "hr@acme.test", "en")
 	hr.get(path+"/delete").expect(t, http.StatusOK).contains(t, "Delete Jan Novák?", `action="`+path+`/delete"`, "Uploaded documents stay stored")

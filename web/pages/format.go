@@ -24,7 +24,7 @@ import (
 
 // idParam reads a path id. Text that is not a UUID becomes uuid.Nil, which
 // names nothing: the service answers 404 after its role check, keeping the
-// error order of DECISIONS §4 (as the API's drivers handlers do).
+// error order of docs/errors.md (as the API's drivers handlers do).
 func idParam(c echo.Context, name string) uuid.UUID {
 	id, err := uuid.Parse(c.Param(name))
 	if err != nil {
@@ -176,19 +176,21 @@ func translatedFields(lang i18n.Lang, err error) map[string][]string {
 	return fields
 }
 
-// formatSize says a file size for people: "850 kB", "12.5 MB" (decimal
-// units, the language's decimal separator).
+// formatSize says a file size for people in binary units, the units the
+// README and UPLOAD_MAX_BYTES use: "850 KiB", "12.5 MiB", "20 MiB" for
+// 20971520 bytes; one decimal from MiB up, dropped when it is 0, with the
+// language's decimal separator and a no-break space before the unit.
 func formatSize(lang i18n.Lang, n int64) string {
 	var s string
 	switch {
-	case n < 1000:
+	case n < 1<<10:
 		s = fmt.Sprintf("%d B", n)
-	case n < 1000*1000:
-		s = fmt.Sprintf("%.0f kB", float64(n)/1000)
-	case n < 1000*1000*1000:
-		s = fmt.Sprintf("%.1f MB", float64(n)/1e6)
+	case n < 1<<20:
+		s = fmt.Sprintf("%.0f KiB", float64(n)/(1<<10))
+	case n < 1<<30:
+		s = fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 	default:
-		s = fmt.Sprintf("%.1f GB", float64(n)/1e9)
+		s = fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
 	}
 	s = strings.Replace(s, ".0 ", " ", 1)
 	if lang != i18n.EN {

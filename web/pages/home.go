@@ -11,7 +11,12 @@ import (
 )
 
 func (p *Pages) mountHome(r *web.Routes) {
-	p.addNav(views.NavItem{Href: "/", Label: "nav.home", Icon: "home"}, "")
+	// Until the roles get home pages of their own, a driver's home is its
+	// profile ("My profile", added by the drivers pages): the dashboard
+	// entry would open the same page, so drivers (whose drivers grant is
+	// Own) do not get it. Every other role reads drivers and keeps it.
+	p.addOwnNav(views.NavItem{Href: "/", Label: "nav.home", Icon: "home"}, auth.DriversRead,
+		func(auth.Principal) (views.NavItem, bool) { return views.NavItem{}, false })
 	r.GET("/", p.home)
 }
 

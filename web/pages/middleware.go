@@ -102,14 +102,15 @@ func (p *Pages) withLang(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// langOf: the user's preferred language, else the company's default (both
-// in Principal.Language), else the language cookie, else the browser's
-// Accept-Language, else English.
+// langOf: the signed-in user's stored language, else the language cookie
+// (a choice made on the sign-in page), else the browser's Accept-Language
+// when Konvoj speaks it, else the company's default language, else
+// English. A user who never chose a language reads the pages in the
+// browser's language (docs: "Language of the pages").
 func (p *Pages) langOf(c echo.Context) i18n.Lang {
-	if pr, ok := principalOf(c); ok {
-		if l, ok := i18n.Parse(pr.Language); ok {
-			return l
-		}
+	pr, signedIn := principalOf(c)
+	if l, ok := i18n.Parse(pr.PreferredLanguage); signedIn && ok {
+		return l
 	}
 	if ck, err := c.Cookie(langCookie); err == nil {
 		if l, ok := i18n.Parse(ck.Value); ok {
@@ -117,6 +118,9 @@ func (p *Pages) langOf(c echo.Context) i18n.Lang {
 		}
 	}
 	if l, ok := i18n.FromAcceptLanguage(c.Request().Header.Get("Accept-Language")); ok {
+		return l
+	}
+	if l, ok := i18n.Parse(pr.Language); signedIn && ok {
 		return l
 	}
 	return i18n.Default

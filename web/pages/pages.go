@@ -96,12 +96,12 @@ func Mount(s *web.Server, cfg config.Config, svc services.Set, log *slog.Logger)
 	})
 
 	// Pages anyone may open: sign-in, sign-out, the language switch.
-	public := s.Group("", p.securityHeaders, p.optionalSession, s.RateLimit(), csrf, p.withLang)
+	public := s.Group("", p.securityHeaders, p.optionalSession, s.PageRateLimit(), csrf, p.withLang)
 	p.mountSignIn(public)
 	public.POST("/language", p.setLanguage)
 
 	// Pages behind sign-in. Each area adds one line here.
-	app := s.Group("", p.securityHeaders, p.requireSession, s.RateLimit(), csrf, p.withLang)
+	app := s.Group("", p.securityHeaders, p.requireSession, s.PageRateLimit(), csrf, p.withLang)
 	p.mountHome(app)
 	p.mountAudit(app)
 	p.mountDrivers(app)

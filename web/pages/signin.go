@@ -140,8 +140,8 @@ func (p *Pages) devLoginPage(c echo.Context) error {
 	return p.render(c, http.StatusOK, "devlogin.title", views.DevLogin(d))
 }
 
-// devLoginSubmit signs in without a provider, as a listed user or as a new
-// one of the chosen company and role. The identity takes the same path as a
+// devLoginSubmit signs in without a provider, as a listed user, or by
+// company, role and e-mail as the existing user with them (else a new one). The identity takes the same path as a
 // token's, so the company must exist.
 func (p *Pages) devLoginSubmit(c echo.Context) error {
 	var v apperr.Validation
@@ -160,12 +160,12 @@ func (p *Pages) devLoginSubmit(c echo.Context) error {
 	if err := v.Err(); err != nil {
 		return err
 	}
-	subject := strings.TrimSpace(c.FormValue("subject"))
-	if subject == "" {
-		// A stable subject per company and e-mail, so signing in again is
-		// the same user.
-		subject = "dev|" + companyID.String() + "|" + strings.ToLower(email)
+	var id auth.Identity
+	if subject := strings.TrimSpace(c.FormValue("subject")); subject != "" {
+		// A listed user's button: exactly that user.
+		id = auth.Identity{Subject: subject, Email: email, CompanyID: companyID.String(), Role: role}
+	} else if id, err = p.svc.Tenants.DevIdentity(c.Request().Context(), companyID, email, role); err != nil {
+		return err
 	}
-	id := auth.Identity{Subject: subject, Email: email, CompanyID: companyID.String(), Role: role}
 	return p.startSession(c, id, safeNext(c.FormValue("next")))
 }

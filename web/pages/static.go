@@ -12,7 +12,7 @@ import (
 )
 
 // mountStatic serves the embedded assets at /static/, outside the rate
-// limiter (DECISIONS §9). A URL carrying the content hash (static.URL) is
+// limiter (docs/rate-limits.md). A URL carrying the content hash (static.URL) is
 // cached for a year; without it, for an hour.
 func mountStatic(e *echo.Echo) {
 	e.GET("/static/*", func(c echo.Context) error {

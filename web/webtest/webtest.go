@@ -23,9 +23,9 @@ import (
 
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/config"
+	"github.com/konvoj/konvoj/internal/fixtures"
 	"github.com/konvoj/konvoj/internal/postgres/pgtest"
 	"github.com/konvoj/konvoj/internal/ratelimit"
-	"github.com/konvoj/konvoj/internal/tenants"
 	"github.com/konvoj/konvoj/web"
 	"github.com/konvoj/konvoj/web/app"
 )
@@ -129,11 +129,7 @@ func New(t testing.TB, opts ...Option) *Env {
 // Company creates a company with the given tier and returns its id.
 func (e *Env) Company(name, tier string) uuid.UUID {
 	e.T.Helper()
-	c, err := e.App.Services.Tenants.Create(context.Background(), tenants.NewCompany{Name: name, Tier: tier})
-	if err != nil {
-		e.T.Fatalf("webtest: create company: %v", err)
-	}
-	return c.ID
+	return fixtures.Company(e.T, e.DB, fixtures.CompanyName(name), fixtures.Tier(tier))
 }
 
 // Caller is someone calling the API with a token.

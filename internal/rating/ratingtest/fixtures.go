@@ -1,13 +1,12 @@
-// Package ratingtest inserts the data the rating reads (drivers, documents
-// and files, penalties with their finance records, orders) straight into the
-// database, for the rating tests and benchmark; the areas that own those
-// tables have their own services.
+// Package ratingtest inserts the data the rating reads (documents and files,
+// penalties with their finance records, orders) straight into the database,
+// for the rating tests and benchmark; the areas that own those tables have
+// their own services. Companies and drivers come from package fixtures.
 package ratingtest
 
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -15,9 +14,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/konvoj/konvoj/internal/documents"
+	"github.com/konvoj/konvoj/internal/fixtures"
 	"github.com/konvoj/konvoj/internal/postgres"
-	"github.com/konvoj/konvoj/internal/tenants"
 )
 
 // Fixtures inserts rows for one company.
@@ -30,11 +28,8 @@ type Fixtures struct {
 // New creates a company (Europe/Prague, CZK) on db.
 func New(t testing.TB, db *pgxpool.Pool) *Fixtures {
 	t.Helper()
-	c, err := tenants.NewService(db).Create(context.Background(), tenants.NewCompany{Name: "Rating Test " + uuid.NewString()[:6]})
-	if err != nil {
-		t.Fatalf("ratingtest: create company: %v", err)
-	}
-	return &Fixtures{T: t, DB: db, Company: c.ID}
+	c := fixtures.Company(t, db, fixtures.CompanyName("Rating Test "+uuid.NewString()[:6]))
+	return &Fixtures{T: t, DB: db, Company: c}
 }
 
 func (f *Fixtures) exec(sql string, args ...any) {
@@ -44,47 +39,11 @@ func (f *Fixtures) exec(sql string, args ...any) {
 	}
 }
 
-// Driver inserts a driver with its 14 empty documents. fields sets extra
-// driver columns (column name → value); status defaults to active.
-func (f *Fixtures) Driver(fields map[string]any) uuid.UUID {
+// Driver inserts an active driver of the company with its 14 empty
+// documents (fixtures.Driver).
+func (f *Fixtures) Driver(opts ...fixtures.DriverOption) uuid.UUID {
 	f.T.Helper()
-	var id uuid.UUID
-	err := postgres.InTx(context.Background(), f.DB, func(tx pgx.Tx) error {
-		ctx := context.Background()
-		var seq int64
-		if err := tx.QueryRow(ctx, `UPDATE companies SET driver_number_seq = driver_number_seq + 1 WHERE id = $1 RETURNING driver_number_seq`,
-			f.Company).Scan(&seq); err != nil {
-			return err
-		}
-		cols := []string{"company_id", "internal_number", "internal_seq", "first_name", "last_name", "email"}
-		args := []any{f.Company, fmt.Sprintf("DRV-%04d", seq), seq, "Jan", "Novák", fmt.Sprintf("d%d-%s@example.test", seq, uuid.NewString()[:6])}
-		for k, v := range fields {
-			switch k {
-			case "first_name", "last_name", "email":
-				for i, c := range cols {
-					if c == k {
-						args[i] = v
-					}
-				}
-			default:
-				cols = append(cols, k)
-				args = append(args, v)
-			}
-		}
-		ph := make([]string, len(args))
-		for i := range ph {
-			ph[i] = fmt.Sprintf("$%d", i+1)
-		}
-		if err := tx.QueryRow(ctx, `INSERT INTO drivers (`+strings.Join(cols, ", ")+`) VALUES (`+strings.Join(ph, ", ")+`) RETURNING id`,
-			args...).Scan(&id); err != nil {
-			return err
-		}
-		return documents.CreateForDriver(ctx, tx, f.Company, id)
-	})
-	if err != nil {
-		f.T.Fatalf("ratingtest: insert driver: %v", err)
-	}
-	return id
+	return fixtures.Driver(f.T, f.DB, f.Company, opts...)
 }
 
 // Document gives the driver's document of the type a current file uploaded

@@ -1,0 +1,177 @@
+package rating
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/shopspring/decimal"
+)
+
+// writeSnapshots upserts the snapshots (previous_score from the previous
+// month's snapshot) and replaces their components, a statement each for all
+// drivers, then points the next month's previous_score at the new totals.
+func writeSnapshots(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period Period, results []Result) ([]written, error) {
+	if len(results) == 0 {
+		return nil, nil
+	}
+	out, err := upsertSnapshots(ctx, tx, companyID, period, results)
+	if err != nil {
+		return nil, err
+	}
+	if err := replaceComponents(ctx, tx, results, out); err != nil {
+		return nil, err
+	}
+	driverIDs := make([]uuid.UUID, len(results))
+	for i, r := range results {
+		driverIDs[i] = r.DriverID
+	}
+	// A recalculated month changes the previous_score of the month after it.
+	_, err = tx.Exec(ctx, `
+		UPDATE rating_snapshots nxt SET previous_score = cur.total_score
+		FROM rating_snapshots cur
+		WHERE cur.company_id = $1 AND cur.rating_period = $2 AND cur.driver_id = ANY($3)
+			AND nxt.driver_id = cur.driver_id AND nxt.rating_period = $4
+			AND nxt.previous_score IS DISTINCT FROM cur.total_score`,
+		companyID, period.First(), driverIDs, period.Next().First())
+	if err != nil {
+		return nil, fmt.Errorf("update previous scores of %s: %w", period.Next(), err)
+	}
+	return out, nil
+}
+
+// componentsObject is a result's components object as the snapshot stores
+// it (JSON).
+func componentsObject(r Result) (string, error) {
+	obj := map[string]ComponentView{}
+	for _, c := range r.Components {
+		sc := ComponentView{
+			Score: json.Number(c.Score.StringFixed(2)), Weight: num(c.Weight),
+			Contribution: num(c.Contribution), Details: c.Details, Applicable: c.Applicable,
+		}
+		if c.Raw != nil {
+			n := num(c.Raw.Round(4))
+			sc.RawValue = &n
+		}
+		obj[c.Metric] = sc
+	}
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return "", fmt.Errorf("encode components: %w", err)
+	}
+	return string(b), nil
+}
+
+// upsertSnapshots writes one snapshot per result, in one statement, and
+// returns what was written.
+func upsertSnapshots(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period Period, results []Result) ([]written, error) {
+	driverIDs := make([]uuid.UUID, len(results))
+	totals := make([]string, len(results))
+	objects := make([]string, len(results))
+	for i, r := range results {
+		driverIDs[i] = r.DriverID
+		totals[i] = r.Total.StringFixed(2)
+		obj, err := componentsObject(r)
+		if err != nil {
+			return nil, err
+		}
+		objects[i] = obj
+	}
+	rows, err := tx.Query(ctx, `
+		INSERT INTO rating_snapshots (company_id, driver_id, rating_period, total_score, components, previous_score, calculated_at)
+		SELECT $1, u.driver_id, $2, u.total::numeric, u.components::jsonb, prev.total_score, now()
+		FROM unnest($3::uuid[], $4::text[], $5::text[]) AS u(driver_id, total, components)
+		LEFT JOIN rating_snapshots prev ON prev.driver_id = u.driver_id AND prev.rating_period = $6
+		ON CONFLICT (driver_id, rating_period) DO UPDATE SET
+			total_score = EXCLUDED.total_score, components = EXCLUDED.components,
+			previous_score = EXCLUDED.previous_score, calculated_at = EXCLUDED.calculated_at
+		RETURNING id, driver_id, total_score::text, calculated_at`,
+		companyID, period.First(), driverIDs, totals, objects, period.Prev().First())
+	if err != nil {
+		return nil, fmt.Errorf("upsert rating snapshots of company %s %s: %w", companyID, period, err)
+	}
+	defer rows.Close()
+	var out []written
+	for rows.Next() {
+		var w written
+		var total string
+		if err := rows.Scan(&w.SnapshotID, &w.DriverID, &total, &w.CalculatedAt); err != nil {
+			return nil, fmt.Errorf("scan snapshot: %w", err)
+		}
+		w.Total, _ = decimal.NewFromString(total)
+		out = append(out, w)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("upsert rating snapshots of company %s %s: %w", companyID, period, err)
+	}
+	return out, nil
+}
+
+// replaceComponents replaces the component rows of the written snapshots.
+func replaceComponents(ctx context.Context, tx pgx.Tx, results []Result, snapshots []written) error {
+	snapshotOf := map[uuid.UUID]uuid.UUID{}
+	snapshotIDs := make([]uuid.UUID, 0, len(snapshots))
+	for _, w := range snapshots {
+		snapshotOf[w.DriverID] = w.SnapshotID
+		snapshotIDs = append(snapshotIDs, w.SnapshotID)
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM rating_components WHERE snapshot_id = ANY($1)`, snapshotIDs); err != nil {
+		return fmt.Errorf("clear rating components: %w", err)
+	}
+	// COPY is the fastest way in for ~6 rows per driver.
+	var copyRows [][]any
+	for _, r := range results {
+		for _, c := range r.Components {
+			meta := map[string]any{"details": c.Details, "applicable": c.Applicable}
+			for k, v := range c.Meta {
+				meta[k] = v
+			}
+			b, err := json.Marshal(meta)
+			if err != nil {
+				return fmt.Errorf("encode component metadata: %w", err)
+			}
+			var raw any
+			if c.Raw != nil {
+				raw = numeric(c.Raw.Round(4))
+			}
+			copyRows = append(copyRows, []any{snapshotOf[r.DriverID], c.Metric, raw, numeric(c.Score),
+				numeric(c.Weight), numeric(c.Contribution), b})
+		}
+	}
+	_, err := tx.CopyFrom(ctx, pgx.Identifier{"rating_components"},
+		[]string{"snapshot_id", "metric_name", "raw_value", "normalized_score", "weight", "contribution", "metadata"},
+		pgx.CopyFromRows(copyRows))
+	if err != nil {
+		return fmt.Errorf("insert rating components: %w", err)
+	}
+	return nil
+}
+
+// numeric converts a decimal for pgx's binary protocol.
+func numeric(d decimal.Decimal) pgtype.Numeric {
+	return pgtype.Numeric{Int: d.Coefficient(), Exp: d.Exponent(), Valid: true}
+}
+
+// refreshPercentiles sets rank_percentile = ceil(100 × (drivers with
+// total_score ≤ this one) / drivers rated in the month) for the company's
+// month, in integers (a float cume_dist would round 100 × 3/10 up to 31).
+// Snapshots of deleted drivers are left out.
+func refreshPercentiles(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period Period) error {
+	_, err := tx.Exec(ctx, `
+		UPDATE rating_snapshots s SET rank_percentile = r.pct
+		FROM (
+			SELECT s.id,
+				(100 * count(*) OVER (ORDER BY s.total_score) + count(*) OVER () - 1) / count(*) OVER () AS pct
+			FROM rating_snapshots s JOIN drivers d ON d.id = s.driver_id AND d.deleted_at IS NULL
+			WHERE s.company_id = $1 AND s.rating_period = $2
+		) r
+		WHERE s.id = r.id AND s.rank_percentile IS DISTINCT FROM r.pct`,
+		companyID, period.First())
+	if err != nil {
+		return fmt.Errorf("refresh rank percentiles of company %s %s: %w", companyID, period, err)
+	}
+	return nil
+}

@@ -70,7 +70,11 @@ func (a *App) seedDrivers(t *testing.T, company uuid.UUID, list []seedDriver) ma
 		if len(s.Docs) == 0 {
 			continue
 		}
-		list, err := docs.List(ctx, hr, id)
+		driver, err := svc.Drivers.Authorize(ctx, hr, auth.DocumentsList, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		list, err := docs.List(ctx, hr, driver)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -81,7 +85,11 @@ func (a *App) seedDrivers(t *testing.T, company uuid.UUID, list []seedDriver) ma
 			}
 			until := today.AddDate(0, 0, days).Format(time.DateOnly)
 			body := []byte(fmt.Sprintf("%%PDF-1.7\n%% %s of %s\n", doc.Type, s.Email))
-			if _, err := docs.Upload(ctx, hr, doc.ID, multipartFile(t, doc.Type+".pdf", body, map[string]string{
+			ref, err := docs.Authorize(ctx, hr, auth.DocumentsWrite, doc.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := docs.Upload(ctx, hr, ref, multipartFile(t, doc.Type+".pdf", body, map[string]string{
 				"number": fmt.Sprintf("%s-%d", doc.Type[:2], 1000+len(ids)), "valid_until": until,
 			})); err != nil {
 				t.Fatalf("seed upload %s: %v", doc.Type, err)
@@ -92,7 +100,7 @@ func (a *App) seedDrivers(t *testing.T, company uuid.UUID, list []seedDriver) ma
 }
 
 // multipartFile is an upload body for documents.Service.Upload.
-func multipartFile(t *testing.T, name string, content []byte, fields map[string]string) func() (*multipart.Reader, error) {
+func multipartFile(t *testing.T, name string, content []byte, fields map[string]string) *multipart.Reader {
 	t.Helper()
 	var body bytes.Buffer
 	w := multipart.NewWriter(&body)
@@ -105,7 +113,7 @@ func multipartFile(t *testing.T, name string, content []byte, fields map[string]
 	}
 	_, _ = fw.Write(content)
 	_ = w.Close()
-	return func() (*multipart.Reader, error) { return multipart.NewReader(&body, w.Boundary()), nil }
+	return multipart.NewReader(&body, w.Boundary())
 }
 
 // fleet is a small company's drivers with documents in every status.

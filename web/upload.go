@@ -3,6 +3,7 @@ package web
 import (
 	"errors"
 	"io"
+	"mime/multipart"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
@@ -13,6 +14,19 @@ import (
 // multipartOverhead is what an upload body may carry beyond the file: part
 // headers, boundaries and the metadata parts.
 const multipartOverhead = 1 << 20
+
+// UploadBody caps the request body (CapUploadBody) and opens it as a
+// multipart stream, for the API and the pages alike; a body that is not
+// multipart/form-data is 400 BadRequest. Handlers call it after the guard,
+// so a caller who may not upload is refused before anything is read.
+func UploadBody(c echo.Context, maxFile int64) (*multipart.Reader, error) {
+	CapUploadBody(c, maxFile)
+	mr, err := c.Request().MultipartReader()
+	if err != nil {
+		return nil, apperr.Wrap(err, apperr.KindBadRequest, "msg.documents.not_multipart")
+	}
+	return mr, nil
+}
 
 // CapUploadBody limits the request body of an upload to the largest file
 // plus the multipart overhead, for the API and the pages alike, so that

@@ -366,7 +366,11 @@ type pgbenchResult struct {
 // and replays it with pgbench at the same concurrency.
 func runPgbench(ctx context.Context, pool *pgxpool.Pool, tr *lastQuery, dbURL, work string, fx fixtures, conns int, d time.Duration) (pgbenchResult, error) {
 	svc := services.New(pool, services.Options{CursorKey: []byte("loadbench")}).Drivers
-	if _, err := svc.List(ctx, fx.admin, drivers.ListParams{Page: 1, PerPage: 20}); err != nil {
+	company, err := fx.admin.Scope(auth.DriversRead)
+	if err != nil {
+		return pgbenchResult{}, err
+	}
+	if _, err := svc.List(ctx, fx.admin, company, drivers.ListParams{Page: 1, PerPage: 20}); err != nil {
 		return pgbenchResult{}, fmt.Errorf("list drivers for pgbench: %w", err)
 	}
 	tr.mu.Lock()

@@ -108,7 +108,3 @@ func (p Principal) CheckDriver(a Action, companyID, driverID uuid.UUID) error {
 	}
 	return nil
 }
-
-// OwnDriverOnly reports whether the caller is limited to its own driver
-// record for the action (lists then show only that record).
-func (p Principal) OwnDriverOnly(a Action) bool { return p.Grant(a) == Own }

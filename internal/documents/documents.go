@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/konvoj/konvoj/internal/apperr"
+	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/storage"
@@ -82,8 +83,6 @@ type Document struct {
 	// for callers who may see statuses only.
 	Files     []FileSummary `json:"files,omitzero"`
 	UpdatedAt time.Time     `json:"updated_at"`
-
-	companyID uuid.UUID
 }
 
 // Service manages documents and files.
@@ -115,22 +114,22 @@ func CreateForDriver(ctx context.Context, tx postgres.DBTX, companyID, driverID 
 }
 
 // ForDriver returns the driver's 14 documents with their files (all
-// versions, newest first), in the order of Types. The caller has already
-// checked access to the driver; withFiles is false for callers who may see
-// statuses only (the dispatcher).
-func ForDriver(ctx context.Context, db postgres.DBTX, driverID uuid.UUID, today civil.Date, withFiles bool) ([]Document, error) {
-	docs, err := queryDocuments(ctx, db, "d.driver_id = $1", driverID, today, withFiles)
+// versions, newest first), in the order of Types. driver is the guard's Ref
+// of the driver; withFiles is false for callers who may see statuses only
+// (the dispatcher).
+func ForDriver(ctx context.Context, db postgres.DBTX, driver auth.Ref, today civil.Date, withFiles bool) ([]Document, error) {
+	docs, err := queryDocuments(ctx, db, driver.CompanyID(), "d.driver_id = $1", driver.ID(), today, withFiles)
 	if err != nil {
-		return nil, fmt.Errorf("documents of driver %s: %w", driverID, err)
+		return nil, fmt.Errorf("documents of driver %s: %w", driver.ID(), err)
 	}
 	return docs, nil
 }
 
 // documentByID returns one document with its files.
-func documentByID(ctx context.Context, db postgres.DBTX, id uuid.UUID, today civil.Date, withFiles bool) (*Document, error) {
-	docs, err := queryDocuments(ctx, db, "d.id = $1", id, today, withFiles)
+func documentByID(ctx context.Context, db postgres.DBTX, ref Ref, today civil.Date, withFiles bool) (*Document, error) {
+	docs, err := queryDocuments(ctx, db, ref.CompanyID(), "d.id = $1", ref.ID(), today, withFiles)
 	if err != nil {
-		return nil, fmt.Errorf("document %s: %w", id, err)
+		return nil, fmt.Errorf("document %s: %w", ref.ID(), err)
 	}
 	if len(docs) == 0 {
 		return nil, apperr.NotFound("msg.common.not_found.document")
@@ -138,22 +137,23 @@ func documentByID(ctx context.Context, db postgres.DBTX, id uuid.UUID, today civ
 	return &docs[0], nil
 }
 
-// queryDocuments loads the documents matching where (a fixed condition on
-// driver_documents d with one argument) and, when withFiles, their files.
-func queryDocuments(ctx context.Context, db postgres.DBTX, where string, arg any, today civil.Date, withFiles bool) ([]Document, error) {
+// queryDocuments loads the company's documents matching where (a fixed
+// condition on driver_documents d with one argument, $1) and, when
+// withFiles, their files.
+func queryDocuments(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, where string, arg any, today civil.Date, withFiles bool) ([]Document, error) {
 	rows, err := db.Query(ctx, `
-		SELECT d.id, d.driver_id, d.company_id, d.type, d.number, d.country, d.valid_from, d.valid_until,
+		SELECT d.id, d.driver_id, d.type, d.number, d.country, d.valid_from, d.valid_until,
 			d.current_file_id IS NOT NULL, d.meta, d.updated_at
 		FROM driver_documents d
-		WHERE `+where+`
-		ORDER BY array_position($2::text[], d.type)`, arg, Types)
+		WHERE d.company_id = $2 AND `+where+`
+		ORDER BY array_position($3::text[], d.type)`, arg, companyID, Types)
 	if err != nil {
 		return nil, fmt.Errorf("list documents: %w", err)
 	}
 	docs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Document, error) {
 		var d Document
 		var hasFile bool
-		err := row.Scan(&d.ID, &d.DriverID, &d.companyID, &d.Type, &d.Number, &d.Country, &d.ValidFrom, &d.ValidUntil, &hasFile, &d.Meta, &d.UpdatedAt)
+		err := row.Scan(&d.ID, &d.DriverID, &d.Type, &d.Number, &d.Country, &d.ValidFrom, &d.ValidUntil, &hasFile, &d.Meta, &d.UpdatedAt)
 		d.fill(hasFile, today)
 		return d, err
 	})
@@ -171,8 +171,8 @@ func queryDocuments(ctx context.Context, db postgres.DBTX, where string, arg any
 	frows, err := db.Query(ctx, `
 		SELECT f.id, f.document_id, f.filename, f.original_filename, f.mime_type, f.size_bytes, f.version, f.is_current, f.uploaded_at
 		FROM document_files f JOIN driver_documents d ON d.id = f.document_id AND d.company_id = f.company_id
-		WHERE `+where+`
-		ORDER BY f.version DESC`, arg)
+		WHERE f.company_id = $2 AND d.company_id = $2 AND `+where+`
+		ORDER BY f.version DESC`, arg, companyID)
 	if err != nil {
 		return nil, fmt.Errorf("list files: %w", err)
 	}

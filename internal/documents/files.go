@@ -16,7 +16,6 @@ import (
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/storage"
-	"github.com/konvoj/konvoj/internal/tenants"
 )
 
 // File is an uploaded file version as the upload answers it.
@@ -61,57 +60,82 @@ type Download struct {
 	UploadedAt       time.Time
 }
 
-// docRef is what permission checks and storage paths need of a document.
-type docRef struct {
-	id, companyID, driverID uuid.UUID
-	docType                 string
+// Ref is the proof that the documents guard ran for one document (or, from
+// AuthorizeFile, one file version): company, record id and driver
+// (auth.Ref), and the document's type, which storage paths need.
+type Ref struct {
+	auth.Ref
+	docType string
 }
 
-// findDocument loads a document of a driver that is not deleted. It does
-// not filter by company on purpose: a document of another company is 403
-// AccessDenied, not 404 (docs/errors.md), decided by the caller right after.
-func (s *Service) findDocument(ctx context.Context, id uuid.UUID) (docRef, error) {
-	r := docRef{id: id}
-	err := s.db.QueryRow(ctx, `
-		SELECT d.company_id, d.driver_id, d.type
-		FROM driver_documents d JOIN drivers dr ON dr.id = d.driver_id AND dr.company_id = d.company_id
-		WHERE d.id = $1 AND dr.deleted_at IS NULL`, id).Scan(&r.companyID, &r.driverID, &r.docType)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return r, apperr.NotFound("msg.common.not_found.document")
-	}
+// Authorize is the documents area's guard for one document: the role may do
+// the action (403 Forbidden), the document exists and its driver is not
+// deleted (404), it is the caller's company and, for a driver caller, its
+// own (403 AccessDenied). A driver's document list is guarded by the
+// drivers' guard (tenants.AuthorizeDriver).
+func (s *Service) Authorize(ctx context.Context, p auth.Principal, a auth.Action, id uuid.UUID) (Ref, error) {
+	var docType string
+	ref, err := auth.Authorize(ctx, p, a, id, func(ctx context.Context, id uuid.UUID) (auth.Owner, error) {
+		// By id alone on purpose: another company's document is 403, not 404.
+		var o auth.Owner
+		err := s.db.QueryRow(ctx, `
+			SELECT d.company_id, d.driver_id, d.type
+			FROM driver_documents d JOIN drivers dr ON dr.id = d.driver_id AND dr.company_id = d.company_id
+			WHERE d.id = $1 AND dr.deleted_at IS NULL`, id).Scan(&o.CompanyID, &o.DriverID, &docType)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return o, apperr.NotFound("msg.common.not_found.document")
+		}
+		if err != nil {
+			return o, fmt.Errorf("find document %s: %w", id, err)
+		}
+		return o, nil
+	})
 	if err != nil {
-		return r, fmt.Errorf("find document %s: %w", id, err)
+		return Ref{}, err
 	}
-	return r, nil
+	return Ref{Ref: ref, docType: docType}, nil
 }
 
-// document runs the checks every document operation starts with, in the
-// order of docs/errors.md: role, existence, tenancy and own-driver.
-func (s *Service) document(ctx context.Context, p auth.Principal, a auth.Action, id uuid.UUID) (docRef, error) {
-	if err := p.Require(a); err != nil {
-		return docRef{}, err
-	}
-	ref, err := s.findDocument(ctx, id)
+// AuthorizeFile is the guard for one stored file version (a download),
+// with the checks of Authorize on the file's document.
+func (s *Service) AuthorizeFile(ctx context.Context, p auth.Principal, a auth.Action, id uuid.UUID) (Ref, error) {
+	var docType string
+	ref, err := auth.Authorize(ctx, p, a, id, func(ctx context.Context, id uuid.UUID) (auth.Owner, error) {
+		var o auth.Owner
+		err := s.db.QueryRow(ctx, `
+			SELECT f.company_id, d.driver_id, d.type
+			FROM document_files f
+			JOIN driver_documents d ON d.id = f.document_id AND d.company_id = f.company_id
+			JOIN drivers dr ON dr.id = d.driver_id AND dr.company_id = d.company_id
+			WHERE f.id = $1 AND dr.deleted_at IS NULL`, id).Scan(&o.CompanyID, &o.DriverID, &docType)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return o, apperr.NotFound("msg.common.not_found.file")
+		}
+		if err != nil {
+			return o, fmt.Errorf("find file %s: %w", id, err)
+		}
+		return o, nil
+	})
 	if err != nil {
-		return ref, err
+		return Ref{}, err
 	}
-	return ref, p.CheckDriver(a, ref.companyID, ref.driverID)
+	return Ref{Ref: ref, docType: docType}, nil
 }
 
 // List returns a driver's 14 documents with status and, for callers who
-// may see files, every file version.
-func (s *Service) List(ctx context.Context, p auth.Principal, driverID uuid.UUID) ([]Document, error) {
-	if _, err := tenants.CheckDriver(ctx, s.db, p, auth.DocumentsList, driverID); err != nil {
+// may see files, every file version. driver is the drivers' guard's Ref.
+func (s *Service) List(ctx context.Context, p auth.Principal, driver auth.Ref) ([]Document, error) {
+	if err := driver.Check(p, auth.DocumentsList); err != nil {
 		return nil, err
 	}
-	return ForDriver(ctx, s.db, driverID, p.Today(), p.Grant(auth.DocumentsList) != auth.NoFiles)
+	return ForDriver(ctx, s.db, driver, p.Today(), p.Grant(auth.DocumentsList) != auth.NoFiles)
 }
 
 // Upload stores a new version of a document's file from a multipart body
 // (part "file", optional parts number, country, valid_from, valid_until,
-// meta) and applies the metadata, all or nothing. parts opens the body; it
-// is called only after the permission checks, so a caller who may not
-// upload is refused before anything is read.
+// meta) and applies the metadata, all or nothing. The handler runs the
+// guard before it opens the body, so a caller who may not upload is refused
+// before anything is read.
 //
 // The file is spooled to a temporary file first (type, size and SHA-256
 // known, never held in memory). Then, in one transaction: the document row
@@ -120,14 +144,9 @@ func (s *Service) List(ctx context.Context, p auth.Principal, driverID uuid.UUID
 // cleared, the new row inserted as current, the document's current_file_id
 // and metadata set and the audit row written. If anything fails after the
 // store write, including the commit, the stored object is deleted again.
-func (s *Service) Upload(ctx context.Context, p auth.Principal, documentID uuid.UUID, parts func() (*multipart.Reader, error)) (*File, error) {
-	ref, err := s.document(ctx, p, auth.DocumentsWrite, documentID)
-	if err != nil {
+func (s *Service) Upload(ctx context.Context, p auth.Principal, ref Ref, mr *multipart.Reader) (*File, error) {
+	if err := ref.Check(p, auth.DocumentsWrite); err != nil {
 		return nil, err
-	}
-	mr, err := parts()
-	if err != nil {
-		return nil, apperr.Wrap(err, apperr.KindBadRequest, "msg.documents.not_multipart")
 	}
 	up, ch, err := readUpload(mr, s.maxBytes, ref.docType)
 	if err != nil {
@@ -137,16 +156,16 @@ func (s *Service) Upload(ctx context.Context, p auth.Principal, documentID uuid.
 	return s.store(ctx, p, ref, up, ch)
 }
 
-func (s *Service) store(ctx context.Context, p auth.Principal, ref docRef, up *upload, ch change) (*File, error) {
+func (s *Service) store(ctx context.Context, p auth.Principal, ref Ref, up *upload, ch change) (*File, error) {
 	today := p.Today()
 	f := &File{
-		ID: uuid.New(), DocumentID: ref.id, OriginalFilename: up.originalName,
+		ID: uuid.New(), DocumentID: ref.ID(), OriginalFilename: up.originalName,
 		MimeType: up.mimeType, SizeBytes: up.size, IsCurrent: true,
 		StorageDisk: s.files.Disk(), HashSHA256: up.sha256, UploadedBy: &p.UserID,
 	}
 	stored := false
 	err := postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
-		before, currentFile, err := lockDocument(ctx, tx, p.CompanyID, ref.id)
+		before, currentFile, err := lockDocument(ctx, tx, ref)
 		if err != nil {
 			return err
 		}
@@ -154,37 +173,37 @@ func (s *Service) store(ctx context.Context, p auth.Principal, ref docRef, up *u
 		if err := after.check(); err != nil {
 			return err
 		}
-		if err := tx.QueryRow(ctx, `SELECT coalesce(max(version), 0) + 1 FROM document_files WHERE document_id = $1`,
-			ref.id).Scan(&f.Version); err != nil {
-			return fmt.Errorf("next version of document %s: %w", ref.id, err)
+		if err := tx.QueryRow(ctx, `SELECT coalesce(max(version), 0) + 1 FROM document_files WHERE company_id = $1 AND document_id = $2`,
+			ref.CompanyID(), ref.ID()).Scan(&f.Version); err != nil {
+			return fmt.Errorf("next version of document %s: %w", ref.ID(), err)
 		}
 		f.Filename = fmt.Sprintf("v%d_%s.%s", f.Version, f.ID, up.ext)
-		f.StoragePath = fmt.Sprintf("%s/%s/%s/%s", ref.companyID, ref.driverID, ref.docType, f.Filename)
+		f.StoragePath = fmt.Sprintf("%s/%s/%s/%s", ref.CompanyID(), ref.DriverID(), ref.docType, f.Filename)
 
 		if err := up.rewind(); err != nil {
 			return err
 		}
 		if err := s.files.Put(ctx, f.StoragePath, up.file, up.size, up.mimeType); err != nil {
-			return fmt.Errorf("store file of document %s: %w", ref.id, err)
+			return fmt.Errorf("store file of document %s: %w", ref.ID(), err)
 		}
 		stored = true
 
 		// The old flag goes first: a unique index allows one current file.
 		if _, err := tx.Exec(ctx, `
 			UPDATE document_files SET is_current = false, updated_at = now()
-			WHERE document_id = $1 AND is_current`, ref.id); err != nil {
-			return fmt.Errorf("clear current file of document %s: %w", ref.id, err)
+			WHERE company_id = $1 AND document_id = $2 AND is_current`, ref.CompanyID(), ref.ID()); err != nil {
+			return fmt.Errorf("clear current file of document %s: %w", ref.ID(), err)
 		}
 		if err := tx.QueryRow(ctx, `
 			INSERT INTO document_files (id, company_id, document_id, filename, original_filename, mime_type, size_bytes,
 				version, is_current, storage_path, storage_disk, hash_sha256, uploaded_by)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, true, $9, $10, $11, $12)
 			RETURNING uploaded_at`,
-			f.ID, ref.companyID, ref.id, f.Filename, f.OriginalFilename, f.MimeType, f.SizeBytes,
+			f.ID, ref.CompanyID(), ref.ID(), f.Filename, f.OriginalFilename, f.MimeType, f.SizeBytes,
 			f.Version, f.StoragePath, f.StorageDisk, f.HashSHA256, f.UploadedBy).Scan(&f.UploadedAt); err != nil {
-			return fmt.Errorf("insert file of document %s: %w", ref.id, err)
+			return fmt.Errorf("insert file of document %s: %w", ref.ID(), err)
 		}
-		if err := saveDocument(ctx, tx, ref.id, after, &f.ID); err != nil {
+		if err := saveDocument(ctx, tx, ref, after, &f.ID); err != nil {
 			return err
 		}
 		oldValues, newValues := audit.Diff(before.auditValues(currentFile != nil, today), after.auditValues(true, today))
@@ -197,12 +216,12 @@ func (s *Service) store(ctx context.Context, p auth.Principal, ref docRef, up *u
 			newValues[k] = v
 		}
 		return audit.Record(ctx, tx, p, audit.Entry{
-			EntityType: "document", EntityID: ref.id, Action: "document.uploaded",
+			EntityType: "document", EntityID: ref.ID(), Action: "document.uploaded",
 			OldValues: oldValues, NewValues: newValues,
 		})
 	})
 	if err != nil && stored {
-		if committed := s.discard(ctx, f, &err); committed {
+		if committed := s.discard(ctx, ref, f, &err); committed {
 			return f, nil
 		}
 	}
@@ -216,13 +235,14 @@ func (s *Service) store(ctx context.Context, p auth.Principal, ref docRef, up *u
 // A failed commit may still have committed (the answer was lost); when the
 // row turns out to exist, the upload succeeded and the object stays.
 // Otherwise a failure to delete is joined to *err so it gets logged.
-func (s *Service) discard(ctx context.Context, f *File, err *error) (committed bool) {
+func (s *Service) discard(ctx context.Context, ref Ref, f *File, err *error) (committed bool) {
 	// The request may be gone (that may be why the upload failed), but the
 	// clean-up must still run.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
 	var exists bool
-	if qerr := s.db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM document_files WHERE id = $1)`, f.ID).Scan(&exists); qerr == nil && exists {
+	if qerr := s.db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM document_files WHERE company_id = $1 AND id = $2)`,
+		ref.CompanyID(), f.ID).Scan(&exists); qerr == nil && exists {
 		return true
 	}
 	if derr := s.files.Delete(ctx, f.StoragePath); derr != nil {
@@ -233,26 +253,26 @@ func (s *Service) discard(ctx context.Context, f *File, err *error) (committed b
 
 // lockDocument locks the document row for the rest of the transaction and
 // returns its metadata and current file.
-func lockDocument(ctx context.Context, tx pgx.Tx, companyID, id uuid.UUID) (metadata, *uuid.UUID, error) {
+func lockDocument(ctx context.Context, tx pgx.Tx, ref Ref) (metadata, *uuid.UUID, error) {
 	var m metadata
 	var current *uuid.UUID
 	err := tx.QueryRow(ctx, `
 		SELECT d.number, d.country, d.valid_from, d.valid_until, d.meta, d.current_file_id
 		FROM driver_documents d JOIN drivers dr ON dr.id = d.driver_id AND dr.company_id = d.company_id
 		WHERE d.id = $1 AND d.company_id = $2 AND dr.deleted_at IS NULL
-		FOR UPDATE OF d`, id, companyID).Scan(&m.Number, &m.Country, &m.ValidFrom, &m.ValidUntil, &m.Meta, &current)
+		FOR UPDATE OF d`, ref.ID(), ref.CompanyID()).Scan(&m.Number, &m.Country, &m.ValidFrom, &m.ValidUntil, &m.Meta, &current)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return m, nil, apperr.NotFound("msg.common.not_found.document") // the driver was deleted meanwhile
 	}
 	if err != nil {
-		return m, nil, fmt.Errorf("lock document %s: %w", id, err)
+		return m, nil, fmt.Errorf("lock document %s: %w", ref.ID(), err)
 	}
 	return m, current, nil
 }
 
 // saveDocument writes the metadata and, when currentFile is given, the
 // current file of a locked document.
-func saveDocument(ctx context.Context, tx pgx.Tx, id uuid.UUID, m metadata, currentFile *uuid.UUID) error {
+func saveDocument(ctx context.Context, tx pgx.Tx, ref Ref, m metadata, currentFile *uuid.UUID) error {
 	meta := m.Meta
 	if len(meta) == 0 {
 		meta = json.RawMessage(`{}`)
@@ -261,9 +281,9 @@ func saveDocument(ctx context.Context, tx pgx.Tx, id uuid.UUID, m metadata, curr
 		UPDATE driver_documents
 		SET number = $2, country = $3, valid_from = $4, valid_until = $5, meta = $6,
 			current_file_id = coalesce($7, current_file_id), updated_at = now()
-		WHERE id = $1`, id, m.Number, m.Country, m.ValidFrom, m.ValidUntil, meta, currentFile)
+		WHERE id = $1 AND company_id = $8`, ref.ID(), m.Number, m.Country, m.ValidFrom, m.ValidUntil, meta, currentFile, ref.CompanyID())
 	if err != nil {
-		return fmt.Errorf("update document %s: %w", id, err)
+		return fmt.Errorf("update document %s: %w", ref.ID(), err)
 	}
 	return nil
 }
@@ -273,15 +293,9 @@ func saveDocument(ctx context.Context, tx pgx.Tx, id uuid.UUID, m metadata, curr
 // with its recomputed status. The audit row holds only changed fields; a
 // request that changes nothing writes none.
 //
-// readBody decodes the JSON request body into its argument; it is called
-// after the permission checks (docs/errors.md: input errors come last).
-func (s *Service) Update(ctx context.Context, p auth.Principal, documentID uuid.UUID, readBody func(any) error) (*Document, error) {
-	ref, err := s.document(ctx, p, auth.DocumentsWrite, documentID)
-	if err != nil {
-		return nil, err
-	}
-	var body map[string]json.RawMessage
-	if err := readBody(&body); err != nil {
+// body is the decoded JSON object, field → raw value.
+func (s *Service) Update(ctx context.Context, p auth.Principal, ref Ref, body map[string]json.RawMessage) (*Document, error) {
+	if err := ref.Check(p, auth.DocumentsWrite); err != nil {
 		return nil, err
 	}
 	ch, err := parseJSONChange(body)
@@ -291,7 +305,7 @@ func (s *Service) Update(ctx context.Context, p auth.Principal, documentID uuid.
 	today := p.Today()
 	var doc *Document
 	err = postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
-		before, currentFile, err := lockDocument(ctx, tx, p.CompanyID, ref.id)
+		before, currentFile, err := lockDocument(ctx, tx, ref)
 		if err != nil {
 			return err
 		}
@@ -302,17 +316,17 @@ func (s *Service) Update(ctx context.Context, p auth.Principal, documentID uuid.
 		hasFile := currentFile != nil
 		oldValues, newValues := audit.Diff(before.auditValues(hasFile, today), after.auditValues(hasFile, today))
 		if len(newValues) > 0 {
-			if err := saveDocument(ctx, tx, ref.id, after, nil); err != nil {
+			if err := saveDocument(ctx, tx, ref, after, nil); err != nil {
 				return err
 			}
 			if err := audit.Record(ctx, tx, p, audit.Entry{
-				EntityType: "document", EntityID: ref.id, Action: "document.updated",
+				EntityType: "document", EntityID: ref.ID(), Action: "document.updated",
 				OldValues: oldValues, NewValues: newValues,
 			}); err != nil {
 				return err
 			}
 		}
-		doc, err = documentByID(ctx, tx, ref.id, today, p.Grant(auth.DocumentsList) != auth.NoFiles)
+		doc, err = documentByID(ctx, tx, ref, today, p.Grant(auth.DocumentsList) != auth.NoFiles)
 		return err
 	})
 	if err != nil {
@@ -322,9 +336,8 @@ func (s *Service) Update(ctx context.Context, p auth.Principal, documentID uuid.
 }
 
 // Versions lists a document's file versions, newest first.
-func (s *Service) Versions(ctx context.Context, p auth.Principal, documentID uuid.UUID) ([]Version, error) {
-	ref, err := s.document(ctx, p, auth.FilesRead, documentID)
-	if err != nil {
+func (s *Service) Versions(ctx context.Context, p auth.Principal, ref Ref) ([]Version, error) {
+	if err := ref.Check(p, auth.FilesRead); err != nil {
 		return nil, err
 	}
 	rows, err := s.db.Query(ctx, `
@@ -332,9 +345,9 @@ func (s *Service) Versions(ctx context.Context, p auth.Principal, documentID uui
 			coalesce(nullif(btrim(concat_ws(' ', u.first_name, u.last_name)), ''), u.email), f.uploaded_at
 		FROM document_files f LEFT JOIN users u ON u.id = f.uploaded_by
 		WHERE f.document_id = $1 AND f.company_id = $2
-		ORDER BY f.version DESC`, ref.id, ref.companyID)
+		ORDER BY f.version DESC`, ref.ID(), ref.CompanyID())
 	if err != nil {
-		return nil, fmt.Errorf("list versions of document %s: %w", ref.id, err)
+		return nil, fmt.Errorf("list versions of document %s: %w", ref.ID(), err)
 	}
 	versions, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Version, error) {
 		var v Version
@@ -342,38 +355,32 @@ func (s *Service) Versions(ctx context.Context, p auth.Principal, documentID uui
 		return v, err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("list versions of document %s: %w", ref.id, err)
+		return nil, fmt.Errorf("list versions of document %s: %w", ref.ID(), err)
 	}
 	return versions, nil
 }
 
 // Open opens a stored file version for download. ctx must be the context of
 // the request that serves it: an S3 file reads through it.
-func (s *Service) Open(ctx context.Context, p auth.Principal, fileID uuid.UUID) (*Download, error) {
-	if err := p.Require(auth.FilesRead); err != nil {
+func (s *Service) Open(ctx context.Context, p auth.Principal, ref Ref) (*Download, error) {
+	if err := ref.Check(p, auth.FilesRead); err != nil {
 		return nil, err
 	}
+	fileID := ref.ID()
 	var (
-		d                 Download
-		companyID, driver uuid.UUID
-		path, disk        string
+		d          Download
+		path, disk string
 	)
 	err := s.db.QueryRow(ctx, `
-		SELECT f.company_id, d.driver_id, f.original_filename, f.mime_type, f.size_bytes, f.hash_sha256,
-			f.uploaded_at, f.storage_path, f.storage_disk
+		SELECT f.original_filename, f.mime_type, f.size_bytes, f.hash_sha256, f.uploaded_at, f.storage_path, f.storage_disk
 		FROM document_files f
-		JOIN driver_documents d ON d.id = f.document_id AND d.company_id = f.company_id
-		JOIN drivers dr ON dr.id = d.driver_id AND dr.company_id = d.company_id
-		WHERE f.id = $1 AND dr.deleted_at IS NULL`, fileID).Scan(
-		&companyID, &driver, &d.OriginalFilename, &d.MimeType, &d.SizeBytes, &d.HashSHA256, &d.UploadedAt, &path, &disk)
+		WHERE f.company_id = $1 AND f.id = $2`, ref.CompanyID(), fileID).Scan(
+		&d.OriginalFilename, &d.MimeType, &d.SizeBytes, &d.HashSHA256, &d.UploadedAt, &path, &disk)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, apperr.NotFound("msg.common.not_found.file")
 	}
 	if err != nil {
 		return nil, fmt.Errorf("find file %s: %w", fileID, err)
-	}
-	if err := p.CheckDriver(auth.FilesRead, companyID, driver); err != nil {
-		return nil, err
 	}
 	if disk != s.files.Disk() {
 		return nil, fmt.Errorf("file %s is stored on %q but the server uses %q storage", fileID, disk, s.files.Disk())

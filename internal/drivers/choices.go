@@ -22,13 +22,14 @@ type Office struct {
 // name: the choices of the list's office filter and of a driver's office.
 // Anyone who may read drivers may see them.
 func (s *Service) Offices(ctx context.Context, p auth.Principal) ([]Office, error) {
-	if err := p.Require(auth.DriversRead); err != nil {
+	company, err := p.Scope(auth.DriversRead)
+	if err != nil {
 		return nil, err
 	}
 	rows, err := s.db.Query(ctx, `
 		SELECT id, name, city, is_headquarters FROM offices
 		WHERE company_id = $1 AND deleted_at IS NULL
-		ORDER BY is_headquarters DESC, name, id`, p.CompanyID)
+		ORDER BY is_headquarters DESC, name, id`, company.CompanyID())
 	if err != nil {
 		return nil, fmt.Errorf("list offices of company %s: %w", p.CompanyID, err)
 	}
@@ -43,21 +44,15 @@ func (s *Service) Offices(ctx context.Context, p auth.Principal) ([]Office, erro
 // ISO 3166-1 alpha-2 codes in alphabetical order: the useful choices of the
 // list's citizenship filter. A driver caller sees its own only.
 func (s *Service) Citizenships(ctx context.Context, p auth.Principal) ([]string, error) {
-	if err := p.Require(auth.DriversRead); err != nil {
+	company, err := p.Scope(auth.DriversRead)
+	if err != nil {
 		return nil, err
-	}
-	var only *uuid.UUID
-	if p.OwnDriverOnly(auth.DriversRead) {
-		if p.DriverID == nil {
-			return []string{}, nil
-		}
-		only = p.DriverID
 	}
 	rows, err := s.db.Query(ctx, `
 		SELECT DISTINCT citizenship FROM drivers
 		WHERE company_id = $1 AND deleted_at IS NULL AND citizenship IS NOT NULL
 			AND ($2::uuid IS NULL OR id = $2)
-		ORDER BY citizenship`, p.CompanyID, only)
+		ORDER BY citizenship`, company.CompanyID(), company.Only())
 	if err != nil {
 		return nil, fmt.Errorf("list citizenships of company %s: %w", p.CompanyID, err)
 	}

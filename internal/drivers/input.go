@@ -27,10 +27,6 @@ import (
 // client may send back an object it read.
 type Input struct {
 	Fields map[string]json.RawMessage
-	// DecodeErr is a problem with the body itself (malformed JSON: 400). The
-	// service reports it only after the role, existence and ownership checks,
-	// so errors come in the order of docs/errors.md.
-	DecodeErr error
 }
 
 // Set adds a field value (for callers that build an Input in Go, such as

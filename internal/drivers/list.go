@@ -78,10 +78,11 @@ var sortColumns = map[string]sortColumn{
 // SortFields lists the allowed sort_by values (for documentation and forms).
 var SortFields = []string{"internal_number", "last_name", "hire_date", "created_at", "next_expiry"}
 
-// List returns a page of the company's drivers. A driver caller sees only
-// its own record (none when no record is linked to it).
-func (s *Service) List(ctx context.Context, p auth.Principal, lp ListParams) (ListResult, error) {
-	if err := p.Require(auth.DriversRead); err != nil {
+// List returns a page of the company's drivers (company from
+// Principal.Scope(auth.DriversRead)). A driver caller sees only its own
+// record (none when no record is linked to it).
+func (s *Service) List(ctx context.Context, p auth.Principal, company auth.Ref, lp ListParams) (ListResult, error) {
+	if err := company.Check(p, auth.DriversRead); err != nil {
 		return ListResult{}, err
 	}
 	if err := lp.normalize(); err != nil {
@@ -106,14 +107,7 @@ func (s *Service) List(ctx context.Context, p auth.Principal, lp ListParams) (Li
 		lp.SortOrder = "asc"
 	}
 
-	var only *uuid.UUID
-	if p.OwnDriverOnly(auth.DriversRead) {
-		if p.DriverID == nil {
-			return ListResult{Items: []ListItem{}}, nil
-		}
-		only = p.DriverID
-	}
-	q := listQuery{params: lp, companyID: p.CompanyID, only: only, after: after}
+	q := listQuery{params: lp, companyID: company.CompanyID(), only: company.Only(), after: after}
 	items, keys, total, err := q.run(ctx, s.db)
 	if err != nil {
 		return ListResult{}, err

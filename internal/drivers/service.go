@@ -12,22 +12,31 @@ import (
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/postgres"
+	"github.com/konvoj/konvoj/internal/tenants"
 )
 
 // entityType is the audit log's name for drivers.
 const entityType = "driver"
 
+// Authorize is the drivers area's guard (tenants.AuthorizeDriver): the
+// role may do the action, the driver exists, it is the caller's company and,
+// for a driver caller, its own record. Handlers call it before they read the
+// request's input; the Ref it returns is what the other methods take.
+// Collections and creates are guarded by Principal.Scope.
+func (s *Service) Authorize(ctx context.Context, p auth.Principal, a auth.Action, id uuid.UUID) (auth.Ref, error) {
+	d, err := tenants.AuthorizeDriver(ctx, s.db, p, a, id)
+	return d.Ref, err
+}
+
 // Create adds a driver with the next DRV- number and its 14 empty document
-// records, and audits it, in one transaction.
-func (s *Service) Create(ctx context.Context, p auth.Principal, in Input) (Driver, error) {
-	if err := p.Require(auth.DriversCreate); err != nil {
+// records, and audits it, in one transaction. company is the caller's
+// company as Principal.Scope(auth.DriversCreate) proved it.
+func (s *Service) Create(ctx context.Context, p auth.Principal, company auth.Ref, in Input) (Driver, error) {
+	if err := company.Check(p, auth.DriversCreate); err != nil {
 		return Driver{}, err
 	}
-	if in.DecodeErr != nil {
-		return Driver{}, in.DecodeErr
-	}
-	d := Driver{CompanyID: p.CompanyID, Status: "active", Flags: json.RawMessage(`{}`)}
-	if err := s.validate(ctx, p.CompanyID, in, &d, true, nil); err != nil {
+	d := Driver{CompanyID: company.CompanyID(), Status: "active", Flags: json.RawMessage(`{}`)}
+	if err := s.validate(ctx, company.CompanyID(), in, &d, true, nil); err != nil {
 		return Driver{}, err
 	}
 	var out Driver
@@ -36,7 +45,7 @@ func (s *Service) Create(ctx context.Context, p auth.Principal, in Input) (Drive
 		if err != nil {
 			return err
 		}
-		if out, err = getDriver(ctx, tx, id, false); err != nil {
+		if out, err = getDriver(ctx, tx, company, id, false); err != nil {
 			return err
 		}
 		return audit.Record(ctx, tx, p, audit.Entry{EntityType: entityType, EntityID: id, Action: "created", NewValues: out.auditValues()})
@@ -50,19 +59,16 @@ func (s *Service) Create(ctx context.Context, p auth.Principal, in Input) (Drive
 // Get returns the full driver with its documents: with files for callers
 // who may list documents, statuses only for the dispatcher, and without the
 // documents for roles that may not list them (the accountant).
-func (s *Service) Get(ctx context.Context, p auth.Principal, id uuid.UUID) (Driver, error) {
-	if err := p.Require(auth.DriversRead); err != nil {
+func (s *Service) Get(ctx context.Context, p auth.Principal, ref auth.Ref) (Driver, error) {
+	if err := ref.Check(p, auth.DriversRead); err != nil {
 		return Driver{}, err
 	}
-	d, err := getDriver(ctx, s.db, id, false)
+	d, err := getDriver(ctx, s.db, ref, ref.ID(), false)
 	if err != nil {
 		return Driver{}, err
 	}
-	if err := p.CheckDriver(auth.DriversRead, d.CompanyID, d.ID); err != nil {
-		return Driver{}, err
-	}
 	if grant := p.Grant(auth.DocumentsList); grant != auth.Deny {
-		docs, err := documents.ForDriver(ctx, s.db, d.ID, p.Today(), grant != auth.NoFiles)
+		docs, err := documents.ForDriver(ctx, s.db, ref, p.Today(), grant != auth.NoFiles)
 		if err != nil {
 			return Driver{}, err
 		}
@@ -75,21 +81,16 @@ func (s *Service) Get(ctx context.Context, p auth.Principal, id uuid.UUID) (Driv
 // audits the changed fields only. A driver caller may change its own phone,
 // addresses and bank fields; any other driver field is 403 Forbidden.
 // An update that changes nothing writes nothing and returns the driver.
-func (s *Service) Update(ctx context.Context, p auth.Principal, id uuid.UUID, in Input) (Driver, error) {
-	if err := p.Require(auth.DriversUpdate); err != nil {
+func (s *Service) Update(ctx context.Context, p auth.Principal, ref auth.Ref, in Input) (Driver, error) {
+	if err := ref.Check(p, auth.DriversUpdate); err != nil {
 		return Driver{}, err
 	}
+	id := ref.ID()
 	var out Driver
 	err := postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
-		cur, err := getDriver(ctx, tx, id, true)
+		cur, err := getDriver(ctx, tx, ref, ref.ID(), true)
 		if err != nil {
 			return err
-		}
-		if err := p.CheckDriver(auth.DriversUpdate, cur.CompanyID, cur.ID); err != nil {
-			return err
-		}
-		if in.DecodeErr != nil {
-			return in.DecodeErr
 		}
 		if p.Grant(auth.DriversUpdate) == auth.Own {
 			if err := in.checkDriverFields(); err != nil {
@@ -97,7 +98,7 @@ func (s *Service) Update(ctx context.Context, p auth.Principal, id uuid.UUID, in
 			}
 		}
 		next := cur
-		if err := s.validate(ctx, p.CompanyID, in, &next, false, cur.OfficeID); err != nil {
+		if err := s.validate(ctx, ref.CompanyID(), in, &next, false, cur.OfficeID); err != nil {
 			return err
 		}
 		oldValues, newValues := audit.Diff(cur.auditValues(), next.auditValues())
@@ -105,10 +106,10 @@ func (s *Service) Update(ctx context.Context, p auth.Principal, id uuid.UUID, in
 			out = cur
 			return nil
 		}
-		if err := updateDriver(ctx, tx, next); err != nil {
+		if err := updateDriver(ctx, tx, ref, next); err != nil {
 			return err
 		}
-		if out, err = getDriver(ctx, tx, id, false); err != nil {
+		if out, err = getDriver(ctx, tx, ref, ref.ID(), false); err != nil {
 			return err
 		}
 		return audit.Record(ctx, tx, p, audit.Entry{EntityType: entityType, EntityID: id, Action: "updated",
@@ -123,22 +124,19 @@ func (s *Service) Update(ctx context.Context, p auth.Principal, id uuid.UUID, in
 // Delete soft-deletes the driver: it leaves lists and reads (404), its
 // e-mail is free again, its documents and files stay. The audit row keeps
 // the driver's values as they were.
-func (s *Service) Delete(ctx context.Context, p auth.Principal, id uuid.UUID) error {
-	if err := p.Require(auth.DriversDelete); err != nil {
+func (s *Service) Delete(ctx context.Context, p auth.Principal, ref auth.Ref) error {
+	if err := ref.Check(p, auth.DriversDelete); err != nil {
 		return err
 	}
 	return postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
-		cur, err := getDriver(ctx, tx, id, true)
+		cur, err := getDriver(ctx, tx, ref, ref.ID(), true)
 		if err != nil {
 			return err
 		}
-		if err := p.CheckDriver(auth.DriversDelete, cur.CompanyID, cur.ID); err != nil {
+		if err := SoftDelete(ctx, tx, ref.CompanyID(), ref.ID()); err != nil {
 			return err
 		}
-		if err := SoftDelete(ctx, tx, id); err != nil {
-			return err
-		}
-		return audit.Record(ctx, tx, p, audit.Entry{EntityType: entityType, EntityID: id, Action: "deleted", OldValues: cur.auditValues()})
+		return audit.Record(ctx, tx, p, audit.Entry{EntityType: entityType, EntityID: ref.ID(), Action: "deleted", OldValues: cur.auditValues()})
 	})
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/konvoj/konvoj/internal/apperr"
+	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/postgres"
@@ -54,20 +55,20 @@ const summaryJoin = `CROSS JOIN LATERAL (
 // readyExpr is is_ready (docs/drivers-and-documents.md) over d, co and s.
 const readyExpr = `(d.status = 'active' AND s.ready_docs = co.required_count)`
 
-// getDriver loads a live driver of any company by id (the caller checks the
-// company, so another company's driver is 403 rather than 404). forUpdate
-// locks the row until the transaction ends.
-func getDriver(ctx context.Context, db postgres.DBTX, id uuid.UUID, forUpdate bool) (Driver, error) {
+// getDriver loads a live driver of the company scope proves (the guard has
+// already told 404 from 403; a driver deleted since is 404). forUpdate locks
+// the row until the transaction ends.
+func getDriver(ctx context.Context, db postgres.DBTX, scope auth.Ref, id uuid.UUID, forUpdate bool) (Driver, error) {
 	sql := `SELECT ` + driverColumns + `, ` + readyExpr + `
 		FROM drivers d
 		CROSS JOIN LATERAL (` + companyFacts + ` WHERE c.id = d.company_id) co
 		` + summaryJoin + `
-		WHERE d.id = $1 AND d.deleted_at IS NULL`
+		WHERE d.company_id = $2 AND d.id = $1 AND d.deleted_at IS NULL`
 	if forUpdate {
 		sql += ` FOR UPDATE OF d`
 	}
 	var d Driver
-	err := db.QueryRow(ctx, sql, id).Scan(&d.ID, &d.CompanyID, &d.OfficeID, &d.InternalNumber, &d.FirstName, &d.LastName,
+	err := db.QueryRow(ctx, sql, id, scope.CompanyID()).Scan(&d.ID, &d.CompanyID, &d.OfficeID, &d.InternalNumber, &d.FirstName, &d.LastName,
 		&d.MiddleName, &d.BirthDate, &d.Citizenship, &d.RodneCislo, &d.Email, &d.Phone, &d.RegistrationAddress,
 		&d.ResidenceAddress, &d.Status, &d.HireDate, &d.FireDate, &d.ContractFrom, &d.ContractTo, &d.ContractIndefinite,
 		&d.WorkLocation, &d.BankCountry, &d.BankAccount, &d.IBAN, &d.SWIFT, &d.Flags, &d.CreatedAt, &d.UpdatedAt, &d.IsReady)
@@ -150,12 +151,12 @@ func insertDriver(ctx context.Context, tx postgres.DBTX, d Driver, seq int64) (u
 
 // updateDriver writes every writable column of d (the merged record; the
 // row is locked by getDriver(forUpdate)).
-func updateDriver(ctx context.Context, tx postgres.DBTX, d Driver) error {
+func updateDriver(ctx context.Context, tx postgres.DBTX, ref auth.Ref, d Driver) error {
 	vals := writableValues(d)
-	_, err := tx.Exec(ctx, `UPDATE drivers SET (`+writableColumns+`) = ROW(`+placeholders(2, len(vals))+`)
-		WHERE id = $1 AND deleted_at IS NULL`, append([]any{d.ID}, vals...)...)
+	_, err := tx.Exec(ctx, `UPDATE drivers SET (`+writableColumns+`) = ROW(`+placeholders(3, len(vals))+`)
+		WHERE company_id = $1 AND id = $2 AND deleted_at IS NULL`, append([]any{ref.CompanyID(), ref.ID()}, vals...)...)
 	if err != nil {
-		return wrapWriteErr(err, "update driver "+d.ID.String())
+		return wrapWriteErr(err, "update driver "+ref.ID().String())
 	}
 	return nil
 }
@@ -169,11 +170,13 @@ func wrapWriteErr(err error, what string) error {
 	return fmt.Errorf("%s: %w", what, err)
 }
 
-// SoftDelete marks the driver deleted; its e-mail becomes free (the unique
-// index covers live drivers only) and its documents and files stay. Like
-// Insert it checks nothing: Service.Delete calls it after its checks.
-func SoftDelete(ctx context.Context, tx postgres.DBTX, id uuid.UUID) error {
-	if _, err := tx.Exec(ctx, `UPDATE drivers SET deleted_at = now() WHERE id = $1 AND deleted_at IS NULL`, id); err != nil {
+// SoftDelete marks the company's driver deleted; its e-mail becomes free
+// (the unique index covers live drivers only) and its documents and files
+// stay. Like Insert it checks nothing: Service.Delete calls it after the
+// guard, and test data is made with it.
+func SoftDelete(ctx context.Context, tx postgres.DBTX, companyID, id uuid.UUID) error {
+	if _, err := tx.Exec(ctx, `UPDATE drivers SET deleted_at = now() WHERE company_id = $1 AND id = $2 AND deleted_at IS NULL`,
+		companyID, id); err != nil {
 		return fmt.Errorf("delete driver %s: %w", id, err)
 	}
 	return nil

@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 
 	"github.com/konvoj/konvoj/internal/apperr"
@@ -69,12 +68,13 @@ type AggregateQuery struct {
 //   - lifetime metadata: first_transaction (any currency) and
 //     employment_months, the whole months from the first transaction, or
 //     hire_date if earlier, to the reference date, at least 1.
-func (s *Service) Aggregates(ctx context.Context, p auth.Principal, driverID uuid.UUID, q AggregateQuery) (map[string]Aggregate, error) {
-	d, err := s.driverFor(ctx, p, auth.FinanceRead, driverID)
-	if err != nil {
+func (s *Service) Aggregates(ctx context.Context, p auth.Principal, guard Ref, q AggregateQuery) (map[string]Aggregate, error) {
+	d := guard.DriverRef
+	if _, err := guard.check(p, auth.FinanceRead, ""); err != nil {
 		return nil, err
 	}
-	if q, err = q.check(); err != nil {
+	q, err := q.check()
+	if err != nil {
 		return nil, err
 	}
 	ref := p.Today()

@@ -30,9 +30,9 @@ func windowTotals(ctx context.Context, db postgres.DBTX, d tenants.DriverRef, cu
 					AND (w.start_date IS NULL OR pe.incident_date >= w.start_date))
 		FROM w LEFT JOIN t ON w.start_date IS NULL OR t.d >= w.start_date
 		GROUP BY w.agg_type, w.start_date`,
-		d.CompanyID, d.ID, currency, ref)
+		d.CompanyID(), d.ID(), currency, ref)
 	if err != nil {
-		return nil, fmt.Errorf("aggregate transactions of driver %s: %w", d.ID, err)
+		return nil, fmt.Errorf("aggregate transactions of driver %s: %w", d.ID(), err)
 	}
 	defer rows.Close()
 	out := map[string]Aggregate{}
@@ -46,7 +46,7 @@ func windowTotals(ctx context.Context, db postgres.DBTX, d tenants.DriverRef, cu
 		out[a.AggType] = a
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("aggregate transactions of driver %s: %w", d.ID, err)
+		return nil, fmt.Errorf("aggregate transactions of driver %s: %w", d.ID(), err)
 	}
 	return out, nil
 }
@@ -86,10 +86,10 @@ func monthFigures(ctx context.Context, db postgres.DBTX, d tenants.DriverRef, cu
 				ELSE GREATEST(1, (extract(year FROM age($4::date, s.start)) * 12 + extract(month FROM age($4::date, s.start)))::int)
 			END
 		FROM s`,
-		d.CompanyID, d.ID, currency, ref, d.HireDate,
+		d.CompanyID(), d.ID(), currency, ref, d.HireDate(),
 	).Scan(&m.worked, &highMonth, &highNet, &lowMonth, &lowNet, &m.firstTx, &m.employment)
 	if err != nil {
-		return months{}, fmt.Errorf("aggregate months of driver %s: %w", d.ID, err)
+		return months{}, fmt.Errorf("aggregate months of driver %s: %w", d.ID(), err)
 	}
 	m.high, m.low = monthAmount(highMonth, highNet), monthAmount(lowMonth, lowNet)
 	return m, nil
@@ -101,9 +101,9 @@ func currencyCounts(ctx context.Context, db postgres.DBTX, d tenants.DriverRef, 
 	rows, err := db.Query(ctx, `
 		SELECT currency, count(*) FROM finance_transactions
 		WHERE company_id = $1 AND driver_id = $2 AND deleted_at IS NULL AND status <> 'cancelled' AND transaction_date <= $3
-		GROUP BY currency`, d.CompanyID, d.ID, ref)
+		GROUP BY currency`, d.CompanyID(), d.ID(), ref)
 	if err != nil {
-		return nil, fmt.Errorf("currencies of driver %s: %w", d.ID, err)
+		return nil, fmt.Errorf("currencies of driver %s: %w", d.ID(), err)
 	}
 	defer rows.Close()
 	var sums []Summary
@@ -115,7 +115,7 @@ func currencyCounts(ctx context.Context, db postgres.DBTX, d tenants.DriverRef, 
 		sums = append(sums, sm)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("currencies of driver %s: %w", d.ID, err)
+		return nil, fmt.Errorf("currencies of driver %s: %w", d.ID(), err)
 	}
 	return sums, nil
 }

@@ -20,7 +20,6 @@ import (
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/internal/postgres"
-	"github.com/konvoj/konvoj/internal/tenants"
 )
 
 // Transaction statuses.
@@ -77,11 +76,6 @@ type Service struct {
 
 // NewService returns the finance service.
 func NewService(db *pgxpool.Pool) *Service { return &Service{db: db} }
-
-// driverFor runs the first checks of every request (tenants.CheckDriver).
-func (s *Service) driverFor(ctx context.Context, p auth.Principal, a auth.Action, driverID uuid.UUID) (tenants.DriverRef, error) {
-	return tenants.CheckDriver(ctx, s.db, p, a, driverID)
-}
 
 // errMoved says a row changed between reading it and locking it; the
 // transaction is retried.

@@ -61,8 +61,9 @@ type TransactionList struct {
 
 // ListTransactions returns a page of the driver's transactions (newest
 // transaction_date first) and the summary of the whole filtered set.
-func (s *Service) ListTransactions(ctx context.Context, p auth.Principal, driverID uuid.UUID, f TransactionFilter) (TransactionList, error) {
-	d, err := s.driverFor(ctx, p, auth.FinanceRead, driverID)
+func (s *Service) ListTransactions(ctx context.Context, p auth.Principal, ref Ref, f TransactionFilter) (TransactionList, error) {
+	d := ref.DriverRef
+	_, err := ref.check(p, auth.FinanceRead, "")
 	if err != nil {
 		return TransactionList{}, err
 	}
@@ -78,7 +79,7 @@ func (s *Service) ListTransactions(ctx context.Context, p auth.Principal, driver
 		return TransactionList{}, err
 	}
 	out := TransactionList{Transactions: []Transaction{}}
-	if out.Summaries, err = transactionSums(ctx, s.db, d.CompanyID, d.ID, f); err != nil {
+	if out.Summaries, err = transactionSums(ctx, s.db, d.CompanyID(), d.ID(), f); err != nil {
 		return TransactionList{}, err
 	}
 	for _, sm := range out.Summaries {
@@ -96,7 +97,7 @@ func (s *Service) ListTransactions(ctx context.Context, p auth.Principal, driver
 	if out.Total == 0 || (f.Page-1)*f.PerPage >= out.Total {
 		return out, nil
 	}
-	if out.Transactions, err = listTransactionRows(ctx, s.db, d.CompanyID, d.ID, f); err != nil {
+	if out.Transactions, err = listTransactionRows(ctx, s.db, d.CompanyID(), d.ID(), f); err != nil {
 		return TransactionList{}, err
 	}
 	return out, nil
@@ -125,7 +126,7 @@ func (f TransactionFilter) check(v *apperr.Validation) TransactionFilter {
 // returns the narrowed filter and the main currency of the summary.
 func (s *Service) withinPeriod(ctx context.Context, d tenants.DriverRef, f TransactionFilter, v *apperr.Validation) (TransactionFilter, string, error) {
 	main := f.Currency
-	per, err := periodSpan(ctx, s.db, d.CompanyID, d.ID, *f.PeriodID)
+	per, err := periodSpan(ctx, s.db, d.CompanyID(), d.ID(), *f.PeriodID)
 	switch {
 	case postgres.IsNotFound(err):
 		v.Add("period_id", "msg.finance_read.period_unknown")

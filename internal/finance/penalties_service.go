@@ -17,13 +17,14 @@ import (
 // transaction, its finance record: type penalty, category damage_fine for
 // damage and accident and penalty otherwise, amount = −amount, dated on the
 // incident date (so an incident inside a closed or paid period is 409).
-func (s *Service) CreatePenalty(ctx context.Context, p auth.Principal, driverID uuid.UUID, in PenaltyInput) (Penalty, error) {
-	d, err := s.driverFor(ctx, p, auth.PenaltiesManage, driverID)
+func (s *Service) CreatePenalty(ctx context.Context, p auth.Principal, ref Ref, in PenaltyInput) (Penalty, error) {
+	d := ref.DriverRef
+	_, err := ref.check(p, auth.PenaltiesManage, "")
 	if err != nil {
 		return Penalty{}, err
 	}
 	var v apperr.Validation
-	pen := in.apply(Penalty{CompanyID: d.CompanyID, DriverID: d.ID, Status: PenaltyPending, Severity: "minor", Currency: companyCurrency(p),
+	pen := in.apply(Penalty{CompanyID: d.CompanyID(), DriverID: d.ID(), Status: PenaltyPending, Severity: "minor", Currency: companyCurrency(p),
 		Metadata: json.RawMessage(`{}`)}, &v)
 	if err := v.Err(); err != nil {
 		return Penalty{}, err
@@ -43,26 +44,27 @@ func (s *Service) CreatePenalty(ctx context.Context, p auth.Principal, driverID 
 	if err != nil {
 		return Penalty{}, err
 	}
-	return getPenalty(ctx, s.db, d.CompanyID, d.ID, id, false)
+	return getPenalty(ctx, s.db, d.CompanyID(), d.ID(), id, false)
 }
 
 // GetPenalty reads one penalty of the driver.
-func (s *Service) GetPenalty(ctx context.Context, p auth.Principal, driverID, id uuid.UUID) (Penalty, error) {
-	d, err := s.driverFor(ctx, p, auth.PenaltiesRead, driverID)
+func (s *Service) GetPenalty(ctx context.Context, p auth.Principal, ref Ref) (Penalty, error) {
+	d := ref.DriverRef
+	id, err := ref.check(p, auth.PenaltiesRead, PenaltyRecord)
 	if err != nil {
 		return Penalty{}, err
 	}
-	return getPenalty(ctx, s.db, d.CompanyID, d.ID, id, false)
+	return getPenalty(ctx, s.db, d.CompanyID(), d.ID(), id, false)
 }
 
 // DisputePenalty files the driver's dispute of a pending penalty: the
 // penalty becomes disputed (dispute_reason, dispute_submitted_at; evidence
 // is appended), and its finance record disputed.
-func (s *Service) DisputePenalty(ctx context.Context, p auth.Principal, driverID, id uuid.UUID, in DisputeInput) (Penalty, error) {
+func (s *Service) DisputePenalty(ctx context.Context, p auth.Principal, ref Ref, in DisputeInput) (Penalty, error) {
 	var v apperr.Validation
 	reason := requiredText(&v, "dispute_reason", in.DisputeReason, maxPenaltyText)
 	evidence := parseEvidence(in.Evidence, &v)
-	return s.movePenalty(ctx, p, auth.PenaltiesRespond, driverID, id, func(cur Penalty) (penaltyMove, error) {
+	return s.movePenalty(ctx, p, auth.PenaltiesRespond, ref, func(cur Penalty) (penaltyMove, error) {
 		if err := v.Err(); err != nil {
 			return penaltyMove{}, err
 		}
@@ -83,8 +85,8 @@ func (s *Service) DisputePenalty(ctx context.Context, p auth.Principal, driverID
 // back to pending), reduce (resolved with amount = new_amount, 0 ≤
 // new_amount < amount; finance record pending with −new_amount) or cancel
 // (penalty and finance record cancelled).
-func (s *Service) ResolvePenalty(ctx context.Context, p auth.Principal, driverID, id uuid.UUID, in ResolveInput) (Penalty, error) {
-	return s.movePenalty(ctx, p, auth.PenaltiesManage, driverID, id, func(cur Penalty) (penaltyMove, error) {
+func (s *Service) ResolvePenalty(ctx context.Context, p auth.Principal, ref Ref, in ResolveInput) (Penalty, error) {
+	return s.movePenalty(ctx, p, auth.PenaltiesManage, ref, func(cur Penalty) (penaltyMove, error) {
 		var v apperr.Validation
 		r := in.read(cur, &v)
 		if err := v.Err(); err != nil {
@@ -110,8 +112,8 @@ func (s *Service) ResolvePenalty(ctx context.Context, p auth.Principal, driverID
 
 // AcceptPenalty records that the driver accepts a pending penalty. Its
 // finance record stays pending, ready for approval and payment.
-func (s *Service) AcceptPenalty(ctx context.Context, p auth.Principal, driverID, id uuid.UUID) (Penalty, error) {
-	return s.movePenalty(ctx, p, auth.PenaltiesRespond, driverID, id, func(cur Penalty) (penaltyMove, error) {
+func (s *Service) AcceptPenalty(ctx context.Context, p auth.Principal, ref Ref) (Penalty, error) {
+	return s.movePenalty(ctx, p, auth.PenaltiesRespond, ref, func(cur Penalty) (penaltyMove, error) {
 		if cur.Status != PenaltyPending {
 			return penaltyMove{}, apperr.Conflict("msg.penalties.accept_not_pending", "status", penaltyState(cur.Status))
 		}
@@ -125,17 +127,15 @@ func (s *Service) AcceptPenalty(ctx context.Context, p auth.Principal, driverID,
 // validates the input (422) and the penalty's state (409); a closed or paid
 // period is 409; then the penalty, the finance record, the period totals and
 // both audit rows are written.
-func (s *Service) movePenalty(ctx context.Context, p auth.Principal, a auth.Action, driverID, id uuid.UUID,
+func (s *Service) movePenalty(ctx context.Context, p auth.Principal, a auth.Action, ref Ref,
 	plan func(cur Penalty) (penaltyMove, error)) (Penalty, error) {
-	d, err := s.driverFor(ctx, p, a, driverID)
+	d := ref.DriverRef
+	id, err := ref.check(p, a, PenaltyRecord)
 	if err != nil {
 		return Penalty{}, err
 	}
-	if _, err := getPenalty(ctx, s.db, d.CompanyID, d.ID, id, false); err != nil {
-		return Penalty{}, err
-	}
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
-		cur, err := getPenalty(ctx, tx, d.CompanyID, d.ID, id, true)
+		cur, err := getPenalty(ctx, tx, d.CompanyID(), d.ID(), id, true)
 		if err != nil {
 			return err
 		}
@@ -148,7 +148,7 @@ func (s *Service) movePenalty(ctx context.Context, p auth.Principal, a auth.Acti
 	if err != nil {
 		return Penalty{}, err
 	}
-	return getPenalty(ctx, s.db, d.CompanyID, d.ID, id, false)
+	return getPenalty(ctx, s.db, d.CompanyID(), d.ID(), id, false)
 }
 
 // applyPenaltyMove locks the finance record of the locked penalty cur and
@@ -195,8 +195,9 @@ func mustJSON(v any) []byte {
 
 // ListPenalties returns a page of the driver's penalties, newest incident
 // first, and the summary of the whole filtered set.
-func (s *Service) ListPenalties(ctx context.Context, p auth.Principal, driverID uuid.UUID, f PenaltyFilter) (PenaltyList, error) {
-	d, err := s.driverFor(ctx, p, auth.PenaltiesRead, driverID)
+func (s *Service) ListPenalties(ctx context.Context, p auth.Principal, ref Ref, f PenaltyFilter) (PenaltyList, error) {
+	d := ref.DriverRef
+	_, err := ref.check(p, auth.PenaltiesRead, "")
 	if err != nil {
 		return PenaltyList{}, err
 	}
@@ -207,7 +208,7 @@ func (s *Service) ListPenalties(ctx context.Context, p auth.Principal, driverID 
 	if err := v.Err(); err != nil {
 		return PenaltyList{}, err
 	}
-	counts, err := countPenalties(ctx, s.db, d.CompanyID, d.ID, f)
+	counts, err := countPenalties(ctx, s.db, d.CompanyID(), d.ID(), f)
 	if err != nil {
 		return PenaltyList{}, err
 	}
@@ -215,7 +216,7 @@ func (s *Service) ListPenalties(ctx context.Context, p auth.Principal, driverID 
 	if out.Total == 0 || (f.Page-1)*f.PerPage >= out.Total {
 		return out, nil
 	}
-	if out.Penalties, err = listPenaltyRows(ctx, s.db, d.CompanyID, d.ID, f); err != nil {
+	if out.Penalties, err = listPenaltyRows(ctx, s.db, d.CompanyID(), d.ID(), f); err != nil {
 		return PenaltyList{}, err
 	}
 	return out, nil

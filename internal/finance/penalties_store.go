@@ -75,11 +75,13 @@ func movePenaltyRows(ctx context.Context, tx pgx.Tx, id uuid.UUID, m penaltyMove
 	if m.set != "" {
 		q += ", " + m.set
 	}
-	if _, err := tx.Exec(ctx, q+` WHERE id = $1`, args...); err != nil {
+	// The company is the finance record's: a penalty and its record share it.
+	args = append(args, rec.CompanyID)
+	if _, err := tx.Exec(ctx, q+fmt.Sprintf(` WHERE company_id = $%d AND id = $1`, len(args)), args...); err != nil {
 		return fmt.Errorf("update penalty %s: %w", id, err)
 	}
-	if _, err := tx.Exec(ctx, `UPDATE finance_transactions SET status = $2, amount = $3 WHERE id = $1`,
-		rec.ID, rec.Status, rec.Amount); err != nil {
+	if _, err := tx.Exec(ctx, `UPDATE finance_transactions SET status = $2, amount = $3 WHERE company_id = $4 AND id = $1`,
+		rec.ID, rec.Status, rec.Amount, rec.CompanyID); err != nil {
 		return fmt.Errorf("update finance record %s of penalty %s: %w", rec.ID, id, err)
 	}
 	return nil

@@ -49,8 +49,9 @@ type PeriodFilter struct {
 }
 
 // ListPeriods returns the driver's periods, newest first.
-func (s *Service) ListPeriods(ctx context.Context, p auth.Principal, driverID uuid.UUID, f PeriodFilter) ([]Period, error) {
-	d, err := s.driverFor(ctx, p, auth.FinanceRead, driverID)
+func (s *Service) ListPeriods(ctx context.Context, p auth.Principal, ref Ref, f PeriodFilter) ([]Period, error) {
+	d := ref.DriverRef
+	_, err := ref.check(p, auth.FinanceRead, "")
 	if err != nil {
 		return nil, err
 	}
@@ -63,30 +64,28 @@ func (s *Service) ListPeriods(ctx context.Context, p auth.Principal, driverID uu
 	if err := v.Err(); err != nil {
 		return nil, err
 	}
-	return listPeriodRows(ctx, s.db, d.CompanyID, d.ID, f)
+	return listPeriodRows(ctx, s.db, d.CompanyID(), d.ID(), f)
 }
 
 // ClosePeriod moves an open period to closed: nothing dated inside it may
 // change afterwards.
-func (s *Service) ClosePeriod(ctx context.Context, p auth.Principal, driverID, periodID uuid.UUID) (Period, error) {
-	return s.movePeriod(ctx, p, driverID, periodID, PeriodOpen, PeriodClosed, nil)
+func (s *Service) ClosePeriod(ctx context.Context, p auth.Principal, ref Ref) (Period, error) {
+	return s.movePeriod(ctx, p, ref, PeriodOpen, PeriodClosed, nil)
 }
 
 // PayPeriod moves a closed period to paid and marks its approved
 // transactions paid (paid_by, paid_at, payment_date = paymentDate or today).
 // Pending transactions stay pending.
-func (s *Service) PayPeriod(ctx context.Context, p auth.Principal, driverID, periodID uuid.UUID, paymentDate *string) (Period, error) {
-	return s.movePeriod(ctx, p, driverID, periodID, PeriodClosed, PeriodPaid, paymentDate)
+func (s *Service) PayPeriod(ctx context.Context, p auth.Principal, ref Ref, paymentDate *string) (Period, error) {
+	return s.movePeriod(ctx, p, ref, PeriodClosed, PeriodPaid, paymentDate)
 }
 
 // movePeriod moves a period of the driver from one status to the next;
 // paying also pays its approved transactions.
-func (s *Service) movePeriod(ctx context.Context, p auth.Principal, driverID, periodID uuid.UUID, from, to string, paymentDateRaw *string) (Period, error) {
-	d, err := s.driverFor(ctx, p, auth.PeriodsManage, driverID)
+func (s *Service) movePeriod(ctx context.Context, p auth.Principal, ref Ref, from, to string, paymentDateRaw *string) (Period, error) {
+	d := ref.DriverRef
+	periodID, err := ref.check(p, auth.PeriodsManage, PeriodRecord)
 	if err != nil {
-		return Period{}, err
-	}
-	if err := s.periodExists(ctx, d, periodID); err != nil {
 		return Period{}, err
 	}
 	payDate := p.Today()
@@ -98,14 +97,14 @@ func (s *Service) movePeriod(ctx context.Context, p auth.Principal, driverID, pe
 		payDate = pd
 	}
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
-		cur, err := getPeriod(ctx, tx, d.CompanyID, periodID, true)
+		cur, err := getPeriod(ctx, tx, d.CompanyID(), d.ID(), periodID, true)
 		if err != nil {
 			return err
 		}
 		if cur.Status != from {
 			return apperr.Conflict("msg.finance.period_move", "status", cur.Status, "from", from, "to", to)
 		}
-		if err := markPeriod(ctx, tx, periodID, to, userID(p)); err != nil {
+		if err := markPeriod(ctx, tx, d.CompanyID(), periodID, to, userID(p)); err != nil {
 			return err
 		}
 		if err := audit.Record(ctx, tx, p, audit.Entry{EntityType: "finance_period", EntityID: periodID, Action: "period." + to,
@@ -120,7 +119,7 @@ func (s *Service) movePeriod(ctx context.Context, p auth.Principal, driverID, pe
 	if err != nil {
 		return Period{}, err
 	}
-	return getPeriod(ctx, s.db, d.CompanyID, periodID, false)
+	return getPeriod(ctx, s.db, d.CompanyID(), d.ID(), periodID, false)
 }
 
 // payApproved marks the period's approved transactions paid, with an audit

@@ -10,7 +10,6 @@ import (
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/postgres"
-	"github.com/konvoj/konvoj/internal/tenants"
 )
 
 var periodQuery = `
@@ -93,25 +92,25 @@ func (ps lockedPeriods) recompute(ctx context.Context, tx postgres.DBTX) error {
 			LEFT JOIN finance_transactions t ON t.company_id = p.company_id AND t.driver_id = p.driver_id
 				AND t.currency = p.currency AND t.transaction_date BETWEEN p.period_start AND p.period_end
 				AND t.deleted_at IS NULL AND t.status <> 'cancelled'
-			WHERE p.id = ANY($1)
+			WHERE p.company_id = $2 AND p.id = ANY($1)
 			GROUP BY p.id
 		) s
-		WHERE fp.id = s.id`, ids)
+		WHERE fp.company_id = $2 AND fp.id = s.id`, ids, ps[0].CompanyID)
 	if err != nil {
 		return fmt.Errorf("recompute period totals: %w", err)
 	}
 	return nil
 }
 
-// getPeriod reads a period of the company; lock takes its row lock.
-func getPeriod(ctx context.Context, db postgres.DBTX, companyID, id uuid.UUID, lock bool) (Period, error) {
-	q := periodQuery + ` WHERE fp.company_id = $1 AND fp.id = $2`
+// getPeriod reads a period of the driver; lock takes its row lock.
+func getPeriod(ctx context.Context, db postgres.DBTX, companyID, driverID, id uuid.UUID, lock bool) (Period, error) {
+	q := periodQuery + ` WHERE fp.company_id = $1 AND fp.driver_id = $3 AND fp.id = $2`
 	what := "read"
 	if lock {
 		q += ` FOR UPDATE OF fp`
 		what = "lock"
 	}
-	per, err := scanPeriod(db.QueryRow(ctx, q, companyID, id))
+	per, err := scanPeriod(db.QueryRow(ctx, q, companyID, id, driverID))
 	if err != nil {
 		return Period{}, fmt.Errorf("%s period %s: %w", what, id, err)
 	}
@@ -131,10 +130,10 @@ func periodSpan(ctx context.Context, db postgres.DBTX, companyID, driverID, id u
 }
 
 // periodExists gives 404 unless the period is one of the driver's.
-func (s *Service) periodExists(ctx context.Context, d tenants.DriverRef, periodID uuid.UUID) error {
+func periodExists(ctx context.Context, db postgres.DBTX, companyID, driverID, periodID uuid.UUID) error {
 	var exists bool
-	if err := s.db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM finance_periods WHERE company_id = $1 AND driver_id = $2 AND id = $3)`,
-		d.CompanyID, d.ID, periodID).Scan(&exists); err != nil {
+	if err := db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM finance_periods WHERE company_id = $1 AND driver_id = $2 AND id = $3)`,
+		companyID, driverID, periodID).Scan(&exists); err != nil {
 		return fmt.Errorf("find period %s: %w", periodID, err)
 	}
 	if !exists {
@@ -164,12 +163,12 @@ func listPeriodRows(ctx context.Context, db postgres.DBTX, companyID, driverID u
 }
 
 // markPeriod sets a period closed or paid, by the given user, now.
-func markPeriod(ctx context.Context, tx pgx.Tx, id uuid.UUID, to string, by *uuid.UUID) error {
+func markPeriod(ctx context.Context, tx pgx.Tx, companyID, id uuid.UUID, to string, by *uuid.UUID) error {
 	var err error
 	if to == PeriodClosed {
-		_, err = tx.Exec(ctx, `UPDATE finance_periods SET status = 'closed', closed_at = now(), closed_by = $2 WHERE id = $1`, id, by)
+		_, err = tx.Exec(ctx, `UPDATE finance_periods SET status = 'closed', closed_at = now(), closed_by = $2 WHERE company_id = $3 AND id = $1`, id, by, companyID)
 	} else {
-		_, err = tx.Exec(ctx, `UPDATE finance_periods SET status = 'paid', paid_at = now(), paid_by = $2 WHERE id = $1`, id, by)
+		_, err = tx.Exec(ctx, `UPDATE finance_periods SET status = 'paid', paid_at = now(), paid_by = $2 WHERE company_id = $3 AND id = $1`, id, by, companyID)
 	}
 	if err != nil {
 		return fmt.Errorf("mark period %s %s: %w", id, to, err)

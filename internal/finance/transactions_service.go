@@ -19,15 +19,16 @@ import (
 // CreateTransaction records a pending transaction, placed in the driver's
 // monthly period of its date and currency (created on demand); the period's
 // totals are updated in the same database transaction.
-func (s *Service) CreateTransaction(ctx context.Context, p auth.Principal, driverID uuid.UUID, in TransactionInput) (Transaction, error) {
-	d, err := s.driverFor(ctx, p, auth.FinanceWrite, driverID)
+func (s *Service) CreateTransaction(ctx context.Context, p auth.Principal, ref Ref, in TransactionInput) (Transaction, error) {
+	d := ref.DriverRef
+	_, err := ref.check(p, auth.FinanceWrite, "")
 	if err != nil {
 		return Transaction{}, err
 	}
 	var v apperr.Validation
-	base := Transaction{CompanyID: d.CompanyID, DriverID: d.ID, Status: StatusPending, Currency: companyCurrency(p), Metadata: json.RawMessage(`{}`)}
+	base := Transaction{CompanyID: d.CompanyID(), DriverID: d.ID(), Status: StatusPending, Currency: companyCurrency(p), Metadata: json.RawMessage(`{}`)}
 	t := in.forCreate(base, &v)
-	if err := checkOrder(ctx, s.db, d.CompanyID, t.OrderID, &v); err != nil {
+	if err := checkOrder(ctx, s.db, d.CompanyID(), t.OrderID, &v); err != nil {
 		return Transaction{}, err
 	}
 	if err := v.Err(); err != nil {
@@ -42,7 +43,7 @@ func (s *Service) CreateTransaction(ctx context.Context, p auth.Principal, drive
 	if err != nil {
 		return Transaction{}, err
 	}
-	return getTransaction(ctx, s.db, d.CompanyID, d.ID, id, false)
+	return getTransaction(ctx, s.db, d.CompanyID(), d.ID(), id, false)
 }
 
 // checkOrder gives 422 when an order id names no order of the company.
@@ -103,12 +104,10 @@ func companyCurrency(p auth.Principal) string {
 // its penalty: its money fields never change here, it cannot be cancelled
 // here (resolve the penalty), and it can be approved and paid only once the
 // penalty is accepted or resolved.
-func (s *Service) UpdateTransaction(ctx context.Context, p auth.Principal, driverID, id uuid.UUID, in TransactionInput) (Transaction, error) {
-	d, err := s.driverFor(ctx, p, auth.FinanceWrite, driverID)
+func (s *Service) UpdateTransaction(ctx context.Context, p auth.Principal, ref Ref, in TransactionInput) (Transaction, error) {
+	d := ref.DriverRef
+	id, err := ref.check(p, auth.FinanceWrite, TransactionRecord)
 	if err != nil {
-		return Transaction{}, err
-	}
-	if _, err := getTransaction(ctx, s.db, d.CompanyID, d.ID, id, false); err != nil {
 		return Transaction{}, err
 	}
 	day := p.Today()
@@ -116,23 +115,23 @@ func (s *Service) UpdateTransaction(ctx context.Context, p auth.Principal, drive
 	if err != nil {
 		return Transaction{}, err
 	}
-	return getTransaction(ctx, s.db, d.CompanyID, d.ID, id, false)
+	return getTransaction(ctx, s.db, d.CompanyID(), d.ID(), id, false)
 }
 
 // updateTransaction is UpdateTransaction's database transaction: input
 // first (422), then the locks, the state rules (409) and the write.
 func updateTransaction(ctx context.Context, tx pgx.Tx, p auth.Principal, d tenants.DriverRef, id uuid.UUID, in TransactionInput, day civil.Date) error {
-	penaltyStatus, err := lockPenaltyOf(ctx, tx, d.CompanyID, id)
+	penaltyStatus, err := lockPenaltyOf(ctx, tx, d.CompanyID(), id)
 	if err != nil {
 		return err
 	}
-	cur, err := getTransaction(ctx, tx, d.CompanyID, d.ID, id, false)
+	cur, err := getTransaction(ctx, tx, d.CompanyID(), d.ID(), id, false)
 	if err != nil {
 		return err
 	}
 	var v apperr.Validation
 	u := in.forUpdate(cur, &v)
-	if err := checkOrder(ctx, tx, d.CompanyID, u.next.OrderID, &v); err != nil {
+	if err := checkOrder(ctx, tx, d.CompanyID(), u.next.OrderID, &v); err != nil {
 		return err
 	}
 	if err := v.Err(); err != nil {
@@ -205,21 +204,19 @@ func (u update) settle(cur Transaction, periods lockedPeriods, place *slot, day 
 // DeleteTransaction soft-deletes a transaction (409 for a paid one, one
 // dated more than 90 days ago, one inside a closed or paid period, and a
 // penalty's record, which goes with its penalty).
-func (s *Service) DeleteTransaction(ctx context.Context, p auth.Principal, driverID, id uuid.UUID) error {
-	d, err := s.driverFor(ctx, p, auth.FinanceDelete, driverID)
+func (s *Service) DeleteTransaction(ctx context.Context, p auth.Principal, ref Ref) error {
+	d := ref.DriverRef
+	id, err := ref.check(p, auth.FinanceDelete, TransactionRecord)
 	if err != nil {
-		return err
-	}
-	if _, err := getTransaction(ctx, s.db, d.CompanyID, d.ID, id, false); err != nil {
 		return err
 	}
 	day := p.Today()
 	return s.inTx(ctx, func(tx pgx.Tx) error {
-		penaltyStatus, err := lockPenaltyOf(ctx, tx, d.CompanyID, id)
+		penaltyStatus, err := lockPenaltyOf(ctx, tx, d.CompanyID(), id)
 		if err != nil {
 			return err
 		}
-		cur, err := getTransaction(ctx, tx, d.CompanyID, d.ID, id, false)
+		cur, err := getTransaction(ctx, tx, d.CompanyID(), d.ID(), id, false)
 		if err != nil {
 			return err
 		}
@@ -236,7 +233,7 @@ func (s *Service) DeleteTransaction(ctx context.Context, p auth.Principal, drive
 		if err := periods.checkOpen(cur.slot()); err != nil {
 			return err
 		}
-		if err := deleteTransactionRow(ctx, tx, id); err != nil {
+		if err := deleteTransactionRow(ctx, tx, d.CompanyID(), id); err != nil {
 			return err
 		}
 		if err := periods.recompute(ctx, tx); err != nil {

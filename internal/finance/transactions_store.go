@@ -87,10 +87,10 @@ func updateTransactionRow(ctx context.Context, tx pgx.Tx, next Transaction, by *
 			paid_by = CASE WHEN $12 = 'paid' AND status <> 'paid' THEN $13 ELSE paid_by END,
 			paid_at = CASE WHEN $12 = 'paid' AND status <> 'paid' THEN now() ELSE paid_at END,
 			payment_date = $14
-		WHERE id = $1`,
+		WHERE company_id = $15 AND id = $1`,
 		next.ID, next.TransactionType, next.Category, next.Amount, next.Currency, next.TransactionDate,
 		next.Description, next.Reference, next.OrderID, next.Metadata, next.PeriodID, next.Status,
-		by, next.PaymentDate)
+		by, next.PaymentDate, next.CompanyID)
 	if err != nil {
 		return fmt.Errorf("update transaction %s: %w", next.ID, err)
 	}
@@ -98,8 +98,8 @@ func updateTransactionRow(ctx context.Context, tx pgx.Tx, next Transaction, by *
 }
 
 // deleteTransactionRow soft-deletes a transaction.
-func deleteTransactionRow(ctx context.Context, tx pgx.Tx, id uuid.UUID) error {
-	if _, err := tx.Exec(ctx, `UPDATE finance_transactions SET deleted_at = now() WHERE id = $1`, id); err != nil {
+func deleteTransactionRow(ctx context.Context, tx pgx.Tx, companyID, id uuid.UUID) error {
+	if _, err := tx.Exec(ctx, `UPDATE finance_transactions SET deleted_at = now() WHERE company_id = $1 AND id = $2`, companyID, id); err != nil {
 		return fmt.Errorf("delete transaction %s: %w", id, err)
 	}
 	return nil

@@ -123,7 +123,7 @@ rated AS (
     WHERE d.company_id = $1 AND d.deleted_at IS NULL
         AND CASE WHEN $4::uuid[] IS NULL
             THEN d.status = 'active' OR EXISTS (
-                SELECT 1 FROM rating_snapshots s WHERE s.driver_id = d.id AND s.rating_period = $2)
+                SELECT 1 FROM rating_snapshots s WHERE s.company_id = $1 AND s.driver_id = d.id AND s.rating_period = $2)
             ELSE d.id = ANY($4::uuid[]) END
 ),
 docs AS (
@@ -134,7 +134,7 @@ docs AS (
     FROM rated r
     CROSS JOIN company c
     CROSS JOIN LATERAL unnest(c.required_types) WITH ORDINALITY AS t(type, ord)
-    LEFT JOIN driver_documents dd ON dd.driver_id = r.id AND dd.type = t.type
+    LEFT JOIN driver_documents dd ON dd.company_id = $1 AND dd.driver_id = r.id AND dd.type = t.type
     GROUP BY r.id
 ),
 pen AS (
@@ -150,11 +150,11 @@ uploads AS (
         CASE WHEN ch.found THEN ch.old_valid_until ELSE dd.valid_until END AS previous_valid_until
     FROM company c
     JOIN document_files f ON f.company_id = c.id AND f.uploaded_at >= c.starts_at AND f.uploaded_at < c.ends_at
-    JOIN driver_documents dd ON dd.id = f.document_id
+    JOIN driver_documents dd ON dd.company_id = f.company_id AND dd.id = f.document_id
     JOIN rated r ON r.id = dd.driver_id
     LEFT JOIN LATERAL (
         SELECT true AS found, v.old_valid_until FROM document_validity_changes v
-        WHERE v.document_id = f.document_id AND (v.xact = f.upload_xact OR v.changed_at > f.uploaded_at)
+        WHERE v.company_id = f.company_id AND v.document_id = f.document_id AND (v.xact = f.upload_xact OR v.changed_at > f.uploaded_at)
         ORDER BY v.id LIMIT 1
     ) ch ON true
 ),

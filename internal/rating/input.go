@@ -28,10 +28,6 @@ func (in RecalculateInput) month(def Period) (Period, error) {
 type HistoryFilter struct {
 	From, To      *civil.Date // nil: 6 months ago, today
 	Page, PerPage int
-	// Malformed is the error of a query value the caller could not read
-	// (page, per_page, from, to); it answers after the role and driver
-	// checks.
-	Malformed error
 }
 
 // RankingFilter selects and orders the company ranking.

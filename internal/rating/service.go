@@ -40,23 +40,43 @@ func (s *Service) checkNotFuture(p auth.Principal, period Period) error {
 	return nil
 }
 
+// Authorize is the rating area's guard for a driver's rating (the drivers'
+// guard, tenants.AuthorizeDriver). The ranking is guarded by Principal.Scope
+// and the configuration by AuthorizeConfig.
+func (s *Service) Authorize(ctx context.Context, p auth.Principal, a auth.Action, driverID uuid.UUID) (auth.Ref, error) {
+	d, err := tenants.AuthorizeDriver(ctx, s.db, p, a, driverID)
+	return d.Ref, err
+}
+
+// AuthorizeConfig is the guard of a company's rating configuration: the
+// role (403 Forbidden), the company exists (404), it is the caller's (403
+// AccessDenied).
+func (s *Service) AuthorizeConfig(ctx context.Context, p auth.Principal, a auth.Action, companyID uuid.UUID) (auth.Ref, error) {
+	return auth.Authorize(ctx, p, a, companyID, func(ctx context.Context, id uuid.UUID) (auth.Owner, error) {
+		if id == p.CompanyID {
+			return auth.Owner{CompanyID: id}, nil // the caller's company exists: its principal says so
+		}
+		exists, err := companyExists(ctx, s.db, id)
+		if err != nil {
+			return auth.Owner{}, err
+		}
+		if !exists {
+			return auth.Owner{}, apperr.NotFound("msg.common.not_found.company")
+		}
+		return auth.Owner{CompanyID: id}, nil
+	})
+}
+
 // Get returns the driver's rating for the month (nil: the current month).
-// queryErr is the error of a query value the caller could not read,
-// reported only after the role and driver checks.
 // The current month is computed on demand, on every read, so it reflects
 // today's data (and refreshes the month's percentiles); a past month is the
 // stored snapshot, written by the monthly job or a recalculation; without
 // one it is 404.
-func (s *Service) Get(ctx context.Context, p auth.Principal, driverID uuid.UUID, period *Period, queryErr error) (Rating, error) {
-	if err := p.Require(auth.RatingRead); err != nil {
+func (s *Service) Get(ctx context.Context, p auth.Principal, driver auth.Ref, period *Period) (Rating, error) {
+	if err := driver.Check(p, auth.RatingRead); err != nil {
 		return Rating{}, err
 	}
-	if _, err := tenants.CheckDriver(ctx, s.db, p, auth.RatingRead, driverID); err != nil {
-		return Rating{}, err
-	}
-	if queryErr != nil {
-		return Rating{}, queryErr
-	}
+	companyID, driverID := driver.CompanyID(), driver.ID()
 	current := s.currentPeriod(p)
 	month := current
 	if period != nil {
@@ -66,7 +86,7 @@ func (s *Service) Get(ctx context.Context, p auth.Principal, driverID uuid.UUID,
 		return Rating{}, err
 	}
 	if month != current {
-		r, err := readRating(ctx, s.db, driverID, month)
+		r, err := readRating(ctx, s.db, companyID, driverID, month)
 		if !errors.Is(err, apperr.ErrNotFound) {
 			return r, err
 		}
@@ -75,28 +95,21 @@ func (s *Service) Get(ctx context.Context, p auth.Principal, driverID uuid.UUID,
 	}
 	var r Rating
 	err := postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
-		if _, err := rateDriverTx(ctx, tx, p.CompanyID, month, driverID); err != nil {
+		if _, err := rateDriverTx(ctx, tx, companyID, month, driverID); err != nil {
 			return err
 		}
 		var err error
-		r, err = readRating(ctx, tx, driverID, month)
+		r, err = readRating(ctx, tx, companyID, driverID, month)
 		return err
 	})
 	return r, err
 }
 
 // Recalculate recomputes the driver's snapshot for the month and refreshes
-// the month's percentiles (admin, HR). bodyErr is the request body's
-// decoding error, reported only after the permission checks (docs/errors.md).
-func (s *Service) Recalculate(ctx context.Context, p auth.Principal, driverID uuid.UUID, in RecalculateInput, bodyErr error) (Recalculated, error) {
-	if err := p.Require(auth.RatingManage); err != nil {
+// the month's percentiles (admin, HR).
+func (s *Service) Recalculate(ctx context.Context, p auth.Principal, driver auth.Ref, in RecalculateInput) (Recalculated, error) {
+	if err := driver.Check(p, auth.RatingManage); err != nil {
 		return Recalculated{}, err
-	}
-	if _, err := tenants.CheckDriver(ctx, s.db, p, auth.RatingManage, driverID); err != nil {
-		return Recalculated{}, err
-	}
-	if bodyErr != nil {
-		return Recalculated{}, bodyErr
 	}
 	month, err := in.month(s.currentPeriod(p))
 	if err != nil {
@@ -108,7 +121,7 @@ func (s *Service) Recalculate(ctx context.Context, p auth.Principal, driverID uu
 	var w written
 	err = postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
 		var err error
-		w, err = rateDriverTx(ctx, tx, p.CompanyID, month, driverID)
+		w, err = rateDriverTx(ctx, tx, driver.CompanyID(), month, driver.ID())
 		return err
 	})
 	if err != nil {
@@ -175,15 +188,9 @@ func (s *Service) DueMonths(ctx context.Context) ([]CompanyMonth, error) {
 // (default: from 6 months before today to today, in the company's time
 // zone), newest first. On equal scores the highest and lowest periods are
 // the most recent ones.
-func (s *Service) History(ctx context.Context, p auth.Principal, driverID uuid.UUID, f HistoryFilter) (History, error) {
-	if err := p.Require(auth.RatingRead); err != nil {
+func (s *Service) History(ctx context.Context, p auth.Principal, driver auth.Ref, f HistoryFilter) (History, error) {
+	if err := driver.Check(p, auth.RatingRead); err != nil {
 		return History{}, err
-	}
-	if _, err := tenants.CheckDriver(ctx, s.db, p, auth.RatingRead, driverID); err != nil {
-		return History{}, err
-	}
-	if f.Malformed != nil {
-		return History{}, f.Malformed
 	}
 	today := civil.DateOf(s.now().In(p.Location()))
 	from, to := today.AddMonths(-6), today
@@ -196,7 +203,7 @@ func (s *Service) History(ctx context.Context, p auth.Principal, driverID uuid.U
 	if from.After(to) {
 		return History{}, apperr.Invalid("from", "msg.rating_read.from_after_to")
 	}
-	all, err := historyRows(ctx, s.db, driverID, from, to)
+	all, err := historyRows(ctx, s.db, driver.CompanyID(), driver.ID(), from, to)
 	if err != nil {
 		return History{}, err
 	}
@@ -210,9 +217,10 @@ func (s *Service) History(ctx context.Context, p auth.Principal, driverID uuid.U
 
 // Ranking lists the company's stored snapshots of a month (default: the
 // current month; it holds the drivers whose current rating has been read or
-// recalculated). A driver caller sees only its own row.
-func (s *Service) Ranking(ctx context.Context, p auth.Principal, f RankingFilter) ([]RankingRow, int, error) {
-	if err := p.Require(auth.RatingRead); err != nil {
+// recalculated). A driver caller sees only its own row. company is
+// Principal.Scope(auth.RatingRead).
+func (s *Service) Ranking(ctx context.Context, p auth.Principal, company auth.Ref, f RankingFilter) ([]RankingRow, int, error) {
+	if err := company.Check(p, auth.RatingRead); err != nil {
 		return nil, 0, err
 	}
 	current := s.currentPeriod(p)
@@ -224,19 +232,14 @@ func (s *Service) Ranking(ctx context.Context, p auth.Principal, f RankingFilter
 	if err != nil {
 		return nil, 0, err
 	}
-	if p.OwnDriverOnly(auth.RatingRead) {
-		r.own = &uuid.Nil // a driver caller without a linked driver sees nothing
-		if p.DriverID != nil {
-			r.own = p.DriverID
-		}
-	}
-	out, total, err := rankingRows(ctx, s.db, p.CompanyID, r)
+	r.own = company.Only()
+	out, total, err := rankingRows(ctx, s.db, company.CompanyID(), r)
 	if err != nil {
 		return nil, 0, err
 	}
 	if len(out) == 0 && f.Page > 1 {
 		// count(*) OVER () is unknown past the last page; count separately.
-		if total, err = countRanking(ctx, s.db, p.CompanyID, r); err != nil {
+		if total, err = countRanking(ctx, s.db, company.CompanyID(), r); err != nil {
 			return nil, 0, err
 		}
 	}
@@ -245,13 +248,11 @@ func (s *Service) Ranking(ctx context.Context, p auth.Principal, f RankingFilter
 
 // Config returns the company's configuration (every role that may read
 // ratings; another company is 403 AccessDenied).
-func (s *Service) Config(ctx context.Context, p auth.Principal, companyID uuid.UUID) (ConfigView, error) {
-	if err := p.Require(auth.RatingRead); err != nil {
+func (s *Service) Config(ctx context.Context, p auth.Principal, company auth.Ref) (ConfigView, error) {
+	if err := company.Check(p, auth.RatingRead); err != nil {
 		return ConfigView{}, err
 	}
-	if err := s.checkCompany(ctx, p, companyID); err != nil {
-		return ConfigView{}, err
-	}
+	companyID := company.CompanyID()
 	cfg, err := loadConfig(ctx, s.db, companyID, false)
 	if err != nil {
 		return ConfigView{}, err
@@ -259,38 +260,15 @@ func (s *Service) Config(ctx context.Context, p auth.Principal, companyID uuid.U
 	return ConfigView{CompanyID: companyID, Metrics: cfg.Metrics, TotalWeight: num(cfg.TotalWeight())}, nil
 }
 
-// checkCompany gives 404 for a company that does not exist and 403
-// AccessDenied for another company (docs/errors.md: the record's existence is
-// checked before its company).
-func (s *Service) checkCompany(ctx context.Context, p auth.Principal, companyID uuid.UUID) error {
-	if companyID == p.CompanyID {
-		return nil
-	}
-	exists, err := companyExists(ctx, s.db, companyID)
-	if err != nil {
-		return err
-	}
-	if !exists {
-		return apperr.NotFound("msg.common.not_found.company")
-	}
-	return p.CheckCompany(companyID)
-}
-
 // UpdateConfig merges a partial update into the company's configuration,
 // validates the result (422 with field messages) and stores it with one
 // audit row per changed metric (admin, HR). Snapshots already stored keep
-// the configuration they were computed with. bodyErr is the request body's
-// decoding error, reported only after the permission checks (docs/errors.md).
-func (s *Service) UpdateConfig(ctx context.Context, p auth.Principal, companyID uuid.UUID, u ConfigUpdate, bodyErr error) (ConfigUpdated, error) {
-	if err := p.Require(auth.RatingManage); err != nil {
+// the configuration they were computed with.
+func (s *Service) UpdateConfig(ctx context.Context, p auth.Principal, company auth.Ref, u ConfigUpdate) (ConfigUpdated, error) {
+	if err := company.Check(p, auth.RatingManage); err != nil {
 		return ConfigUpdated{}, err
 	}
-	if err := s.checkCompany(ctx, p, companyID); err != nil {
-		return ConfigUpdated{}, err
-	}
-	if bodyErr != nil {
-		return ConfigUpdated{}, bodyErr
-	}
+	companyID := company.CompanyID()
 	var merged Config
 	err := postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
 		before, err := loadConfig(ctx, tx, companyID, true)

@@ -22,7 +22,7 @@ func writeSnapshots(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period 
 	if err != nil {
 		return nil, err
 	}
-	if err := replaceComponents(ctx, tx, results, out); err != nil {
+	if err := replaceComponents(ctx, tx, companyID, results, out); err != nil {
 		return nil, err
 	}
 	driverIDs := make([]uuid.UUID, len(results))
@@ -34,7 +34,7 @@ func writeSnapshots(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period 
 		UPDATE rating_snapshots nxt SET previous_score = cur.total_score
 		FROM rating_snapshots cur
 		WHERE cur.company_id = $1 AND cur.rating_period = $2 AND cur.driver_id = ANY($3)
-			AND nxt.driver_id = cur.driver_id AND nxt.rating_period = $4
+			AND nxt.company_id = $1 AND nxt.driver_id = cur.driver_id AND nxt.rating_period = $4
 			AND nxt.previous_score IS DISTINCT FROM cur.total_score`,
 		companyID, period.First(), driverIDs, period.Next().First())
 	if err != nil {
@@ -111,14 +111,17 @@ func upsertSnapshots(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period
 }
 
 // replaceComponents replaces the component rows of the written snapshots.
-func replaceComponents(ctx context.Context, tx pgx.Tx, results []Result, snapshots []written) error {
+func replaceComponents(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, results []Result, snapshots []written) error {
 	snapshotOf := map[uuid.UUID]uuid.UUID{}
 	snapshotIDs := make([]uuid.UUID, 0, len(snapshots))
 	for _, w := range snapshots {
 		snapshotOf[w.DriverID] = w.SnapshotID
 		snapshotIDs = append(snapshotIDs, w.SnapshotID)
 	}
-	if _, err := tx.Exec(ctx, `DELETE FROM rating_components WHERE snapshot_id = ANY($1)`, snapshotIDs); err != nil {
+	// rating_components has no company_id of its own: its snapshot's decides.
+	if _, err := tx.Exec(ctx, `DELETE FROM rating_components
+		WHERE snapshot_id = ANY($1) AND snapshot_id IN (SELECT id FROM rating_snapshots WHERE company_id = $2)`,
+		snapshotIDs, companyID); err != nil {
 		return fmt.Errorf("clear rating components: %w", err)
 	}
 	// COPY is the fastest way in for ~6 rows per driver.
@@ -165,10 +168,10 @@ func refreshPercentiles(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, per
 		FROM (
 			SELECT s.id,
 				(100 * count(*) OVER (ORDER BY s.total_score) + count(*) OVER () - 1) / count(*) OVER () AS pct
-			FROM rating_snapshots s JOIN drivers d ON d.id = s.driver_id AND d.deleted_at IS NULL
+			FROM rating_snapshots s JOIN drivers d ON d.company_id = s.company_id AND d.id = s.driver_id AND d.deleted_at IS NULL
 			WHERE s.company_id = $1 AND s.rating_period = $2
 		) r
-		WHERE s.id = r.id AND s.rank_percentile IS DISTINCT FROM r.pct`,
+		WHERE s.company_id = $1 AND s.id = r.id AND s.rank_percentile IS DISTINCT FROM r.pct`,
 		companyID, period.First())
 	if err != nil {
 		return fmt.Errorf("refresh rank percentiles of company %s %s: %w", companyID, period, err)

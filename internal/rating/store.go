@@ -13,14 +13,14 @@ import (
 	"github.com/konvoj/konvoj/internal/postgres"
 )
 
-func readRating(ctx context.Context, db postgres.DBTX, driverID uuid.UUID, period Period) (Rating, error) {
+func readRating(ctx context.Context, db postgres.DBTX, companyID, driverID uuid.UUID, period Period) (Rating, error) {
 	var r Rating
 	var total string
 	var prev, change *string
 	err := db.QueryRow(ctx, `
 		SELECT id, driver_id, rating_period, total_score::text, coalesce(rank_percentile, 100),
 			previous_score::text, (total_score - previous_score)::text, components, calculated_at, created_at
-		FROM rating_snapshots WHERE driver_id = $1 AND rating_period = $2`, driverID, period.First()).
+		FROM rating_snapshots WHERE company_id = $3 AND driver_id = $1 AND rating_period = $2`, driverID, period.First(), companyID).
 		Scan(&r.ID, &r.DriverID, &r.RatingPeriod, &total, &r.RankPercentile, &prev, &change, &r.Components, &r.CalculatedAt, &r.CreatedAt)
 	if err == pgx.ErrNoRows {
 		return Rating{}, apperr.NotFound("msg.rating_read.none", "period", period)
@@ -50,7 +50,7 @@ func unratedDrivers(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period 
 	rows, err := tx.Query(ctx, `
 		SELECT d.id FROM drivers d
 		WHERE d.company_id = $1 AND d.deleted_at IS NULL AND d.status = 'active' AND d.id <> $3
-			AND NOT EXISTS (SELECT 1 FROM rating_snapshots s WHERE s.driver_id = d.id AND s.rating_period = $2)`,
+			AND NOT EXISTS (SELECT 1 FROM rating_snapshots s WHERE s.company_id = $1 AND s.driver_id = d.id AND s.rating_period = $2)`,
 		companyID, period.First(), driverID)
 	if err != nil {
 		return nil, fmt.Errorf("drivers of company %s not rated in %s: %w", companyID, period, err)
@@ -92,12 +92,12 @@ func dueMonths(ctx context.Context, db postgres.DBTX) ([]CompanyMonth, error) {
 
 // historyRows reads the driver's snapshots whose month overlaps [from, to],
 // newest first.
-func historyRows(ctx context.Context, db postgres.DBTX, driverID uuid.UUID, from, to civil.Date) ([]HistoryItem, error) {
+func historyRows(ctx context.Context, db postgres.DBTX, companyID, driverID uuid.UUID, from, to civil.Date) ([]HistoryItem, error) {
 	rows, err := db.Query(ctx, `
 		SELECT rating_period, total_score::text, coalesce(rank_percentile, 100), (total_score - previous_score)::text
 		FROM rating_snapshots
-		WHERE driver_id = $1 AND rating_period BETWEEN $2 AND $3
-		ORDER BY rating_period DESC`, driverID, from.MonthStart(), to)
+		WHERE company_id = $4 AND driver_id = $1 AND rating_period BETWEEN $2 AND $3
+		ORDER BY rating_period DESC`, driverID, from.MonthStart(), to, companyID)
 	if err != nil {
 		return nil, fmt.Errorf("rating history of driver %s: %w", driverID, err)
 	}

@@ -292,7 +292,11 @@ func (d *demo) createDrivers(ctx context.Context) error {
 				return err
 			}
 		}
-		drv, err := d.s.Drivers.Create(ctx, d.hr, in)
+		company, err := d.hr.Scope(auth.DriversCreate)
+		if err != nil {
+			return err
+		}
+		drv, err := d.s.Drivers.Create(ctx, d.hr, company, in)
 		if err != nil {
 			return fmt.Errorf("driver %s %s: %w", p.first, p.last, err)
 		}
@@ -334,7 +338,11 @@ func (d *demo) documents(ctx context.Context) error {
 		required[t] = true
 	}
 	for i, driverID := range d.driverIDs {
-		docs, err := d.s.Documents.List(ctx, d.hr, driverID)
+		driver, err := d.s.Drivers.Authorize(ctx, d.hr, auth.DocumentsList, driverID)
+		if err != nil {
+			return err
+		}
+		docs, err := d.s.Documents.List(ctx, d.hr, driver)
 		if err != nil {
 			return err
 		}
@@ -374,7 +382,15 @@ func (d *demo) documents(ctx context.Context) error {
 					u := until.AddMonths(-24 * (versions - v))
 					meta["valid_from"], meta["valid_until"] = u.AddMonths(-24).String(), u.String()
 				}
-				if _, err := d.s.Documents.Upload(ctx, d.hr, doc.ID, demoUpload(doc.Type, v, meta)); err != nil {
+				ref, err := d.s.Documents.Authorize(ctx, d.hr, auth.DocumentsWrite, doc.ID)
+				if err != nil {
+					return err
+				}
+				body, err := demoUpload(doc.Type, v, meta)
+				if err != nil {
+					return err
+				}
+				if _, err := d.s.Documents.Upload(ctx, d.hr, ref, body); err != nil {
 					return fmt.Errorf("upload %s: %w", doc.Type, err)
 				}
 			}
@@ -385,31 +401,29 @@ func (d *demo) documents(ctx context.Context) error {
 
 // demoUpload builds a small real file (a PDF, or a PNG for photo-like
 // documents) as a multipart body with the metadata parts.
-func demoUpload(docType string, version int, meta map[string]string) func() (*multipart.Reader, error) {
-	return func() (*multipart.Reader, error) {
-		var body bytes.Buffer
-		w := multipart.NewWriter(&body)
-		name, content := docType+".pdf", demoPDF(fmt.Sprintf("Konvoj demo: %s, version %d", docType, version))
-		if docType == "passport" || docType == "drivers_license" {
-			name, content = docType+".png", demoPNG(version)
-		}
-		part, err := w.CreateFormFile("file", name)
-		if err != nil {
-			return nil, err
-		}
-		if _, err := part.Write(content); err != nil {
-			return nil, err
-		}
-		for k, v := range meta {
-			if err := w.WriteField(k, v); err != nil {
-				return nil, err
-			}
-		}
-		if err := w.Close(); err != nil {
-			return nil, err
-		}
-		return multipart.NewReader(&body, w.Boundary()), nil
+func demoUpload(docType string, version int, meta map[string]string) (*multipart.Reader, error) {
+	var body bytes.Buffer
+	w := multipart.NewWriter(&body)
+	name, content := docType+".pdf", demoPDF(fmt.Sprintf("Konvoj demo: %s, version %d", docType, version))
+	if docType == "passport" || docType == "drivers_license" {
+		name, content = docType+".png", demoPNG(version)
 	}
+	part, err := w.CreateFormFile("file", name)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := part.Write(content); err != nil {
+		return nil, err
+	}
+	for k, v := range meta {
+		if err := w.WriteField(k, v); err != nil {
+			return nil, err
+		}
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return multipart.NewReader(&body, w.Boundary()), nil
 }
 
 // demoPDF is a minimal valid one-page PDF showing a line of text.
@@ -513,13 +527,21 @@ func (d *demo) finance(ctx context.Context) error {
 				if err != nil {
 					return err
 				}
-				tx, err := d.s.Finance.CreateTransaction(ctx, accountant, driverID, in)
+				ref, err := d.financeRef(ctx, accountant, auth.FinanceWrite, driverID, "", uuid.Nil)
+				if err != nil {
+					return err
+				}
+				tx, err := d.s.Finance.CreateTransaction(ctx, accountant, ref, in)
 				if err != nil {
 					return fmt.Errorf("transaction %v: %w", it, err)
 				}
 				if m < 0 {
 					up, _ := decodeInto[finance.TransactionInput](map[string]any{"status": "approved"})
-					if _, err := d.s.Finance.UpdateTransaction(ctx, accountant, driverID, tx.ID, up); err != nil {
+					ref, err := d.financeRef(ctx, accountant, auth.FinanceWrite, driverID, finance.TransactionRecord, tx.ID)
+					if err != nil {
+						return err
+					}
+					if _, err := d.s.Finance.UpdateTransaction(ctx, accountant, ref, up); err != nil {
 						return fmt.Errorf("approve: %w", err)
 					}
 				}
@@ -533,7 +555,11 @@ func (d *demo) finance(ctx context.Context) error {
 func (d *demo) payPeriods(ctx context.Context) error {
 	accountant := d.principal(auth.RoleAccountant, demoUsers[2].email, demoUsers[2].first+" "+demoUsers[2].last)
 	for _, driverID := range d.driverIDs {
-		periods, err := d.s.Finance.ListPeriods(ctx, accountant, driverID, finance.PeriodFilter{})
+		ref, err := d.financeRef(ctx, accountant, auth.FinanceRead, driverID, "", uuid.Nil)
+		if err != nil {
+			return err
+		}
+		periods, err := d.s.Finance.ListPeriods(ctx, accountant, ref, finance.PeriodFilter{})
 		if err != nil {
 			return err
 		}
@@ -541,11 +567,15 @@ func (d *demo) payPeriods(ctx context.Context) error {
 			if !p.PeriodStart.Before(d.today.MonthStart().AddMonths(-1)) {
 				continue
 			}
-			if _, err := d.s.Finance.ClosePeriod(ctx, accountant, driverID, p.ID); err != nil {
+			ref, err := d.financeRef(ctx, accountant, auth.PeriodsManage, driverID, finance.PeriodRecord, p.ID)
+			if err != nil {
+				return err
+			}
+			if _, err := d.s.Finance.ClosePeriod(ctx, accountant, ref); err != nil {
 				return fmt.Errorf("close period: %w", err)
 			}
 			payDay := p.PeriodEnd.AddDays(10).String()
-			if _, err := d.s.Finance.PayPeriod(ctx, accountant, driverID, p.ID, &payDay); err != nil {
+			if _, err := d.s.Finance.PayPeriod(ctx, accountant, ref, &payDay); err != nil {
 				return fmt.Errorf("pay period: %w", err)
 			}
 		}
@@ -583,11 +613,17 @@ func (d *demo) penalties(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			pen, err := d.s.Finance.CreatePenalty(ctx, d.hr, driverID, in)
+			ref, err := d.financeRef(ctx, d.hr, auth.PenaltiesManage, driverID, "", uuid.Nil)
+			if err != nil {
+				return err
+			}
+			pen, err := d.s.Finance.CreatePenalty(ctx, d.hr, ref, in)
 			if err != nil {
 				return fmt.Errorf("older penalty: %w", err)
 			}
-			if _, err := d.s.Finance.AcceptPenalty(ctx, d.hr, driverID, pen.ID); err != nil {
+			if _, err := d.penaltyMove(ctx, driverID, pen.ID, func(ref finance.Ref) (finance.Penalty, error) {
+				return d.s.Finance.AcceptPenalty(ctx, d.hr, ref)
+			}); err != nil {
 				return fmt.Errorf("accept older penalty: %w", err)
 			}
 		}
@@ -607,7 +643,11 @@ func (d *demo) penalties(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			pen, err := d.s.Finance.CreatePenalty(ctx, d.hr, driverID, in)
+			ref, err := d.financeRef(ctx, d.hr, auth.PenaltiesManage, driverID, "", uuid.Nil)
+			if err != nil {
+				return err
+			}
+			pen, err := d.s.Finance.CreatePenalty(ctx, d.hr, ref, in)
 			if err != nil {
 				return fmt.Errorf("penalty: %w", err)
 			}
@@ -615,14 +655,18 @@ func (d *demo) penalties(ctx context.Context) error {
 				continue
 			}
 			if pl.then == "accept" {
-				if _, err := d.s.Finance.AcceptPenalty(ctx, d.hr, driverID, pen.ID); err != nil {
+				if _, err := d.penaltyMove(ctx, driverID, pen.ID, func(ref finance.Ref) (finance.Penalty, error) {
+					return d.s.Finance.AcceptPenalty(ctx, d.hr, ref)
+				}); err != nil {
 					return fmt.Errorf("accept: %w", err)
 				}
 				continue
 			}
 			dis, _ := decodeInto[finance.DisputeInput](map[string]any{"dispute_reason": "Nebyl jsem to já, vůz řídil kolega.",
 				"evidence": []map[string]string{{"type": "document", "url": "https://evidence.demo-transport.cz/vykaz.pdf"}}})
-			if _, err := d.s.Finance.DisputePenalty(ctx, d.hr, driverID, pen.ID, dis); err != nil {
+			if _, err := d.penaltyMove(ctx, driverID, pen.ID, func(ref finance.Ref) (finance.Penalty, error) {
+				return d.s.Finance.DisputePenalty(ctx, d.hr, ref, dis)
+			}); err != nil {
 				return fmt.Errorf("dispute: %w", err)
 			}
 			if pl.then == "dispute" {
@@ -633,12 +677,33 @@ func (d *demo) penalties(ctx context.Context) error {
 				res["new_amount"] = "1500.00"
 			}
 			rin, _ := decodeInto[finance.ResolveInput](res)
-			if _, err := d.s.Finance.ResolvePenalty(ctx, d.hr, driverID, pen.ID, rin); err != nil {
+			if _, err := d.penaltyMove(ctx, driverID, pen.ID, func(ref finance.Ref) (finance.Penalty, error) {
+				return d.s.Finance.ResolvePenalty(ctx, d.hr, ref, rin)
+			}); err != nil {
 				return fmt.Errorf("resolve %s: %w", pl.then, err)
 			}
 		}
 	}
 	return nil
+}
+
+// financeRef runs the finance guard for the demo's calls, as a handler
+// does: for the driver's finance, or for one record of it (kind not empty).
+func (d *demo) financeRef(ctx context.Context, p auth.Principal, a auth.Action, driverID uuid.UUID, kind finance.Record, id uuid.UUID) (finance.Ref, error) {
+	if kind == "" {
+		return d.s.Finance.Authorize(ctx, p, a, driverID)
+	}
+	return d.s.Finance.AuthorizeRecord(ctx, p, a, driverID, kind, id)
+}
+
+// penaltyMove runs one of HR's moves on a penalty (accept, dispute, resolve)
+// after the finance guard; HR may do all three.
+func (d *demo) penaltyMove(ctx context.Context, driverID, penaltyID uuid.UUID, move func(finance.Ref) (finance.Penalty, error)) (finance.Penalty, error) {
+	ref, err := d.financeRef(ctx, d.hr, auth.PenaltiesRespond, driverID, finance.PenaltyRecord, penaltyID)
+	if err != nil {
+		return finance.Penalty{}, err
+	}
+	return move(ref)
 }
 
 // orders for the activity metric: the stored model has no orders API yet,

@@ -11,6 +11,7 @@ import (
 
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/audit"
+	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/services"
 	"github.com/konvoj/konvoj/web"
 	"github.com/konvoj/konvoj/web/api/openapi"
@@ -82,6 +83,11 @@ func notImplemented(c echo.Context) error {
 }
 
 func (h *Handlers) listAuditLogs(c echo.Context) error {
+	p := web.Principal(c)
+	company, err := p.Scope(auth.AuditRead)
+	if err != nil {
+		return err
+	}
 	q := query{c: c}
 	page, perPage := q.page(100)
 	f := audit.Filter{
@@ -94,8 +100,10 @@ func (h *Handlers) listAuditLogs(c echo.Context) error {
 		Page:        page,
 		PerPage:     perPage,
 	}
-	f.InputErr = q.err() // reported after the role check
-	logs, total, err := h.Audit.List(c.Request().Context(), web.Principal(c), f)
+	if err := q.err(); err != nil {
+		return err
+	}
+	logs, total, err := h.Audit.List(c.Request().Context(), p, company, f)
 	if err != nil {
 		return err
 	}

@@ -1,10 +1,12 @@
 package api
 
 import (
+	"encoding/json"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/web"
 )
 
@@ -17,8 +19,12 @@ func (h *Handlers) mountDocuments(g *web.Routes) {
 }
 
 func (h *Handlers) listDocuments(c echo.Context) error {
-	id := anyID(c, "driver_id")
-	docs, err := h.Documents.List(c.Request().Context(), web.Principal(c), id)
+	ctx, p := c.Request().Context(), web.Principal(c)
+	driver, err := h.Drivers.Authorize(ctx, p, auth.DocumentsList, web.PathID(c, "driver_id"))
+	if err != nil {
+		return err
+	}
+	docs, err := h.Documents.List(ctx, p, driver)
 	if err != nil {
 		return err
 	}
@@ -26,11 +32,16 @@ func (h *Handlers) listDocuments(c echo.Context) error {
 }
 
 func (h *Handlers) updateDocument(c echo.Context) error {
-	id := anyID(c, "document_id")
-	// The body is read by the service after its permission checks, so a
-	// caller who may not write gets 403 even for a malformed body.
-	readBody := func(v any) error { return bindJSON(c, v) }
-	doc, err := h.Documents.Update(c.Request().Context(), web.Principal(c), id, readBody)
+	ctx, p := c.Request().Context(), web.Principal(c)
+	ref, err := h.Documents.Authorize(ctx, p, auth.DocumentsWrite, web.PathID(c, "document_id"))
+	if err != nil {
+		return err
+	}
+	var body map[string]json.RawMessage
+	if err := bindJSON(c, &body); err != nil {
+		return err
+	}
+	doc, err := h.Documents.Update(ctx, p, ref, body)
 	if err != nil {
 		return err
 	}
@@ -41,10 +52,16 @@ func (h *Handlers) updateDocument(c echo.Context) error {
 // never parsed into memory (no ParseMultipartForm), and the whole body is
 // capped so that oversized metadata parts cannot exhaust memory either.
 func (h *Handlers) uploadDocumentFile(c echo.Context) error {
-	id := anyID(c, "document_id")
-	req := c.Request()
-	web.CapUploadBody(c, h.Documents.MaxBytes())
-	f, err := h.Documents.Upload(req.Context(), web.Principal(c), id, req.MultipartReader)
+	ctx, p := c.Request().Context(), web.Principal(c)
+	ref, err := h.Documents.Authorize(ctx, p, auth.DocumentsWrite, web.PathID(c, "document_id"))
+	if err != nil {
+		return err
+	}
+	mr, err := web.UploadBody(c, h.Documents.MaxBytes())
+	if err != nil {
+		return err
+	}
+	f, err := h.Documents.Upload(ctx, p, ref, mr)
 	if err != nil {
 		return err
 	}
@@ -52,8 +69,12 @@ func (h *Handlers) uploadDocumentFile(c echo.Context) error {
 }
 
 func (h *Handlers) listDocumentVersions(c echo.Context) error {
-	id := anyID(c, "document_id")
-	versions, err := h.Documents.Versions(c.Request().Context(), web.Principal(c), id)
+	ctx, p := c.Request().Context(), web.Principal(c)
+	ref, err := h.Documents.Authorize(ctx, p, auth.FilesRead, web.PathID(c, "document_id"))
+	if err != nil {
+		return err
+	}
+	versions, err := h.Documents.Versions(ctx, p, ref)
 	if err != nil {
 		return err
 	}
@@ -63,8 +84,12 @@ func (h *Handlers) listDocumentVersions(c echo.Context) error {
 // downloadFile serves a stored file (web.ServeDownload: Range, If-Range and
 // If-None-Match against the SHA-256 ETag).
 func (h *Handlers) downloadFile(c echo.Context) error {
-	id := anyID(c, "file_id")
-	d, err := h.Documents.Open(c.Request().Context(), web.Principal(c), id)
+	ctx, p := c.Request().Context(), web.Principal(c)
+	ref, err := h.Documents.AuthorizeFile(ctx, p, auth.FilesRead, web.PathID(c, "file_id"))
+	if err != nil {
+		return err
+	}
+	d, err := h.Documents.Open(ctx, p, ref)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/konvoj/konvoj/internal/apperr"
+	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/web"
 )
@@ -33,6 +34,11 @@ type CursorMeta struct {
 }
 
 func (h *Handlers) listDrivers(c echo.Context) error {
+	p := web.Principal(c)
+	company, err := p.Scope(auth.DriversRead)
+	if err != nil {
+		return err
+	}
 	q := query{c: c}
 	lp := drivers.ListParams{
 		Status:            q.list("status"),
@@ -57,14 +63,14 @@ func (h *Handlers) listDrivers(c echo.Context) error {
 	if err := q.err(); err != nil {
 		return err
 	}
-	// include shapes the response only; every role may list drivers, so
-	// checking it before the service keeps the error order.
+	// include shapes the response only, so the handler checks it (after
+	// the role check above, keeping the error order).
 	for _, name := range include {
 		if name != "next_expiry" {
 			return apperr.Invalid("include", "msg.api.include", "allowed", "next_expiry")
 		}
 	}
-	res, err := h.Drivers.List(c.Request().Context(), web.Principal(c), lp)
+	res, err := h.Drivers.List(c.Request().Context(), p, company, lp)
 	if err != nil {
 		return err
 	}
@@ -95,8 +101,12 @@ func listDriversJSON[T any](c echo.Context, lp drivers.ListParams, res drivers.L
 }
 
 func (h *Handlers) getDriver(c echo.Context) error {
-	id := driverID(c)
-	d, err := h.Drivers.Get(c.Request().Context(), web.Principal(c), id)
+	ctx, p := c.Request().Context(), web.Principal(c)
+	ref, err := h.Drivers.Authorize(ctx, p, auth.DriversRead, web.PathID(c, "id"))
+	if err != nil {
+		return err
+	}
+	d, err := h.Drivers.Get(ctx, p, ref)
 	if err != nil {
 		return err
 	}
@@ -104,7 +114,16 @@ func (h *Handlers) getDriver(c echo.Context) error {
 }
 
 func (h *Handlers) createDriver(c echo.Context) error {
-	d, err := h.Drivers.Create(c.Request().Context(), web.Principal(c), driverInput(c))
+	ctx, p := c.Request().Context(), web.Principal(c)
+	company, err := p.Scope(auth.DriversCreate)
+	if err != nil {
+		return err
+	}
+	in, err := driverInput(c)
+	if err != nil {
+		return err
+	}
+	d, err := h.Drivers.Create(ctx, p, company, in)
 	if err != nil {
 		return err
 	}
@@ -112,8 +131,16 @@ func (h *Handlers) createDriver(c echo.Context) error {
 }
 
 func (h *Handlers) updateDriver(c echo.Context) error {
-	id := driverID(c)
-	d, err := h.Drivers.Update(c.Request().Context(), web.Principal(c), id, driverInput(c))
+	ctx, p := c.Request().Context(), web.Principal(c)
+	ref, err := h.Drivers.Authorize(ctx, p, auth.DriversUpdate, web.PathID(c, "id"))
+	if err != nil {
+		return err
+	}
+	in, err := driverInput(c)
+	if err != nil {
+		return err
+	}
+	d, err := h.Drivers.Update(ctx, p, ref, in)
 	if err != nil {
 		return err
 	}
@@ -121,32 +148,25 @@ func (h *Handlers) updateDriver(c echo.Context) error {
 }
 
 func (h *Handlers) deleteDriver(c echo.Context) error {
-	id := driverID(c)
-	if err := h.Drivers.Delete(c.Request().Context(), web.Principal(c), id); err != nil {
+	ctx, p := c.Request().Context(), web.Principal(c)
+	ref, err := h.Drivers.Authorize(ctx, p, auth.DriversDelete, web.PathID(c, "id"))
+	if err != nil {
+		return err
+	}
+	if err := h.Drivers.Delete(ctx, p, ref); err != nil {
 		return err
 	}
 	return noContent(c)
 }
 
-// driverID reads the path id. An id that is not a UUID becomes uuid.Nil,
-// which names no driver: the service then answers 404 NotFound, but only
-// after the role check, keeping the error order of docs/errors.md (an
-// accountant deleting /drivers/xyz is 403 Forbidden, not 404).
-func driverID(c echo.Context) uuid.UUID {
-	id, err := uuid.Parse(c.Param("id"))
-	if err != nil {
-		return uuid.Nil
-	}
-	return id
-}
-
 // driverInput keeps the body as field → raw JSON, so the service can tell a
-// missing field from a null one; a decoding problem travels with it and is
-// reported after the permission checks.
-func driverInput(c echo.Context) drivers.Input {
+// missing field from a null one.
+func driverInput(c echo.Context) (drivers.Input, error) {
 	var fields map[string]json.RawMessage
-	err := bindJSON(c, &fields)
-	return drivers.Input{Fields: fields, DecodeErr: err}
+	if err := bindJSON(c, &fields); err != nil {
+		return drivers.Input{}, err
+	}
+	return drivers.Input{Fields: fields}, nil
 }
 
 // uuids parses a comma-separated list of UUIDs; a malformed one is 400.

@@ -3,9 +3,9 @@ package api
 import (
 	"net/http"
 
-	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
+	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/finance"
 	"github.com/konvoj/konvoj/web"
 )
@@ -21,15 +21,15 @@ func (h *Handlers) mountFinance(g *web.Routes) {
 	g.GET("/drivers/:id/finance/aggregates", h.financeAggregates)
 }
 
-// anyID reads a UUID path parameter; a value that is not a UUID becomes the
-// nil UUID, which names no record, so the service answers 404 after it has
-// checked the role (docs/errors.md: 403 Forbidden comes before 404).
-func anyID(c echo.Context, name string) uuid.UUID {
-	id, err := uuid.Parse(c.Param(name))
-	if err != nil {
-		return uuid.Nil
-	}
-	return id
+// financeGuard runs the finance guard for the path's driver (path id "id").
+func (h *Handlers) financeGuard(c echo.Context, a auth.Action) (finance.Ref, error) {
+	return h.Finance.Authorize(c.Request().Context(), web.Principal(c), a, web.PathID(c, "id"))
+}
+
+// financeRecordGuard runs the finance guard for one record of the path's
+// driver, named by the path id param.
+func (h *Handlers) financeRecordGuard(c echo.Context, a auth.Action, kind finance.Record, param string) (finance.Ref, error) {
+	return h.Finance.AuthorizeRecord(c.Request().Context(), web.Principal(c), a, web.PathID(c, "id"), kind, web.PathID(c, param))
 }
 
 // transactionPage is the list envelope with the summaries of the whole
@@ -41,7 +41,10 @@ type transactionPage struct {
 }
 
 func (h *Handlers) listTransactions(c echo.Context) error {
-	driverID := anyID(c, "id")
+	ref, err := h.financeGuard(c, auth.FinanceRead)
+	if err != nil {
+		return err
+	}
 	q := query{c: c}
 	page, perPage := q.page(100)
 	f := finance.TransactionFilter{
@@ -55,9 +58,9 @@ func (h *Handlers) listTransactions(c echo.Context) error {
 		PerPage:  perPage,
 	}
 	if err := q.err(); err != nil {
-		return h.Finance.InputError(c.Request().Context(), web.Principal(c), finance.OpListTransactions, driverID, uuid.Nil, err)
+		return err
 	}
-	list, err := h.Finance.ListTransactions(c.Request().Context(), web.Principal(c), driverID, f)
+	list, err := h.Finance.ListTransactions(c.Request().Context(), web.Principal(c), ref, f)
 	if err != nil {
 		return err
 	}
@@ -69,12 +72,15 @@ func (h *Handlers) listTransactions(c echo.Context) error {
 }
 
 func (h *Handlers) createTransaction(c echo.Context) error {
-	driverID := anyID(c, "id")
+	ref, err := h.financeGuard(c, auth.FinanceWrite)
+	if err != nil {
+		return err
+	}
 	var in finance.TransactionInput
 	if err := bindJSON(c, &in); err != nil {
-		return h.Finance.InputError(c.Request().Context(), web.Principal(c), finance.OpCreateTransaction, driverID, uuid.Nil, err)
+		return err
 	}
-	t, err := h.Finance.CreateTransaction(c.Request().Context(), web.Principal(c), driverID, in)
+	t, err := h.Finance.CreateTransaction(c.Request().Context(), web.Principal(c), ref, in)
 	if err != nil {
 		return err
 	}
@@ -82,13 +88,15 @@ func (h *Handlers) createTransaction(c echo.Context) error {
 }
 
 func (h *Handlers) updateTransaction(c echo.Context) error {
-	driverID := anyID(c, "id")
-	id := anyID(c, "transaction_id")
+	ref, err := h.financeRecordGuard(c, auth.FinanceWrite, finance.TransactionRecord, "transaction_id")
+	if err != nil {
+		return err
+	}
 	var in finance.TransactionInput
 	if err := bindJSON(c, &in); err != nil {
-		return h.Finance.InputError(c.Request().Context(), web.Principal(c), finance.OpUpdateTransaction, driverID, id, err)
+		return err
 	}
-	t, err := h.Finance.UpdateTransaction(c.Request().Context(), web.Principal(c), driverID, id, in)
+	t, err := h.Finance.UpdateTransaction(c.Request().Context(), web.Principal(c), ref, in)
 	if err != nil {
 		return err
 	}
@@ -96,16 +104,21 @@ func (h *Handlers) updateTransaction(c echo.Context) error {
 }
 
 func (h *Handlers) deleteTransaction(c echo.Context) error {
-	driverID := anyID(c, "id")
-	id := anyID(c, "transaction_id")
-	if err := h.Finance.DeleteTransaction(c.Request().Context(), web.Principal(c), driverID, id); err != nil {
+	ref, err := h.financeRecordGuard(c, auth.FinanceDelete, finance.TransactionRecord, "transaction_id")
+	if err != nil {
+		return err
+	}
+	if err := h.Finance.DeleteTransaction(c.Request().Context(), web.Principal(c), ref); err != nil {
 		return err
 	}
 	return noContent(c)
 }
 
 func (h *Handlers) listPeriods(c echo.Context) error {
-	driverID := anyID(c, "id")
+	ref, err := h.financeGuard(c, auth.FinanceRead)
+	if err != nil {
+		return err
+	}
 	q := query{c: c}
 	f := finance.PeriodFilter{Types: q.list("period_type"), Statuses: q.list("status")}
 	if q.str("year") != "" {
@@ -113,9 +126,9 @@ func (h *Handlers) listPeriods(c echo.Context) error {
 		f.Year = &y
 	}
 	if err := q.err(); err != nil {
-		return h.Finance.InputError(c.Request().Context(), web.Principal(c), finance.OpListPeriods, driverID, uuid.Nil, err)
+		return err
 	}
-	periods, err := h.Finance.ListPeriods(c.Request().Context(), web.Principal(c), driverID, f)
+	periods, err := h.Finance.ListPeriods(c.Request().Context(), web.Principal(c), ref, f)
 	if err != nil {
 		return err
 	}
@@ -123,9 +136,11 @@ func (h *Handlers) listPeriods(c echo.Context) error {
 }
 
 func (h *Handlers) closePeriod(c echo.Context) error {
-	driverID := anyID(c, "id")
-	id := anyID(c, "period_id")
-	p, err := h.Finance.ClosePeriod(c.Request().Context(), web.Principal(c), driverID, id)
+	ref, err := h.financeRecordGuard(c, auth.PeriodsManage, finance.PeriodRecord, "period_id")
+	if err != nil {
+		return err
+	}
+	p, err := h.Finance.ClosePeriod(c.Request().Context(), web.Principal(c), ref)
 	if err != nil {
 		return err
 	}
@@ -133,15 +148,17 @@ func (h *Handlers) closePeriod(c echo.Context) error {
 }
 
 func (h *Handlers) payPeriod(c echo.Context) error {
-	driverID := anyID(c, "id")
-	id := anyID(c, "period_id")
+	ref, err := h.financeRecordGuard(c, auth.PeriodsManage, finance.PeriodRecord, "period_id")
+	if err != nil {
+		return err
+	}
 	var body struct {
 		PaymentDate *string `json:"payment_date"`
 	}
 	if err := bindJSON(c, &body); err != nil {
-		return h.Finance.InputError(c.Request().Context(), web.Principal(c), finance.OpPayPeriod, driverID, id, err)
+		return err
 	}
-	p, err := h.Finance.PayPeriod(c.Request().Context(), web.Principal(c), driverID, id, body.PaymentDate)
+	p, err := h.Finance.PayPeriod(c.Request().Context(), web.Principal(c), ref, body.PaymentDate)
 	if err != nil {
 		return err
 	}
@@ -149,7 +166,10 @@ func (h *Handlers) payPeriod(c echo.Context) error {
 }
 
 func (h *Handlers) financeAggregates(c echo.Context) error {
-	driverID := anyID(c, "id")
+	ref, err := h.financeGuard(c, auth.FinanceRead)
+	if err != nil {
+		return err
+	}
 	q := query{c: c}
 	aq := finance.AggregateQuery{
 		Types:         q.list("type"),
@@ -157,9 +177,9 @@ func (h *Handlers) financeAggregates(c echo.Context) error {
 		Currency:      q.str("currency"),
 	}
 	if err := q.err(); err != nil {
-		return h.Finance.InputError(c.Request().Context(), web.Principal(c), finance.OpAggregates, driverID, uuid.Nil, err)
+		return err
 	}
-	aggs, err := h.Finance.Aggregates(c.Request().Context(), web.Principal(c), driverID, aq)
+	aggs, err := h.Finance.Aggregates(c.Request().Context(), web.Principal(c), ref, aq)
 	if err != nil {
 		return err
 	}

@@ -3,9 +3,9 @@ package api
 import (
 	"net/http"
 
-	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
+	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/finance"
 	"github.com/konvoj/konvoj/web"
 )
@@ -34,6 +34,10 @@ type disputeResponse struct {
 }
 
 func (h *Handlers) listPenalties(c echo.Context) error {
+	ref, err := h.financeGuard(c, auth.PenaltiesRead)
+	if err != nil {
+		return err
+	}
 	q := query{c: c}
 	page, perPage := q.page(100)
 	f := finance.PenaltyFilter{
@@ -44,9 +48,9 @@ func (h *Handlers) listPenalties(c echo.Context) error {
 		PerPage:    perPage,
 	}
 	if err := q.err(); err != nil {
-		return h.Finance.InputError(c.Request().Context(), web.Principal(c), finance.OpListPenalties, anyID(c, "id"), uuid.Nil, err)
+		return err
 	}
-	list, err := h.Finance.ListPenalties(c.Request().Context(), web.Principal(c), anyID(c, "id"), f)
+	list, err := h.Finance.ListPenalties(c.Request().Context(), web.Principal(c), ref, f)
 	if err != nil {
 		return err
 	}
@@ -58,11 +62,15 @@ func (h *Handlers) listPenalties(c echo.Context) error {
 }
 
 func (h *Handlers) createPenalty(c echo.Context) error {
+	ref, err := h.financeGuard(c, auth.PenaltiesManage)
+	if err != nil {
+		return err
+	}
 	var in finance.PenaltyInput
 	if err := bindJSON(c, &in); err != nil {
-		return h.Finance.InputError(c.Request().Context(), web.Principal(c), finance.OpCreatePenalty, anyID(c, "id"), uuid.Nil, err)
+		return err
 	}
-	p, err := h.Finance.CreatePenalty(c.Request().Context(), web.Principal(c), anyID(c, "id"), in)
+	p, err := h.Finance.CreatePenalty(c.Request().Context(), web.Principal(c), ref, in)
 	if err != nil {
 		return err
 	}
@@ -70,7 +78,11 @@ func (h *Handlers) createPenalty(c echo.Context) error {
 }
 
 func (h *Handlers) getPenalty(c echo.Context) error {
-	p, err := h.Finance.GetPenalty(c.Request().Context(), web.Principal(c), anyID(c, "id"), anyID(c, "penalty_id"))
+	ref, err := h.financeRecordGuard(c, auth.PenaltiesRead, finance.PenaltyRecord, "penalty_id")
+	if err != nil {
+		return err
+	}
+	p, err := h.Finance.GetPenalty(c.Request().Context(), web.Principal(c), ref)
 	if err != nil {
 		return err
 	}
@@ -78,11 +90,15 @@ func (h *Handlers) getPenalty(c echo.Context) error {
 }
 
 func (h *Handlers) disputePenalty(c echo.Context) error {
+	ref, err := h.financeRecordGuard(c, auth.PenaltiesRespond, finance.PenaltyRecord, "penalty_id")
+	if err != nil {
+		return err
+	}
 	var in finance.DisputeInput
 	if err := bindJSON(c, &in); err != nil {
-		return h.Finance.InputError(c.Request().Context(), web.Principal(c), finance.OpDisputePenalty, anyID(c, "id"), anyID(c, "penalty_id"), err)
+		return err
 	}
-	p, err := h.Finance.DisputePenalty(c.Request().Context(), web.Principal(c), anyID(c, "id"), anyID(c, "penalty_id"), in)
+	p, err := h.Finance.DisputePenalty(c.Request().Context(), web.Principal(c), ref, in)
 	if err != nil {
 		return err
 	}
@@ -90,11 +106,15 @@ func (h *Handlers) disputePenalty(c echo.Context) error {
 }
 
 func (h *Handlers) resolvePenalty(c echo.Context) error {
+	ref, err := h.financeRecordGuard(c, auth.PenaltiesManage, finance.PenaltyRecord, "penalty_id")
+	if err != nil {
+		return err
+	}
 	var in finance.ResolveInput
 	if err := bindJSON(c, &in); err != nil {
-		return h.Finance.InputError(c.Request().Context(), web.Principal(c), finance.OpResolvePenalty, anyID(c, "id"), anyID(c, "penalty_id"), err)
+		return err
 	}
-	p, err := h.Finance.ResolvePenalty(c.Request().Context(), web.Principal(c), anyID(c, "id"), anyID(c, "penalty_id"), in)
+	p, err := h.Finance.ResolvePenalty(c.Request().Context(), web.Principal(c), ref, in)
 	if err != nil {
 		return err
 	}
@@ -102,7 +122,11 @@ func (h *Handlers) resolvePenalty(c echo.Context) error {
 }
 
 func (h *Handlers) acceptPenalty(c echo.Context) error {
-	p, err := h.Finance.AcceptPenalty(c.Request().Context(), web.Principal(c), anyID(c, "id"), anyID(c, "penalty_id"))
+	ref, err := h.financeRecordGuard(c, auth.PenaltiesRespond, finance.PenaltyRecord, "penalty_id")
+	if err != nil {
+		return err
+	}
+	p, err := h.Finance.AcceptPenalty(c.Request().Context(), web.Principal(c), ref)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/rating"
 	"github.com/konvoj/konvoj/web"
 )
@@ -19,11 +20,17 @@ func (h *Handlers) mountRating(g *web.Routes) {
 }
 
 func (h *Handlers) getRating(c echo.Context) error {
-	id := anyID(c, "id")
+	ctx, p := c.Request().Context(), web.Principal(c)
+	driver, err := h.Rating.Authorize(ctx, p, auth.RatingRead, web.PathID(c, "id"))
+	if err != nil {
+		return err
+	}
 	q := query{c: c}
 	period := q.month("period")
-	// A bad period is reported after the role and driver checks.
-	r, err := h.Rating.Get(c.Request().Context(), web.Principal(c), id, period, q.err())
+	if err := q.err(); err != nil {
+		return err
+	}
+	r, err := h.Rating.Get(ctx, p, driver, period)
 	if err != nil {
 		return err
 	}
@@ -37,16 +44,21 @@ type ratingHistoryPage struct {
 }
 
 func (h *Handlers) getRatingHistory(c echo.Context) error {
-	id := anyID(c, "id")
+	ctx, p := c.Request().Context(), web.Principal(c)
+	driver, err := h.Rating.Authorize(ctx, p, auth.RatingRead, web.PathID(c, "id"))
+	if err != nil {
+		return err
+	}
 	q := query{c: c}
 	page, perPage := q.page(24)
 	if q.str("per_page") == "" {
 		perPage = 12
 	}
-	from, to := q.civilDate("from"), q.civilDate("to")
-	// A bad page or date value is reported after the role and driver checks.
-	f := rating.HistoryFilter{From: from, To: to, Page: page, PerPage: perPage, Malformed: q.err()}
-	hist, err := h.Rating.History(c.Request().Context(), web.Principal(c), id, f)
+	f := rating.HistoryFilter{From: q.civilDate("from"), To: q.civilDate("to"), Page: page, PerPage: perPage}
+	if err := q.err(); err != nil {
+		return err
+	}
+	hist, err := h.Rating.History(ctx, p, driver, f)
 	if err != nil {
 		return err
 	}
@@ -57,10 +69,16 @@ func (h *Handlers) getRatingHistory(c echo.Context) error {
 }
 
 func (h *Handlers) recalculateRating(c echo.Context) error {
-	id := anyID(c, "id")
+	ctx, p := c.Request().Context(), web.Principal(c)
+	driver, err := h.Rating.Authorize(ctx, p, auth.RatingManage, web.PathID(c, "id"))
+	if err != nil {
+		return err
+	}
 	var in rating.RecalculateInput
-	bodyErr := bindJSON(c, &in)
-	r, err := h.Rating.Recalculate(c.Request().Context(), web.Principal(c), id, in, bodyErr)
+	if err := bindJSON(c, &in); err != nil {
+		return err
+	}
+	r, err := h.Rating.Recalculate(ctx, p, driver, in)
 	if err != nil {
 		return err
 	}
@@ -68,6 +86,11 @@ func (h *Handlers) recalculateRating(c echo.Context) error {
 }
 
 func (h *Handlers) listRatings(c echo.Context) error {
+	p := web.Principal(c)
+	company, err := p.Scope(auth.RatingRead)
+	if err != nil {
+		return err
+	}
 	q := query{c: c}
 	page, perPage := q.page(100)
 	period := q.month("period")
@@ -78,7 +101,7 @@ func (h *Handlers) listRatings(c echo.Context) error {
 		Period: period, SortBy: q.str("sort_by"), SortOrder: q.str("sort_order"),
 		Page: page, PerPage: perPage,
 	}
-	rows, total, err := h.Rating.Ranking(c.Request().Context(), web.Principal(c), f)
+	rows, total, err := h.Rating.Ranking(c.Request().Context(), p, company, f)
 	if err != nil {
 		return err
 	}
@@ -86,8 +109,12 @@ func (h *Handlers) listRatings(c echo.Context) error {
 }
 
 func (h *Handlers) getRatingConfig(c echo.Context) error {
-	id := anyID(c, "company_id")
-	cfg, err := h.Rating.Config(c.Request().Context(), web.Principal(c), id)
+	ctx, p := c.Request().Context(), web.Principal(c)
+	company, err := h.Rating.AuthorizeConfig(ctx, p, auth.RatingRead, web.PathID(c, "company_id"))
+	if err != nil {
+		return err
+	}
+	cfg, err := h.Rating.Config(ctx, p, company)
 	if err != nil {
 		return err
 	}
@@ -95,10 +122,16 @@ func (h *Handlers) getRatingConfig(c echo.Context) error {
 }
 
 func (h *Handlers) updateRatingConfig(c echo.Context) error {
-	id := anyID(c, "company_id")
+	ctx, p := c.Request().Context(), web.Principal(c)
+	company, err := h.Rating.AuthorizeConfig(ctx, p, auth.RatingManage, web.PathID(c, "company_id"))
+	if err != nil {
+		return err
+	}
 	var u rating.ConfigUpdate
-	bodyErr := bindJSON(c, &u)
-	res, err := h.Rating.UpdateConfig(c.Request().Context(), web.Principal(c), id, u, bodyErr)
+	if err := bindJSON(c, &u); err != nil {
+		return err
+	}
+	res, err := h.Rating.UpdateConfig(ctx, p, company, u)
 	if err != nil {
 		return err
 	}

@@ -81,6 +81,10 @@ func (s auditState) filtered() bool {
 // The service decides who may read them (403 page for other roles).
 func (p *Pages) auditLog(c echo.Context) error {
 	pr := web.Principal(c)
+	company, err := pr.Scope(auth.AuditRead)
+	if err != nil {
+		return err
+	}
 	ctx := c.Request().Context()
 	lang := i18n.From(ctx)
 	st := readAuditState(c.QueryParams())
@@ -89,7 +93,7 @@ func (p *Pages) auditLog(c echo.Context) error {
 		// short and shareable.
 		return p.redirect(c, st.url())
 	}
-	people, err := p.svc.Audit.People(ctx, pr)
+	people, err := p.svc.Audit.People(ctx, pr, company)
 	if err != nil {
 		return err
 	}
@@ -120,18 +124,28 @@ func (p *Pages) auditLog(c echo.Context) error {
 		}
 		f.DriverIDs = []uuid.UUID{id}
 		d.PickedDriver = &views.DriverRef{Name: st.DriverID}
-		drv, err := p.svc.Drivers.Get(ctx, pr, id)
-		switch {
+		ref, err := p.svc.Drivers.Authorize(ctx, pr, auth.DriversRead, id)
+		var drv drivers.Driver
+		if err == nil {
+			drv, err = p.svc.Drivers.Get(ctx, pr, ref)
+		}
+		switch kind := apperr.KindOf(err); {
 		case err == nil:
 			d.PickedDriver = &views.DriverRef{URL: driverURL(drv.ID), Name: fullName(drv), Number: drv.InternalNumber}
-		case apperr.KindOf(err) != apperr.KindNotFound:
+		case kind != apperr.KindNotFound && kind != apperr.KindAccessDenied:
 			return err
 		}
+		// A deleted (or unknown) driver keeps its id as the name until a
+		// row of the log names it.
 		unpick := st
 		unpick.DriverID, unpick.Page = "", 1
 		d.UnpickURL = unpick.url()
 	} else if st.Driver != "" {
-		res, err := p.svc.Drivers.List(ctx, pr, drivers.ListParams{Search: st.Driver, SortBy: "last_name", Page: 1, PerPage: auditDriverMatches})
+		drvScope, err := pr.Scope(auth.DriversRead)
+		if err != nil {
+			return err
+		}
+		res, err := p.svc.Drivers.List(ctx, pr, drvScope, drivers.ListParams{Search: st.Driver, SortBy: "last_name", Page: 1, PerPage: auditDriverMatches})
 		if apperr.KindOf(err) == apperr.KindValidation {
 			problems = append(problems, translatedMessages(lang, err)...)
 			res, err = drivers.ListResult{}, nil
@@ -189,13 +203,16 @@ func (p *Pages) auditLog(c echo.Context) error {
 	// While a name search has found nobody or several, the log waits for
 	// the person to pick a driver.
 	if waiting := st.Driver != "" && st.DriverID == ""; !waiting {
-		rows, total, err := p.svc.Audit.List(ctx, pr, f)
+		rows, total, err := p.svc.Audit.List(ctx, pr, company, f)
 		if err != nil {
 			return err
 		}
 		d.Page, d.Total, d.LastPage = st.Page, total, max(1, (total+auditPerPage-1)/auditPerPage)
 		for _, r := range rows {
 			d.Rows = append(d.Rows, auditRow(lang, loc, r))
+			if d.PickedDriver != nil && d.PickedDriver.URL == "" && r.Subject.DriverName != "" {
+				d.PickedDriver.Name = r.Subject.DriverName
+			}
 		}
 		if st.Page > 1 {
 			prev := st

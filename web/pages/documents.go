@@ -10,6 +10,7 @@ import (
 
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/views"
 	"github.com/konvoj/konvoj/web"
@@ -18,7 +19,7 @@ import (
 // documentPage is one document of a driver: status, upload form and
 // version history, each shown only to roles that may use it.
 func (p *Pages) documentPage(c echo.Context) error {
-	d, err := p.documentData(c, idParam(c, "id"), idParam(c, "document_id"))
+	d, err := p.documentData(c, web.PathID(c, "id"), web.PathID(c, "document_id"))
 	if err != nil {
 		return err
 	}
@@ -31,16 +32,15 @@ func (p *Pages) documentData(c echo.Context, driverID, documentID uuid.UUID) (vi
 	pr := web.Principal(c)
 	ctx := c.Request().Context()
 	lang := i18n.From(ctx)
-	drv, err := p.svc.Drivers.Get(ctx, pr, driverID)
+	// A role that may read the driver but not its documents (the
+	// accountant) is refused here (403).
+	driver, err := p.svc.Drivers.Authorize(ctx, pr, auth.DocumentsList, driverID)
 	if err != nil {
 		return views.DocumentPageData{}, err
 	}
-	if drv.Documents == nil {
-		// The role may read the driver but not its documents: the
-		// documents service says so (403).
-		if _, err := p.svc.Documents.List(ctx, pr, driverID); err != nil {
-			return views.DocumentPageData{}, err
-		}
+	drv, err := p.svc.Drivers.Get(ctx, pr, driver)
+	if err != nil {
+		return views.DocumentPageData{}, err
 	}
 	d := views.DocumentPageData{
 		Driver:       views.DriverRef{URL: driverURL(drv.ID), Name: fullName(drv), Number: drv.InternalNumber},
@@ -58,7 +58,11 @@ func (p *Pages) documentData(c echo.Context, driverID, documentID uuid.UUID) (vi
 		return d, apperr.NotFound("msg.common.not_found.document")
 	}
 	if d.ShowVersions {
-		versions, err := p.svc.Documents.Versions(ctx, pr, documentID)
+		ref, err := p.svc.Documents.Authorize(ctx, pr, auth.FilesRead, documentID)
+		if err != nil {
+			return d, err
+		}
+		versions, err := p.svc.Documents.Versions(ctx, pr, ref)
 		if err != nil {
 			return d, err
 		}
@@ -91,36 +95,57 @@ func (p *Pages) uploadDocument(c echo.Context) error {
 	req := c.Request()
 	ctx := req.Context()
 	lang := i18n.From(ctx)
-	driverID, documentID := idParam(c, "id"), idParam(c, "document_id")
+	driverID, documentID := web.PathID(c, "id"), web.PathID(c, "document_id")
 
-	web.CapUploadBody(c, p.svc.Documents.MaxBytes())
-	f, err := p.svc.Documents.Upload(ctx, pr, documentID, req.MultipartReader)
+	ref, err := p.svc.Documents.Authorize(ctx, pr, auth.DocumentsWrite, documentID)
 	if err != nil {
-		errs, ok := uploadErrors(lang, err, formatSize(lang, p.svc.Documents.MaxBytes()))
-		if !ok {
-			return err
-		}
-		// Read what the browser still sends (bounded by the cap), so it
-		// gets the answer rather than a reset connection.
-		_, _ = io.Copy(io.Discard, req.Body)
-		d, derr := p.documentData(c, driverID, documentID)
-		if derr != nil {
-			return derr
-		}
-		d.Upload.Errors = errs
-		status, _, _ := web.ToBody(err, "")
-		return p.documentAnswer(c, status, d)
+		return err
 	}
+	if ref.DriverID() != driverID {
+		return apperr.NotFound("msg.common.not_found.document") // a document of another driver than the page's
+	}
+	f, err := p.upload(c, ref)
+	if err == nil {
+		return p.uploaded(c, driverID, documentID, f.Version)
+	}
+	errs, ok := uploadErrors(lang, err, formatSize(lang, p.svc.Documents.MaxBytes()))
+	if !ok {
+		return err
+	}
+	// Read what the browser still sends (bounded by the cap), so it gets
+	// the answer rather than a reset connection.
+	_, _ = io.Copy(io.Discard, req.Body)
+	d, derr := p.documentData(c, driverID, documentID)
+	if derr != nil {
+		return derr
+	}
+	d.Upload.Errors = errs
+	status, _, _ := web.ToBody(err, "")
+	return p.documentAnswer(c, status, d)
+}
+
+// upload opens the capped multipart body and stores it as a new version.
+func (p *Pages) upload(c echo.Context, ref documents.Ref) (*documents.File, error) {
+	mr, err := web.UploadBody(c, p.svc.Documents.MaxBytes())
+	if err != nil {
+		return nil, err
+	}
+	return p.svc.Documents.Upload(c.Request().Context(), web.Principal(c), ref, mr)
+}
+
+// uploaded answers a stored upload: a redirect after a plain form post,
+// the document panel with a notice for static/upload.js.
+func (p *Pages) uploaded(c echo.Context, driverID, documentID uuid.UUID, version int) error {
 	notice := "upload.done"
 	if !isHTMX(c) {
-		p.flash(c, views.FlashSuccess, notice, "version", strconv.Itoa(f.Version))
+		p.flash(c, views.FlashSuccess, notice, "version", strconv.Itoa(version))
 		return p.redirect(c, driverURL(driverID)+"/documents/"+documentID.String())
 	}
 	d, err := p.documentData(c, driverID, documentID)
 	if err != nil {
 		return err
 	}
-	d.Notice = lang.T(notice, "version", strconv.Itoa(f.Version))
+	d.Notice = i18n.From(c.Request().Context()).T(notice, "version", strconv.Itoa(version))
 	return p.documentAnswer(c, http.StatusOK, d)
 }
 
@@ -154,7 +179,12 @@ func uploadErrors(lang i18n.Lang, err error, maxSize string) (map[string][]strin
 // downloadFile sends a file version with the API's download headers
 // (web.ServeDownload); the documents service decides who may have it.
 func (p *Pages) downloadFile(c echo.Context) error {
-	d, err := p.svc.Documents.Open(c.Request().Context(), web.Principal(c), idParam(c, "id"))
+	ctx, pr := c.Request().Context(), web.Principal(c)
+	ref, err := p.svc.Documents.AuthorizeFile(ctx, pr, auth.FilesRead, web.PathID(c, "id"))
+	if err != nil {
+		return err
+	}
+	d, err := p.svc.Documents.Open(ctx, pr, ref)
 	if err != nil {
 		return err
 	}

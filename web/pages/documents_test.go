@@ -157,6 +157,10 @@ func TestServiceMessagesAreTranslated(t *testing.T) {
 	company := env.Company("Acme", "free")
 	hr := auth.Principal{UserID: uuid.New(), CompanyID: company, Role: auth.RoleHRManager}
 	svc := env.App.Services
+	create, err := hr.Scope(auth.DriversCreate)
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	// messages: each English message with its Czech rendering.
 	messages := map[string]string{}
@@ -199,20 +203,24 @@ func TestServiceMessagesAreTranslated(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		_, err := svc.Drivers.Create(ctx, hr, in)
+		_, err := svc.Drivers.Create(ctx, hr, create, in)
 		collect(err)
 	}
 	var in drivers.Input
 	for k, v := range map[string]any{"first_name": "A", "last_name": "B", "email": "a@b.cz"} {
 		_ = in.Set(k, v)
 	}
-	if _, err := svc.Drivers.Create(ctx, hr, in); err != nil {
+	if _, err := svc.Drivers.Create(ctx, hr, create, in); err != nil {
 		t.Fatal(err)
 	}
-	_, err := svc.Drivers.Create(ctx, hr, in)
+	_, err = svc.Drivers.Create(ctx, hr, create, in)
 	collect(err)
 	// The rules across fields name the field that was sent.
 	id := env.Driver(company)
+	driver, err := svc.Drivers.Authorize(ctx, hr, auth.DriversUpdate, id)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, steps := range [][2]map[string]any{
 		{{"fire_date": "2025-01-01"}, {"hire_date": "2025-02-01"}},
 		{{"contract_from": "2025-02-01"}, {"contract_to": "2025-01-01"}},
@@ -222,7 +230,7 @@ func TestServiceMessagesAreTranslated(t *testing.T) {
 			for k, v := range fields {
 				_ = upd.Set(k, v)
 			}
-			_, err := svc.Drivers.Update(ctx, hr, id, upd)
+			_, err := svc.Drivers.Update(ctx, hr, driver, upd)
 			if i == 1 {
 				collect(err)
 			} else if err != nil {
@@ -230,13 +238,21 @@ func TestServiceMessagesAreTranslated(t *testing.T) {
 			}
 		}
 	}
-	_, err = svc.Drivers.List(ctx, hr, drivers.ListParams{Status: []string{"x"}, Citizenship: []string{"xx"},
+	read, err := hr.Scope(auth.DriversRead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = svc.Drivers.List(ctx, hr, read, drivers.ListParams{Status: []string{"x"}, Citizenship: []string{"xx"},
 		DocumentStatus: []string{"x"}, Search: long, SortBy: "x", SortOrder: "x", Page: 1, PerPage: 10})
 	collect(err)
 
 	// Documents: the upload's and the metadata update's messages.
-	var doc uuid.UUID
-	if err := env.DB.QueryRow(ctx, `SELECT id FROM driver_documents WHERE driver_id = $1 LIMIT 1`, id).Scan(&doc); err != nil {
+	var docID uuid.UUID
+	if err := env.DB.QueryRow(ctx, `SELECT id FROM driver_documents WHERE driver_id = $1 LIMIT 1`, id).Scan(&docID); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := svc.Documents.Authorize(ctx, hr, auth.DocumentsWrite, docID)
+	if err != nil {
 		t.Fatal(err)
 	}
 	for _, body := range []map[string]any{
@@ -245,11 +261,7 @@ func TestServiceMessagesAreTranslated(t *testing.T) {
 		{"number": 1, "country": 1, "valid_from": 1, "valid_until": 1},
 		{"valid_from": "2030-01-01", "valid_until": "2029-01-01"},
 	} {
-		_, err := svc.Documents.Update(ctx, hr, doc, func(v any) error {
-			m := v.(*map[string]jsonRaw)
-			*m = toRaw(t, body)
-			return nil
-		})
+		_, err := svc.Documents.Update(ctx, hr, doc, toRaw(t, body))
 		collect(err)
 	}
 	for _, parts := range [][][2]string{
@@ -264,9 +276,8 @@ func TestServiceMessagesAreTranslated(t *testing.T) {
 		_, err := svc.Documents.Upload(ctx, hr, doc, multipartOf(t, parts))
 		collect(err)
 	}
-	_, err = svc.Documents.Upload(ctx, hr, doc, func() (*multipart.Reader, error) {
-		return multipart.NewReader(strings.NewReader("--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.pdf\"\r\n\r\n%PDF-1.7 cut"), "b"), nil
-	})
+	_, err = svc.Documents.Upload(ctx, hr, doc,
+		multipart.NewReader(strings.NewReader("--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.pdf\"\r\n\r\n%PDF-1.7 cut"), "b"))
 	collect(err)
 
 	for en, cs := range messages {
@@ -280,8 +291,6 @@ func TestServiceMessagesAreTranslated(t *testing.T) {
 }
 
 func asAppErr(err error, target **apperr.Error) bool { return errors.As(err, target) }
-
-type jsonRaw = json.RawMessage
 
 func toRaw(t *testing.T, body map[string]any) map[string]json.RawMessage {
 	t.Helper()
@@ -298,7 +307,7 @@ func toRaw(t *testing.T, body map[string]any) map[string]json.RawMessage {
 
 // multipartOf opens a multipart body of the parts (a "file" part gets a
 // file name), as the upload service reads it.
-func multipartOf(t *testing.T, parts [][2]string) func() (*multipart.Reader, error) {
+func multipartOf(t *testing.T, parts [][2]string) *multipart.Reader {
 	t.Helper()
 	var body bytes.Buffer
 	w := multipart.NewWriter(&body)
@@ -311,5 +320,5 @@ func multipartOf(t *testing.T, parts [][2]string) func() (*multipart.Reader, err
 		}
 	}
 	_ = w.Close()
-	return func() (*multipart.Reader, error) { return multipart.NewReader(&body, w.Boundary()), nil }
+	return multipart.NewReader(&body, w.Boundary())
 }

@@ -33,11 +33,15 @@ func (p *Pages) newDriver(c echo.Context) error {
 // values come back as the form with the service's messages, translated.
 func (p *Pages) createDriver(c echo.Context) error {
 	pr := web.Principal(c)
+	company, err := pr.Scope(auth.DriversCreate)
+	if err != nil {
+		return err
+	}
 	in, values, err := driverInput(c)
 	if err != nil {
 		return err
 	}
-	created, err := p.svc.Drivers.Create(c.Request().Context(), pr, in)
+	created, err := p.svc.Drivers.Create(c.Request().Context(), pr, company, in)
 	if errs, ok := formErrors(i18n.From(c.Request().Context()), err); ok {
 		d, ferr := p.driverForm(c, pr, values, errs)
 		if ferr != nil {
@@ -57,10 +61,12 @@ func (p *Pages) createDriver(c echo.Context) error {
 // change on its own record for a driver.
 func (p *Pages) editDriver(c echo.Context) error {
 	pr := web.Principal(c)
-	if err := pr.Require(auth.DriversUpdate); err != nil {
+	ctx := c.Request().Context()
+	ref, err := p.svc.Drivers.Authorize(ctx, pr, auth.DriversUpdate, web.PathID(c, "id"))
+	if err != nil {
 		return err
 	}
-	cur, err := p.svc.Drivers.Get(c.Request().Context(), pr, idParam(c, "id"))
+	cur, err := p.svc.Drivers.Get(ctx, pr, ref)
 	if err != nil {
 		return err
 	}
@@ -78,14 +84,17 @@ func (p *Pages) editDriver(c echo.Context) error {
 func (p *Pages) updateDriver(c echo.Context) error {
 	pr := web.Principal(c)
 	ctx := c.Request().Context()
-	id := idParam(c, "id")
+	ref, err := p.svc.Drivers.Authorize(ctx, pr, auth.DriversUpdate, web.PathID(c, "id"))
+	if err != nil {
+		return err
+	}
 	in, values, err := driverInput(c)
 	if err != nil {
 		return err
 	}
-	updated, err := p.svc.Drivers.Update(ctx, pr, id, in)
+	updated, err := p.svc.Drivers.Update(ctx, pr, ref, in)
 	if errs, ok := formErrors(i18n.From(ctx), err); ok {
-		cur, gerr := p.svc.Drivers.Get(ctx, pr, id)
+		cur, gerr := p.svc.Drivers.Get(ctx, pr, ref)
 		if gerr != nil {
 			return gerr
 		}
@@ -205,10 +214,12 @@ func driverValues(d drivers.Driver) map[string]string {
 // confirmDeleteDriver asks before deleting (HR and admins only).
 func (p *Pages) confirmDeleteDriver(c echo.Context) error {
 	pr := web.Principal(c)
-	if err := pr.Require(auth.DriversDelete); err != nil {
+	ctx := c.Request().Context()
+	ref, err := p.svc.Drivers.Authorize(ctx, pr, auth.DriversDelete, web.PathID(c, "id"))
+	if err != nil {
 		return err
 	}
-	d, err := p.svc.Drivers.Get(c.Request().Context(), pr, idParam(c, "id"))
+	d, err := p.svc.Drivers.Get(ctx, pr, ref)
 	if err != nil {
 		return err
 	}
@@ -222,15 +233,15 @@ func (p *Pages) confirmDeleteDriver(c echo.Context) error {
 func (p *Pages) deleteDriver(c echo.Context) error {
 	pr := web.Principal(c)
 	ctx := c.Request().Context()
-	id := idParam(c, "id")
-	if err := pr.Require(auth.DriversDelete); err != nil {
-		return err
-	}
-	d, err := p.svc.Drivers.Get(ctx, pr, id)
+	ref, err := p.svc.Drivers.Authorize(ctx, pr, auth.DriversDelete, web.PathID(c, "id"))
 	if err != nil {
 		return err
 	}
-	if err := p.svc.Drivers.Delete(ctx, pr, id); err != nil {
+	d, err := p.svc.Drivers.Get(ctx, pr, ref)
+	if err != nil {
+		return err
+	}
+	if err := p.svc.Drivers.Delete(ctx, pr, ref); err != nil {
 		return err
 	}
 	p.flash(c, views.FlashSuccess, "driver.deleted", "name", fullName(d))

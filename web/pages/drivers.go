@@ -201,15 +201,19 @@ func (p *Pages) driversList(c echo.Context) error {
 	if pr.Grant(auth.DriversRead) == auth.Own {
 		return p.ownProfile(c, pr)
 	}
+	company, err := pr.Scope(auth.DriversRead)
+	if err != nil {
+		return err
+	}
 	lang := i18n.From(ctx)
 	st := readListState(c.QueryParams())
 	var problem []string
-	res, err := p.svc.Drivers.List(ctx, pr, st.params())
+	res, err := p.svc.Drivers.List(ctx, pr, company, st.params())
 	if apperr.KindOf(err) == apperr.KindValidation {
 		// A hand-edited address: say what was wrong and list without it.
 		problem = translatedMessages(lang, err)
 		st.drop(translatedFields(lang, err))
-		res, err = p.svc.Drivers.List(ctx, pr, st.params())
+		res, err = p.svc.Drivers.List(ctx, pr, company, st.params())
 	}
 	if err != nil {
 		return err
@@ -380,7 +384,11 @@ func (p *Pages) driverPage(c echo.Context) error {
 	pr := web.Principal(c)
 	ctx := c.Request().Context()
 	lang := i18n.From(ctx)
-	d, err := p.svc.Drivers.Get(ctx, pr, idParam(c, "id"))
+	ref, err := p.svc.Drivers.Authorize(ctx, pr, auth.DriversRead, web.PathID(c, "id"))
+	if err != nil {
+		return err
+	}
+	d, err := p.svc.Drivers.Get(ctx, pr, ref)
 	if err != nil {
 		return err
 	}

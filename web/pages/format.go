@@ -9,7 +9,6 @@ import (
 	"unicode"
 
 	"github.com/google/uuid"
-	"github.com/labstack/echo/v4"
 	"golang.org/x/text/collate"
 	"golang.org/x/text/language"
 	"golang.org/x/text/language/display"
@@ -21,17 +20,6 @@ import (
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/views"
 )
-
-// idParam reads a path id. Text that is not a UUID becomes uuid.Nil, which
-// names nothing: the service answers 404 after its role check, keeping the
-// error order of docs/errors.md (as the API's drivers handlers do).
-func idParam(c echo.Context, name string) uuid.UUID {
-	id, err := uuid.Parse(c.Param(name))
-	if err != nil {
-		return uuid.Nil
-	}
-	return id
-}
 
 func driverURL(id uuid.UUID) string { return "/drivers/" + id.String() }
 

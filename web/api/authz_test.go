@@ -1,0 +1,334 @@
+package api_test
+
+import (
+	"io"
+	"net/http"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/web/api"
+	"github.com/konvoj/konvoj/web/webtest"
+)
+
+// The authorization test walks every operation of the OpenAPI document with
+// three callers that must be refused, and checks that the refusal changed
+// nothing. Its table says, per route, the permission the route needs and the
+// record kind of each path id; a route of the document missing from the
+// table fails the test, so a new route cannot ship without its refusals
+// being tested. (The idea is coder/coder's dbauthz setup_test: every data
+// method must have an authorization test.)
+
+// refusal is one of the three ways a request must be refused.
+type refusal string
+
+const (
+	// otherCompany: an admin of one company names another company's records
+	// (403 AccessDenied).
+	otherCompany refusal = "another company's record"
+	// roleRefused: a role the permission matrix refuses, on its own
+	// company's records (403 Forbidden).
+	roleRefused refusal = "a role the matrix refuses"
+	// otherDriver: a driver caller names another driver's records of its
+	// company (403 AccessDenied).
+	otherDriver refusal = "a driver touching another driver"
+)
+
+var refusals = []refusal{otherCompany, roleRefused, otherDriver}
+
+// authzRoute is one route of an authorization table.
+type authzRoute struct {
+	// action is the permission the route needs ("" for a route outside the
+	// matrix: then every refusal must be listed in notApplicable).
+	action auth.Action
+	// ids maps each path parameter to the kind of record it names
+	// (webtest.Kind*).
+	ids map[string]string
+	// body is a valid request body, so that a missing check would change
+	// data rather than fail on the input (nil: none; "upload": a PDF).
+	body any
+	// notApplicable lists the refusals that cannot happen on this route,
+	// each with the reason.
+	notApplicable map[refusal]string
+}
+
+const (
+	collection  = "a collection of the caller's own company: no path id can name another company's record"
+	ownList     = "a collection of the caller's own company: a driver caller's list holds only its own records"
+	everyRole   = "every role may do this (permission matrix)"
+	noDriver    = "the driver role may not do this at all: the refused-role case covers it"
+	companyOnly = "a record of the company as a whole, not of one driver"
+	notInMatrix = "not a permission of the matrix"
+)
+
+func driverIDs(extra ...string) map[string]string {
+	ids := map[string]string{"id": webtest.KindDriver}
+	for i := 0; i+1 < len(extra); i += 2 {
+		ids[extra[i]] = extra[i+1]
+	}
+	return ids
+}
+
+// apiRoutes is the API's authorization table, by "METHOD /path" as the
+// OpenAPI document writes it.
+var apiRoutes = map[string]authzRoute{
+	"GET /api/v0/openapi.json": {notApplicable: map[refusal]string{
+		otherCompany: "public document", roleRefused: "public document", otherDriver: "public document"}},
+	"GET /api/v0/audit-logs": {action: auth.AuditRead, notApplicable: map[refusal]string{
+		otherCompany: collection, otherDriver: noDriver}},
+
+	"GET /api/v0/drivers": {action: auth.DriversRead, notApplicable: map[refusal]string{
+		otherCompany: collection, roleRefused: everyRole, otherDriver: ownList}},
+	"POST /api/v0/drivers": {action: auth.DriversCreate,
+		body:          map[string]any{"first_name": "Nový", "last_name": "Řidič", "email": "new-driver@example.test"},
+		notApplicable: map[refusal]string{otherCompany: collection, otherDriver: noDriver}},
+	"GET /api/v0/drivers/{id}": {action: auth.DriversRead, ids: driverIDs(),
+		notApplicable: map[refusal]string{roleRefused: everyRole}},
+	"PUT /api/v0/drivers/{id}": {action: auth.DriversUpdate, ids: driverIDs(), body: map[string]any{"phone": "+420 777 000 111"}},
+	"DELETE /api/v0/drivers/{id}": {action: auth.DriversDelete, ids: driverIDs(),
+		notApplicable: map[refusal]string{otherDriver: noDriver}},
+
+	"GET /api/v0/drivers/{driver_id}/documents": {action: auth.DocumentsList,
+		ids: map[string]string{"driver_id": webtest.KindDriver}},
+	"PUT /api/v0/documents/{document_id}": {action: auth.DocumentsWrite,
+		ids: map[string]string{"document_id": webtest.KindDocument}, body: map[string]any{"number": "X-1"}},
+	"POST /api/v0/documents/{document_id}/files": {action: auth.DocumentsWrite,
+		ids: map[string]string{"document_id": webtest.KindDocument}, body: "upload"},
+	"GET /api/v0/documents/{document_id}/files/versions": {action: auth.FilesRead,
+		ids: map[string]string{"document_id": webtest.KindDocument}},
+	"GET /api/v0/files/{file_id}/download": {action: auth.FilesRead,
+		ids: map[string]string{"file_id": webtest.KindFile}},
+
+	"GET /api/v0/drivers/{id}/finance": {action: auth.FinanceRead, ids: driverIDs()},
+	"POST /api/v0/drivers/{id}/finance": {action: auth.FinanceWrite, ids: driverIDs(),
+		body:          map[string]any{"transaction_type": "bonus", "amount": "5.00", "transaction_date": webtest.Today()},
+		notApplicable: map[refusal]string{otherDriver: noDriver}},
+	"PUT /api/v0/drivers/{id}/finance/{transaction_id}": {action: auth.FinanceWrite,
+		ids: driverIDs("transaction_id", webtest.KindTransaction), body: map[string]any{"description": "changed"},
+		notApplicable: map[refusal]string{otherDriver: noDriver}},
+	"DELETE /api/v0/drivers/{id}/finance/{transaction_id}": {action: auth.FinanceDelete,
+		ids:           driverIDs("transaction_id", webtest.KindTransaction),
+		notApplicable: map[refusal]string{otherDriver: noDriver}},
+	"GET /api/v0/drivers/{id}/finance/periods": {action: auth.FinanceRead, ids: driverIDs()},
+	"POST /api/v0/drivers/{id}/finance/periods/{period_id}/close": {action: auth.PeriodsManage,
+		ids: driverIDs("period_id", webtest.KindPeriod), notApplicable: map[refusal]string{otherDriver: noDriver}},
+	"POST /api/v0/drivers/{id}/finance/periods/{period_id}/pay": {action: auth.PeriodsManage,
+		ids: driverIDs("period_id", webtest.KindPeriod), body: map[string]any{},
+		notApplicable: map[refusal]string{otherDriver: noDriver}},
+	"GET /api/v0/drivers/{id}/finance/aggregates": {action: auth.FinanceRead, ids: driverIDs()},
+
+	"GET /api/v0/drivers/{id}/penalties": {action: auth.PenaltiesRead, ids: driverIDs()},
+	"POST /api/v0/drivers/{id}/penalties": {action: auth.PenaltiesManage, ids: driverIDs(),
+		body:          map[string]any{"penalty_type": "other", "amount": "1.00", "incident_date": webtest.Today(), "description": "x"},
+		notApplicable: map[refusal]string{otherDriver: noDriver}},
+	"GET /api/v0/drivers/{id}/penalties/{penalty_id}": {action: auth.PenaltiesRead,
+		ids: driverIDs("penalty_id", webtest.KindPenalty)},
+	"PUT /api/v0/drivers/{id}/penalties/{penalty_id}/dispute": {action: auth.PenaltiesRespond,
+		ids: driverIDs("penalty_id", webtest.KindPenalty), body: map[string]any{"dispute_reason": "not me"}},
+	"PUT /api/v0/drivers/{id}/penalties/{penalty_id}/resolve": {action: auth.PenaltiesManage,
+		ids: driverIDs("penalty_id", webtest.KindPenalty), body: map[string]any{"resolution_action": "cancel", "resolution": "ok"},
+		notApplicable: map[refusal]string{otherDriver: noDriver}},
+	"PUT /api/v0/drivers/{id}/penalties/{penalty_id}/accept": {action: auth.PenaltiesRespond,
+		ids: driverIDs("penalty_id", webtest.KindPenalty)},
+
+	"GET /api/v0/drivers/{id}/rating": {action: auth.RatingRead, ids: driverIDs(),
+		notApplicable: map[refusal]string{roleRefused: everyRole}},
+	"GET /api/v0/drivers/{id}/rating/history": {action: auth.RatingRead, ids: driverIDs(),
+		notApplicable: map[refusal]string{roleRefused: everyRole}},
+	"POST /api/v0/drivers/{id}/rating/calculate": {action: auth.RatingManage, ids: driverIDs(), body: map[string]any{},
+		notApplicable: map[refusal]string{otherDriver: noDriver}},
+	"GET /api/v0/ratings": {action: auth.RatingRead, notApplicable: map[refusal]string{
+		otherCompany: collection, roleRefused: everyRole, otherDriver: ownList}},
+	"GET /api/v0/companies/{company_id}/rating-config": {action: auth.RatingRead,
+		ids:           map[string]string{"company_id": webtest.KindCompany},
+		notApplicable: map[refusal]string{roleRefused: everyRole, otherDriver: companyOnly}},
+	"PUT /api/v0/companies/{company_id}/rating-config": {action: auth.RatingManage,
+		ids:           map[string]string{"company_id": webtest.KindCompany},
+		body:          map[string]any{"metrics": []any{map[string]any{"metric_name": "activity", "thresholds": map[string]any{"min_orders_per_month": 9}}}},
+		notApplicable: map[refusal]string{otherDriver: noDriver}},
+}
+
+// plannedRoute is a route the API announces but does not serve yet (501):
+// no record and no permission behind it.
+var plannedRoute = authzRoute{notApplicable: map[refusal]string{
+	otherCompany: "planned (501)", roleRefused: "planned (501)", otherDriver: "planned (501)"}}
+
+func TestEveryAPIRouteRefusesOtherTenantsRolesAndDrivers(t *testing.T) {
+	doc, _, err := loadContract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var routes []string
+	for path, item := range doc.Paths.Map() {
+		for method := range item.Operations() {
+			routes = append(routes, method+" "+path)
+		}
+	}
+	sort.Strings(routes)
+	planned := map[string]bool{}
+	for _, p := range apiPlannedPaths() {
+		planned[p] = true
+	}
+	seen := map[string]bool{}
+	for _, r := range routes {
+		seen[r] = true
+		if _, ok := apiRoutes[r]; !ok && !planned[strings.SplitN(r, " ", 2)[1]] {
+			t.Errorf("%s is in the OpenAPI document but not in the authorization table apiRoutes: add it (the permission it needs, the record kind of each path id, and why a refusal does not apply)", r)
+		}
+	}
+	for r := range apiRoutes {
+		if !seen[r] {
+			t.Errorf("%s is in the authorization table but not in the OpenAPI document", r)
+		}
+	}
+	if t.Failed() {
+		return
+	}
+
+	env := webtest.New(t)
+	w := env.World()
+	callers := newRefusedCallers(env, w)
+	for _, r := range routes {
+		route, ok := apiRoutes[r]
+		if !ok {
+			route = plannedRoute
+		}
+		method, path, _ := strings.Cut(r, " ")
+		for _, ref := range refusals {
+			if !applies(t, r, route, ref, route.ids != nil) {
+				continue
+			}
+			tenant, driver, caller := w.Away, 0, callers.admin // otherCompany
+			want := "AccessDenied"
+			switch ref {
+			case roleRefused:
+				tenant, caller, want = w.Home, callers.role(refusedRole(route.action)), "Forbidden"
+			case otherDriver:
+				tenant, driver, caller = w.Home, 1, callers.driver
+			}
+			url := fillPath(t, path, route.ids, tenant, driver)
+			before := env.Checksum()
+			res := send(caller, method, url, route.body)
+			if res.Status != http.StatusForbidden || res.JSON()["error"] != want {
+				t.Errorf("%s (%s): got %d %s, want 403 %s", r, ref, res.Status, res.Body, want)
+			}
+			if after := env.Checksum(); after != before {
+				t.Errorf("%s (%s): the refused request changed data", r, ref)
+			}
+		}
+	}
+}
+
+// refusedCallers are the callers of the Home company, made once and warmed
+// up (their first request writes their user row).
+type refusedCallers struct {
+	admin, driver *webtest.Caller
+	roles         map[auth.Role]*webtest.Caller
+}
+
+func newRefusedCallers(env *webtest.Env, w *webtest.World) refusedCallers {
+	c := refusedCallers{
+		admin:  env.As(w.Home.Company, auth.RoleAdmin),
+		driver: env.As(w.Home.Company, auth.RoleDriver, w.Home.Drivers[0].Email),
+		roles:  map[auth.Role]*webtest.Caller{},
+	}
+	for _, r := range auth.Roles {
+		c.roles[r] = env.As(w.Home.Company, r)
+		c.roles[r].Get("/api/v0/drivers").Expect(http.StatusOK)
+	}
+	c.roles[auth.RoleDriver] = c.driver
+	c.admin.Get("/api/v0/drivers").Expect(http.StatusOK)
+	c.driver.Get("/api/v0/drivers").Expect(http.StatusOK)
+	return c
+}
+
+func (c refusedCallers) role(r auth.Role) *webtest.Caller { return c.roles[r] }
+
+// refusedRole is a role the matrix refuses the action, staff roles first.
+func refusedRole(a auth.Action) auth.Role {
+	for _, r := range []auth.Role{auth.RoleDispatcher, auth.RoleAccountant, auth.RoleHRManager, auth.RoleDriver, auth.RoleAdmin} {
+		if auth.Allowed(r, a) == auth.Deny {
+			return r
+		}
+	}
+	return ""
+}
+
+// applies says whether the refusal is to be tried on the route, and fails
+// the test when the table's notApplicable disagrees with the permission
+// matrix and the route's path ids.
+func applies(t *testing.T, name string, route authzRoute, ref refusal, hasIDs bool) bool {
+	t.Helper()
+	reason, na := route.notApplicable[ref]
+	if na && reason == "" {
+		t.Errorf("%s: %s is listed as not applicable without a reason", name, ref)
+	}
+	if route.action == "" {
+		if !na {
+			t.Errorf("%s: a route outside the permission matrix must list %q as not applicable", name, ref)
+		}
+		return false
+	}
+	var possible bool
+	switch ref {
+	case otherCompany:
+		possible = hasIDs
+	case roleRefused:
+		possible = refusedRole(route.action) != ""
+	case otherDriver:
+		possible = hasIDs && auth.Allowed(auth.RoleDriver, route.action) == auth.Own && !companyRecord(route)
+	}
+	switch {
+	case possible && na:
+		t.Errorf("%s: %s is listed as not applicable (%s), but it can happen: test it", name, ref, reason)
+	case !possible && !na:
+		t.Errorf("%s: %s cannot happen here (matrix or path ids): list it in notApplicable with the reason", name, ref)
+	}
+	return possible
+}
+
+// companyRecord reports whether the route's record is a company's, not a
+// driver's (its only path id names a company).
+func companyRecord(route authzRoute) bool {
+	for _, kind := range route.ids {
+		if kind != webtest.KindCompany {
+			return false
+		}
+	}
+	return len(route.ids) > 0
+}
+
+var pathParam = regexp.MustCompile(`\{([a-z_]+)\}`)
+
+// fillPath puts the tenant's records into the path's ids.
+func fillPath(t *testing.T, path string, ids map[string]string, tenant webtest.Tenant, driver int) string {
+	t.Helper()
+	return pathParam.ReplaceAllStringFunc(path, func(m string) string {
+		name := m[1 : len(m)-1]
+		kind, ok := ids[name]
+		if !ok {
+			t.Fatalf("%s: the table names no record kind for {%s}", path, name)
+		}
+		return tenant.ID(driver, kind).String()
+	})
+}
+
+// send sends the route's request with its body.
+func send(c *webtest.Caller, method, url string, body any) *webtest.Response {
+	if body == "upload" {
+		b, h := webtest.PDFUpload("other.pdf")
+		return c.Send(method, url, io.Reader(b), h)
+	}
+	return c.Do(method, url, body)
+}
+
+// apiPlannedPaths are the planned paths as the OpenAPI document writes them.
+func apiPlannedPaths() []string {
+	var out []string
+	for _, p := range api.PlannedPaths {
+		out = append(out, "/api/v0"+p)
+	}
+	return out
+}

@@ -1,0 +1,228 @@
+package pages_test
+
+import (
+	"net/http"
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/web/webtest"
+)
+
+// The pages' authorization test: every page route the server registers,
+// with the three callers that must be refused, as web/api's
+// TestEveryAPIRouteRefusesOtherTenantsRolesAndDrivers does for the API. A
+// page answers a refusal with its 403 page (AccessDenied and Forbidden look
+// the same to a person), which must not show the record, and nothing may
+// change. A page route missing from pageRoutes fails the test.
+
+type refusal string
+
+const (
+	otherCompany refusal = "another company's record"
+	roleRefused  refusal = "a role the matrix refuses"
+	otherDriver  refusal = "a driver touching another driver"
+)
+
+var refusals = []refusal{otherCompany, roleRefused, otherDriver}
+
+// pageRoute is one page route: the permission it needs, the record kind of
+// each path id (webtest.Kind*), the form it posts, and the refusals that
+// cannot happen on it, with the reason.
+type pageRoute struct {
+	action        auth.Action
+	ids           map[string]string
+	form          url.Values // POST: a valid form ("upload": see upload)
+	upload        bool
+	notApplicable map[refusal]string
+}
+
+const (
+	collection = "a collection of the caller's own company: no path id can name another company's record"
+	everyRole  = "every role may do this (permission matrix)"
+	noDriver   = "the driver role may not do this at all: the refused-role case covers it"
+	ownList    = "a driver has no list: it is sent to its own profile"
+	signInPage = "sign-in and preferences: no record, no permission"
+)
+
+var notInMatrix = map[refusal]string{otherCompany: signInPage, roleRefused: signInPage, otherDriver: signInPage}
+
+var driverID = map[string]string{"id": webtest.KindDriver}
+
+// pageRoutes is the pages' authorization table, by "METHOD path" as Echo
+// registers it.
+var pageRoutes = map[string]pageRoute{
+	"GET /":              {notApplicable: map[refusal]string{otherCompany: "the dashboard of the caller's own company", roleRefused: everyRole, otherDriver: "the dashboard shows a driver its own things"}},
+	"GET /login":         {notApplicable: notInMatrix},
+	"POST /logout":       {notApplicable: notInMatrix},
+	"POST /language":     {notApplicable: notInMatrix},
+	"GET /auth/dev":      {notApplicable: notInMatrix},
+	"POST /auth/dev":     {notApplicable: notInMatrix},
+	"GET /auth/login":    {notApplicable: notInMatrix},
+	"GET /auth/callback": {notApplicable: notInMatrix},
+
+	"GET /audit": {action: auth.AuditRead, notApplicable: map[refusal]string{otherCompany: collection, otherDriver: noDriver}},
+
+	"GET /drivers": {action: auth.DriversRead, notApplicable: map[refusal]string{
+		otherCompany: collection, roleRefused: everyRole, otherDriver: ownList}},
+	"GET /drivers/new": {action: auth.DriversCreate, notApplicable: map[refusal]string{otherCompany: collection, otherDriver: noDriver}},
+	"POST /drivers/new": {action: auth.DriversCreate,
+		form:          url.Values{"first_name": {"Nový"}, "last_name": {"Řidič"}, "email": {"page-new@example.test"}, "status": {"active"}},
+		notApplicable: map[refusal]string{otherCompany: collection, otherDriver: noDriver}},
+	"GET /drivers/:id":       {action: auth.DriversRead, ids: driverID, notApplicable: map[refusal]string{roleRefused: everyRole}},
+	"GET /drivers/:id/edit":  {action: auth.DriversUpdate, ids: driverID},
+	"POST /drivers/:id/edit": {action: auth.DriversUpdate, ids: driverID, form: url.Values{"phone": {"+420 777 000 222"}}},
+	"GET /drivers/:id/delete": {action: auth.DriversDelete, ids: driverID,
+		notApplicable: map[refusal]string{otherDriver: noDriver}},
+	"POST /drivers/:id/delete": {action: auth.DriversDelete, ids: driverID, form: url.Values{},
+		notApplicable: map[refusal]string{otherDriver: noDriver}},
+	"GET /drivers/:id/documents/:document_id": {action: auth.DocumentsList,
+		ids: map[string]string{"id": webtest.KindDriver, "document_id": webtest.KindDocument}},
+	"POST /drivers/:id/documents/:document_id": {action: auth.DocumentsWrite, upload: true,
+		ids: map[string]string{"id": webtest.KindDriver, "document_id": webtest.KindDocument}},
+	"GET /files/:id/download": {action: auth.FilesRead, ids: map[string]string{"id": webtest.KindFile}},
+}
+
+// notPages are the registered routes that are not pages: the API (its own
+// authorization test walks the OpenAPI document), probes, assets.
+func notPage(path string) bool {
+	for _, prefix := range []string{"/api/", "/static", "/healthz", "/readyz", "/metrics", "/favicon"} {
+		if strings.HasPrefix(path, prefix) {
+			return true
+		}
+	}
+	return path == "/*" || strings.HasSuffix(path, "/*")
+}
+
+func TestEveryPageRouteRefusesOtherTenantsRolesAndDrivers(t *testing.T) {
+	env := devEnv(t)
+	var routes []string
+	seen := map[string]bool{}
+	for _, r := range env.App.Echo.Routes() {
+		if notPage(r.Path) || !strings.HasPrefix(r.Path, "/") {
+			continue
+		}
+		key := r.Method + " " + r.Path
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		routes = append(routes, key)
+		if _, ok := pageRoutes[key]; !ok {
+			t.Errorf("%s is a page route but not in the authorization table pageRoutes: add it (the permission it needs, the record kind of each path id, and why a refusal does not apply)", key)
+		}
+	}
+	for key := range pageRoutes {
+		if !seen[key] && key != "GET /auth/login" && key != "GET /auth/callback" { // registered only with OIDC configured
+			t.Errorf("%s is in pageRoutes but the server registers no such route", key)
+		}
+	}
+	sort.Strings(routes)
+	if t.Failed() {
+		return
+	}
+
+	w := env.World()
+	admin := signIn(t, env, w.Home.Company, auth.RoleAdmin, "admin@home.test", "en")
+	me := signIn(t, env, w.Home.Company, auth.RoleDriver, w.Home.Drivers[0].Email, "en")
+	roles := map[auth.Role]*browser{auth.RoleDriver: me}
+	for _, r := range auth.Roles {
+		if r != auth.RoleDriver {
+			roles[r] = signIn(t, env, w.Home.Company, r, string(r)+"@home.test", "en")
+		}
+	}
+	for _, key := range routes {
+		route := pageRoutes[key]
+		method, path, _ := strings.Cut(key, " ")
+		for _, ref := range refusals {
+			if !pageCaseApplies(t, key, route, ref) {
+				continue
+			}
+			tenant, driver, b := w.Away, 0, admin
+			switch ref {
+			case roleRefused:
+				tenant, b = w.Home, roles[refusedRole(route.action)]
+			case otherDriver:
+				tenant, driver, b = w.Home, 1, me
+			}
+			target := fillPagePath(t, path, route.ids, tenant, driver)
+			before := env.Checksum()
+			var res page
+			switch {
+			case route.upload:
+				res = b.upload(target, "other.pdf", []byte("%PDF-1.7\n% other\n"), nil, true)
+			case method == http.MethodPost:
+				res = b.post(target, route.form)
+			default:
+				res = b.get(target)
+			}
+			if res.Status != http.StatusForbidden {
+				t.Errorf("%s (%s): status %d, want 403; body: %s", key, ref, res.Status, truncate(res.Body))
+			}
+			if name := tenant.Drivers[driver].LastName; strings.Contains(res.Body, name) {
+				t.Errorf("%s (%s): the refusal shows the record (%q)", key, ref, name)
+			}
+			if after := env.Checksum(); after != before {
+				t.Errorf("%s (%s): the refused request changed data", key, ref)
+			}
+		}
+	}
+}
+
+// refusedRole is a role the matrix refuses the action, staff roles first.
+func refusedRole(a auth.Action) auth.Role {
+	for _, r := range []auth.Role{auth.RoleDispatcher, auth.RoleAccountant, auth.RoleHRManager, auth.RoleDriver, auth.RoleAdmin} {
+		if auth.Allowed(r, a) == auth.Deny {
+			return r
+		}
+	}
+	return ""
+}
+
+// pageCaseApplies says whether the refusal is to be tried, and fails the
+// test when the table disagrees with the permission matrix and path ids.
+func pageCaseApplies(t *testing.T, key string, route pageRoute, ref refusal) bool {
+	t.Helper()
+	reason, na := route.notApplicable[ref]
+	if na && reason == "" {
+		t.Errorf("%s: %s is listed as not applicable without a reason", key, ref)
+	}
+	if route.action == "" {
+		if !na {
+			t.Errorf("%s: a route outside the permission matrix must list %q as not applicable", key, ref)
+		}
+		return false
+	}
+	var possible bool
+	switch ref {
+	case otherCompany:
+		possible = len(route.ids) > 0
+	case roleRefused:
+		possible = refusedRole(route.action) != ""
+	case otherDriver:
+		possible = len(route.ids) > 0 && auth.Allowed(auth.RoleDriver, route.action) == auth.Own
+	}
+	switch {
+	case possible && na:
+		t.Errorf("%s: %s is listed as not applicable (%s), but it can happen: test it", key, ref, reason)
+	case !possible && !na:
+		t.Errorf("%s: %s cannot happen here (matrix or path ids): list it in notApplicable with the reason", key, ref)
+	}
+	return possible
+}
+
+var pagePathParam = regexp.MustCompile(`:([a-z_]+)`)
+
+func fillPagePath(t *testing.T, path string, ids map[string]string, tenant webtest.Tenant, driver int) string {
+	t.Helper()
+	return pagePathParam.ReplaceAllStringFunc(path, func(m string) string {
+		kind, ok := ids[m[1:]]
+		if !ok {
+			t.Fatalf("%s: the table names no record kind for %s", path, m)
+		}
+		return tenant.ID(driver, kind).String()
+	})
+}

@@ -1,0 +1,176 @@
+package webtest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"mime/multipart"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/konvoj/konvoj/internal/auth"
+)
+
+// World is what the authorization tests aim at: two companies, each with two
+// drivers that have a document with a file, a transaction, a finance period
+// and a penalty. Everything is made through the API, as a client would.
+type World struct {
+	Home, Away Tenant
+}
+
+// Tenant is one company of the World.
+type Tenant struct {
+	Company uuid.UUID
+	Admin   *Caller
+	// Drivers[0] is the record a driver caller of the company is linked to
+	// (by e-mail); Drivers[1] is another driver of the same company.
+	Drivers [2]Records
+}
+
+// Records are one driver's records, by kind.
+type Records struct {
+	Driver, Document, File, Transaction, Period, Penalty uuid.UUID
+	Email, LastName                                      string
+}
+
+// Record kinds: the names the authorization tables use for path ids.
+const (
+	KindDriver      = "driver"
+	KindDocument    = "document"
+	KindFile        = "file"
+	KindTransaction = "transaction"
+	KindPeriod      = "period"
+	KindPenalty     = "penalty"
+	KindCompany     = "company"
+)
+
+// ID is the record of the kind (KindCompany: the tenant's company).
+func (t Tenant) ID(driver int, kind string) uuid.UUID {
+	r := t.Drivers[driver]
+	switch kind {
+	case KindDriver:
+		return r.Driver
+	case KindDocument:
+		return r.Document
+	case KindFile:
+		return r.File
+	case KindTransaction:
+		return r.Transaction
+	case KindPeriod:
+		return r.Period
+	case KindPenalty:
+		return r.Penalty
+	case KindCompany:
+		return t.Company
+	}
+	panic("webtest: unknown record kind " + kind)
+}
+
+// World builds the two companies and their records.
+func (e *Env) World() *World {
+	e.T.Helper()
+	w := &World{}
+	for i, t := range []*Tenant{&w.Home, &w.Away} {
+		name := []string{"Home", "Away"}[i]
+		t.Company = e.Company(name+" Transport", "enterprise")
+		t.Admin = e.As(t.Company, auth.RoleAdmin)
+		for d := range t.Drivers {
+			t.Drivers[d] = e.records(t.Admin, fmt.Sprintf("%s%dová", name, d))
+		}
+	}
+	return w
+}
+
+// records creates a driver with a file, a transaction (and so a period)
+// and a penalty.
+func (e *Env) records(admin *Caller, lastName string) Records {
+	e.T.Helper()
+	r := Records{LastName: lastName, Email: strings.ToLower(lastName) + "-" + uuid.NewString()[:8] + "@example.test"}
+	var drv struct{ ID uuid.UUID }
+	admin.Post("/api/v0/drivers", map[string]any{"first_name": "Eva", "last_name": lastName, "email": r.Email}).
+		Expect(http.StatusCreated).Decode(&drv)
+	r.Driver = drv.ID
+	base := "/api/v0/drivers/" + r.Driver.String()
+
+	var docs struct{ Data []struct{ ID uuid.UUID } }
+	admin.Get(base + "/documents").Expect(http.StatusOK).Decode(&docs)
+	r.Document = docs.Data[0].ID
+	var file struct{ ID uuid.UUID }
+	body, header := PDFUpload("scan.pdf")
+	admin.Send(http.MethodPost, "/api/v0/documents/"+r.Document.String()+"/files", body, header).
+		Expect(http.StatusCreated).Decode(&file)
+	r.File = file.ID
+
+	var tx struct{ ID uuid.UUID }
+	admin.Post(base+"/finance", map[string]any{"transaction_type": "bonus", "amount": "100.00", "transaction_date": Today()}).
+		Expect(http.StatusCreated).Decode(&tx)
+	r.Transaction = tx.ID
+	var periods struct{ Data []struct{ ID uuid.UUID } }
+	admin.Get(base + "/finance/periods").Expect(http.StatusOK).Decode(&periods)
+	r.Period = periods.Data[0].ID
+	var pen struct{ ID uuid.UUID }
+	admin.Post(base+"/penalties", map[string]any{"penalty_type": "other", "amount": "10.00", "incident_date": Today(), "description": "x"}).
+		Expect(http.StatusCreated).Decode(&pen)
+	r.Penalty = pen.ID
+	return r
+}
+
+// Today is today's date in the test companies' time zone (Europe/Prague).
+func Today() string {
+	loc, err := time.LoadLocation("Europe/Prague")
+	if err != nil {
+		loc = time.UTC
+	}
+	return time.Now().In(loc).Format(time.DateOnly)
+}
+
+// PDFUpload is a multipart body with a small PDF in the part "file", and
+// its Content-Type header.
+func PDFUpload(name string) (*bytes.Buffer, http.Header) {
+	var body bytes.Buffer
+	w := multipart.NewWriter(&body)
+	fw, _ := w.CreateFormFile("file", name)
+	_, _ = fw.Write([]byte("%PDF-1.7\n% webtest\n"))
+	_ = w.Close()
+	h := http.Header{}
+	h.Set("Content-Type", w.FormDataContentType())
+	return &body, h
+}
+
+// Checksum is a digest of every row of every table in the public schema
+// (the migrations' bookkeeping and River's job tables left out): two equal
+// checksums mean a request changed nothing.
+func (e *Env) Checksum() string {
+	e.T.Helper()
+	ctx := context.Background()
+	rows, err := e.DB.Query(ctx, `
+		SELECT table_name FROM information_schema.tables
+		WHERE table_schema = 'public' AND table_type = 'BASE TABLE'
+			AND table_name NOT LIKE 'river%' AND table_name NOT LIKE 'goose%' AND table_name <> 'schema_migrations'
+		ORDER BY table_name`)
+	if err != nil {
+		e.T.Fatalf("webtest: list tables: %v", err)
+	}
+	var parts []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			e.T.Fatalf("webtest: list tables: %v", err)
+		}
+		// Table names come from the catalog, not from input.
+		parts = append(parts, fmt.Sprintf(`SELECT %[1]s || ':' || md5(coalesce(string_agg(t::text, ',' ORDER BY t::text), '')) FROM %[2]s t`,
+			"'"+name+"'", `"`+name+`"`))
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		e.T.Fatalf("webtest: list tables: %v", err)
+	}
+	var sum string
+	if err := e.DB.QueryRow(ctx, `SELECT string_agg(x, ' ' ORDER BY x) FROM (`+strings.Join(parts, " UNION ALL ")+`) s(x)`).Scan(&sum); err != nil {
+		e.T.Fatalf("webtest: checksum: %v", err)
+	}
+	return sum
+}

@@ -18,7 +18,7 @@ import (
 // page, the same answer the service gives their create).
 func (p *Pages) newDriver(c echo.Context) error {
 	pr := web.Principal(c)
-	if err := pr.Require(auth.DriversCreate); err != nil {
+	if _, err := pr.Scope(auth.DriversCreate); err != nil {
 		return err
 	}
 	d, err := p.driverForm(c, pr, map[string]string{"status": "active"}, nil)

@@ -214,16 +214,7 @@ func (p *Pages) auditLog(c echo.Context) error {
 				d.PickedDriver.Name = r.Subject.DriverName
 			}
 		}
-		if st.Page > 1 {
-			prev := st
-			prev.Page = min(st.Page-1, d.LastPage)
-			d.PrevURL = prev.url()
-		}
-		if st.Page < d.LastPage {
-			next := st
-			next.Page = st.Page + 1
-			d.NextURL = next.url()
-		}
+		d.PrevURL, d.NextURL = pagerURLs(st.Page, d.LastPage, func(n int) string { at := st; at.Page = n; return at.url() })
 	}
 	return p.render(c, http.StatusOK, "audit.title", views.AuditLog(d))
 }

@@ -321,16 +321,7 @@ func (p *Pages) driverResults(lang i18n.Lang, pr auth.Principal, st listState, r
 		}
 		r.Columns = append(r.Columns, sc)
 	}
-	if st.Page > 1 {
-		prev := st
-		prev.Page = min(st.Page-1, r.LastPage)
-		r.PrevURL = prev.url()
-	}
-	if st.Page < r.LastPage {
-		next := st
-		next.Page = st.Page + 1
-		r.NextURL = next.url()
-	}
+	r.PrevURL, r.NextURL = pagerURLs(st.Page, r.LastPage, func(n int) string { at := st; at.Page = n; return at.url() })
 	for _, it := range res.Items {
 		row := views.DriverRow{
 			URL: "/drivers/" + it.ID.String(), Number: it.InternalNumber, Name: it.FirstName + " " + it.LastName,

@@ -188,6 +188,12 @@ func TestDriverListNextExpiryField(t *testing.T) {
 		t.Fatalf("cursor page: %+v", cur.Data)
 	}
 
+	// The accountant, who may not list documents, gets null.
+	acc, _ := expiryList(t, env.As(company, auth.RoleAccountant), "search=both")
+	if len(acc) != 1 || acc[0].NextExpiry != nil {
+		t.Fatalf("accountant: %+v", acc)
+	}
+
 	// Without include the item keeps the specification's fields; include
 	// knows only next_expiry.
 	plain := hr.Get("/api/v0/drivers").Expect(http.StatusOK).JSON()

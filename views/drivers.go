@@ -1,10 +1,12 @@
 package views
 
-// Option is one choice of a select.
+// Option is one choice of a select or of a group of checkboxes.
 type Option struct {
 	Value    string
 	Label    string
 	Selected bool
+	// Hint says what the choice means ("" none).
+	Hint string
 }
 
 // DriverListData is the drivers list page: the filter form and the
@@ -13,8 +15,10 @@ type DriverListData struct {
 	Search string
 	// Filter choices, with the current one selected.
 	Statuses, Offices, Citizenships, DocumentStatuses []Option
-	CanCreate                                         bool
-	Results                                           DriverResults
+	// DueWithin are the "expiring within N days" choices.
+	DueWithin []Option
+	CanCreate bool
+	Results   DriverResults
 }
 
 // DriverResults is the table of drivers, its sort links and pager.
@@ -31,6 +35,8 @@ type DriverResults struct {
 	Problem string
 	// Filtered is true when any filter or search is set.
 	Filtered bool
+	// ShowNextExpiry is false for roles that may not list documents.
+	ShowNextExpiry bool
 }
 
 // SortColumn is a header of the drivers table.
@@ -57,6 +63,8 @@ type DriverRow struct {
 	HireDate    string
 	Ready       bool
 	Documents   []StatusCount
+	// NextExpiry is the most urgent document (nil: none with an end date).
+	NextExpiry *DocumentCard
 }
 
 // StatusCount is how many of a driver's documents are in a status.
@@ -89,6 +97,9 @@ type DriverPageData struct {
 	Missing   int
 	CanEdit   bool
 	CanDelete bool
+	// HistoryURL is the audit log of this driver ("" for roles that may
+	// not read the log).
+	HistoryURL string
 }
 
 // ProfileSection is a titled group of profile values.

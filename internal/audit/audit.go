@@ -110,6 +110,22 @@ type Log struct {
 	IPAddress  *string         `json:"ip_address"`
 	UserAgent  *string         `json:"user_agent"`
 	CreatedAt  time.Time       `json:"created_at"`
+	// Subject names the record for people (the web page); it is not part
+	// of the API object.
+	Subject Subject `json:"-"`
+}
+
+// Subject is what an audit row is about, in people's terms: the driver
+// the record belongs to (the driver itself, or the driver of a document,
+// document file, finance transaction, penalty or finance period) and, for
+// a document or document file, the document's type. DriverID is nil for
+// records of no driver (rating_config).
+type Subject struct {
+	DriverID      *uuid.UUID
+	DriverName    string
+	DriverDeleted bool
+	DocumentID    *uuid.UUID
+	DocumentType  string
 }
 
 // Filter narrows the audit list. Several values of one field mean OR,
@@ -118,19 +134,66 @@ type Filter struct {
 	EntityTypes []string
 	EntityIDs   []uuid.UUID
 	UserIDs     []uuid.UUID
-	From, To    *time.Time
-	Page        int
-	PerPage     int
+	// DriverIDs keeps the rows about these drivers: each driver's own rows
+	// and those of its documents, document files, finance transactions,
+	// penalties and finance periods.
+	DriverIDs []uuid.UUID
+	From, To  *time.Time
+	Page      int
+	PerPage   int
 }
 
 // EntityTypes are the values of entity_type.
 var EntityTypes = []string{"driver", "document", "document_file", "finance_transaction", "penalty", "finance_period", "rating_config"}
+
+// Actions are the actions the services record, for filters and texts.
+var Actions = []string{"created", "updated", "deleted", "document.uploaded", "document.updated", "penalty.created",
+	"penalty.disputed", "penalty.accepted", "penalty.resolved", "period.closed", "period.paid"}
 
 // Service reads the audit log.
 type Service struct{ db *pgxpool.Pool }
 
 // NewService returns an audit service.
 func NewService(db *pgxpool.Pool) *Service { return &Service{db: db} }
+
+// filterSQL is the WHERE condition of a filter over audit_logs a; $1 is
+// the company. The driver filter finds the driver's records through the
+// tables' driver indexes and then their rows through
+// audit_logs_company_entity_idx.
+const filterSQL = `a.company_id = $1
+			AND (cardinality($2::text[]) = 0 OR a.entity_type = ANY ($2))
+			AND (cardinality($3::uuid[]) = 0 OR a.entity_id = ANY ($3))
+			AND (cardinality($4::uuid[]) = 0 OR a.user_id = ANY ($4))
+			AND ($5::timestamptz IS NULL OR a.created_at >= $5)
+			AND ($6::timestamptz IS NULL OR a.created_at <= $6)
+			AND (cardinality($7::uuid[]) = 0 OR (a.entity_type, a.entity_id) IN (
+				SELECT 'driver', x FROM unnest($7::uuid[]) AS x
+				UNION ALL SELECT 'document', dd.id FROM driver_documents dd WHERE dd.company_id = $1 AND dd.driver_id = ANY ($7)
+				UNION ALL SELECT 'document_file', f.id FROM driver_documents dd JOIN document_files f ON f.document_id = dd.id
+					WHERE dd.company_id = $1 AND dd.driver_id = ANY ($7)
+				UNION ALL SELECT 'finance_transaction', t.id FROM finance_transactions t WHERE t.company_id = $1 AND t.driver_id = ANY ($7)
+				UNION ALL SELECT 'penalty', pn.id FROM penalties pn WHERE pn.company_id = $1 AND pn.driver_id = ANY ($7)
+				UNION ALL SELECT 'finance_period', fp.id FROM finance_periods fp WHERE fp.company_id = $1 AND fp.driver_id = ANY ($7)))`
+
+// subjectJoin finds the driver and document of audit row a (aliases sd,
+// sdoc), for the rows of one page only.
+const subjectJoin = `LEFT JOIN LATERAL (
+			SELECT CASE a.entity_type
+				WHEN 'driver' THEN a.entity_id
+				WHEN 'document' THEN (SELECT dd.driver_id FROM driver_documents dd WHERE dd.company_id = a.company_id AND dd.id = a.entity_id)
+				WHEN 'document_file' THEN (SELECT dd.driver_id FROM document_files f JOIN driver_documents dd ON dd.id = f.document_id
+					WHERE f.company_id = a.company_id AND f.id = a.entity_id)
+				WHEN 'finance_transaction' THEN (SELECT t.driver_id FROM finance_transactions t WHERE t.company_id = a.company_id AND t.id = a.entity_id)
+				WHEN 'penalty' THEN (SELECT pn.driver_id FROM penalties pn WHERE pn.company_id = a.company_id AND pn.id = a.entity_id)
+				WHEN 'finance_period' THEN (SELECT fp.driver_id FROM finance_periods fp WHERE fp.company_id = a.company_id AND fp.id = a.entity_id)
+			END AS driver_id,
+			CASE a.entity_type
+				WHEN 'document' THEN a.entity_id
+				WHEN 'document_file' THEN (SELECT f.document_id FROM document_files f WHERE f.company_id = a.company_id AND f.id = a.entity_id)
+			END AS document_id
+		) r ON true
+		LEFT JOIN drivers sd ON sd.company_id = a.company_id AND sd.id = r.driver_id
+		LEFT JOIN driver_documents sdoc ON sdoc.company_id = a.company_id AND sdoc.id = r.document_id`
 
 // List returns a page of the company's audit rows, newest first, and the
 // total. company is Principal.Scope(auth.AuditRead).
@@ -143,19 +206,22 @@ func (s *Service) List(ctx context.Context, p auth.Principal, company auth.Ref, 
 			return nil, 0, apperr.Invalid("entity_type", "msg.audit.entity_type")
 		}
 	}
+	args := []any{company.CompanyID(), nonNil(f.EntityTypes), nonNil(f.EntityIDs), nonNil(f.UserIDs), f.From, f.To, nonNil(f.DriverIDs)}
 	rows, err := s.db.Query(ctx, `
-		SELECT id, entity_type, entity_id, user_id, user_name, action, old_values, new_values, ip_address, user_agent, created_at,
-			count(*) OVER ()
-		FROM audit_logs
-		WHERE company_id = $1
-			AND (cardinality($2::text[]) = 0 OR entity_type = ANY ($2))
-			AND (cardinality($3::uuid[]) = 0 OR entity_id = ANY ($3))
-			AND (cardinality($4::uuid[]) = 0 OR user_id = ANY ($4))
-			AND ($5::timestamptz IS NULL OR created_at >= $5)
-			AND ($6::timestamptz IS NULL OR created_at <= $6)
-		ORDER BY created_at DESC, id DESC
-		LIMIT $7 OFFSET $8`,
-		company.CompanyID(), nonNil(f.EntityTypes), nonNil(f.EntityIDs), nonNil(f.UserIDs), f.From, f.To, f.PerPage, (f.Page-1)*f.PerPage)
+		SELECT a.id, a.entity_type, a.entity_id, a.user_id, a.user_name, a.action, a.old_values, a.new_values, a.ip_address,
+			a.user_agent, a.created_at, pg.total,
+			sd.id, coalesce(sd.first_name || ' ' || sd.last_name, ''), sd.deleted_at IS NOT NULL, sdoc.id, coalesce(sdoc.type, '')
+		FROM (
+			SELECT a.id, count(*) OVER () AS total
+			FROM audit_logs a
+			WHERE `+filterSQL+`
+			ORDER BY a.created_at DESC, a.id DESC
+			LIMIT $8 OFFSET $9
+		) pg
+		JOIN audit_logs a ON a.id = pg.id AND a.company_id = $1
+		`+subjectJoin+`
+		ORDER BY a.created_at DESC, a.id DESC`,
+		append(args, f.PerPage, (f.Page-1)*f.PerPage)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list audit logs: %w", err)
 	}
@@ -164,7 +230,10 @@ func (s *Service) List(ctx context.Context, p auth.Principal, company auth.Ref, 
 	total := 0
 	for rows.Next() {
 		var l Log
-		if err := rows.Scan(&l.ID, &l.EntityType, &l.EntityID, &l.UserID, &l.User, &l.Action, &l.OldValues, &l.NewValues, &l.IPAddress, &l.UserAgent, &l.CreatedAt, &total); err != nil {
+		sub := &l.Subject
+		if err := rows.Scan(&l.ID, &l.EntityType, &l.EntityID, &l.UserID, &l.User, &l.Action, &l.OldValues, &l.NewValues,
+			&l.IPAddress, &l.UserAgent, &l.CreatedAt, &total,
+			&sub.DriverID, &sub.DriverName, &sub.DriverDeleted, &sub.DocumentID, &sub.DocumentType); err != nil {
 			return nil, 0, fmt.Errorf("scan audit log: %w", err)
 		}
 		out = append(out, l)
@@ -174,16 +243,48 @@ func (s *Service) List(ctx context.Context, p auth.Principal, company auth.Ref, 
 	}
 	if len(out) == 0 && f.Page > 1 {
 		// count(*) OVER () is unknown past the last page; count separately.
-		err := s.db.QueryRow(ctx, `SELECT count(*) FROM audit_logs WHERE company_id = $1
-			AND (cardinality($2::text[]) = 0 OR entity_type = ANY ($2)) AND (cardinality($3::uuid[]) = 0 OR entity_id = ANY ($3))
-			AND (cardinality($4::uuid[]) = 0 OR user_id = ANY ($4))
-			AND ($5::timestamptz IS NULL OR created_at >= $5) AND ($6::timestamptz IS NULL OR created_at <= $6)`,
-			company.CompanyID(), nonNil(f.EntityTypes), nonNil(f.EntityIDs), nonNil(f.UserIDs), f.From, f.To).Scan(&total)
-		if err != nil {
+		if err := s.db.QueryRow(ctx, `SELECT count(*) FROM audit_logs a WHERE `+filterSQL, args...).Scan(&total); err != nil {
 			return nil, 0, fmt.Errorf("count audit logs: %w", err)
 		}
 	}
 	return out, total, nil
+}
+
+// Person is someone who has changed something: a user of the company who
+// appears in its audit log.
+type Person struct {
+	ID   uuid.UUID
+	Name string
+}
+
+// People lists the company's users who have audit rows, by name, for the
+// page's "who" filter. company is Principal.Scope(auth.AuditRead).
+func (s *Service) People(ctx context.Context, p auth.Principal, company auth.Ref) ([]Person, error) {
+	if err := company.Check(p, auth.AuditRead); err != nil {
+		return nil, err
+	}
+	rows, err := s.db.Query(ctx, `
+		SELECT u.id, coalesce(nullif(trim(concat_ws(' ', u.first_name, u.last_name)), ''), u.email)
+		FROM users u
+		WHERE u.company_id = $1
+			AND EXISTS (SELECT 1 FROM audit_logs a WHERE a.company_id = $1 AND a.user_id = u.id)
+		ORDER BY 2, u.id`, company.CompanyID())
+	if err != nil {
+		return nil, fmt.Errorf("list audit people: %w", err)
+	}
+	defer rows.Close()
+	out := []Person{}
+	for rows.Next() {
+		var pe Person
+		if err := rows.Scan(&pe.ID, &pe.Name); err != nil {
+			return nil, fmt.Errorf("scan audit person: %w", err)
+		}
+		out = append(out, pe)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list audit people: %w", err)
+	}
+	return out, nil
 }
 
 // nonNil sends an empty list rather than NULL, so cardinality() is 0.

@@ -72,8 +72,26 @@ type ListItem struct {
 	HireDate         *civil.Date      `json:"hire_date"`
 	IsReady          bool             `json:"is_ready"`
 	DocumentsSummary DocumentsSummary `json:"documents_summary"`
-	CreatedAt        time.Time        `json:"created_at"`
-	UpdatedAt        time.Time        `json:"updated_at"`
+	// NextExpiry is not part of the specification's list item: the API
+	// adds it only when the client asks (include=next_expiry).
+	NextExpiry *NextExpiry `json:"-"`
+	CreatedAt  time.Time   `json:"created_at"`
+	UpdatedAt  time.Time   `json:"updated_at"`
+}
+
+// NextExpiry is a driver's most urgent document: of its documents that
+// have a current file and a valid_until, the one with the earliest
+// valid_until (an expired one, when there is one), ties broken by type
+// code. Documents without a file (no_data) or without an expiry are never
+// the next expiry; a driver with none has a null NextExpiry.
+type NextExpiry struct {
+	DocumentID   uuid.UUID  `json:"document_id"`
+	DocumentType string     `json:"document_type"`
+	ValidUntil   civil.Date `json:"valid_until"`
+	// DaysUntilExpiry counts from today in the company's time zone;
+	// negative when expired.
+	DaysUntilExpiry int    `json:"days_until_expiry"`
+	Status          string `json:"status"`
 }
 
 // DocumentsSummary counts a driver's documents by status.

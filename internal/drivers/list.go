@@ -21,9 +21,14 @@ type ListParams struct {
 	OfficeIDs      []uuid.UUID
 	Citizenship    []string
 	DocumentStatus []string // drivers with at least one document in one of these statuses
-	Search         string   // every word must occur in name, e-mail or internal number
-	SortBy         string   // internal_number (default), last_name, hire_date, created_at
-	SortOrder      string   // asc (default), desc
+	// DocumentDueWithin keeps drivers with a document (with a current file)
+	// whose valid_until is between today and today+N days in the company's
+	// time zone, both ends included; already expired documents do not count
+	// (document_status=expired finds those). nil: no filter.
+	DocumentDueWithin *int
+	Search            string // every word must occur in name, e-mail or internal number
+	SortBy            string // internal_number (default), last_name, hire_date, created_at, next_expiry
+	SortOrder         string // asc (default), desc
 
 	// Offset pagination (the default).
 	Page, PerPage int
@@ -47,24 +52,31 @@ type ListResult struct {
 // MaxSearchLength bounds the search text.
 const MaxSearchLength = 100
 
+// MaxDueWithin is the largest document_due_within, in days.
+const MaxDueWithin = 366
+
 // sortColumn is a column the list may be sorted by.
 type sortColumn struct {
-	expr     string // SQL expression on drivers d
+	expr     string // SQL expression on drivers d (and join, when set)
+	join     string // a join the expression needs, added to the paging query
 	cast     string // type the cursor key is cast back to
 	nullable bool   // nulls sort last in both directions
 }
 
 // sortColumns are the allowed sort_by values; internal_number sorts by its
-// numeric part so DRV-10000 follows DRV-9999.
+// numeric part so DRV-10000 follows DRV-9999. next_expiry is the
+// valid_until of the driver's most urgent document (NextExpiry), null for
+// drivers without a dated document with a file.
 var sortColumns = map[string]sortColumn{
 	"internal_number": {expr: "d.internal_seq", cast: "bigint"},
 	"last_name":       {expr: "d.last_name", cast: "text"},
 	"hire_date":       {expr: "d.hire_date", cast: "date", nullable: true},
 	"created_at":      {expr: "d.created_at", cast: "timestamptz"},
+	"next_expiry":     {expr: "nx.valid_until", join: nextExpiryJoin, cast: "date", nullable: true},
 }
 
 // SortFields lists the allowed sort_by values (for documentation and forms).
-var SortFields = []string{"internal_number", "last_name", "hire_date", "created_at"}
+var SortFields = []string{"internal_number", "last_name", "hire_date", "created_at", "next_expiry"}
 
 // List returns a page of the company's drivers (company from
 // Principal.Scope(auth.DriversRead)). A driver caller sees only its own
@@ -99,6 +111,13 @@ func (s *Service) List(ctx context.Context, p auth.Principal, company auth.Ref, 
 	items, keys, total, err := q.run(ctx, s.db)
 	if err != nil {
 		return ListResult{}, err
+	}
+	if p.Grant(auth.DocumentsList) == auth.Deny {
+		// A role that may not list documents (the accountant) sees the
+		// counts by status, not which document expires when.
+		for i := range items {
+			items[i].NextExpiry = nil
+		}
 	}
 	res := ListResult{Items: items, Total: total}
 	if lp.CursorMode {
@@ -141,6 +160,9 @@ func (lp *ListParams) normalize() error {
 			v.Add("document_status", "msg.list.document_status")
 			break
 		}
+	}
+	if n := lp.DocumentDueWithin; n != nil && (*n < 1 || *n > MaxDueWithin) {
+		v.Add("document_due_within", "msg.list.document_due_within", "max", MaxDueWithin)
 	}
 	lp.Search = strings.TrimSpace(lp.Search)
 	if utf8.RuneCountInString(lp.Search) > MaxSearchLength {

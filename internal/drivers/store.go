@@ -11,6 +11,7 @@ import (
 
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/postgres"
 )
@@ -229,6 +230,14 @@ func (q *listQuery) where() string {
 	for _, w := range searchWords(lp.Search) {
 		conds = append(conds, "d.search_text LIKE '%' || konvoj_unaccent(lower("+q.arg(w)+"::text)) || '%'")
 	}
+	if lp.DocumentDueWithin != nil {
+		// The same index range as document_status: valid_until from today
+		// to today+N; expired documents are left out.
+		conds = append(conds, `d.id IN (
+				SELECT dd.driver_id FROM driver_documents dd
+				WHERE dd.company_id = $1 AND dd.current_file_id IS NOT NULL
+					AND dd.valid_until BETWEEN (SELECT today FROM co) AND (SELECT today FROM co) + `+q.arg(*lp.DocumentDueWithin)+`::int)`)
+	}
 	if len(lp.DocumentStatus) > 0 {
 		// One pass over the company's matching documents (an index range of
 		// valid_until), not one probe per driver.
@@ -261,6 +270,29 @@ var statusRanges = map[string]string{
 		"dd.valid_until >= (SELECT today FROM co) AND dd.valid_until < (SELECT today FROM co) + 15",
 	"expired": "dd.current_file_id IS NOT NULL AND dd.valid_until < (SELECT today FROM co)",
 }
+
+// nextExpiryJoin finds the valid_until of driver d's most urgent document
+// (nx.valid_until, null when none) from the index
+// driver_documents_next_expiry_idx: one index probe per driver.
+const nextExpiryJoin = `LEFT JOIN LATERAL (
+				SELECT dd.valid_until FROM driver_documents dd
+				WHERE dd.driver_id = d.id AND dd.company_id = d.company_id
+					AND dd.current_file_id IS NOT NULL AND dd.valid_until IS NOT NULL
+				ORDER BY dd.valid_until, dd.type
+				LIMIT 1
+			) nx ON true`
+
+// nextExpiryItem is the NextExpiry object of driver d on the page (alias
+// ne), the same document nextExpiryJoin picks.
+const nextExpiryItem = `LEFT JOIN LATERAL (
+			SELECT dd.id, dd.type, dd.valid_until, dd.valid_until - co.today AS days,
+				konvoj_document_status(true, dd.valid_until, co.today) AS status
+			FROM driver_documents dd
+			WHERE dd.driver_id = d.id AND dd.company_id = d.company_id
+				AND dd.current_file_id IS NOT NULL AND dd.valid_until IS NOT NULL
+			ORDER BY dd.valid_until, dd.type
+			LIMIT 1
+		) ne ON true`
 
 // keyset is the condition "after the cursor row" in the sort order, with
 // nulls last in both directions.
@@ -298,15 +330,20 @@ func (q *listQuery) run(ctx context.Context, db postgres.DBTX) ([]ListItem, []*s
 	} else {
 		limit, offset = q.arg(lp.PerPage), q.arg((lp.Page-1)*lp.PerPage)
 	}
+	// The outer query sorts the page again by the paging query's key
+	// (p.sort_key is its text form, so it is cast back) and id.
+	outerOrder := fmt.Sprintf("p.sort_key::%s %s NULLS LAST, d.id %s", col.cast, dir, dir)
 	sql := fmt.Sprintf(`
 		WITH co AS (%s WHERE c.id = $1)
 		SELECT d.id, d.internal_number, d.first_name, d.last_name, d.email, d.phone, d.citizenship, d.status,
 			d.hire_date, d.created_at, d.updated_at,
 			s.total, s.valid, s.warning, s.expiring_soon, s.expired, s.no_data, %s,
+			ne.id, ne.type, ne.valid_until, ne.days, ne.status,
 			p.sort_key, p.total_rows
 		FROM (
 			SELECT d.id, (%s)::text AS sort_key, %s AS total_rows
 			FROM drivers d
+			%s
 			WHERE %s
 			ORDER BY %s
 			LIMIT %s OFFSET %s
@@ -314,8 +351,9 @@ func (q *listQuery) run(ctx context.Context, db postgres.DBTX) ([]ListItem, []*s
 		JOIN drivers d ON d.id = p.id AND d.company_id = $1
 		CROSS JOIN co
 		%s
+		%s
 		ORDER BY %s`,
-		companyFacts, readyExpr, col.expr, total, where, order, limit, offset, summaryJoin, order)
+		companyFacts, readyExpr, col.expr, total, col.join, where, order, limit, offset, summaryJoin, nextExpiryItem, outerOrder)
 	rows, err := db.Query(ctx, sql, q.args...)
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("list drivers: %w", err)
@@ -327,12 +365,15 @@ func (q *listQuery) run(ctx context.Context, db postgres.DBTX) ([]ListItem, []*s
 	for rows.Next() {
 		var it ListItem
 		var key *string
+		var ne nextExpiryRow
 		s := &it.DocumentsSummary
 		if err := rows.Scan(&it.ID, &it.InternalNumber, &it.FirstName, &it.LastName, &it.Email, &it.Phone, &it.Citizenship,
 			&it.Status, &it.HireDate, &it.CreatedAt, &it.UpdatedAt,
-			&s.Total, &s.Valid, &s.Warning, &s.ExpiringSoon, &s.Expired, &s.NoData, &it.IsReady, &key, &n); err != nil {
+			&s.Total, &s.Valid, &s.Warning, &s.ExpiringSoon, &s.Expired, &s.NoData, &it.IsReady,
+			&ne.id, &ne.typ, &ne.validUntil, &ne.days, &ne.status, &key, &n); err != nil {
 			return nil, nil, 0, fmt.Errorf("scan driver: %w", err)
 		}
+		it.NextExpiry = ne.value()
 		items = append(items, it)
 		keys = append(keys, key)
 	}
@@ -340,6 +381,21 @@ func (q *listQuery) run(ctx context.Context, db postgres.DBTX) ([]ListItem, []*s
 		return nil, nil, 0, fmt.Errorf("list drivers: %w", err)
 	}
 	return items, keys, n, nil
+}
+
+// nextExpiryRow is the nullable NextExpiry columns of a list row.
+type nextExpiryRow struct {
+	id          *uuid.UUID
+	typ, status *string
+	validUntil  *civil.Date
+	days        *int
+}
+
+func (r nextExpiryRow) value() *NextExpiry {
+	if r.id == nil {
+		return nil
+	}
+	return &NextExpiry{DocumentID: *r.id, DocumentType: *r.typ, ValidUntil: *r.validUntil, DaysUntilExpiry: *r.days, Status: *r.status}
 }
 
 // count counts the filtered set (for a page past the end).

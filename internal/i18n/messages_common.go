@@ -49,6 +49,7 @@ func init() {
 		"msg.api.param_uuid":        "The {name} parameter must be a UUID.",
 		"msg.api.param_uuids":       "The {name} parameter must hold UUIDs.",
 		"msg.api.param_date":        "The {name} parameter must be a date (YYYY-MM-DD).",
+		"msg.api.include":           "The selected include is invalid. Allowed: {allowed}.",
 
 		"msg.tenants.tier":     "The tier must be one of: {allowed}.",
 		"msg.tenants.country":  "The country must be a 2-letter ISO 3166-1 code.",
@@ -103,6 +104,7 @@ func init() {
 		"msg.api.param_uuid":        "Parametr {name} musí být UUID.",
 		"msg.api.param_uuids":       "Parametr {name} musí obsahovat UUID.",
 		"msg.api.param_date":        "Parametr {name} musí být datum (RRRR-MM-DD).",
+		"msg.api.include":           "Zvolené include není platné. Povolené: {allowed}.",
 
 		"msg.tenants.tier":     "Tarif musí být jeden z: {allowed}.",
 		"msg.tenants.country":  "Země musí být dvoupísmenný kód ISO 3166-1.",

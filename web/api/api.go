@@ -94,6 +94,7 @@ func (h *Handlers) listAuditLogs(c echo.Context) error {
 		EntityTypes: q.list("entity_type"),
 		EntityIDs:   q.uuids("entity_id"),
 		UserIDs:     q.uuids("user_id"),
+		DriverIDs:   q.uuids("driver_id"),
 		From:        q.time("from"),
 		To:          q.timeEnd("to"),
 		Page:        page,

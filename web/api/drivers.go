@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
+	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/web"
@@ -40,13 +41,14 @@ func (h *Handlers) listDrivers(c echo.Context) error {
 	}
 	q := query{c: c}
 	lp := drivers.ListParams{
-		Status:         q.list("status"),
-		OfficeIDs:      q.uuids("office_id"),
-		Citizenship:    q.list("citizenship"),
-		DocumentStatus: q.list("document_status"),
-		Search:         q.str("search"),
-		SortBy:         q.str("sort_by"),
-		SortOrder:      q.str("sort_order"),
+		Status:            q.list("status"),
+		OfficeIDs:         q.uuids("office_id"),
+		Citizenship:       q.list("citizenship"),
+		DocumentStatus:    q.list("document_status"),
+		DocumentDueWithin: q.optInt("document_due_within"),
+		Search:            q.str("search"),
+		SortBy:            q.str("sort_by"),
+		SortOrder:         q.str("sort_order"),
 	}
 	_, hasCursor := c.QueryParams()["cursor"]
 	_, hasLimit := c.QueryParams()["limit"]
@@ -57,18 +59,45 @@ func (h *Handlers) listDrivers(c echo.Context) error {
 	} else {
 		lp.Page, lp.PerPage = q.page(100)
 	}
+	include := q.list("include")
 	if err := q.err(); err != nil {
 		return err
+	}
+	// include shapes the response only, so the handler checks it (after
+	// the role check above, keeping the error order).
+	for _, name := range include {
+		if name != "next_expiry" {
+			return apperr.Invalid("include", "msg.api.include", "allowed", "next_expiry")
+		}
 	}
 	res, err := h.Drivers.List(c.Request().Context(), p, company, lp)
 	if err != nil {
 		return err
 	}
-	if lp.CursorMode {
-		return c.JSON(http.StatusOK, CursorPage[drivers.ListItem]{Data: res.Items,
-			Meta: CursorMeta{NextCursor: res.NextCursor, HasMore: res.HasMore}})
+	if len(include) > 0 {
+		return listDriversJSON(c, lp, res, func(it drivers.ListItem) driverWithExpiry { return driverWithExpiry{it, it.NextExpiry} })
 	}
-	return c.JSON(http.StatusOK, NewPage(c, res.Items, res.Total, lp.Page, lp.PerPage))
+	return listDriversJSON(c, lp, res, func(it drivers.ListItem) drivers.ListItem { return it })
+}
+
+// driverWithExpiry is a list item with the next_expiry the client asked
+// for (null when the driver has none).
+type driverWithExpiry struct {
+	drivers.ListItem
+	NextExpiry *drivers.NextExpiry `json:"next_expiry"`
+}
+
+// listDriversJSON writes the page of drivers in the envelope of its
+// pagination mode, each item shaped by item.
+func listDriversJSON[T any](c echo.Context, lp drivers.ListParams, res drivers.ListResult, item func(drivers.ListItem) T) error {
+	data := make([]T, len(res.Items))
+	for i, it := range res.Items {
+		data[i] = item(it)
+	}
+	if lp.CursorMode {
+		return c.JSON(http.StatusOK, CursorPage[T]{Data: data, Meta: CursorMeta{NextCursor: res.NextCursor, HasMore: res.HasMore}})
+	}
+	return c.JSON(http.StatusOK, NewPage(c, data, res.Total, lp.Page, lp.PerPage))
 }
 
 func (h *Handlers) getDriver(c echo.Context) error {

@@ -114,6 +114,16 @@ func (q *query) intParam(name string, def int) int {
 	return n
 }
 
+// optInt reads an optional whole number: nil when absent, 400 when it is
+// not a number (the service checks the range).
+func (q *query) optInt(name string) *int {
+	if q.str(name) == "" {
+		return nil
+	}
+	n := q.intParam(name, 0)
+	return &n
+}
+
 // page returns page and per_page (docs/lists.md): page below 1 or not a
 // number is 400; per_page is clamped to 1..max.
 func (q *query) page(max int) (int, int) {

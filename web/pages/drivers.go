@@ -51,9 +51,15 @@ type listState struct {
 	Search                              string
 	Status, Citizenship, DocumentStatus []string
 	Offices                             []string
-	SortBy, SortOrder                   string
-	Page                                int
+	// DueWithin is document_due_within in days (0: not filtered).
+	DueWithin         int
+	SortBy, SortOrder string
+	Page              int
 }
+
+// dueWithinChoices are the page's "expiring within" choices, in days. A
+// hand-edited address may hold any number the API accepts.
+var dueWithinChoices = []int{7, 14, 30, 60, 90}
 
 // readListState takes the list's state from the query. Like the API, a
 // filter may hold several comma-separated values (OR).
@@ -67,6 +73,9 @@ func readListState(q url.Values) listState {
 		SortBy:         q.Get("sort_by"),
 		SortOrder:      q.Get("sort_order"),
 	}
+	// Not a number names no choice: the filter is left out, as an unknown
+	// office finds nobody rather than failing the page.
+	s.DueWithin, _ = strconv.Atoi(q.Get("document_due_within"))
 	s.Page, _ = strconv.Atoi(q.Get("page"))
 	s.Page = max(s.Page, 1)
 	return s
@@ -84,11 +93,32 @@ func listValues(q url.Values, name string) []string {
 	return out
 }
 
+// defaultSort is the sort when the address names none: the nearest
+// expiry first while the list answers "whose documents expire within N
+// days", else the driver number.
+func (s listState) defaultSort() string {
+	if s.DueWithin != 0 {
+		return "next_expiry"
+	}
+	return "internal_number"
+}
+
+// sortBy is the sort in effect.
+func (s listState) sortBy() string {
+	if s.SortBy == "" {
+		return s.defaultSort()
+	}
+	return s.SortBy
+}
+
 // params turns the state into the service's list parameters.
 func (s listState) params() drivers.ListParams {
 	lp := drivers.ListParams{
 		Status: s.Status, Citizenship: s.Citizenship, DocumentStatus: s.DocumentStatus,
-		Search: s.Search, SortBy: s.SortBy, SortOrder: s.SortOrder, Page: s.Page, PerPage: driversPerPage,
+		Search: s.Search, SortBy: s.sortBy(), SortOrder: s.SortOrder, Page: s.Page, PerPage: driversPerPage,
+	}
+	if s.DueWithin != 0 {
+		lp.DocumentDueWithin = &s.DueWithin
 	}
 	for _, raw := range s.Offices {
 		// A malformed id names no office: the filter then finds nobody,
@@ -112,6 +142,8 @@ func (s *listState) drop(fields map[string][]string) {
 			s.Citizenship = nil
 		case "document_status":
 			s.DocumentStatus = nil
+		case "document_due_within":
+			s.DueWithin = 0
 		case "search":
 			s.Search = ""
 		case "sort_by":
@@ -123,7 +155,7 @@ func (s *listState) drop(fields map[string][]string) {
 }
 
 func (s listState) filtered() bool {
-	return s.Search != "" || len(s.Status)+len(s.Offices)+len(s.Citizenship)+len(s.DocumentStatus) > 0
+	return s.Search != "" || s.DueWithin != 0 || len(s.Status)+len(s.Offices)+len(s.Citizenship)+len(s.DocumentStatus) > 0
 }
 
 // url is the canonical address of the state: empty values and defaults
@@ -142,7 +174,10 @@ func (s listState) url() string {
 	set("office_id", s.Offices)
 	set("citizenship", s.Citizenship)
 	set("document_status", s.DocumentStatus)
-	if s.SortBy != "" && s.SortBy != "internal_number" {
+	if s.DueWithin != 0 {
+		q.Set("document_due_within", strconv.Itoa(s.DueWithin))
+	}
+	if s.SortBy != "" && s.SortBy != s.defaultSort() {
 		q.Set("sort_by", s.SortBy)
 	}
 	if s.SortOrder == "desc" {
@@ -220,8 +255,19 @@ func (p *Pages) driversList(c echo.Context) error {
 		d.Citizenships = append(d.Citizenships, views.Option{Value: code, Label: countryName(lang, code), Selected: slices.Contains(st.Citizenship, code)})
 	}
 	sortOptions(lang, d.Citizenships)
-	for _, s := range documents.Statuses {
-		d.DocumentStatuses = append(d.DocumentStatuses, views.Option{Value: s, Label: lang.T("drivers.docfilter." + s), Selected: slices.Contains(st.DocumentStatus, s)})
+	// The badges' status words, most urgent first, each with what it means.
+	for _, s := range summaryOrder {
+		d.DocumentStatuses = append(d.DocumentStatuses, views.Option{Value: s, Label: lang.T("doc.status." + s),
+			Hint: lang.T("drivers.docfilter." + s), Selected: slices.Contains(st.DocumentStatus, s)})
+	}
+	for _, n := range dueWithinChoices {
+		d.DueWithin = append(d.DueWithin, views.Option{Value: strconv.Itoa(n), Label: lang.T("drivers.filter.due_days", "days", strconv.Itoa(n)),
+			Selected: st.DueWithin == n})
+	}
+	if st.DueWithin != 0 && !slices.Contains(dueWithinChoices, st.DueWithin) {
+		// A number from a hand-edited or shared address stays selectable.
+		d.DueWithin = append(d.DueWithin, views.Option{Value: strconv.Itoa(st.DueWithin),
+			Label: lang.T("drivers.filter.due_days", "days", strconv.Itoa(st.DueWithin)), Selected: true})
 	}
 	return p.render(c, http.StatusOK, "drivers.title", views.DriversList(d))
 }
@@ -236,6 +282,7 @@ var driverColumns = []struct {
 	{"drivers.col.status", "", ""},
 	{"drivers.col.citizenship", "", "hidden xl:table-cell"},
 	{"drivers.col.hire_date", "hire_date", "hidden lg:table-cell"},
+	{"drivers.col.next_expiry", "next_expiry", ""},
 	{"drivers.col.documents", "", ""},
 	{"drivers.col.ready", "", ""},
 }
@@ -244,10 +291,7 @@ var driverColumns = []struct {
 var summaryOrder = []string{"expired", "expiring_soon", "warning", "no_data", "valid"}
 
 func (p *Pages) driverResults(lang i18n.Lang, pr auth.Principal, st listState, res drivers.ListResult) views.DriverResults {
-	sortBy, order := st.SortBy, st.SortOrder
-	if sortBy == "" {
-		sortBy = "internal_number"
-	}
+	sortBy, order := st.sortBy(), st.SortOrder
 	if order == "" {
 		order = "asc"
 	}
@@ -257,7 +301,11 @@ func (p *Pages) driverResults(lang i18n.Lang, pr auth.Principal, st listState, r
 		r.From = (st.Page-1)*driversPerPage + 1
 		r.To = r.From + len(res.Items) - 1
 	}
+	r.ShowNextExpiry = pr.Grant(auth.DocumentsList) != auth.Deny
 	for _, col := range driverColumns {
+		if col.sortBy == "next_expiry" && !r.ShowNextExpiry {
+			continue
+		}
 		sc := views.SortColumn{Label: col.label, Class: col.class}
 		if col.sortBy != "" {
 			next := st
@@ -273,16 +321,7 @@ func (p *Pages) driverResults(lang i18n.Lang, pr auth.Principal, st listState, r
 		}
 		r.Columns = append(r.Columns, sc)
 	}
-	if st.Page > 1 {
-		prev := st
-		prev.Page = min(st.Page-1, r.LastPage)
-		r.PrevURL = prev.url()
-	}
-	if st.Page < r.LastPage {
-		next := st
-		next.Page = st.Page + 1
-		r.NextURL = next.url()
-	}
+	r.PrevURL, r.NextURL = pagerURLs(st.Page, r.LastPage, func(n int) string { at := st; at.Page = n; return at.url() })
 	for _, it := range res.Items {
 		row := views.DriverRow{
 			URL: "/drivers/" + it.ID.String(), Number: it.InternalNumber, Name: it.FirstName + " " + it.LastName,
@@ -296,6 +335,13 @@ func (p *Pages) driverResults(lang i18n.Lang, pr auth.Principal, st listState, r
 		}
 		if it.HireDate != nil {
 			row.HireDate = lang.Date(*it.HireDate)
+		}
+		if ne := it.NextExpiry; ne != nil {
+			days := ne.DaysUntilExpiry
+			row.NextExpiry = &views.DocumentCard{
+				ID: ne.DocumentID.String(), URL: driverURL(it.ID) + "/documents/" + ne.DocumentID.String(),
+				Type: ne.DocumentType, Status: ne.Status, ValidUntil: lang.Date(ne.ValidUntil), Days: &days, Versions: -1,
+			}
 		}
 		counts := map[string]int{
 			"valid": it.DocumentsSummary.Valid, "warning": it.DocumentsSummary.Warning,
@@ -352,6 +398,9 @@ func (p *Pages) driverPage(c echo.Context) error {
 		ShowDocuments: d.Documents != nil,
 		CanEdit:       pr.Grant(auth.DriversUpdate) != auth.Deny,
 		CanDelete:     pr.Grant(auth.DriversDelete) != auth.Deny,
+	}
+	if pr.Grant(auth.AuditRead) != auth.Deny {
+		data.HistoryURL = "/audit?driver_id=" + d.ID.String()
 	}
 	for _, doc := range d.Documents {
 		card := documentCard(lang, d.ID, doc)

@@ -186,3 +186,16 @@ func formatSize(lang i18n.Lang, n int64) string {
 	}
 	return strings.Replace(s, " ", "\u00a0", 1)
 }
+
+// pagerURLs are the addresses of the previous and the next page of a list
+// ("" when there is none); at builds the address of page n. A page past
+// the end points back to the last one.
+func pagerURLs(page, last int, at func(n int) string) (prev, next string) {
+	if page > 1 {
+		prev = at(min(page-1, last))
+	}
+	if page < last {
+		next = at(page + 1)
+	}
+	return prev, next
+}

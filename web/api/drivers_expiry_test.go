@@ -1,0 +1,261 @@
+package api_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/web/webtest"
+)
+
+// expiryItem reads a list item's next_expiry.
+type expiryItem struct {
+	ID         uuid.UUID `json:"id"`
+	NextExpiry *struct {
+		DocumentID      uuid.UUID `json:"document_id"`
+		DocumentType    string    `json:"document_type"`
+		ValidUntil      string    `json:"valid_until"`
+		DaysUntilExpiry int       `json:"days_until_expiry"`
+		Status          string    `json:"status"`
+	} `json:"next_expiry"`
+}
+
+// expiryFleet makes drivers whose documents expire at known distances from
+// today (in the company's time zone) and returns them by name.
+func expiryFleet(t *testing.T, env *webtest.Env, hr *webtest.Caller) map[string]uuid.UUID {
+	t.Helper()
+	docs := []struct {
+		name string
+		set  map[string]*int // document type → days until valid_until (nil: no expiry)
+	}{
+		{"expired", map[string]*int{"passport": drvDays(-1)}},
+		{"today", map[string]*int{"visa_biometrics": drvDays(0), "passport": nil}},
+		{"in30", map[string]*int{"drivers_license": drvDays(30), "passport": drvDays(400)}},
+		{"in31", map[string]*int{"code_95": drvDays(31)}},
+		{"both", map[string]*int{"passport": drvDays(-3), "medical_examination": drvDays(10)}},
+		{"nofile", nil},
+		{"noexpiry", map[string]*int{"passport": nil}},
+		{"also30", map[string]*int{"tachograph_card": drvDays(30)}},
+	}
+	ids := map[string]uuid.UUID{}
+	for _, d := range docs {
+		it := drvCreate(t, hr, map[string]any{"first_name": "D", "last_name": d.name, "email": d.name + "@example.cz"})
+		ids[d.name] = it.ID
+		for typ, days := range d.set {
+			drvSetDocument(t, env, it.ID, typ, days)
+		}
+	}
+	return ids
+}
+
+func expiryList(t *testing.T, c *webtest.Caller, query string) ([]expiryItem, int) {
+	t.Helper()
+	var p struct {
+		Data  []expiryItem `json:"data"`
+		Total int          `json:"total"`
+	}
+	c.Get("/api/v0/drivers?include=next_expiry&" + query).Expect(http.StatusOK).Decode(&p)
+	return p.Data, p.Total
+}
+
+func names(ids map[string]uuid.UUID, items []expiryItem) []string {
+	byID := map[uuid.UUID]string{}
+	for n, id := range ids {
+		byID[id] = n
+	}
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = byID[it.ID]
+	}
+	return out
+}
+
+// document_due_within keeps drivers with a document expiring from today to
+// today+N (expired ones do not count) and combines with other filters.
+func TestDriverListDocumentDueWithin(t *testing.T) {
+	t.Parallel()
+	env := webtest.New(t)
+	company := env.Company("Acme", "free")
+	hr := env.As(company, auth.RoleHRManager)
+	ids := expiryFleet(t, env, hr)
+	// Another company's driver with a document due tomorrow never shows.
+	other := env.Company("Other", "free")
+	drvSetDocument(t, env, drvCreate(t, env.As(other, auth.RoleHRManager),
+		map[string]any{"first_name": "O", "last_name": "other", "email": "o@example.cz"}).ID, "passport", drvDays(1))
+
+	cases := []struct {
+		query string
+		want  []string
+	}{
+		{"document_due_within=30", []string{"today", "in30", "both", "also30"}},
+		{"document_due_within=29", []string{"today", "both"}},
+		{"document_due_within=31", []string{"today", "in30", "in31", "both", "also30"}},
+		{"document_due_within=1", []string{"today"}},
+		{"document_due_within=366", []string{"today", "in30", "in31", "both", "also30"}},
+		{"document_due_within=30&document_status=expired", []string{"both"}},
+		{"document_due_within=30&search=also", []string{"also30"}},
+		{"document_due_within=30&sort_by=next_expiry", []string{"both", "today", "in30", "also30"}},
+	}
+	for _, tc := range cases {
+		items, total := expiryList(t, hr, tc.query)
+		got := names(ids, items)
+		if tc.query == "document_due_within=30&sort_by=next_expiry" {
+			// in30 and also30 share the date: the id decides.
+			if ids["also30"].String() < ids["in30"].String() {
+				tc.want[2], tc.want[3] = tc.want[3], tc.want[2]
+			}
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: got %v, want %v", tc.query, got, tc.want)
+		}
+		if total != len(tc.want) {
+			t.Errorf("%s: total %d, want %d", tc.query, total, len(tc.want))
+		}
+	}
+
+	for _, q := range []string{"document_due_within=0", "document_due_within=-5", "document_due_within=367"} {
+		body := hr.Get("/api/v0/drivers?"+q).ExpectError(http.StatusUnprocessableEntity, "ValidationError")
+		if _, ok := body["errors"].(map[string]any)["document_due_within"]; !ok {
+			t.Errorf("%s: errors %v", q, body["errors"])
+		}
+	}
+	for _, q := range []string{"document_due_within=abc", "document_due_within=1.5", "document_due_within=30&limit=x"} {
+		hr.Get("/api/v0/drivers?"+q).ExpectError(http.StatusBadRequest, "BadRequest")
+	}
+	// In cursor mode too.
+	if got := drvPageAll(t, hr, "sort_by=next_expiry", "document_due_within=30", 1); len(got) != 4 {
+		t.Errorf("cursor paging with the filter: %d drivers", len(got))
+	}
+}
+
+// Each item names its most urgent document: the earliest valid_until of a
+// document with a file, expired ones included; null without one.
+func TestDriverListNextExpiryField(t *testing.T) {
+	t.Parallel()
+	env := webtest.New(t)
+	company := env.Company("Acme", "free")
+	hr := env.As(company, auth.RoleHRManager)
+	ids := expiryFleet(t, env, hr)
+	var today string
+	if err := env.DB.QueryRow(context.Background(), `SELECT konvoj_today(timezone)::text FROM companies WHERE id = $1`, company).Scan(&today); err != nil {
+		t.Fatal(err)
+	}
+	var docID uuid.UUID
+	if err := env.DB.QueryRow(context.Background(), `SELECT id FROM driver_documents WHERE driver_id = $1 AND type = 'passport'`, ids["both"]).Scan(&docID); err != nil {
+		t.Fatal(err)
+	}
+
+	items, _ := expiryList(t, hr, "per_page=100")
+	got := map[string]string{}
+	for i, n := range names(ids, items) {
+		ne := items[i].NextExpiry
+		if ne == nil {
+			got[n] = "null"
+			continue
+		}
+		got[n] = fmt.Sprintf("%s %d %s", ne.DocumentType, ne.DaysUntilExpiry, ne.Status)
+		if n == "both" && ne.DocumentID != docID {
+			t.Errorf("both: document %s, want the passport %s", ne.DocumentID, docID)
+		}
+		if n == "today" && ne.ValidUntil != today {
+			t.Errorf("today: valid_until %s, want %s", ne.ValidUntil, today)
+		}
+	}
+	want := map[string]string{
+		"expired": "passport -1 expired", "today": "visa_biometrics 0 expiring_soon", "in30": "drivers_license 30 warning",
+		"in31": "code_95 31 valid", "both": "passport -3 expired", "nofile": "null", "noexpiry": "null",
+		"also30": "tachograph_card 30 warning",
+	}
+	for n, w := range want {
+		if got[n] != w {
+			t.Errorf("%s: next_expiry %q, want %q", n, got[n], w)
+		}
+	}
+
+	// A driver caller sees its own next expiry; so does cursor mode.
+	own, _ := expiryList(t, env.As(company, auth.RoleDriver, "both@example.cz"), "")
+	if len(own) != 1 || own[0].ID != ids["both"] || own[0].NextExpiry == nil || own[0].NextExpiry.DocumentID != docID {
+		t.Fatalf("driver's own list: %+v", own)
+	}
+	var cur struct{ Data []expiryItem }
+	hr.Get("/api/v0/drivers?include=next_expiry&limit=100&search=both").Expect(http.StatusOK).Decode(&cur)
+	if len(cur.Data) != 1 || cur.Data[0].NextExpiry == nil || cur.Data[0].NextExpiry.DaysUntilExpiry != -3 {
+		t.Fatalf("cursor page: %+v", cur.Data)
+	}
+
+	// The accountant, who may not list documents, gets null.
+	acc, _ := expiryList(t, env.As(company, auth.RoleAccountant), "search=both")
+	if len(acc) != 1 || acc[0].NextExpiry != nil {
+		t.Fatalf("accountant: %+v", acc)
+	}
+
+	// Without include the item keeps the specification's fields; include
+	// knows only next_expiry.
+	plain := hr.Get("/api/v0/drivers").Expect(http.StatusOK).JSON()
+	for _, it := range plain["data"].([]any) {
+		if _, ok := it.(map[string]any)["next_expiry"]; ok {
+			t.Fatal("next_expiry without include")
+		}
+	}
+	withNull := hr.Get("/api/v0/drivers?include=next_expiry&search=nofile").Expect(http.StatusOK).JSON()
+	if v, ok := withNull["data"].([]any)[0].(map[string]any)["next_expiry"]; !ok || v != nil {
+		t.Fatalf("nofile: next_expiry %v (present %v), want null", v, ok)
+	}
+	hr.Get("/api/v0/drivers?include=documents").ExpectError(http.StatusUnprocessableEntity, "ValidationError")
+}
+
+// sort_by=next_expiry: nearest first (expired first), drivers without one
+// last in both directions; cursor paging visits the offset order.
+func TestDriverListSortByNextExpiry(t *testing.T) {
+	t.Parallel()
+	env := webtest.New(t)
+	company := env.Company("Acme", "free")
+	hr := env.As(company, auth.RoleHRManager)
+	ids := expiryFleet(t, env, hr)
+	// Ties on the date and on a missing date are broken by id.
+	tie := func(a, b string, desc bool) []string {
+		if (ids[a].String() < ids[b].String()) == desc {
+			return []string{b, a}
+		}
+		return []string{a, b}
+	}
+	asc := slices.Concat([]string{"both", "expired", "today"}, tie("in30", "also30", false), []string{"in31"}, tie("nofile", "noexpiry", false))
+	desc := slices.Concat([]string{"in31"}, tie("in30", "also30", true), []string{"today", "expired", "both"}, tie("nofile", "noexpiry", true))
+	for order, want := range map[string][]string{"asc": asc, "desc": desc} {
+		q := "sort_by=next_expiry&sort_order=" + order
+		items, total := expiryList(t, hr, q+"&per_page=100")
+		if got := names(ids, items); !slices.Equal(got, want) || total != len(want) {
+			t.Errorf("%s: got %v (total %d), want %v", order, got, total, want)
+		}
+		// Offset pages of 3 and cursor pages of 1, 2 and 3 give the same order.
+		var paged []string
+		for page := 1; page <= 3; page++ {
+			items, _ := expiryList(t, hr, fmt.Sprintf("%s&per_page=3&page=%d", q, page))
+			paged = append(paged, names(ids, items)...)
+		}
+		if !slices.Equal(paged, want) {
+			t.Errorf("%s offset pages: %v", order, paged)
+		}
+		wantIDs := make([]uuid.UUID, len(want))
+		for i, n := range want {
+			wantIDs[i] = ids[n]
+		}
+		for _, limit := range []int{1, 2, 3} {
+			if got := drvPageAll(t, hr, q, "", limit); !slices.Equal(got, wantIDs) {
+				t.Errorf("%s limit %d: cursor order %v, want %v", order, limit, got, wantIDs)
+			}
+		}
+	}
+	// A cursor of another sort is refused; an unknown sort is 422.
+	first := drvList(t, hr, "limit=2&sort_by=next_expiry")
+	if first.Meta.NextCursor == nil {
+		t.Fatal("no cursor")
+	}
+	hr.Get("/api/v0/drivers?sort_by=last_name&cursor="+*first.Meta.NextCursor).ExpectError(http.StatusBadRequest, "BadRequest")
+	hr.Get("/api/v0/drivers?sort_by=next_expiry_date").ExpectError(http.StatusUnprocessableEntity, "ValidationError")
+}

@@ -11,7 +11,7 @@ import (
 
 // RequestRole is the role request queries run as: it owns no table and
 // cannot bypass row-level security, so it sees only the rows of the company
-// set on its session (migrations/00007_row_level_security.sql).
+// set on its session (migrations/00008_row_level_security.sql).
 const RequestRole = "konvoj_app"
 
 // companySetting is the session setting the policies read.

@@ -54,7 +54,18 @@ GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA public TO konvoj_app;
 ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO konvoj_app;
 ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT USAGE, SELECT, UPDATE ON SEQUENCES TO konvoj_app;
 REVOKE ALL ON goose_db_version FROM konvoj_app;
-REVOKE ALL ON SEQUENCE goose_db_version_id_seq FROM konvoj_app;
+-- Its id sequence by lookup: its name is goose's business.
+-- +goose StatementBegin
+DO $$
+DECLARE
+    seq text := pg_get_serial_sequence('goose_db_version', 'id');
+BEGIN
+    IF seq IS NOT NULL THEN
+        EXECUTE format('REVOKE ALL ON SEQUENCE %s FROM konvoj_app', seq);
+    END IF;
+END
+$$;
+-- +goose StatementEnd
 
 -- The request's company, NULL when none is set (so that no row matches).
 -- A plain SQL function the planner inlines: the policy costs one

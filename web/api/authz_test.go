@@ -21,23 +21,6 @@ import (
 // being tested. (The idea is coder/coder's dbauthz setup_test: every data
 // method must have an authorization test.)
 
-// refusal is one of the three ways a request must be refused.
-type refusal string
-
-const (
-	// otherCompany: an admin of one company names another company's records
-	// (403 AccessDenied).
-	otherCompany refusal = "another company's record"
-	// roleRefused: a role the permission matrix refuses, on its own
-	// company's records (403 Forbidden).
-	roleRefused refusal = "a role the matrix refuses"
-	// otherDriver: a driver caller names another driver's records of its
-	// company (403 AccessDenied).
-	otherDriver refusal = "a driver touching another driver"
-)
-
-var refusals = []refusal{otherCompany, roleRefused, otherDriver}
-
 // authzRoute is one route of an authorization table.
 type authzRoute struct {
 	// action is the permission the route needs ("" for a route outside the
@@ -51,7 +34,7 @@ type authzRoute struct {
 	body any
 	// notApplicable lists the refusals that cannot happen on this route,
 	// each with the reason.
-	notApplicable map[refusal]string
+	notApplicable map[webtest.Refusal]string
 }
 
 const (
@@ -74,21 +57,21 @@ func driverIDs(extra ...string) map[string]string {
 // apiRoutes is the API's authorization table, by "METHOD /path" as the
 // OpenAPI document writes it.
 var apiRoutes = map[string]authzRoute{
-	"GET /api/v0/openapi.json": {notApplicable: map[refusal]string{
-		otherCompany: "public document", roleRefused: "public document", otherDriver: "public document"}},
-	"GET /api/v0/audit-logs": {action: auth.AuditRead, notApplicable: map[refusal]string{
-		otherCompany: collection, otherDriver: noDriver}},
+	"GET /api/v0/openapi.json": {notApplicable: map[webtest.Refusal]string{
+		webtest.OtherCompany: "public document", webtest.RoleRefused: "public document", webtest.OtherDriver: "public document"}},
+	"GET /api/v0/audit-logs": {action: auth.AuditRead, notApplicable: map[webtest.Refusal]string{
+		webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
 
-	"GET /api/v0/drivers": {action: auth.DriversRead, notApplicable: map[refusal]string{
-		otherCompany: collection, roleRefused: everyRole, otherDriver: ownList}},
+	"GET /api/v0/drivers": {action: auth.DriversRead, notApplicable: map[webtest.Refusal]string{
+		webtest.OtherCompany: collection, webtest.RoleRefused: everyRole, webtest.OtherDriver: ownList}},
 	"POST /api/v0/drivers": {action: auth.DriversCreate,
 		body:          map[string]any{"first_name": "Nový", "last_name": "Řidič", "email": "new-driver@example.test"},
-		notApplicable: map[refusal]string{otherCompany: collection, otherDriver: noDriver}},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
 	"GET /api/v0/drivers/{id}": {action: auth.DriversRead, ids: driverIDs(),
-		notApplicable: map[refusal]string{roleRefused: everyRole}},
+		notApplicable: map[webtest.Refusal]string{webtest.RoleRefused: everyRole}},
 	"PUT /api/v0/drivers/{id}": {action: auth.DriversUpdate, ids: driverIDs(), body: map[string]any{"phone": "+420 777 000 111"}},
 	"DELETE /api/v0/drivers/{id}": {action: auth.DriversDelete, ids: driverIDs(),
-		notApplicable: map[refusal]string{otherDriver: noDriver}},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
 
 	"GET /api/v0/drivers/{driver_id}/documents": {action: auth.DocumentsList,
 		ids: map[string]string{"driver_id": webtest.KindDriver}},
@@ -104,56 +87,56 @@ var apiRoutes = map[string]authzRoute{
 	"GET /api/v0/drivers/{id}/finance": {action: auth.FinanceRead, ids: driverIDs()},
 	"POST /api/v0/drivers/{id}/finance": {action: auth.FinanceWrite, ids: driverIDs(),
 		body:          map[string]any{"transaction_type": "bonus", "amount": "5.00", "transaction_date": webtest.Today()},
-		notApplicable: map[refusal]string{otherDriver: noDriver}},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
 	"PUT /api/v0/drivers/{id}/finance/{transaction_id}": {action: auth.FinanceWrite,
 		ids: driverIDs("transaction_id", webtest.KindTransaction), body: map[string]any{"description": "changed"},
-		notApplicable: map[refusal]string{otherDriver: noDriver}},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
 	"DELETE /api/v0/drivers/{id}/finance/{transaction_id}": {action: auth.FinanceDelete,
 		ids:           driverIDs("transaction_id", webtest.KindTransaction),
-		notApplicable: map[refusal]string{otherDriver: noDriver}},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
 	"GET /api/v0/drivers/{id}/finance/periods": {action: auth.FinanceRead, ids: driverIDs()},
 	"POST /api/v0/drivers/{id}/finance/periods/{period_id}/close": {action: auth.PeriodsManage,
-		ids: driverIDs("period_id", webtest.KindPeriod), notApplicable: map[refusal]string{otherDriver: noDriver}},
+		ids: driverIDs("period_id", webtest.KindPeriod), notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
 	"POST /api/v0/drivers/{id}/finance/periods/{period_id}/pay": {action: auth.PeriodsManage,
 		ids: driverIDs("period_id", webtest.KindPeriod), body: map[string]any{},
-		notApplicable: map[refusal]string{otherDriver: noDriver}},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
 	"GET /api/v0/drivers/{id}/finance/aggregates": {action: auth.FinanceRead, ids: driverIDs()},
 
 	"GET /api/v0/drivers/{id}/penalties": {action: auth.PenaltiesRead, ids: driverIDs()},
 	"POST /api/v0/drivers/{id}/penalties": {action: auth.PenaltiesManage, ids: driverIDs(),
 		body:          map[string]any{"penalty_type": "other", "amount": "1.00", "incident_date": webtest.Today(), "description": "x"},
-		notApplicable: map[refusal]string{otherDriver: noDriver}},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
 	"GET /api/v0/drivers/{id}/penalties/{penalty_id}": {action: auth.PenaltiesRead,
 		ids: driverIDs("penalty_id", webtest.KindPenalty)},
 	"PUT /api/v0/drivers/{id}/penalties/{penalty_id}/dispute": {action: auth.PenaltiesRespond,
 		ids: driverIDs("penalty_id", webtest.KindPenalty), body: map[string]any{"dispute_reason": "not me"}},
 	"PUT /api/v0/drivers/{id}/penalties/{penalty_id}/resolve": {action: auth.PenaltiesManage,
 		ids: driverIDs("penalty_id", webtest.KindPenalty), body: map[string]any{"resolution_action": "cancel", "resolution": "ok"},
-		notApplicable: map[refusal]string{otherDriver: noDriver}},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
 	"PUT /api/v0/drivers/{id}/penalties/{penalty_id}/accept": {action: auth.PenaltiesRespond,
 		ids: driverIDs("penalty_id", webtest.KindPenalty)},
 
 	"GET /api/v0/drivers/{id}/rating": {action: auth.RatingRead, ids: driverIDs(),
-		notApplicable: map[refusal]string{roleRefused: everyRole}},
+		notApplicable: map[webtest.Refusal]string{webtest.RoleRefused: everyRole}},
 	"GET /api/v0/drivers/{id}/rating/history": {action: auth.RatingRead, ids: driverIDs(),
-		notApplicable: map[refusal]string{roleRefused: everyRole}},
+		notApplicable: map[webtest.Refusal]string{webtest.RoleRefused: everyRole}},
 	"POST /api/v0/drivers/{id}/rating/calculate": {action: auth.RatingManage, ids: driverIDs(), body: map[string]any{},
-		notApplicable: map[refusal]string{otherDriver: noDriver}},
-	"GET /api/v0/ratings": {action: auth.RatingRead, notApplicable: map[refusal]string{
-		otherCompany: collection, roleRefused: everyRole, otherDriver: ownList}},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"GET /api/v0/ratings": {action: auth.RatingRead, notApplicable: map[webtest.Refusal]string{
+		webtest.OtherCompany: collection, webtest.RoleRefused: everyRole, webtest.OtherDriver: ownList}},
 	"GET /api/v0/companies/{company_id}/rating-config": {action: auth.RatingRead,
 		ids:           map[string]string{"company_id": webtest.KindCompany},
-		notApplicable: map[refusal]string{roleRefused: everyRole, otherDriver: companyOnly}},
+		notApplicable: map[webtest.Refusal]string{webtest.RoleRefused: everyRole, webtest.OtherDriver: companyOnly}},
 	"PUT /api/v0/companies/{company_id}/rating-config": {action: auth.RatingManage,
 		ids:           map[string]string{"company_id": webtest.KindCompany},
 		body:          map[string]any{"metrics": []any{map[string]any{"metric_name": "activity", "thresholds": map[string]any{"min_orders_per_month": 9}}}},
-		notApplicable: map[refusal]string{otherDriver: noDriver}},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
 }
 
 // plannedRoute is a route the API announces but does not serve yet (501):
 // no record and no permission behind it.
-var plannedRoute = authzRoute{notApplicable: map[refusal]string{
-	otherCompany: "planned (501)", roleRefused: "planned (501)", otherDriver: "planned (501)"}}
+var plannedRoute = authzRoute{notApplicable: map[webtest.Refusal]string{
+	webtest.OtherCompany: "planned (501)", webtest.RoleRefused: "planned (501)", webtest.OtherDriver: "planned (501)"}}
 
 func TestEveryAPIRouteRefusesOtherTenantsRolesAndDrivers(t *testing.T) {
 	doc, _, err := loadContract()
@@ -196,16 +179,16 @@ func TestEveryAPIRouteRefusesOtherTenantsRolesAndDrivers(t *testing.T) {
 			route = plannedRoute
 		}
 		method, path, _ := strings.Cut(r, " ")
-		for _, ref := range refusals {
+		for _, ref := range webtest.Refusals {
 			if !applies(t, r, route, ref, route.ids != nil) {
 				continue
 			}
-			tenant, driver, caller := w.Away, 0, callers.admin // otherCompany
+			tenant, driver, caller := w.Away, 0, callers.admin // another company
 			want := "AccessDenied"
 			switch ref {
-			case roleRefused:
+			case webtest.RoleRefused:
 				tenant, caller, want = w.Home, callers.role(refusedRole(route.action)), "Forbidden"
-			case otherDriver:
+			case webtest.OtherDriver:
 				tenant, driver, caller = w.Home, 1, callers.driver
 			}
 			url := fillPath(t, path, route.ids, tenant, driver)
@@ -259,7 +242,7 @@ func refusedRole(a auth.Action) auth.Role {
 // applies says whether the refusal is to be tried on the route, and fails
 // the test when the table's notApplicable disagrees with the permission
 // matrix and the route's path ids.
-func applies(t *testing.T, name string, route authzRoute, ref refusal, hasIDs bool) bool {
+func applies(t *testing.T, name string, route authzRoute, ref webtest.Refusal, hasIDs bool) bool {
 	t.Helper()
 	reason, na := route.notApplicable[ref]
 	if na && reason == "" {
@@ -273,11 +256,11 @@ func applies(t *testing.T, name string, route authzRoute, ref refusal, hasIDs bo
 	}
 	var possible bool
 	switch ref {
-	case otherCompany:
+	case webtest.OtherCompany:
 		possible = hasIDs
-	case roleRefused:
+	case webtest.RoleRefused:
 		possible = refusedRole(route.action) != ""
-	case otherDriver:
+	case webtest.OtherDriver:
 		possible = hasIDs && auth.Allowed(auth.RoleDriver, route.action) == auth.Own && !companyRecord(route)
 	}
 	switch {

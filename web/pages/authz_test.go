@@ -19,16 +19,6 @@ import (
 // the same to a person), which must not show the record, and nothing may
 // change. A page route missing from pageRoutes fails the test.
 
-type refusal string
-
-const (
-	otherCompany refusal = "another company's record"
-	roleRefused  refusal = "a role the matrix refuses"
-	otherDriver  refusal = "a driver touching another driver"
-)
-
-var refusals = []refusal{otherCompany, roleRefused, otherDriver}
-
 // pageRoute is one page route: the permission it needs, the record kind of
 // each path id (webtest.Kind*), the form it posts, and the refusals that
 // cannot happen on it, with the reason.
@@ -37,7 +27,7 @@ type pageRoute struct {
 	ids           map[string]string
 	form          url.Values // POST: a valid form ("upload": see upload)
 	upload        bool
-	notApplicable map[refusal]string
+	notApplicable map[webtest.Refusal]string
 }
 
 const (
@@ -48,14 +38,14 @@ const (
 	signInPage = "sign-in and preferences: no record, no permission"
 )
 
-var notInMatrix = map[refusal]string{otherCompany: signInPage, roleRefused: signInPage, otherDriver: signInPage}
+var notInMatrix = map[webtest.Refusal]string{webtest.OtherCompany: signInPage, webtest.RoleRefused: signInPage, webtest.OtherDriver: signInPage}
 
 var driverID = map[string]string{"id": webtest.KindDriver}
 
 // pageRoutes is the pages' authorization table, by "METHOD path" as Echo
 // registers it.
 var pageRoutes = map[string]pageRoute{
-	"GET /":              {notApplicable: map[refusal]string{otherCompany: "the dashboard of the caller's own company", roleRefused: everyRole, otherDriver: "the dashboard shows a driver its own things"}},
+	"GET /":              {notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: "the dashboard of the caller's own company", webtest.RoleRefused: everyRole, webtest.OtherDriver: "the dashboard shows a driver its own things"}},
 	"GET /login":         {notApplicable: notInMatrix},
 	"POST /logout":       {notApplicable: notInMatrix},
 	"POST /language":     {notApplicable: notInMatrix},
@@ -64,21 +54,21 @@ var pageRoutes = map[string]pageRoute{
 	"GET /auth/login":    {notApplicable: notInMatrix},
 	"GET /auth/callback": {notApplicable: notInMatrix},
 
-	"GET /audit": {action: auth.AuditRead, notApplicable: map[refusal]string{otherCompany: collection, otherDriver: noDriver}},
+	"GET /audit": {action: auth.AuditRead, notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
 
-	"GET /drivers": {action: auth.DriversRead, notApplicable: map[refusal]string{
-		otherCompany: collection, roleRefused: everyRole, otherDriver: ownList}},
-	"GET /drivers/new": {action: auth.DriversCreate, notApplicable: map[refusal]string{otherCompany: collection, otherDriver: noDriver}},
+	"GET /drivers": {action: auth.DriversRead, notApplicable: map[webtest.Refusal]string{
+		webtest.OtherCompany: collection, webtest.RoleRefused: everyRole, webtest.OtherDriver: ownList}},
+	"GET /drivers/new": {action: auth.DriversCreate, notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
 	"POST /drivers/new": {action: auth.DriversCreate,
 		form:          url.Values{"first_name": {"Nový"}, "last_name": {"Řidič"}, "email": {"page-new@example.test"}, "status": {"active"}},
-		notApplicable: map[refusal]string{otherCompany: collection, otherDriver: noDriver}},
-	"GET /drivers/:id":       {action: auth.DriversRead, ids: driverID, notApplicable: map[refusal]string{roleRefused: everyRole}},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
+	"GET /drivers/:id":       {action: auth.DriversRead, ids: driverID, notApplicable: map[webtest.Refusal]string{webtest.RoleRefused: everyRole}},
 	"GET /drivers/:id/edit":  {action: auth.DriversUpdate, ids: driverID},
 	"POST /drivers/:id/edit": {action: auth.DriversUpdate, ids: driverID, form: url.Values{"phone": {"+420 777 000 222"}}},
 	"GET /drivers/:id/delete": {action: auth.DriversDelete, ids: driverID,
-		notApplicable: map[refusal]string{otherDriver: noDriver}},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
 	"POST /drivers/:id/delete": {action: auth.DriversDelete, ids: driverID, form: url.Values{},
-		notApplicable: map[refusal]string{otherDriver: noDriver}},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
 	"GET /drivers/:id/documents/:document_id": {action: auth.DocumentsList,
 		ids: map[string]string{"id": webtest.KindDriver, "document_id": webtest.KindDocument}},
 	"POST /drivers/:id/documents/:document_id": {action: auth.DocumentsWrite, upload: true,
@@ -137,15 +127,15 @@ func TestEveryPageRouteRefusesOtherTenantsRolesAndDrivers(t *testing.T) {
 	for _, key := range routes {
 		route := pageRoutes[key]
 		method, path, _ := strings.Cut(key, " ")
-		for _, ref := range refusals {
+		for _, ref := range webtest.Refusals {
 			if !pageCaseApplies(t, key, route, ref) {
 				continue
 			}
 			tenant, driver, b := w.Away, 0, admin
 			switch ref {
-			case roleRefused:
+			case webtest.RoleRefused:
 				tenant, b = w.Home, roles[refusedRole(route.action)]
-			case otherDriver:
+			case webtest.OtherDriver:
 				tenant, driver, b = w.Home, 1, me
 			}
 			target := fillPagePath(t, path, route.ids, tenant, driver)
@@ -163,7 +153,7 @@ func TestEveryPageRouteRefusesOtherTenantsRolesAndDrivers(t *testing.T) {
 				t.Errorf("%s (%s): status %d, want 403; body: %s", key, ref, res.Status, truncate(res.Body))
 			}
 			if name := tenant.Drivers[driver].LastName; strings.Contains(res.Body, name) {
-				t.Errorf("%s (%s): the refusal shows the record (%q)", key, ref, name)
+				t.Errorf("%s (%s): the webtest.Refusal shows the record (%q)", key, ref, name)
 			}
 			if after := env.Checksum(); after != before {
 				t.Errorf("%s (%s): the refused request changed data", key, ref)
@@ -184,7 +174,7 @@ func refusedRole(a auth.Action) auth.Role {
 
 // pageCaseApplies says whether the refusal is to be tried, and fails the
 // test when the table disagrees with the permission matrix and path ids.
-func pageCaseApplies(t *testing.T, key string, route pageRoute, ref refusal) bool {
+func pageCaseApplies(t *testing.T, key string, route pageRoute, ref webtest.Refusal) bool {
 	t.Helper()
 	reason, na := route.notApplicable[ref]
 	if na && reason == "" {
@@ -198,11 +188,11 @@ func pageCaseApplies(t *testing.T, key string, route pageRoute, ref refusal) boo
 	}
 	var possible bool
 	switch ref {
-	case otherCompany:
+	case webtest.OtherCompany:
 		possible = len(route.ids) > 0
-	case roleRefused:
+	case webtest.RoleRefused:
 		possible = refusedRole(route.action) != ""
-	case otherDriver:
+	case webtest.OtherDriver:
 		possible = len(route.ids) > 0 && auth.Allowed(auth.RoleDriver, route.action) == auth.Own
 	}
 	switch {

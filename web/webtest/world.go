@@ -174,3 +174,23 @@ func (e *Env) Checksum() string {
 	}
 	return sum
 }
+
+// Refusal is one of the three ways the generated authorization tests of
+// both fronts (web/api and web/pages) expect a request to be refused.
+type Refusal string
+
+// The refusals every route is tried with.
+const (
+	// OtherCompany: an admin of one company names another company's records
+	// (403 AccessDenied).
+	OtherCompany Refusal = "another company's record"
+	// RoleRefused: a role the permission matrix refuses, on its own
+	// company's records (403 Forbidden).
+	RoleRefused Refusal = "a role the matrix refuses"
+	// OtherDriver: a driver caller names another driver's records of its
+	// company (403 AccessDenied).
+	OtherDriver Refusal = "a driver touching another driver"
+)
+
+// Refusals lists the three refusals in the order the tests try them.
+var Refusals = []Refusal{OtherCompany, RoleRefused, OtherDriver}

@@ -165,7 +165,9 @@ func TestReadinessFollowsRules(t *testing.T) {
 			drvSetDocument(t, env, id, typ, nil)
 		}
 	}
-	ready := func(id uuid.UUID) any { return hr.Get("/api/v0/drivers/" + id.String()).Expect(http.StatusOK).JSON()["is_ready"] }
+	ready := func(id uuid.UUID) any {
+		return hr.Get("/api/v0/drivers/" + id.String()).Expect(http.StatusOK).JSON()["is_ready"]
+	}
 	if ready(czech.ID) != true || ready(ukrainian.ID) != true {
 		t.Fatal("both drivers should be ready with the default rules")
 	}

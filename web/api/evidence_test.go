@@ -94,7 +94,7 @@ func TestPenaltyEvidenceFiles(t *testing.T) {
 	// Unknown penalty, not a UUID, a file of another penalty: 404.
 	addEvidence(t, hr, uuid.NewString(), filePart("a.png", photo)).ExpectError(http.StatusNotFound, "NotFound")
 	hr.Get("/api/v0/penalties/nope/evidence").ExpectError(http.StatusNotFound, "NotFound")
-	hr.Get(evidencePath(theirs["id"]) + "/" + f["id"].(string)).ExpectError(http.StatusNotFound, "NotFound")
+	hr.Get(evidencePath(theirs["id"])+"/"+f["id"].(string)).ExpectError(http.StatusNotFound, "NotFound")
 	// Another company's penalty: 403 AccessDenied (the record exists).
 	away := env.Company("Away", "free")
 	awayDriver := env.Driver(away)

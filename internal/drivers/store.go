@@ -228,7 +228,7 @@ func (q *listQuery) where() string {
 	// search_text is already lower-case and accent-free. Each word is
 	// looked up by konvoj_driver_search, where the trigram index serves
 	// LIKE '%word%': under the row-level security policies a plain LIKE
-	// here could not use it (migrations/00009_driver_search_under_rls.sql).
+	// here could not use it (migrations/00010_driver_search_under_rls.sql).
 	for _, w := range searchWords(lp.Search) {
 		conds = append(conds, "d.id IN (SELECT konvoj_driver_search($1, "+q.arg(w)+"::text))")
 	}

@@ -271,6 +271,31 @@ func TestRowLevelSecurity(t *testing.T) {
 			t.Fatalf("CompanyOf a deleted driver: %v %v", found, err)
 		}
 	})
+
+	t.Run("the driver search sees the request's own company only", func(t *testing.T) {
+		// konvoj_driver_search runs past the policies (so the trigram index
+		// serves it): it must still refuse a company other than the request's.
+		count := func(ctx context.Context, db postgres.DBTX, company uuid.UUID) int {
+			t.Helper()
+			var n int
+			if err := db.QueryRow(ctx, `SELECT count(*) FROM konvoj_driver_search($1, '')`, company).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		if n := count(asA, requests, a); n == 0 {
+			t.Fatal("a request finds no driver of its own company")
+		}
+		if n := count(asA, requests, b); n != 0 {
+			t.Fatalf("a request of A found %d drivers of B", n)
+		}
+		if n := count(ctx, requests, a); n != 0 {
+			t.Fatalf("a request without a company found %d drivers", n)
+		}
+		if count(ctx, system, b) == 0 {
+			t.Fatal("the owner (jobs, commands) finds no driver of the company it names")
+		}
+	})
 }
 
 // tenantTables lists every table with a company_id column.

@@ -124,6 +124,8 @@ type Options struct {
 	// Scanner and Mailer run the expiry alerts (nil: no alert jobs).
 	Scanner *alerts.Scanner
 	Mailer  *alerts.Mailer
+	// Now is the alert scheduler's clock (tests); nil is time.Now.
+	Now func() time.Time
 }
 
 // NewClient builds the River client with every worker; Start it to work.
@@ -140,7 +142,7 @@ func NewClient(db *pgxpool.Pool, ratings *rating.Service, log *slog.Logger, o Op
 	if o.Scanner != nil {
 		river.AddWorker(workers, &ScanCompanyAlertsWorker{Scanner: o.Scanner, Mailer: o.Mailer, Log: log})
 		river.AddWorker(workers, &DeliverEmailWorker{Mailer: o.Mailer})
-		river.AddWorker(workers, &EnqueueAlertScansWorker{Scanner: o.Scanner, Mailer: o.Mailer})
+		river.AddWorker(workers, &EnqueueAlertScansWorker{Scanner: o.Scanner, Mailer: o.Mailer, Now: o.Now})
 	}
 	cfg := &river.Config{
 		Logger:            log,

@@ -350,7 +350,7 @@ func init() {
 		"notify.title":                      "{driver}: {type}, {stage}",
 		"notify.body.until":                 "Ważny do {date}.",
 		"notify.body.missing":               "Nie przesłano żadnego pliku.",
-		"msg.api.param_boolean":          "Parametr {name} musi mieć wartość true lub false.",
+		"msg.api.param_boolean":             "Parametr {name} musi mieć wartość true lub false.",
 		"msg.notifications.kind":            "Rodzaj musi być jednym z: {allowed}.",
 		"msg.notifications.boolean":         "Wartość musi być tak lub nie.",
 		"msg.notifications.email_required":  "Pole email jest wymagane: obiekt rodzaj → true lub false.",

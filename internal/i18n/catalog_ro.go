@@ -350,7 +350,7 @@ func init() {
 		"notify.title":                      "{driver}: {type}, {stage}",
 		"notify.body.until":                 "Valabil până la {date}.",
 		"notify.body.missing":               "Nu a fost încărcat niciun fișier.",
-		"msg.api.param_boolean":          "Parametrul {name} trebuie să fie true sau false.",
+		"msg.api.param_boolean":             "Parametrul {name} trebuie să fie true sau false.",
 		"msg.notifications.kind":            "Tipul trebuie să fie unul dintre: {allowed}.",
 		"msg.notifications.boolean":         "Valoarea trebuie să fie da sau nu.",
 		"msg.notifications.email_required":  "Câmpul email este obligatoriu: un obiect tip → true sau false.",

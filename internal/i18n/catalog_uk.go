@@ -350,7 +350,7 @@ func init() {
 		"notify.title":                      "{driver}: {type}, {stage}",
 		"notify.body.until":                 "Дійсний до {date}.",
 		"notify.body.missing":               "Файл не завантажено.",
-		"msg.api.param_boolean":          "Параметр {name} має бути true або false.",
+		"msg.api.param_boolean":             "Параметр {name} має бути true або false.",
 		"msg.notifications.kind":            "Вид має бути одним із: {allowed}.",
 		"msg.notifications.boolean":         "Значення має бути так або ні.",
 		"msg.notifications.email_required":  "Поле email обов’язкове: об’єкт вид → true або false.",

@@ -152,7 +152,7 @@ var apiRoutes = map[string]authzRoute{
 		body:          map[string]any{"rules": []any{map[string]any{"document_type": "adr_certificate", "lead_days": 45}}},
 		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
 
-	"GET /api/v0/notifications":          {notApplicable: ownNotifications},
+	"GET /api/v0/notifications":           {notApplicable: ownNotifications},
 	"POST /api/v0/notifications/read-all": {notApplicable: ownNotifications},
 	"POST /api/v0/notifications/{id}/read": {notApplicable: map[webtest.Refusal]string{
 		webtest.OtherCompany: "another company's notification is 403: TestNotificationsAPI", webtest.RoleRefused: everyRole,

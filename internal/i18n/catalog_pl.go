@@ -324,3 +324,34 @@ func init() {
 		"msg.rating_read.none":          "Brak oceny za {period}: miniony miesiąc ocenia comiesięczne zadanie lub ponowne przeliczenie.",
 	})
 }
+
+// The finance pages and exports (catalog_finance.go has English and Czech).
+func init() {
+	Add(PL, map[string]string{
+		"finance.type.base_salary": "Wynagrodzenie zasadnicze",
+		"finance.type.overtime": "Nadgodziny",
+		"finance.type.bonus": "Premia",
+		"finance.type.penalty": "Kara",
+		"finance.type.deduction": "Potrącenie",
+		"finance.type.business_trip": "Podróż służbowa",
+		"finance.type.allowance": "Dodatek",
+		"finance.type.reimbursement": "Zwrot kosztów",
+		"finance.status.pending": "Oczekuje",
+		"finance.status.approved": "Zatwierdzona",
+		"finance.status.paid": "Wypłacona",
+		"finance.status.cancelled": "Anulowana",
+		"finance.status.disputed": "Odwołanie",
+		"finance.col.transaction_date": "Data",
+		"finance.col.transaction_type": "Rodzaj",
+		"finance.col.category": "Kategoria",
+		"finance.col.description": "Opis",
+		"finance.col.reference": "Numer referencyjny",
+		"finance.col.amount": "Kwota",
+		"finance.col.currency": "Waluta",
+		"finance.col.status": "Status",
+		"finance.col.payment_date": "Data wypłaty",
+		"finance.col.id": "ID",
+		"finance.export.sheet": "Transakcje",
+		"msg.export.format": "Format musi być csv lub xlsx.",
+	})
+}

@@ -324,3 +324,34 @@ func init() {
 		"msg.rating_read.none":          "Nu există evaluare pentru {period}: lunile trecute sunt evaluate de sarcina lunară sau de o recalculare.",
 	})
 }
+
+// The finance pages and exports (catalog_finance.go has English and Czech).
+func init() {
+	Add(RO, map[string]string{
+		"finance.type.base_salary": "Salariu de bază",
+		"finance.type.overtime": "Ore suplimentare",
+		"finance.type.bonus": "Primă",
+		"finance.type.penalty": "Amendă",
+		"finance.type.deduction": "Reținere",
+		"finance.type.business_trip": "Deplasare",
+		"finance.type.allowance": "Indemnizație",
+		"finance.type.reimbursement": "Rambursare",
+		"finance.status.pending": "În așteptare",
+		"finance.status.approved": "Aprobată",
+		"finance.status.paid": "Plătită",
+		"finance.status.cancelled": "Anulată",
+		"finance.status.disputed": "Contestată",
+		"finance.col.transaction_date": "Data",
+		"finance.col.transaction_type": "Tip",
+		"finance.col.category": "Categorie",
+		"finance.col.description": "Descriere",
+		"finance.col.reference": "Referință",
+		"finance.col.amount": "Sumă",
+		"finance.col.currency": "Monedă",
+		"finance.col.status": "Stare",
+		"finance.col.payment_date": "Data plății",
+		"finance.col.id": "ID",
+		"finance.export.sheet": "Tranzacții",
+		"msg.export.format": "Formatul trebuie să fie csv sau xlsx.",
+	})
+}

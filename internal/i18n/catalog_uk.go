@@ -324,3 +324,34 @@ func init() {
 		"msg.rating_read.none":          "Оцінки за {period} немає: минулі місяці оцінює щомісячне завдання або перерахунок.",
 	})
 }
+
+// The finance pages and exports (catalog_finance.go has English and Czech).
+func init() {
+	Add(UK, map[string]string{
+		"finance.type.base_salary": "Основна зарплата",
+		"finance.type.overtime": "Понаднормові",
+		"finance.type.bonus": "Премія",
+		"finance.type.penalty": "Штраф",
+		"finance.type.deduction": "Утримання",
+		"finance.type.business_trip": "Відрядження",
+		"finance.type.allowance": "Надбавка",
+		"finance.type.reimbursement": "Відшкодування витрат",
+		"finance.status.pending": "Очікує",
+		"finance.status.approved": "Затверджено",
+		"finance.status.paid": "Виплачено",
+		"finance.status.cancelled": "Скасовано",
+		"finance.status.disputed": "Оскаржено",
+		"finance.col.transaction_date": "Дата",
+		"finance.col.transaction_type": "Вид",
+		"finance.col.category": "Категорія",
+		"finance.col.description": "Опис",
+		"finance.col.reference": "Референс",
+		"finance.col.amount": "Сума",
+		"finance.col.currency": "Валюта",
+		"finance.col.status": "Статус",
+		"finance.col.payment_date": "Дата виплати",
+		"finance.col.id": "ID",
+		"finance.export.sheet": "Транзакції",
+		"msg.export.format": "Формат має бути csv або xlsx.",
+	})
+}

@@ -105,6 +105,7 @@ func Mount(s *web.Server, cfg config.Config, svc services.Set, log *slog.Logger)
 	p.mountHome(app)
 	p.mountAudit(app)
 	p.mountDrivers(app)
+	p.mountFinance(app)
 	return p, nil
 }
 

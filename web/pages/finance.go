@@ -1001,7 +1001,9 @@ func (p *Pages) closePeriod(c echo.Context) error {
 	return p.movePeriod(c, "close", "finance.flash.period_close")
 }
 
-func (p *Pages) payPeriod(c echo.Context) error { return p.movePeriod(c, "pay", "finance.flash.period_pay") }
+func (p *Pages) payPeriod(c echo.Context) error {
+	return p.movePeriod(c, "pay", "finance.flash.period_pay")
+}
 
 // movePeriod closes or pays a period from its row; a refusal shows in the
 // row.

@@ -136,7 +136,7 @@ func TestFinanceLedgerPage(t *testing.T) {
 		esc(cs.T("msg.finance.delete_paid")), // the paid row says why it cannot be deleted
 		ledger+"/export?format=csv", ledger+"/"+salary+"/delete")
 	page.lacks(t, ledger+"/"+paid+"/delete")
-	hr.get("/drivers/" + w.jan.String()).expect(t, http.StatusOK).contains(t, `href="`+ledger+`"`)
+	hr.get("/drivers/"+w.jan.String()).expect(t, http.StatusOK).contains(t, `href="`+ledger+`"`)
 	// The summary follows the filters.
 	hr.get(ledger+"?type=deduction").expect(t, http.StatusOK).contains(t, "1–1 z 1").lacks(t, `data-id="`+salary+`"`)
 
@@ -187,7 +187,7 @@ func TestFinanceLedgerPage(t *testing.T) {
 	acc.get(ledger).expect(t, http.StatusOK).lacks(t, `data-testid="delete-transaction"`).contains(t, esc(cs.T("msg.finance.delete_paid")))
 
 	// The export button serves the filtered rows.
-	exp := hr.get(ledger + "/export?status=paid&format=csv").expect(t, http.StatusOK)
+	exp := hr.get(ledger+"/export?status=paid&format=csv").expect(t, http.StatusOK)
 	recs, err := csv.NewReader(bytes.NewReader(bytes.TrimPrefix([]byte(exp.Body), []byte("\ufeff")))).ReadAll()
 	if err != nil || len(recs) != 2 || recs[1][9] != paid || recs[0][0] != "Datum" {
 		t.Errorf("export %v %v", recs, err)
@@ -207,7 +207,7 @@ func TestFinancePeriodsPage(t *testing.T) {
 	}
 	acc := signIn(t, w.env, w.company, auth.RoleAccountant, "acc@acme.test", "en")
 	en := i18n.EN
-	page := acc.get(ledger + "/periods").expect(t, http.StatusOK)
+	page := acc.get(ledger+"/periods").expect(t, http.StatusOK)
 	page.contains(t, `data-id="`+period+`" data-status="open"`, czk(en, "30000.00"), czk(en, "-250.00"), czk(en, "29750.00"),
 		"/periods/"+period+"/close", ledger+"?period_id="+period)
 	page.lacks(t, "/periods/"+period+"/pay")

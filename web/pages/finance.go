@@ -299,7 +299,7 @@ func (p *Pages) queueData(c echo.Context, pr auth.Principal, company auth.Ref, s
 	ctx := c.Request().Context()
 	lang := i18n.From(ctx)
 	var problems []string
-	f := finance.QueueFilter{TransactionFilter: st.filter(), SortBy: st.SortBy, SortOrder: st.SortOrder}
+	f := finance.CompanyFilter{TransactionFilter: st.filter(), SortBy: st.SortBy, SortOrder: st.SortOrder}
 	if len(st.bad) > 0 {
 		problems = append(problems, lang.T("finance.filter.bad_value"))
 	}

@@ -12,41 +12,41 @@ import (
 	"github.com/konvoj/konvoj/internal/postgres"
 )
 
-// QueueFilter narrows the company-wide transaction list (the approval
+// CompanyFilter narrows the company-wide transaction list (the approval
 // queue): the filters of a driver's list, plus drivers and offices (OR
 // within each), and a sort.
-type QueueFilter struct {
+type CompanyFilter struct {
 	TransactionFilter
 	DriverIDs []uuid.UUID
 	OfficeIDs []uuid.UUID
-	// SortBy is one of QueueSorts ("" = transaction_date); SortOrder asc
+	// SortBy is one of CompanySorts ("" = transaction_date); SortOrder asc
 	// or desc ("" = desc for dates and amounts, asc for the driver).
 	SortBy, SortOrder string
 }
 
-// QueueSorts are the columns the company-wide list sorts by.
-var QueueSorts = []string{"transaction_date", "amount", "driver", "created_at"}
+// CompanySorts are the columns the company-wide list sorts by.
+var CompanySorts = []string{"transaction_date", "amount", "driver", "created_at"}
 
-// queueOrder is the ORDER BY of each sort, ascending; id is the final
+// companyOrder is the ORDER BY of each sort, ascending; id is the final
 // tie-break.
-var queueOrder = map[string]string{
+var companyOrder = map[string]string{
 	"transaction_date": "t.transaction_date %[1]s, t.created_at %[1]s, t.id %[1]s",
 	"amount":           "t.amount %[1]s, t.transaction_date DESC, t.id %[1]s",
 	"driver":           "d.last_name %[1]s, d.first_name %[1]s, d.internal_number %[1]s, t.transaction_date DESC, t.id %[1]s",
 	"created_at":       "t.created_at %[1]s, t.id %[1]s",
 }
 
-// QueueRow is a transaction with its driver's name and number.
-type QueueRow struct {
+// CompanyRow is a transaction with its driver's name and number.
+type CompanyRow struct {
 	Transaction
 	DriverName   string
 	DriverNumber string
 }
 
-// QueueList is a page of the company-wide list with the summaries of the
+// CompanyList is a page of the company-wide list with the summaries of the
 // whole filtered set (as a driver's list).
-type QueueList struct {
-	Rows      []QueueRow
+type CompanyList struct {
+	Rows      []CompanyRow
 	Total     int
 	Summary   Summary
 	Summaries []Summary
@@ -58,9 +58,9 @@ type QueueList struct {
 // Principal.Scope(auth.FinanceRead); a driver caller's list holds only its
 // own transactions. The filters are validated as a driver's list's are
 // (422), and a period filter is not one of them.
-func (s *Service) ListCompanyTransactions(ctx context.Context, p auth.Principal, company auth.Ref, f QueueFilter) (QueueList, error) {
+func (s *Service) ListCompanyTransactions(ctx context.Context, p auth.Principal, company auth.Ref, f CompanyFilter) (CompanyList, error) {
 	if err := company.Check(p, auth.FinanceRead); err != nil {
-		return QueueList{}, err
+		return CompanyList{}, err
 	}
 	var v apperr.Validation
 	f.TransactionFilter = f.TransactionFilter.check(&v)
@@ -70,8 +70,8 @@ func (s *Service) ListCompanyTransactions(ctx context.Context, p auth.Principal,
 	if f.SortBy == "" {
 		f.SortBy = "transaction_date"
 	}
-	if _, ok := queueOrder[f.SortBy]; !ok {
-		v.Add("sort_by", "msg.list.sort_by", "allowed", QueueSorts)
+	if _, ok := companyOrder[f.SortBy]; !ok {
+		v.Add("sort_by", "msg.list.sort_by", "allowed", CompanySorts)
 	}
 	switch f.SortOrder {
 	case "":
@@ -84,13 +84,13 @@ func (s *Service) ListCompanyTransactions(ctx context.Context, p auth.Principal,
 		v.Add("sort_order", "msg.list.sort_order")
 	}
 	if err := v.Err(); err != nil {
-		return QueueList{}, err
+		return CompanyList{}, err
 	}
 	f.Page, f.PerPage = max(f.Page, 1), max(f.PerPage, 1)
-	out := QueueList{Rows: []QueueRow{}}
+	out := CompanyList{Rows: []CompanyRow{}}
 	var err error
-	if out.Summaries, err = queueSums(ctx, s.db, company, f); err != nil {
-		return QueueList{}, err
+	if out.Summaries, err = companyTxSums(ctx, s.db, company, f); err != nil {
+		return CompanyList{}, err
 	}
 	for _, sm := range out.Summaries {
 		out.Total += sm.rows
@@ -108,15 +108,15 @@ func (s *Service) ListCompanyTransactions(ctx context.Context, p auth.Principal,
 	if out.Total == 0 || (f.Page-1)*f.PerPage >= out.Total {
 		return out, nil
 	}
-	if out.Rows, err = queueRows(ctx, s.db, company, f); err != nil {
-		return QueueList{}, err
+	if out.Rows, err = companyTxRows(ctx, s.db, company, f); err != nil {
+		return CompanyList{}, err
 	}
 	return out, nil
 }
 
-// queueWhere is the WHERE clause of the company-wide list over $1..$9,
+// companyTxWhere is the WHERE clause of the company-wide list over $1..$9,
 // transactions t joined to their live driver d.
-const queueWhere = `
+const companyTxWhere = `
 	FROM finance_transactions t
 	JOIN drivers d ON d.company_id = t.company_id AND d.id = t.driver_id AND d.deleted_at IS NULL
 	WHERE t.company_id = $1 AND t.deleted_at IS NULL
@@ -129,13 +129,13 @@ const queueWhere = `
 		AND (COALESCE(cardinality($8::uuid[]), 0) = 0 OR t.driver_id = ANY($8))
 		AND (COALESCE(cardinality($9::uuid[]), 0) = 0 OR d.office_id = ANY($9))`
 
-func queueArgs(company auth.Ref, f QueueFilter) []any {
+func companyTxArgs(company auth.Ref, f CompanyFilter) []any {
 	return []any{company.CompanyID(), company.Only(), f.Types, f.Statuses, f.From, f.To, f.Currency, f.DriverIDs, f.OfficeIDs}
 }
 
-func queueSums(ctx context.Context, db postgres.DBTX, company auth.Ref, f QueueFilter) ([]Summary, error) {
-	rows, err := db.Query(ctx, `SELECT t.currency, count(*), `+summarySQL+queueWhere+
-		` GROUP BY t.currency ORDER BY t.currency`, queueArgs(company, f)...)
+func companyTxSums(ctx context.Context, db postgres.DBTX, company auth.Ref, f CompanyFilter) ([]Summary, error) {
+	rows, err := db.Query(ctx, `SELECT t.currency, count(*), `+summarySQL+companyTxWhere+
+		` GROUP BY t.currency ORDER BY t.currency`, companyTxArgs(company, f)...)
 	if err != nil {
 		return nil, fmt.Errorf("summarise company transactions: %w", err)
 	}
@@ -155,12 +155,12 @@ func queueSums(ctx context.Context, db postgres.DBTX, company auth.Ref, f QueueF
 	return out, nil
 }
 
-// queueRows reads a page of the company-wide list. The page's ids are
+// companyTxRows reads a page of the company-wide list. The page's ids are
 // found first on the narrow join, then the rows are read with their
 // people's names.
-func queueRows(ctx context.Context, db postgres.DBTX, company auth.Ref, f QueueFilter) ([]QueueRow, error) {
-	order := fmt.Sprintf(queueOrder[f.SortBy], f.SortOrder)
-	q := `WITH page AS (SELECT t.id, row_number() OVER (ORDER BY ` + order + `) AS n ` + queueWhere + `
+func companyTxRows(ctx context.Context, db postgres.DBTX, company auth.Ref, f CompanyFilter) ([]CompanyRow, error) {
+	order := fmt.Sprintf(companyOrder[f.SortBy], f.SortOrder)
+	q := `WITH page AS (SELECT t.id, row_number() OVER (ORDER BY ` + order + `) AS n ` + companyTxWhere + `
 			ORDER BY ` + order + ` LIMIT $10 OFFSET $11)
 		SELECT ` + txColumns + `, concat_ws(' ', d.first_name, d.last_name), d.internal_number
 		FROM page
@@ -168,12 +168,12 @@ func queueRows(ctx context.Context, db postgres.DBTX, company auth.Ref, f QueueF
 		JOIN drivers d ON d.company_id = t.company_id AND d.id = t.driver_id
 		` + txJoins + `
 		ORDER BY page.n`
-	rows, err := db.Query(ctx, q, append(queueArgs(company, f), f.PerPage, (f.Page-1)*f.PerPage)...)
+	rows, err := db.Query(ctx, q, append(companyTxArgs(company, f), f.PerPage, (f.Page-1)*f.PerPage)...)
 	if err != nil {
 		return nil, fmt.Errorf("list company transactions: %w", err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (QueueRow, error) {
-		var qr QueueRow
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (CompanyRow, error) {
+		var qr CompanyRow
 		t := &qr.Transaction
 		err := r.Scan(&t.ID, &t.CompanyID, &t.DriverID, &t.PeriodID, &t.PenaltyID, &t.TransactionType, &t.Category, &t.Amount,
 			&t.Currency, &t.Status, &t.TransactionDate, &t.PaymentDate, &t.Description, &t.Reference, &t.OrderID,

@@ -115,7 +115,7 @@ func TestFinanceAccountant(t *testing.T) {
 	_, err = page.Goto(app.URL + "/drivers/" + jan + "/finance")
 	must(t, err)
 	must(t, expect.Locator(page.GetByTestId("ledger-summary-net")).ToHaveText(money(en, "31500.00")))
-	must(t, page.Locator(`[data-testid=ledger-row][data-id="` + deduction + `"] [data-testid=tx-cancelled]`).Click())
+	must(t, page.Locator(`[data-testid=ledger-row][data-id="`+deduction+`"] [data-testid=tx-cancelled]`).Click())
 	must(t, expect.Locator(page.Locator(`[data-testid=ledger-row][data-id="`+deduction+`"]`)).ToHaveAttribute("data-status", "cancelled"))
 	must(t, expect.Locator(page.GetByTestId("ledger-summary-net")).ToHaveText(money(en, "32000.00")))
 	must(t, expect.Locator(page.GetByTestId("card-mtd-net")).ToHaveText(money(en, "32000.00")))

@@ -182,18 +182,27 @@ func TestFinanceAccountant(t *testing.T) {
 	must(t, expect.Locator(page.Locator(`[data-testid=ledger-row][data-id="`+salary+`"] [data-testid=delete-blocked]`)).
 		ToHaveText(cs.T("msg.finance.delete_paid")))
 
-	// HR may delete: the confirmation page, in both languages.
+	// HR may delete: the confirmation page, in both languages. Jan's
+	// cancelled deduction sits in a paid period: the delete is refused in
+	// its row; Petra's new one goes.
+	extra := tx(petra, "allowance", "300.00")
 	hr := app.SignIn(t, company, auth.RoleHRManager, Person{Email: "hana@acme.test", FirstName: "Hana", LastName: "Horáková"})
 	_, err = hr.Goto(app.URL + "/drivers/" + jan + "/finance/" + deduction + "/delete")
 	must(t, err)
 	must(t, expect.Locator(hr.GetByTestId("confirm-delete")).ToBeVisible())
 	app.Screenshots(t, hr, "finance-delete")
 	app.CheckA11y(t, hr)
+	must(t, hr.GetByTestId("confirm-delete-button").Click())
+	refused := hr.Locator(`[data-testid=ledger-row][data-id="` + deduction + `"] [data-testid=row-error]`)
+	must(t, expect.Locator(refused).ToBeVisible())
+	app.Screenshots(t, hr, "finance-ledger-refusal")
+	_, err = hr.Goto(app.URL + "/drivers/" + petra + "/finance/" + extra + "/delete")
+	must(t, err)
 	must(t, hr.GetByRole(*playwright.AriaRoleButton, playwright.PageGetByRoleOptions{Name: "Čeština"}).First().Click())
 	must(t, expect.Locator(hr.GetByTestId("confirm-delete")).ToContainText(cs.T("finance.delete.title")))
 	app.Screenshots(t, hr, "finance-delete-cs")
 	app.CheckA11y(t, hr)
 	must(t, hr.GetByTestId("confirm-delete-button").Click())
-	must(t, hr.WaitForURL(app.URL+"/drivers/"+jan+"/finance"))
-	must(t, expect.Locator(hr.Locator(`[data-testid=ledger-row][data-id="`+deduction+`"]`)).ToHaveCount(0))
+	must(t, hr.WaitForURL(app.URL+"/drivers/"+petra+"/finance"))
+	must(t, expect.Locator(hr.Locator(`[data-testid=ledger-row][data-id="`+extra+`"]`)).ToHaveCount(0))
 }

@@ -328,6 +328,36 @@ func init() {
 	})
 }
 
+// Polish: the expiry alerts' pages and messages (catalog_alerts.go).
+func init() {
+	Add(PL, map[string]string{
+		"nav.document_rules":                "Zasady dokumentów",
+		"nav.document_rules.about":          "Jakich dokumentów potrzebują kierowcy i kiedy wysyłane są przypomnienia o ważności.",
+		"rules.title":                       "Zasady dokumentów",
+		"rules.intro":                       "Dla każdego typu dokumentu: czy kierowca potrzebuje go, aby był gotowy, dla kogo, ile dni przed końcem ważności wysyłane jest pierwsze przypomnienie i czy przesłanie przez kierowcę czeka na sprawdzenie.",
+		"rules.type":                        "Typ dokumentu",
+		"rules.required":                    "Wymagany",
+		"rules.required_for":                "Wymagany dla",
+		"rules.lead_days":                   "Przypomnienie dni wcześniej",
+		"rules.requires_review":             "Sprawdzanie przesłanych",
+		"rules.required_of":                 "{type}: wymagany",
+		"rules.required_for_of":             "{type}: wymagany dla",
+		"rules.lead_days_of":                "{type}: przypomnienie dni wcześniej",
+		"rules.requires_review_of":          "{type}: sprawdzanie przesłanych",
+		"rules.required_for.all":            "Wszyscy kierowcy",
+		"rules.required_for.non_eu":         "Kierowcy spoza UE, EOG i Szwajcarii",
+		"rules.required_for.help":           "Wymagany dla: all (każdy kierowca), non_eu (kierowcy spoza UE, EOG i Szwajcarii) lub tag:nazwa (kierowcy z tym znacznikiem).",
+		"rules.saved":                       "Zasady dokumentów zapisane.",
+		"msg.document_rules.rules_required": "Pole rules jest wymagane i musi zawierać co najmniej jeden typ dokumentu.",
+		"msg.document_rules.type_required":  "Podaj typ dokumentu.",
+		"msg.document_rules.type_unknown":   "Typ dokumentu musi być jednym z: {allowed}.",
+		"msg.document_rules.type_repeated":  "Typ dokumentu {type} jest już podany w rules.{index}.",
+		"msg.document_rules.boolean":        "Wartość musi być tak lub nie.",
+		"msg.document_rules.required_for":   "Wymagany dla musi być all, non_eu lub tag: i do 40 małych liter, cyfr, _ lub -.",
+		"msg.document_rules.lead_days":      "Liczba dni musi być liczbą całkowitą od 0 do {max}.",
+	})
+}
+
 // The finance pages and exports (catalog_finance.go has English and Czech).
 func init() {
 	Add(PL, map[string]string{

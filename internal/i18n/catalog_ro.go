@@ -328,6 +328,36 @@ func init() {
 	})
 }
 
+// Romanian: the expiry alerts' pages and messages (catalog_alerts.go).
+func init() {
+	Add(RO, map[string]string{
+		"nav.document_rules":                "Reguli pentru documente",
+		"nav.document_rules.about":          "De ce documente au nevoie șoferii și când se trimit alertele de expirare.",
+		"rules.title":                       "Reguli pentru documente",
+		"rules.intro":                       "Pentru fiecare tip de document: dacă șoferii au nevoie de el pentru a fi pregătiți, pentru cine, cu câte zile înainte de expirare se trimite prima alertă și dacă încărcarea făcută de șofer așteaptă verificare.",
+		"rules.type":                        "Tip de document",
+		"rules.required":                    "Obligatoriu",
+		"rules.required_for":                "Obligatoriu pentru",
+		"rules.lead_days":                   "Alertă cu zile înainte",
+		"rules.requires_review":             "Verificare încărcări",
+		"rules.required_of":                 "{type}: obligatoriu",
+		"rules.required_for_of":             "{type}: obligatoriu pentru",
+		"rules.lead_days_of":                "{type}: alertă cu zile înainte",
+		"rules.requires_review_of":          "{type}: verificare încărcări",
+		"rules.required_for.all":            "Toți șoferii",
+		"rules.required_for.non_eu":         "Șoferi din afara UE, SEE și Elveției",
+		"rules.required_for.help":           "Obligatoriu pentru: all (fiecare șofer), non_eu (șoferi din afara UE, SEE și Elveției) sau tag:nume (șoferii cu această etichetă).",
+		"rules.saved":                       "Regulile pentru documente au fost salvate.",
+		"msg.document_rules.rules_required": "Câmpul rules este obligatoriu și trebuie să conțină cel puțin un tip de document.",
+		"msg.document_rules.type_required":  "Introduceți tipul documentului.",
+		"msg.document_rules.type_unknown":   "Tipul documentului trebuie să fie unul dintre: {allowed}.",
+		"msg.document_rules.type_repeated":  "Tipul de document {type} este deja în rules.{index}.",
+		"msg.document_rules.boolean":        "Valoarea trebuie să fie da sau nu.",
+		"msg.document_rules.required_for":   "Obligatoriu pentru trebuie să fie all, non_eu sau tag: urmat de cel mult 40 de litere mici, cifre, _ sau -.",
+		"msg.document_rules.lead_days":      "Numărul de zile trebuie să fie un număr întreg de la 0 la {max}.",
+	})
+}
+
 // The finance pages and exports (catalog_finance.go has English and Czech).
 func init() {
 	Add(RO, map[string]string{

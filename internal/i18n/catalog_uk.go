@@ -328,6 +328,36 @@ func init() {
 	})
 }
 
+// Ukrainian: the expiry alerts' pages and messages (catalog_alerts.go).
+func init() {
+	Add(UK, map[string]string{
+		"nav.document_rules":                "Правила документів",
+		"nav.document_rules.about":          "Які документи потрібні водіям і коли надходять нагадування про закінчення строку дії.",
+		"rules.title":                       "Правила документів",
+		"rules.intro":                       "Для кожного типу документа: чи потрібен він водієві, щоб бути готовим, для кого, за скільки днів до закінчення строку дії надходить перше нагадування і чи чекає завантаження водія на перевірку.",
+		"rules.type":                        "Тип документа",
+		"rules.required":                    "Обов’язковий",
+		"rules.required_for":                "Обов’язковий для",
+		"rules.lead_days":                   "Нагадати за днів",
+		"rules.requires_review":             "Перевіряти завантаження",
+		"rules.required_of":                 "{type}: обов’язковий",
+		"rules.required_for_of":             "{type}: обов’язковий для",
+		"rules.lead_days_of":                "{type}: нагадати за днів",
+		"rules.requires_review_of":          "{type}: перевіряти завантаження",
+		"rules.required_for.all":            "Усі водії",
+		"rules.required_for.non_eu":         "Водії з-поза ЄС, ЄЕЗ і Швейцарії",
+		"rules.required_for.help":           "Обов’язковий для: all (кожен водій), non_eu (водії з-поза ЄС, ЄЕЗ і Швейцарії) або tag:назва (водії з цією міткою).",
+		"rules.saved":                       "Правила документів збережено.",
+		"msg.document_rules.rules_required": "Поле rules обов’язкове і має містити принаймні один тип документа.",
+		"msg.document_rules.type_required":  "Вкажіть тип документа.",
+		"msg.document_rules.type_unknown":   "Тип документа має бути одним із: {allowed}.",
+		"msg.document_rules.type_repeated":  "Тип документа {type} уже вказано в rules.{index}.",
+		"msg.document_rules.boolean":        "Значення має бути так або ні.",
+		"msg.document_rules.required_for":   "Обов’язковий для має бути all, non_eu або tag: і до 40 малих літер, цифр, _ чи -.",
+		"msg.document_rules.lead_days":      "Кількість днів має бути цілим числом від 0 до {max}.",
+	})
+}
+
 // The finance pages and exports (catalog_finance.go has English and Czech).
 func init() {
 	Add(UK, map[string]string{

@@ -138,6 +138,14 @@ var apiRoutes = map[string]authzRoute{
 		ids:           map[string]string{"company_id": webtest.KindCompany},
 		body:          map[string]any{"metrics": []any{map[string]any{"metric_name": "activity", "thresholds": map[string]any{"min_orders_per_month": 9}}}},
 		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+
+	"GET /api/v0/companies/{company_id}/document-rules": {action: auth.DocumentRules,
+		ids:           map[string]string{"company_id": webtest.KindCompany},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"PUT /api/v0/companies/{company_id}/document-rules": {action: auth.DocumentRules,
+		ids:           map[string]string{"company_id": webtest.KindCompany},
+		body:          map[string]any{"rules": []any{map[string]any{"document_type": "adr_certificate", "lead_days": 45}}},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
 }
 
 // plannedRoute is a route the API announces but does not serve yet (501):

@@ -61,6 +61,11 @@ var pageRoutes = map[string]pageRoute{
 
 	"GET /audit": {action: auth.AuditRead, notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
 
+	"GET /document-rules": {action: auth.DocumentRules, notApplicable: map[webtest.Refusal]string{
+		webtest.OtherCompany: "the rules of the caller's own company", webtest.OtherDriver: noDriver}},
+	"POST /document-rules": {action: auth.DocumentRules, form: url.Values{"lead_days.passport": {"45"}},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: "the rules of the caller's own company", webtest.OtherDriver: noDriver}},
+
 	"GET /drivers": {action: auth.DriversRead, notApplicable: map[webtest.Refusal]string{
 		webtest.OtherCompany: collection, webtest.RoleRefused: everyRole, webtest.OtherDriver: ownList}},
 	"GET /drivers/new": {action: auth.DriversCreate, notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},

@@ -106,6 +106,7 @@ func Mount(s *web.Server, cfg config.Config, svc services.Set, log *slog.Logger)
 	p.mountAudit(app)
 	p.mountDrivers(app)
 	p.mountFinance(app)
+	p.mountDocumentRules(app)
 	return p, nil
 }
 

@@ -56,6 +56,9 @@ ev AS (
 	SELECT $1, pe.id, 'e.pdf', 'e.pdf', 'application/pdf', 1, 'x/e.pdf', 'local', repeat('0', 64) FROM pe
 	RETURNING id
 ),
+fs AS (
+	INSERT INTO form_submissions (company_id, token) VALUES ($1, gen_random_uuid()) RETURNING token
+),
 dd AS (
 	-- The trigger logs the change in document_validity_changes.
 	UPDATE driver_documents SET valid_until = DATE '2031-01-31'
@@ -86,6 +89,7 @@ ob AS (
 )
 SELECT (SELECT count(*) FROM tu) + (SELECT count(*) FROM al) + (SELECT count(*) FROM fa) + (SELECT count(*) FROM rr)
 	+ (SELECT count(*) FROM pe) + (SELECT count(*) FROM ev) + (SELECT count(*) FROM rc) + (SELECT count(*) FROM dd)
+	+ (SELECT count(*) FROM fs)
 	+ (SELECT count(*) FROM dr) + (SELECT count(*) FROM ar) + (SELECT count(*) FROM nt) + (SELECT count(*) FROM ns)
 	+ (SELECT count(*) FROM ob)`
 

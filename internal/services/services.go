@@ -14,6 +14,7 @@ import (
 	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/internal/finance"
+	"github.com/konvoj/konvoj/internal/forms"
 	"github.com/konvoj/konvoj/internal/rating"
 	"github.com/konvoj/konvoj/internal/storage"
 	"github.com/konvoj/konvoj/internal/tenants"
@@ -29,6 +30,7 @@ type Set struct {
 	Rating    *rating.Service
 	// Notifications are the caller's own alerts and e-mail settings.
 	Notifications *alerts.Service
+	Forms         *forms.Service
 }
 
 // Options are what the services need besides the database.
@@ -76,5 +78,6 @@ func New(db *pgxpool.Pool, o Options) Set {
 		Finance:       finance.NewService(db, o.Files, o.UploadMaxBytes),
 		Rating:        rating.NewService(db),
 		Notifications: alerts.NewService(db),
+		Forms:         forms.NewService(db),
 	}
 }

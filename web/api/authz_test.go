@@ -107,6 +107,7 @@ var apiRoutes = map[string]authzRoute{
 		ids: driverIDs("period_id", webtest.KindPeriod), body: map[string]any{},
 		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
 	"GET /api/v0/drivers/{id}/finance/aggregates": {action: auth.FinanceRead, ids: driverIDs()},
+	"GET /api/v0/drivers/{id}/finance/export":     {action: auth.FinanceRead, ids: driverIDs()},
 
 	"GET /api/v0/drivers/{id}/penalties": {action: auth.PenaltiesRead, ids: driverIDs()},
 	"POST /api/v0/drivers/{id}/penalties": {action: auth.PenaltiesManage, ids: driverIDs(),

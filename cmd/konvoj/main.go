@@ -45,6 +45,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = tenantCmd(ctx, args[1:], stdout, stderr)
 	case "seed-demo":
 		err = seedDemoCmd(ctx, args[1:], stdout, stderr)
+	case "notify":
+		err = notifyCmd(ctx, args[1:], stdout, stderr)
 	case "seed-scale":
 		err = seedScaleCmd(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":
@@ -86,6 +88,8 @@ Usage:
                        [--currency CZK] [--country CZ] [--timezone Europe/Prague] [--language cs]
                                 create a company and print its id
   konvoj seed-demo              create the demo company (once) and print how to sign in
+  konvoj notify --company ID --date YYYY-MM-DD [--dry-run]
+                                run a company's expiry alert scan for a day and print what it sends
   konvoj seed-scale [--companies 10] [--drivers-per-company 2000] [--transactions-per-driver 500]
                                 generate the large synthetic data set the benchmarks use
 `)

@@ -53,6 +53,30 @@ func seedScaleCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	return nil
 }
 
+// operatorConfig is the configuration of an operator command: the same
+// environment as serve (storage, PUBLIC_URL), where a missing JWT secret
+// is no error (cfg.JWTSecret stays empty: the command mints no tokens).
+func operatorConfig() (config.Config, error) {
+	cfg, err := config.Load(os.Getenv)
+	if err == nil {
+		return cfg, nil
+	}
+	lenient := func(k string) string {
+		if k == "JWT_SECRET" && os.Getenv(k) == "" {
+			return strings.Repeat("x", 32)
+		}
+		if k == "JWT_ALG" {
+			return "HS256"
+		}
+		return os.Getenv(k)
+	}
+	if cfg, err = config.Load(lenient); err != nil {
+		return cfg, usageError{err}
+	}
+	cfg.JWTSecret = os.Getenv("JWT_SECRET")
+	return cfg, nil
+}
+
 // seedDemoCmd creates the demo company (once) and prints how to sign in.
 func seedDemoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 {
@@ -61,24 +85,10 @@ func seedDemoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if _, err := databaseURL(); err != nil {
 		return err
 	}
-	// Storage and token settings come from the same environment as serve;
-	// without a JWT secret the demo is still created, only without tokens.
-	cfg, cfgErr := config.Load(os.Getenv)
-	if cfgErr != nil {
-		lenient := func(k string) string {
-			if k == "JWT_SECRET" && os.Getenv(k) == "" {
-				return strings.Repeat("x", 32)
-			}
-			if k == "JWT_ALG" {
-				return "HS256"
-			}
-			return os.Getenv(k)
-		}
-		var err error
-		if cfg, err = config.Load(lenient); err != nil {
-			return usageError{err}
-		}
-		cfg.JWTSecret = os.Getenv("JWT_SECRET")
+	// Without a JWT secret the demo is still created, only without tokens.
+	cfg, err := operatorConfig()
+	if err != nil {
+		return err
 	}
 	pool, err := openDatabase(ctx, true)
 	if err != nil {

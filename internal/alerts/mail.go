@@ -142,18 +142,31 @@ func (m mailBody) email(kind string, r recipient) Email {
 	return Email{Kind: kind, Recipient: r.Email, Language: r.Language, Subject: m.Title, Text: text.String(), HTML: html.String()}
 }
 
-// writeOutbox stores an e-mail in the outbox, on the transaction of its
-// cause.
-func writeOutbox(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, e Email) (uuid.UUID, error) {
-	var id uuid.UUID
-	err := tx.QueryRow(ctx, `
-		INSERT INTO outbox (company_id, kind, recipient, language, subject, text_body, html_body)
-		VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
-		companyID, e.Kind, e.Recipient, string(e.Language), e.Subject, e.Text, e.HTML).Scan(&id)
-	if err != nil {
-		return uuid.Nil, fmt.Errorf("write outbox: %w", err)
+// writeOutbox stores the e-mails in the outbox in one statement, on the
+// transaction of their cause, under ids it gives them.
+func writeOutbox(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, mails []Email) error {
+	if len(mails) == 0 {
+		return nil
 	}
-	return id, nil
+	cols := make([][]string, 6)
+	ids := make([]uuid.UUID, len(mails))
+	for i, e := range mails {
+		ids[i] = uuid.New()
+		for i, v := range []string{e.Kind, e.Recipient, string(e.Language), e.Subject, e.Text, e.HTML} {
+			cols[i] = append(cols[i], v)
+		}
+	}
+	_, err := tx.Exec(ctx, `
+		INSERT INTO outbox (id, company_id, kind, recipient, language, subject, text_body, html_body)
+		SELECT i, $1, k, r, l, s, t, h FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
+			AS x(i, k, r, l, s, t, h)`, companyID, ids, cols[0], cols[1], cols[2], cols[3], cols[4], cols[5])
+	if err != nil {
+		return fmt.Errorf("write outbox: %w", err)
+	}
+	for i := range mails {
+		mails[i].ID = ids[i]
+	}
+	return nil
 }
 
 // Mailer sends e-mail through SMTP_URL, or, without one, keeps it in the

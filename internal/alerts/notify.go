@@ -85,10 +85,8 @@ func (s *Scanner) notify(ctx context.Context, tx pgx.Tx, co company, date civil.
 			mails = append(mails, driverMail(s.BaseURL, co, r, list))
 		}
 	}
-	for i := range mails {
-		if mails[i].ID, err = writeOutbox(ctx, tx, co.ID, mails[i]); err != nil {
-			return nil, err
-		}
+	if err := writeOutbox(ctx, tx, co.ID, mails); err != nil {
+		return nil, err
 	}
 	return mails, nil
 }

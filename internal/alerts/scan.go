@@ -97,39 +97,57 @@ func NewScanner(db *pgxpool.Pool, baseURL string) *Scanner {
 func (s *Scanner) Scan(ctx context.Context, companyID uuid.UUID, date civil.Date, afterTx func(pgx.Tx, []Email) error) (Result, error) {
 	var res Result
 	err := postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
-		res = Result{}
-		tag, err := tx.Exec(ctx, `INSERT INTO alert_runs (company_id, run_date) VALUES ($1, $2) ON CONFLICT DO NOTHING`, companyID, date)
-		if err != nil {
-			return fmt.Errorf("record alert run of company %s %s: %w", companyID, date, err)
-		}
-		if tag.RowsAffected() == 0 {
-			res.AlreadyRun = true
-			return nil
-		}
-		co, err := loadCompany(ctx, tx, companyID)
-		if err != nil {
+		var err error
+		if res, err = s.run(ctx, tx, companyID, date); err != nil || afterTx == nil {
 			return err
 		}
-		if res.Alerts, err = recordStages(ctx, tx, companyID, date); err != nil {
-			return err
-		}
-		if len(res.Alerts) == 0 {
-			return nil
-		}
-		if res.Emails, err = s.notify(ctx, tx, co, date, res.Alerts); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `UPDATE alert_runs SET alerts = $3, emails = $4 WHERE company_id = $1 AND run_date = $2`,
-			companyID, date, len(res.Alerts), len(res.Emails)); err != nil {
-			return fmt.Errorf("count alert run: %w", err)
-		}
-		if afterTx != nil {
-			return afterTx(tx, res.Emails)
-		}
-		return nil
+		return afterTx(tx, res.Emails)
 	})
 	if err != nil {
 		return Result{}, fmt.Errorf("alert scan of company %s %s: %w", companyID, date, err)
+	}
+	return res, nil
+}
+
+// Preview runs the scan and rolls it back: what the scan of that day would
+// record and send, with nothing kept (konvoj notify --dry-run).
+func (s *Scanner) Preview(ctx context.Context, companyID uuid.UUID, date civil.Date) (Result, error) {
+	tx, err := s.db.Begin(ctx)
+	if err != nil {
+		return Result{}, fmt.Errorf("begin transaction: %w", err)
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	res, err := s.run(ctx, tx, companyID, date)
+	if err != nil {
+		return Result{}, fmt.Errorf("alert scan preview of company %s %s: %w", companyID, date, err)
+	}
+	return res, nil
+}
+
+// run is the scan on tx.
+func (s *Scanner) run(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, date civil.Date) (Result, error) {
+	var res Result
+	co, err := loadCompany(ctx, tx, companyID)
+	if err != nil {
+		return res, err
+	}
+	tag, err := tx.Exec(ctx, `INSERT INTO alert_runs (company_id, run_date) VALUES ($1, $2) ON CONFLICT DO NOTHING`, companyID, date)
+	if err != nil {
+		return res, fmt.Errorf("record alert run: %w", err)
+	}
+	if tag.RowsAffected() == 0 {
+		res.AlreadyRun = true
+		return res, nil
+	}
+	if res.Alerts, err = recordStages(ctx, tx, companyID, date); err != nil || len(res.Alerts) == 0 {
+		return res, err
+	}
+	if res.Emails, err = s.notify(ctx, tx, co, date, res.Alerts); err != nil {
+		return res, err
+	}
+	if _, err := tx.Exec(ctx, `UPDATE alert_runs SET alerts = $3, emails = $4 WHERE company_id = $1 AND run_date = $2`,
+		companyID, date, len(res.Alerts), len(res.Emails)); err != nil {
+		return res, fmt.Errorf("count alert run: %w", err)
 	}
 	return res, nil
 }

@@ -78,8 +78,9 @@ func TestFinanceAccountant(t *testing.T) {
 	must(t, page.GetByTestId("filter-status-approved").Check())
 	must(t, page.GetByTestId("apply-filters").Click())
 	must(t, expect.Locator(page.GetByTestId("queue-row")).ToHaveCount(3))
+	must(t, page.GetByTestId("select-all").Check()) // the three on the page
 	for _, id := range []string{salary, bonus, overtime} {
-		must(t, sel(id).Check())
+		must(t, expect.Locator(sel(id)).ToBeChecked())
 	}
 	must(t, page.GetByTestId("bulk-pay").Click())
 	must(t, expect.Locator(page.GetByTestId("bulk-results")).ToContainText("Marked paid 3 of 3"))

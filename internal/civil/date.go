@@ -108,3 +108,16 @@ func (d Date) Value() (driver.Value, error) {
 	}
 	return d.String(), nil
 }
+
+// AddBusinessDays returns the date n business days (Monday to Friday) after
+// d; public holidays are not known and count as business days. From a
+// Saturday or Sunday the first day counted is the Monday.
+func (d Date) AddBusinessDays(n int) Date {
+	for n > 0 {
+		d = d.AddDays(1)
+		if wd := d.t.Weekday(); wd != time.Saturday && wd != time.Sunday {
+			n--
+		}
+	}
+	return d
+}

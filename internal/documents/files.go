@@ -165,8 +165,7 @@ func (s *Service) store(ctx context.Context, p auth.Principal, ref Ref, up *uplo
 		MimeType: up.mimeType, SizeBytes: up.size, IsCurrent: true,
 		StorageDisk: s.files.Disk(), HashSHA256: up.sha256, UploadedBy: &p.UserID,
 	}
-	stored := false
-	err := postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
+	err := storeInTx(ctx, s.db, s.files, up, "document_files", ref.CompanyID(), f.ID, func(tx pgx.Tx, put func(string) error) error {
 		before, currentFile, err := lockDocument(ctx, tx, ref)
 		if err != nil {
 			return err
@@ -182,13 +181,9 @@ func (s *Service) store(ctx context.Context, p auth.Principal, ref Ref, up *uplo
 		f.Filename = fmt.Sprintf("v%d_%s.%s", f.Version, f.ID, up.ext)
 		f.StoragePath = fmt.Sprintf("%s/%s/%s/%s", ref.CompanyID(), ref.DriverID(), ref.docType, f.Filename)
 
-		if err := up.rewind(); err != nil {
-			return err
+		if err := put(f.StoragePath); err != nil {
+			return fmt.Errorf("document %s: %w", ref.ID(), err)
 		}
-		if err := s.files.Put(ctx, f.StoragePath, up.file, up.size, up.mimeType); err != nil {
-			return fmt.Errorf("store file of document %s: %w", ref.ID(), err)
-		}
-		stored = true
 
 		// The old flag goes first: a unique index allows one current file.
 		if _, err := tx.Exec(ctx, `
@@ -222,35 +217,10 @@ func (s *Service) store(ctx context.Context, p auth.Principal, ref Ref, up *uplo
 			OldValues: oldValues, NewValues: newValues,
 		})
 	})
-	if err != nil && stored {
-		if committed := s.discard(ctx, ref, f, &err); committed {
-			return f, nil
-		}
-	}
 	if err != nil {
 		return nil, err
 	}
 	return f, nil
-}
-
-// discard deletes the stored object of an upload whose transaction failed.
-// A failed commit may still have committed (the answer was lost); when the
-// row turns out to exist, the upload succeeded and the object stays.
-// Otherwise a failure to delete is joined to *err so it gets logged.
-func (s *Service) discard(ctx context.Context, ref Ref, f *File, err *error) (committed bool) {
-	// The request may be gone (that may be why the upload failed), but the
-	// clean-up must still run.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	defer cancel()
-	var exists bool
-	if qerr := s.db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM document_files WHERE company_id = $1 AND id = $2)`,
-		ref.CompanyID(), f.ID).Scan(&exists); qerr == nil && exists {
-		return true
-	}
-	if derr := s.files.Delete(ctx, f.StoragePath); derr != nil {
-		*err = errors.Join(*err, fmt.Errorf("delete orphaned upload %s: %w", f.StoragePath, derr))
-	}
-	return false
 }
 
 // lockDocument locks the document row for the rest of the transaction and
@@ -384,13 +354,22 @@ func (s *Service) Open(ctx context.Context, p auth.Principal, ref Ref) (*Downloa
 	if err != nil {
 		return nil, fmt.Errorf("find file %s: %w", fileID, err)
 	}
-	if disk != s.files.Disk() {
-		return nil, fmt.Errorf("file %s is stored on %q but the server uses %q storage", fileID, disk, s.files.Disk())
+	return OpenStored(ctx, s.files, d, path, disk)
+}
+
+// OpenStored opens the stored object of a file row (path and disk as the
+// row records them) into d, for a download; another area's files (penalty
+// evidence) open the same way. ctx must be the context of the request that
+// serves it: an S3 file reads through it.
+func OpenStored(ctx context.Context, files storage.Store, d Download, path, disk string) (*Download, error) {
+	if disk != files.Disk() {
+		return nil, fmt.Errorf("file %s is stored on %q but the server uses %q storage", path, disk, files.Disk())
 	}
 	// A missing object for an existing row is our fault, not the caller's:
 	// it stays a 500 and gets logged.
-	if d.File, err = s.files.Open(ctx, path); err != nil {
-		return nil, fmt.Errorf("open file %s: %w", fileID, err)
+	var err error
+	if d.File, err = files.Open(ctx, path); err != nil {
+		return nil, fmt.Errorf("open file %s: %w", path, err)
 	}
 	return &d, nil
 }

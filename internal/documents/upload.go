@@ -18,6 +18,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/konvoj/konvoj/internal/apperr"
+	"github.com/konvoj/konvoj/internal/i18n"
 )
 
 // AllowedTypes maps each accepted file type to the extension of stored
@@ -141,11 +142,48 @@ func (u *upload) remove() {
 	_ = os.Remove(u.file.Name())
 }
 
-// readUpload reads the multipart body part by part: the file part is
+// readUpload reads a document upload's multipart body (readForm): the file
+// part and the metadata parts.
+func readUpload(mr *multipart.Reader, maxBytes int64, docType string) (*upload, change, error) {
+	var c change
+	up, err := readForm(mr, maxBytes, form{
+		fallback: docType,
+		limit: func(name string) int64 {
+			switch {
+			case name == "meta":
+				return maxMetaBytes
+			case isMetadataField(name):
+				return maxFieldBytes
+			}
+			return 0
+		},
+		label: fieldName,
+		set:   c.setFormField,
+	})
+	return up, c, err
+}
+
+// form is what an upload's multipart body may carry besides its "file"
+// part, and what to do with it.
+type form struct {
+	// fallback is the stem of the stored original name when the client
+	// sends none (the extension of the detected type is added).
+	fallback string
+	// limit is the largest value of a text part in bytes; 0 for a part the
+	// form does not know (skipped).
+	limit func(name string) int64
+	// label names a part in messages.
+	label func(name string) i18n.Message
+	// set takes a text part's value; problems go to v.
+	set func(v *apperr.Validation, name, value string)
+}
+
+// readForm reads the multipart body part by part: the file part is
 // streamed into a temporary file (hashed and counted on the way, never held
-// in memory), the metadata parts are read and validated. The parts may come
-// in any order; unknown parts are skipped. On error nothing is left behind.
-func readUpload(mr *multipart.Reader, maxBytes int64, docType string) (up *upload, c change, err error) {
+// in memory), the text parts are read and handed to f.set. The parts may
+// come in any order; unknown parts are skipped. On error nothing is left
+// behind.
+func readForm(mr *multipart.Reader, maxBytes int64, f form) (up *upload, err error) {
 	defer func() {
 		if err != nil {
 			up.remove()
@@ -160,41 +198,38 @@ func readUpload(mr *multipart.Reader, maxBytes int64, docType string) (up *uploa
 			break
 		}
 		if err != nil {
-			return up, c, bodyError(err)
+			return up, bodyError(err)
 		}
 		name := part.FormName()
-		if name != "file" && !isMetadataField(name) {
+		limit := f.limit(name)
+		if name != "file" && limit == 0 {
 			continue // NextPart skips what is left of it
 		}
 		if seen[name] {
-			v.Add(name, "msg.documents.repeated", "field", fieldName(name))
+			v.Add(name, "msg.documents.repeated", "field", f.label(name))
 			continue
 		}
 		seen[name] = true
 		if name == "file" {
-			if up, err = spool(part, maxBytes, docType); err != nil {
-				return up, c, err
+			if up, err = spool(part, maxBytes, f.fallback); err != nil {
+				return up, err
 			}
 			continue
 		}
-		limit := int64(maxFieldBytes)
-		if name == "meta" {
-			limit = maxMetaBytes
-		}
 		value, err := io.ReadAll(io.LimitReader(part, limit+1))
 		if err != nil {
-			return up, c, bodyError(err)
+			return up, bodyError(err)
 		}
 		if int64(len(value)) > limit {
-			v.Add(name, "msg.documents.part_too_long", "field", fieldName(name), "max", limit)
+			v.Add(name, "msg.documents.part_too_long", "field", f.label(name), "max", limit)
 			continue
 		}
-		c.setFormField(&v, name, string(value))
+		f.set(&v, name, string(value))
 	}
 	if up == nil {
-		v.Add("file", "msg.common.required", "field", fieldName("file"))
+		v.Add("file", "msg.common.required", "field", f.label("file"))
 	}
-	return up, c, v.Err()
+	return up, v.Err()
 }
 
 func isMetadataField(name string) bool {
@@ -209,7 +244,7 @@ func isMetadataField(name string) bool {
 // spool copies the file part to a temporary file through a SHA-256 hasher,
 // reading at most maxBytes+1 bytes, after checking the type from the first
 // bytes (so a wrong type is refused before the rest is read).
-func spool(part *multipart.Part, maxBytes int64, docType string) (*upload, error) {
+func spool(part *multipart.Part, maxBytes int64, fallback string) (*upload, error) {
 	body := &readErr{r: part}
 	head := make([]byte, sniffLen)
 	n, err := io.ReadFull(body, head)
@@ -234,7 +269,7 @@ func spool(part *multipart.Part, maxBytes int64, docType string) (*upload, error
 		return nil, fmt.Errorf("spool upload: %w", err)
 	}
 	up := &upload{file: tmp, mimeType: mimeType, ext: ext,
-		originalName: SanitizeFilename(part.FileName(), docType+"."+ext)}
+		originalName: SanitizeFilename(part.FileName(), fallback+"."+ext)}
 	hash := sha256.New()
 	w := io.MultiWriter(tmp, hash)
 	if _, err := w.Write(head); err != nil {

@@ -225,10 +225,12 @@ func (q *listQuery) where() string {
 	if len(lp.Citizenship) > 0 {
 		conds = append(conds, "d.citizenship = ANY ("+q.arg(lp.Citizenship)+"::bpchar[])")
 	}
-	// search_text is already lower-case and accent-free; the trigram index
-	// serves LIKE '%word%'.
+	// search_text is already lower-case and accent-free. Each word is
+	// looked up by konvoj_driver_search, where the trigram index serves
+	// LIKE '%word%': under the row-level security policies a plain LIKE
+	// here could not use it (migrations/00010_driver_search_under_rls.sql).
 	for _, w := range searchWords(lp.Search) {
-		conds = append(conds, "d.search_text LIKE '%' || konvoj_unaccent(lower("+q.arg(w)+"::text)) || '%'")
+		conds = append(conds, "d.id IN (SELECT konvoj_driver_search($1, "+q.arg(w)+"::text))")
 	}
 	if lp.DocumentDueWithin != nil {
 		// The same index range as document_status: valid_until from today

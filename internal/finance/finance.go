@@ -20,6 +20,7 @@ import (
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/internal/postgres"
+	"github.com/konvoj/konvoj/internal/storage"
 )
 
 // Transaction statuses.
@@ -71,11 +72,16 @@ const DeleteWindowDays = 90
 
 // Service is the finance area: transactions, periods, aggregates, penalties.
 type Service struct {
-	db *pgxpool.Pool
+	db       *pgxpool.Pool
+	files    storage.Store
+	maxBytes int64
 }
 
-// NewService returns the finance service.
-func NewService(db *pgxpool.Pool) *Service { return &Service{db: db} }
+// NewService returns the finance service; penalty evidence files are kept
+// in files, at most maxBytes each (UPLOAD_MAX_BYTES, as document files).
+func NewService(db *pgxpool.Pool, files storage.Store, maxBytes int64) *Service {
+	return &Service{db: db, files: files, maxBytes: maxBytes}
+}
 
 // errMoved says a row changed between reading it and locking it; the
 // transaction is retried.

@@ -6,7 +6,9 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/tenants"
 )
 
@@ -76,4 +78,30 @@ func (r Ref) check(p auth.Principal, a auth.Action, kind Record) (uuid.UUID, err
 		return uuid.Nil, fmt.Errorf("finance: a %q guard was given where a %q one is needed", r.kind, kind)
 	}
 	return r.record, nil
+}
+
+// AuthorizePenalty is the guard of a path that names a penalty by its id
+// alone (its evidence files): the role may do the action (403 Forbidden),
+// the penalty exists (404), it is the caller's company (403 AccessDenied);
+// then the penalty's driver goes through AuthorizeRecord, so a driver
+// caller reaches only its own penalties (403 AccessDenied).
+func (s *Service) AuthorizePenalty(ctx context.Context, p auth.Principal, a auth.Action, penaltyID uuid.UUID) (Ref, error) {
+	if err := p.Require(a); err != nil {
+		return Ref{}, err
+	}
+	// By id alone on purpose: another company's penalty is 403, not 404
+	// (tenants.HiddenOwner finds it past row-level security).
+	var driverID uuid.UUID
+	err := s.db.QueryRow(ctx, `SELECT driver_id FROM penalties WHERE id = $1 AND deleted_at IS NULL`, penaltyID).Scan(&driverID)
+	if postgres.IsNotFound(err) {
+		o, err := tenants.HiddenOwner(ctx, s.db, p, "penalties", penaltyID, apperr.NotFound("msg.common.not_found.penalty"))
+		if err != nil {
+			return Ref{}, err
+		}
+		return Ref{}, p.CheckCompany(o.CompanyID)
+	}
+	if err != nil {
+		return Ref{}, fmt.Errorf("find penalty %s: %w", penaltyID, err)
+	}
+	return s.AuthorizeRecord(ctx, p, a, driverID, PenaltyRecord, penaltyID)
 }

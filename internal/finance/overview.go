@@ -3,7 +3,6 @@ package finance
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -11,66 +10,6 @@ import (
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/money"
 )
-
-// OpenDispute is a disputed penalty waiting for HR, with its driver and the
-// day its review is due.
-type OpenDispute struct {
-	PenaltyID    uuid.UUID
-	DriverID     uuid.UUID
-	DriverName   string
-	DriverNumber string
-	PenaltyType  string
-	Amount       money.Amount
-	Currency     string
-	Reason       string
-	// Filed is the day the dispute was submitted, in the company's time
-	// zone; Due is ReviewDue(Filed).
-	Filed, Due civil.Date
-}
-
-// DisputeQueue is the oldest open disputes and how many there are.
-type DisputeQueue struct {
-	Disputes []OpenDispute
-	Total    int
-}
-
-// OpenDisputes lists the company's disputed penalties, oldest dispute
-// first: at most limit of them and the count of all. company is the guard's
-// collection Ref for resolving penalties (HR and admins).
-func (s *Service) OpenDisputes(ctx context.Context, p auth.Principal, company auth.Ref, limit int) (DisputeQueue, error) {
-	if err := company.Check(p, auth.PenaltiesManage); err != nil {
-		return DisputeQueue{}, err
-	}
-	rows, err := s.db.Query(ctx, `
-		SELECT pe.id, pe.driver_id, d.first_name || ' ' || d.last_name, d.internal_number, pe.penalty_type, pe.amount,
-			pe.currency, COALESCE(pe.dispute_reason, ''), COALESCE(pe.dispute_submitted_at, pe.updated_at), count(*) OVER ()
-		FROM penalties pe
-		JOIN drivers d ON d.id = pe.driver_id AND d.company_id = pe.company_id AND d.deleted_at IS NULL
-		WHERE pe.company_id = $1 AND pe.status = 'disputed' AND pe.deleted_at IS NULL
-		ORDER BY pe.dispute_submitted_at NULLS FIRST, pe.id
-		LIMIT $2`, company.CompanyID(), limit)
-	if err != nil {
-		return DisputeQueue{}, fmt.Errorf("open disputes: %w", err)
-	}
-	defer rows.Close()
-	loc := p.Location()
-	var out DisputeQueue
-	for rows.Next() {
-		var d OpenDispute
-		var at time.Time
-		if err := rows.Scan(&d.PenaltyID, &d.DriverID, &d.DriverName, &d.DriverNumber, &d.PenaltyType, &d.Amount, &d.Currency,
-			&d.Reason, &at, &out.Total); err != nil {
-			return DisputeQueue{}, fmt.Errorf("scan open dispute: %w", err)
-		}
-		d.Filed = civil.DateOf(at.In(loc))
-		d.Due = ReviewDue(d.Filed)
-		out.Disputes = append(out.Disputes, d)
-	}
-	if err := rows.Err(); err != nil {
-		return DisputeQueue{}, fmt.Errorf("open disputes: %w", err)
-	}
-	return out, nil
-}
 
 // StatusTotal counts the company's transactions in one status and
 // currency and sums their amounts.

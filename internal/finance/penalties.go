@@ -56,6 +56,7 @@ type Penalty struct {
 	Location           *string         `json:"location"`
 	Description        string          `json:"description"`
 	Evidence           []Evidence      `json:"evidence"`
+	EvidenceFiles      []EvidenceFile  `json:"evidence_files"`
 	DisputeReason      *string         `json:"dispute_reason"`
 	DisputeSubmittedAt *time.Time      `json:"dispute_submitted_at"`
 	Resolution         *string         `json:"resolution"`

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -12,20 +13,27 @@ import (
 	"github.com/konvoj/konvoj/internal/postgres"
 )
 
-var penaltyQuery = `
+// penaltyColumns and penaltyFrom read penalties as scanPenalty scans them.
+var (
+	penaltyColumns = `
 	SELECT pe.id, pe.finance_id, ft.status, pe.company_id, pe.driver_id, pe.penalty_type, pe.severity, pe.amount, pe.currency,
 		pe.status, pe.incident_date, pe.location, pe.description, pe.evidence, pe.dispute_reason, pe.dispute_submitted_at,
-		pe.resolution, ` + userName("ru") + `, pe.resolved_at, pe.metadata, ` + userName("cu") + `, pe.created_at, pe.updated_at
+		pe.resolution, ` + userName("ru") + `, pe.resolved_at, pe.metadata, ` + userName("cu") + `, pe.created_at, pe.updated_at`
+	penaltyFrom = `
 	FROM penalties pe
 	JOIN finance_transactions ft ON ft.id = pe.finance_id
 	LEFT JOIN users ru ON ru.id = pe.resolved_by
 	LEFT JOIN users cu ON cu.id = pe.created_by`
+	penaltyQuery = penaltyColumns + penaltyFrom
+)
 
-func scanPenalty(row pgx.Row) (Penalty, error) {
+// scanPenalty scans the columns of penaltyColumns, then into extra the
+// columns a query selects after them.
+func scanPenalty(row pgx.Row, extra ...any) (Penalty, error) {
 	var p Penalty
-	err := row.Scan(&p.ID, &p.FinanceID, &p.FinanceStatus, &p.CompanyID, &p.DriverID, &p.PenaltyType, &p.Severity, &p.Amount, &p.Currency,
+	err := row.Scan(append([]any{&p.ID, &p.FinanceID, &p.FinanceStatus, &p.CompanyID, &p.DriverID, &p.PenaltyType, &p.Severity, &p.Amount, &p.Currency,
 		&p.Status, &p.IncidentDate, &p.Location, &p.Description, &p.Evidence, &p.DisputeReason, &p.DisputeSubmittedAt,
-		&p.Resolution, &p.ResolvedBy, &p.ResolvedAt, &p.Metadata, &p.CreatedBy, &p.CreatedAt, &p.UpdatedAt)
+		&p.Resolution, &p.ResolvedBy, &p.ResolvedAt, &p.Metadata, &p.CreatedBy, &p.CreatedAt, &p.UpdatedAt}, extra...)...)
 	if p.Evidence == nil {
 		p.Evidence = []Evidence{}
 	}
@@ -46,7 +54,14 @@ func getPenalty(ctx context.Context, db postgres.DBTX, companyID, driverID, id u
 	if err != nil {
 		return Penalty{}, fmt.Errorf("read penalty %s: %w", id, err)
 	}
-	return p, nil
+	if lock {
+		return p, nil // a change's own read: its files are not needed
+	}
+	pens := []Penalty{p}
+	if err := withEvidence(ctx, db, companyID, pens); err != nil {
+		return Penalty{}, err
+	}
+	return pens[0], nil
 }
 
 // insertPenaltyRow inserts a new penalty owning the finance record
@@ -146,5 +161,43 @@ func listPenaltyRows(ctx context.Context, db postgres.DBTX, companyID, driverID 
 	if err != nil {
 		return nil, fmt.Errorf("list penalties of driver %s: %w", driverID, err)
 	}
+	if err := withEvidence(ctx, db, companyID, out); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// queueWhere is the WHERE clause of the company-wide penalty list over
+// $1..$3: company, only this driver (nil: every driver), statuses.
+const queueWhere = `
+	WHERE pe.company_id = $1 AND pe.deleted_at IS NULL AND ($2::uuid IS NULL OR pe.driver_id = $2) AND pe.status = ANY($3)`
+
+// queueRows reads a page of the company's penalties with their drivers,
+// oldest dispute first (penalties never disputed by their creation), and
+// the number of all that match.
+func queueRows(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, only *uuid.UUID, f QueueFilter) ([]QueuedPenalty, int, error) {
+	var total int
+	if err := db.QueryRow(ctx, `SELECT count(*) FROM penalties pe
+		JOIN drivers dr ON dr.id = pe.driver_id AND dr.company_id = pe.company_id AND dr.deleted_at IS NULL`+queueWhere,
+		companyID, only, f.Statuses).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("count the penalty queue: %w", err)
+	}
+	rows, err := db.Query(ctx, penaltyColumns+`, dr.first_name, dr.last_name, dr.internal_number`+penaltyFrom+`
+		JOIN drivers dr ON dr.id = pe.driver_id AND dr.company_id = pe.company_id AND dr.deleted_at IS NULL`+queueWhere+`
+		ORDER BY COALESCE(pe.dispute_submitted_at, pe.created_at), pe.id
+		LIMIT $4 OFFSET $5`, companyID, only, f.Statuses, f.PerPage, (f.Page-1)*f.PerPage)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list the penalty queue: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (QueuedPenalty, error) {
+		var q QueuedPenalty
+		var first, last string
+		pen, err := scanPenalty(r, &first, &last, &q.DriverNumber)
+		q.Penalty, q.DriverName = pen, strings.TrimSpace(first+" "+last)
+		return q, err
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("list the penalty queue: %w", err)
+	}
+	return out, total, nil
 }

@@ -368,6 +368,7 @@ func init() {
 		"msg.penalties.evidence_type":          "Typ dowodu musi być jednym z: {allowed}.",
 		"msg.penalties.evidence_url_required":  "Podaj link do dowodu.",
 		"msg.penalties.evidence_url":           "Link do dowodu musi być pełnym adresem http lub https.",
+		"msg.penalties.evidence_closed":        "Dowód można dodać tylko do kary oczekującej lub w trakcie odwołania; ta ma status „{status}”.",
 
 		"msg.money.not_number": "Pole „{field}” musi być liczbą.",
 		"msg.money.places":     "Pole „{field}” może mieć najwyżej 2 miejsca po przecinku.",
@@ -390,6 +391,8 @@ func init() {
 		"field.finance.order_id":          "Zlecenie",
 		"field.finance.status":            "Status",
 		"field.finance.payment_date":      "Data wypłaty",
+		"field.finance.note":              "Notatka",
+		"field.finance.file":              "Plik",
 
 		"state.penalty.pending":   "oczekuje",
 		"state.penalty.accepted":  "zaakceptowana",

@@ -368,6 +368,7 @@ func init() {
 		"msg.penalties.evidence_type":          "Tipul dovezii trebuie să fie unul dintre: {allowed}.",
 		"msg.penalties.evidence_url_required":  "Introdu linkul către dovadă.",
 		"msg.penalties.evidence_url":           "Linkul către dovadă trebuie să fie o adresă http sau https completă.",
+		"msg.penalties.evidence_closed":        "Dovezile se pot adăuga doar la o amendă în așteptare sau contestată; aceasta este {status}.",
 
 		"msg.money.not_number": "Câmpul „{field}” trebuie să fie un număr.",
 		"msg.money.places":     "Câmpul „{field}” poate avea cel mult 2 zecimale.",
@@ -390,6 +391,8 @@ func init() {
 		"field.finance.order_id":          "Comandă",
 		"field.finance.status":            "Stare",
 		"field.finance.payment_date":      "Data achitării",
+		"field.finance.note":              "Notă",
+		"field.finance.file":              "Fișier",
 
 		"state.penalty.pending":   "în așteptare",
 		"state.penalty.accepted":  "acceptată",

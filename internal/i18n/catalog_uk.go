@@ -368,6 +368,7 @@ func init() {
 		"msg.penalties.evidence_type":          "Тип доказу має бути одним із: {allowed}.",
 		"msg.penalties.evidence_url_required":  "Вкажіть посилання на доказ.",
 		"msg.penalties.evidence_url":           "Посилання на доказ має бути повною адресою http або https.",
+		"msg.penalties.evidence_closed":        "Доказ можна додати лише до штрафу, що очікує або оскаржується; цей має статус «{status}».",
 
 		"msg.money.not_number": "Поле «{field}» має бути числом.",
 		"msg.money.places":     "Поле «{field}» може мати не більше 2 знаків після коми.",
@@ -390,6 +391,8 @@ func init() {
 		"field.finance.order_id":          "Замовлення",
 		"field.finance.status":            "Статус",
 		"field.finance.payment_date":      "Дата виплати",
+		"field.finance.note":              "Примітка",
+		"field.finance.file":              "Файл",
 
 		"state.penalty.pending":   "очікує",
 		"state.penalty.accepted":  "прийнято",

@@ -47,6 +47,7 @@ func init() {
 		"msg.penalties.evidence_type":          "The evidence type must be one of: {allowed}.",
 		"msg.penalties.evidence_url_required":  "The evidence link is required.",
 		"msg.penalties.evidence_url":           "The evidence link must be an absolute http or https URL.",
+		"msg.penalties.evidence_closed":        "Evidence can be added to a pending or disputed penalty only; this one is {status}.",
 
 		"msg.money.not_number": "The {field} field must be a number.",
 		"msg.money.places":     "The {field} field may have at most 2 decimal places.",
@@ -73,6 +74,8 @@ func init() {
 		"field.finance.order_id":          "order",
 		"field.finance.status":            "status",
 		"field.finance.payment_date":      "payment date",
+		"field.finance.note":              "note",
+		"field.finance.file":              "file",
 
 		"state.penalty.pending":   "pending",
 		"state.penalty.accepted":  "accepted",
@@ -121,6 +124,7 @@ func init() {
 		"msg.penalties.evidence_type":          "Typ důkazu musí být jeden z: {allowed}.",
 		"msg.penalties.evidence_url_required":  "Zadejte odkaz na důkaz.",
 		"msg.penalties.evidence_url":           "Odkaz na důkaz musí být úplná adresa http nebo https.",
+		"msg.penalties.evidence_closed":        "Důkaz lze přidat jen k čekající nebo rozporované pokutě; tato je ve stavu „{status}“.",
 
 		"msg.money.not_number": "Pole „{field}“ musí být číslo.",
 		"msg.money.places":     "Pole „{field}“ může mít nejvýše 2 desetinná místa.",
@@ -147,6 +151,8 @@ func init() {
 		"field.finance.order_id":          "Zakázka",
 		"field.finance.status":            "Stav",
 		"field.finance.payment_date":      "Datum výplaty",
+		"field.finance.note":              "Poznámka",
+		"field.finance.file":              "Soubor",
 
 		"state.penalty.pending":   "čeká",
 		"state.penalty.accepted":  "přijata",

@@ -50,13 +50,19 @@ rc AS (
 	INSERT INTO rating_configs (company_id, metric_name, weight) VALUES ($1, 'activity', 10)
 	ON CONFLICT DO NOTHING RETURNING id
 ),
+ev AS (
+	INSERT INTO penalty_evidence (company_id, penalty_id, filename, original_filename, mime_type, size_bytes, storage_path,
+		storage_disk, hash_sha256)
+	SELECT $1, pe.id, 'e.pdf', 'e.pdf', 'application/pdf', 1, 'x/e.pdf', 'local', repeat('0', 64) FROM pe
+	RETURNING id
+),
 dd AS (
 	-- The trigger logs the change in document_validity_changes.
 	UPDATE driver_documents SET valid_until = DATE '2031-01-31'
 	WHERE id = (SELECT id FROM driver_documents WHERE company_id = $1 ORDER BY id LIMIT 1) RETURNING id
 )
 SELECT (SELECT count(*) FROM tu) + (SELECT count(*) FROM al) + (SELECT count(*) FROM fa) + (SELECT count(*) FROM rr)
-	+ (SELECT count(*) FROM pe) + (SELECT count(*) FROM rc) + (SELECT count(*) FROM dd)`
+	+ (SELECT count(*) FROM pe) + (SELECT count(*) FROM ev) + (SELECT count(*) FROM rc) + (SELECT count(*) FROM dd)`
 
 // The second wall (docs/security.md, "Row-level security"): on the request
 // pool, with company A set, no row of company B can be read or changed in any
@@ -258,6 +264,31 @@ func TestRowLevelSecurity(t *testing.T) {
 		}
 		if _, found, err := postgres.CompanyOf(asA, requests, "drivers", bDriver); err != nil || found {
 			t.Fatalf("CompanyOf a deleted driver: %v %v", found, err)
+		}
+	})
+
+	t.Run("the driver search sees the request's own company only", func(t *testing.T) {
+		// konvoj_driver_search runs past the policies (so the trigram index
+		// serves it): it must still refuse a company other than the request's.
+		count := func(ctx context.Context, db postgres.DBTX, company uuid.UUID) int {
+			t.Helper()
+			var n int
+			if err := db.QueryRow(ctx, `SELECT count(*) FROM konvoj_driver_search($1, '')`, company).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		if n := count(asA, requests, a); n == 0 {
+			t.Fatal("a request finds no driver of its own company")
+		}
+		if n := count(asA, requests, b); n != 0 {
+			t.Fatalf("a request of A found %d drivers of B", n)
+		}
+		if n := count(ctx, requests, a); n != 0 {
+			t.Fatalf("a request without a company found %d drivers", n)
+		}
+		if count(ctx, system, b) == 0 {
+			t.Fatal("the owner (jobs, commands) finds no driver of the company it names")
 		}
 	})
 }

@@ -30,10 +30,11 @@ type Set struct {
 
 // Options are what the services need besides the database.
 type Options struct {
-	// Files is where document files are stored (nil: no file can be
+	// Files is where document files and penalty evidence files are stored (nil: no file can be
 	// stored or read, for callers that never touch files).
 	Files storage.Store
-	// UploadMaxBytes is the largest document file an upload may carry.
+	// UploadMaxBytes is the largest file (document, penalty evidence) an
+	// upload may carry.
 	UploadMaxBytes int64
 	// CursorKey signs list cursors; it must be secret and the same on every
 	// instance.
@@ -69,7 +70,7 @@ func New(db *pgxpool.Pool, o Options) Set {
 		Audit:     audit.NewService(db),
 		Drivers:   drivers.NewService(db, o.CursorKey),
 		Documents: documents.NewService(db, o.Files, o.UploadMaxBytes),
-		Finance:   finance.NewService(db),
+		Finance:   finance.NewService(db, o.Files, o.UploadMaxBytes),
 		Rating:    rating.NewService(db),
 	}
 }

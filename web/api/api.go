@@ -37,6 +37,7 @@ func Mount(s *web.Server, h *Handlers) {
 	h.mountRating(g)
 	h.mountFinance(g)
 	h.mountPenalties(g)
+	h.mountEvidence(g)
 
 	for _, p := range PlannedPaths {
 		g.Any(p, notImplemented)

@@ -115,6 +115,12 @@ var apiRoutes = map[string]authzRoute{
 		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
 	"PUT /api/v0/drivers/{id}/penalties/{penalty_id}/accept": {action: auth.PenaltiesRespond,
 		ids: driverIDs("penalty_id", webtest.KindPenalty)},
+	"POST /api/v0/penalties/{penalty_id}/evidence": {action: auth.PenaltiesRespond,
+		ids: map[string]string{"penalty_id": webtest.KindPenalty}, body: "upload"},
+	"GET /api/v0/penalties/{penalty_id}/evidence": {action: auth.PenaltiesRead,
+		ids: map[string]string{"penalty_id": webtest.KindPenalty}},
+	"GET /api/v0/penalties/{penalty_id}/evidence/{file_id}": {action: auth.PenaltiesRead,
+		ids: map[string]string{"penalty_id": webtest.KindPenalty, "file_id": webtest.KindEvidence}},
 
 	"GET /api/v0/drivers/{id}/rating": {action: auth.RatingRead, ids: driverIDs(),
 		notApplicable: map[webtest.Refusal]string{webtest.RoleRefused: everyRole}},

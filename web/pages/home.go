@@ -142,25 +142,31 @@ func stageListURL(stage string) string {
 }
 
 // homeDisputes: the open disputes, oldest first, with their review due
-// date.
+// date (the dispute queue's first rows).
 func (p *Pages) homeDisputes(ctx context.Context, pr auth.Principal, lang i18n.Lang) (*views.HomeDisputes, error) {
-	scope, err := pr.Scope(auth.PenaltiesManage)
+	scope, err := pr.Scope(auth.PenaltiesRead)
 	if err != nil {
 		return nil, err
 	}
-	q, err := p.svc.Finance.OpenDisputes(ctx, pr, scope, homeListLimit)
+	q, err := p.svc.Finance.PenaltyQueue(ctx, pr, scope, finance.QueueFilter{Page: 1, PerPage: homeListLimit})
 	if err != nil {
 		return nil, err
 	}
-	today := pr.Today()
+	today, loc := pr.Today(), pr.Location()
 	out := &views.HomeDisputes{Total: q.Total, QueueURL: "/penalties"}
-	for _, d := range q.Disputes {
-		out.Rows = append(out.Rows, views.HomeDispute{
-			DriverName: d.DriverName, DriverNumber: d.DriverNumber, DriverURL: driverURL(d.DriverID),
-			PenaltyURL: penaltyURL(d.DriverID, d.PenaltyID), Type: d.PenaltyType, Reason: d.Reason,
-			Amount: amountView(lang, d.Amount.Neg(), d.Currency), Filed: lang.Date(d.Filed), Due: lang.Date(d.Due),
-			Overdue: d.Due.Before(today),
-		})
+	for _, pen := range q.Penalties {
+		row := views.HomeDispute{
+			DriverName: pen.DriverName, DriverNumber: pen.DriverNumber, DriverURL: driverURL(pen.DriverID),
+			PenaltyURL: penaltyURL(pen.DriverID, pen.ID), Type: pen.PenaltyType, Reason: deref(pen.DisputeReason),
+			Amount: amountView(lang, pen.Amount.Neg(), pen.Currency),
+		}
+		if pen.DisputeSubmittedAt != nil {
+			row.Filed = lang.Day(*pen.DisputeSubmittedAt, loc)
+		}
+		if pen.ReviewDue != nil {
+			row.Due, row.Overdue = lang.Date(*pen.ReviewDue), pen.ReviewDue.Before(today)
+		}
+		out.Rows = append(out.Rows, row)
 	}
 	return out, nil
 }

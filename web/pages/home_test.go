@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -129,7 +130,7 @@ func TestHomeOfHR(t *testing.T) {
 			// Not ready, and why.
 			`data-testid="not-ready-driver"`, "Jan Novák", "Petr Malý", "Tachograph card",
 			// The open dispute with its review date.
-			`href="/penalties"`, "Jsem nejel já", "Review by "+i18n.EN.Date(finance.ReviewDue(w.today)),
+			`href="/penalties"`, "Jsem nejel já", "Review by "+i18n.EN.Date(finance.ReviewDue(time.Now(), prague(t))),
 			`href="/drivers/`+w.jan.String()+`/penalties/`+w.disputed.String()+`"`,
 		).lacks(t, "Cizí", "Řidič", w.stranger.String())
 		stages := map[string]string{"expired": w.janLicence.String(), "expiring_soon": w.petrTacho.String(), "lead": w.janPassport.String()}
@@ -212,4 +213,12 @@ func TestPayPage(t *testing.T) {
 	acc.get("/drivers/"+w.stranger.String()+"/pay").expect(t, http.StatusForbidden).lacks(t, "7,777")
 	signIn(t, w.env, w.company, auth.RoleDispatcher, "disp@acme.test", "en").
 		get("/drivers/"+w.jan.String()+"/pay").expect(t, http.StatusForbidden)
+}
+
+func prague(t *testing.T) *time.Location {
+	loc, err := time.LoadLocation("Europe/Prague")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return loc
 }

@@ -16,7 +16,7 @@ import (
 
 // World is what the authorization tests aim at: two companies, each with two
 // drivers that have a document with a file, a transaction, a finance period
-// and a penalty. Everything is made through the API, as a client would.
+// and a penalty with an evidence file. Everything is made through the API, as a client would.
 type World struct {
 	Home, Away Tenant
 }
@@ -32,8 +32,8 @@ type Tenant struct {
 
 // Records are one driver's records, by kind.
 type Records struct {
-	Driver, Document, File, Transaction, Period, Penalty uuid.UUID
-	Email, LastName                                      string
+	Driver, Document, File, Transaction, Period, Penalty, Evidence uuid.UUID
+	Email, LastName                                                string
 }
 
 // Record kinds: the names the authorization tables use for path ids.
@@ -44,6 +44,7 @@ const (
 	KindTransaction = "transaction"
 	KindPeriod      = "period"
 	KindPenalty     = "penalty"
+	KindEvidence    = "evidence"
 	KindCompany     = "company"
 )
 
@@ -63,6 +64,8 @@ func (t Tenant) ID(driver int, kind string) uuid.UUID {
 		return r.Period
 	case KindPenalty:
 		return r.Penalty
+	case KindEvidence:
+		return r.Evidence
 	case KindCompany:
 		return t.Company
 	}
@@ -85,7 +88,7 @@ func (e *Env) World() *World {
 }
 
 // records creates a driver with a file, a transaction (and so a period)
-// and a penalty.
+// and a penalty with an evidence file.
 func (e *Env) records(admin *Caller, lastName string) Records {
 	e.T.Helper()
 	r := Records{LastName: lastName, Email: strings.ToLower(lastName) + "-" + uuid.NewString()[:8] + "@example.test"}
@@ -115,6 +118,11 @@ func (e *Env) records(admin *Caller, lastName string) Records {
 	admin.Post(base+"/penalties", map[string]any{"penalty_type": "other", "amount": "10.00", "incident_date": Today(), "description": "x"}).
 		Expect(http.StatusCreated).Decode(&pen)
 	r.Penalty = pen.ID
+	var ev struct{ ID uuid.UUID }
+	body, header = PDFUpload("ticket.pdf")
+	admin.Send(http.MethodPost, "/api/v0/penalties/"+r.Penalty.String()+"/evidence", body, header).
+		Expect(http.StatusCreated).Decode(&ev)
+	r.Evidence = ev.ID
 	return r
 }
 

@@ -1,0 +1,212 @@
+package finance
+
+import (
+	"context"
+	"fmt"
+	"mime/multipart"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/konvoj/konvoj/internal/apperr"
+	"github.com/konvoj/konvoj/internal/audit"
+	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/documents"
+	"github.com/konvoj/konvoj/internal/postgres"
+)
+
+// Evidence file limits: the note's length and the files one penalty may hold.
+const (
+	maxEvidenceNote  = 1000
+	maxEvidenceFiles = 20
+)
+
+// EvidenceFile is a photo or PDF attached to a penalty (docs/finance.md,
+// "Evidence files"); uploaded_by is the uploader's display name.
+type EvidenceFile struct {
+	ID               uuid.UUID `json:"id"`
+	OriginalFilename string    `json:"original_filename"`
+	Mime             string    `json:"mime"`
+	Size             int64     `json:"size"`
+	Note             *string   `json:"note"`
+	UploadedBy       *string   `json:"uploaded_by"`
+	CreatedAt        time.Time `json:"created_at"`
+}
+
+// IsImage reports whether the file is a photo (pages show a thumbnail).
+func (f EvidenceFile) IsImage() bool { return f.Mime != "application/pdf" }
+
+// MaxUploadBytes is the largest evidence file an upload may carry (the
+// document files' cap).
+func (s *Service) MaxUploadBytes() int64 { return s.maxBytes }
+
+// AddEvidence stores an evidence file from a multipart body (part "file",
+// optional "note") with the checks of a document upload: the type from the
+// content (415), the size cap (413), the SHA-256; then, in one transaction,
+// the penalty row is locked, the state checked (a driver adds to its own
+// penalty only while it is pending or disputed: 409 otherwise), the file
+// written to the store, its row and the audit row penalty.evidence_added
+// inserted. A failed transaction leaves no stored file. The handler runs
+// the guard (AuthorizePenalty) before it opens the body.
+func (s *Service) AddEvidence(ctx context.Context, p auth.Principal, ref Ref, mr *multipart.Reader) (EvidenceFile, error) {
+	id, err := ref.check(p, auth.PenaltiesRespond, PenaltyRecord)
+	if err != nil {
+		return EvidenceFile{}, err
+	}
+	file, values, err := documents.ReceiveFile(mr, s.maxBytes, "evidence", map[string]int64{"note": 4 * maxEvidenceNote}, fieldName)
+	if err != nil {
+		return EvidenceFile{}, err
+	}
+	defer file.Remove()
+	var v apperr.Validation
+	var note *string
+	if n, ok := values["note"]; ok {
+		note = optionalText(&v, "note", n, maxEvidenceNote)
+	}
+	if err := v.Err(); err != nil {
+		return EvidenceFile{}, err
+	}
+	return s.storeEvidence(ctx, p, ref.DriverRef.CompanyID(), ref.DriverRef.ID(), id, file, note)
+}
+
+// storeEvidence writes one received evidence file of the penalty id.
+func (s *Service) storeEvidence(ctx context.Context, p auth.Principal, companyID, driverID, id uuid.UUID,
+	file *documents.Received, note *string) (EvidenceFile, error) {
+	fileID := uuid.New()
+	f := EvidenceFile{ID: fileID, OriginalFilename: file.OriginalName(), Mime: file.MimeType(), Size: file.Size(), Note: note}
+	err := documents.StoreInTx(ctx, s.db, s.files, file, "penalty_evidence", companyID, fileID, func(tx pgx.Tx, put func(string) error) error {
+		cur, err := getPenalty(ctx, tx, companyID, driverID, id, true)
+		if err != nil {
+			return err
+		}
+		if p.Role == auth.RoleDriver && cur.Status != PenaltyPending && cur.Status != PenaltyDisputed {
+			return apperr.Conflict("msg.penalties.evidence_closed", "status", penaltyState(cur.Status))
+		}
+		var n int
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM penalty_evidence WHERE company_id = $1 AND penalty_id = $2`,
+			companyID, id).Scan(&n); err != nil {
+			return fmt.Errorf("count evidence of penalty %s: %w", id, err)
+		}
+		if n >= maxEvidenceFiles {
+			return apperr.Invalid("file", "msg.penalties.evidence_total", "max", maxEvidenceFiles)
+		}
+		filename := fmt.Sprintf("%s.%s", fileID, file.Ext())
+		path := fmt.Sprintf("%s/%s/penalties/%s/%s", companyID, driverID, id, filename)
+		if err := put(path); err != nil {
+			return fmt.Errorf("evidence of penalty %s: %w", id, err)
+		}
+		if err := tx.QueryRow(ctx, `
+			INSERT INTO penalty_evidence (id, company_id, penalty_id, filename, original_filename, mime_type, size_bytes, note,
+				storage_path, storage_disk, hash_sha256, uploaded_by)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+			RETURNING created_at`,
+			fileID, companyID, id, filename, f.OriginalFilename, f.Mime, f.Size, note, path, s.files.Disk(), file.SHA256(),
+			userID(p)).Scan(&f.CreatedAt); err != nil {
+			return fmt.Errorf("insert evidence of penalty %s: %w", id, err)
+		}
+		return audit.Record(ctx, tx, p, audit.Entry{EntityType: "penalty", EntityID: id, Action: "penalty.evidence_added",
+			NewValues: map[string]any{"evidence_file_id": fileID, "original_filename": f.OriginalFilename, "mime": f.Mime,
+				"size": f.Size, "note": note, "hash_sha256": file.SHA256(), "storage_disk": s.files.Disk()}})
+	})
+	if err != nil {
+		return EvidenceFile{}, err
+	}
+	files, err := evidenceOf(ctx, s.db, companyID, []uuid.UUID{id})
+	if err != nil {
+		return EvidenceFile{}, err
+	}
+	for _, stored := range files[id] {
+		if stored.ID == fileID {
+			return stored, nil
+		}
+	}
+	return f, nil
+}
+
+// ListEvidence lists a penalty's evidence files, oldest first.
+func (s *Service) ListEvidence(ctx context.Context, p auth.Principal, ref Ref) ([]EvidenceFile, error) {
+	id, err := ref.check(p, auth.PenaltiesRead, PenaltyRecord)
+	if err != nil {
+		return nil, err
+	}
+	files, err := evidenceOf(ctx, s.db, ref.DriverRef.CompanyID(), []uuid.UUID{id})
+	if err != nil {
+		return nil, err
+	}
+	return files[id], nil
+}
+
+// OpenEvidence opens one evidence file of the penalty for download (served
+// like document files). ctx must be the context of the request that serves
+// it.
+func (s *Service) OpenEvidence(ctx context.Context, p auth.Principal, ref Ref, fileID uuid.UUID) (*documents.Download, error) {
+	id, err := ref.check(p, auth.PenaltiesRead, PenaltyRecord)
+	if err != nil {
+		return nil, err
+	}
+	var (
+		d          documents.Download
+		path, disk string
+	)
+	err = s.db.QueryRow(ctx, `
+		SELECT original_filename, mime_type, size_bytes, hash_sha256, created_at, storage_path, storage_disk
+		FROM penalty_evidence WHERE company_id = $1 AND penalty_id = $2 AND id = $3`, ref.DriverRef.CompanyID(), id, fileID).Scan(
+		&d.OriginalFilename, &d.MimeType, &d.SizeBytes, &d.HashSHA256, &d.UploadedAt, &path, &disk)
+	if postgres.IsNotFound(err) {
+		return nil, apperr.NotFound("msg.common.not_found.file")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find evidence file %s: %w", fileID, err)
+	}
+	return documents.OpenStored(ctx, s.files, d, path, disk)
+}
+
+// evidenceOf reads the evidence files of the given penalties of the
+// company, oldest first, by penalty.
+func evidenceOf(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, ids []uuid.UUID) (map[uuid.UUID][]EvidenceFile, error) {
+	out := make(map[uuid.UUID][]EvidenceFile, len(ids))
+	for _, id := range ids {
+		out[id] = []EvidenceFile{}
+	}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := db.Query(ctx, `
+		SELECT e.penalty_id, e.id, e.original_filename, e.mime_type, e.size_bytes, e.note, `+userName("u")+`, e.created_at
+		FROM penalty_evidence e LEFT JOIN users u ON u.id = e.uploaded_by
+		WHERE e.company_id = $1 AND e.penalty_id = ANY($2)
+		ORDER BY e.created_at, e.id`, companyID, ids)
+	if err != nil {
+		return nil, fmt.Errorf("list evidence files: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var pid uuid.UUID
+		var f EvidenceFile
+		if err := rows.Scan(&pid, &f.ID, &f.OriginalFilename, &f.Mime, &f.Size, &f.Note, &f.UploadedBy, &f.CreatedAt); err != nil {
+			return nil, fmt.Errorf("scan evidence file: %w", err)
+		}
+		out[pid] = append(out[pid], f)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list evidence files: %w", err)
+	}
+	return out, nil
+}
+
+// withEvidence fills the evidence files of the penalties.
+func withEvidence(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, pens []Penalty) error {
+	ids := make([]uuid.UUID, len(pens))
+	for i, pen := range pens {
+		ids[i] = pen.ID
+	}
+	files, err := evidenceOf(ctx, db, companyID, ids)
+	if err != nil {
+		return err
+	}
+	for i := range pens {
+		pens[i].EvidenceFiles = files[pens[i].ID]
+	}
+	return nil
+}

@@ -1,0 +1,93 @@
+package finance
+
+import (
+	"context"
+	"time"
+
+	"github.com/konvoj/konvoj/internal/apperr"
+	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/civil"
+)
+
+// ReviewBusinessDays is how many business days HR has to review a dispute
+// (docs/finance.md, "Dispute review").
+const ReviewBusinessDays = 5
+
+// ReviewDue is the date a dispute filed at disputedAt is to be reviewed
+// by: ReviewBusinessDays business days (Monday to Friday) after the filing
+// date in the company's time zone loc.
+func ReviewDue(disputedAt time.Time, loc *time.Location) civil.Date {
+	return civil.DateOf(disputedAt.In(loc)).AddBusinessDays(ReviewBusinessDays)
+}
+
+// QueueFilter narrows the company-wide penalty list.
+type QueueFilter struct {
+	// Statuses are the penalty statuses listed; none means disputed only
+	// (the dispute queue).
+	Statuses []string
+	Page     int
+	PerPage  int
+}
+
+// QueuedPenalty is a penalty of the company-wide list with its driver and,
+// while it is disputed, the date its review is due.
+type QueuedPenalty struct {
+	Penalty
+	DriverName   string
+	DriverNumber string
+	// ReviewDue is set for a disputed penalty (ReviewDue of its filing).
+	ReviewDue *civil.Date
+}
+
+// PenaltyQueue is a page of the company-wide penalty list and the number
+// of all penalties that match.
+type PenaltyQueue struct {
+	Penalties []QueuedPenalty
+	Total     int
+}
+
+// PenaltyQueue lists the penalties of the whole company (the dispute
+// queue): by status (default disputed), oldest first by the time the
+// dispute was filed (a penalty never disputed by its creation), with the
+// driver's name and the evidence files. scope is the guard's
+// (Principal.Scope with penalties: list); a driver caller sees only its own
+// penalties.
+func (s *Service) PenaltyQueue(ctx context.Context, p auth.Principal, scope auth.Ref, f QueueFilter) (PenaltyQueue, error) {
+	if err := scope.Check(p, auth.PenaltiesRead); err != nil {
+		return PenaltyQueue{}, err
+	}
+	var v apperr.Validation
+	checkValues(&v, "status", f.Statuses, PenaltyStatuses)
+	if err := v.Err(); err != nil {
+		return PenaltyQueue{}, err
+	}
+	if len(f.Statuses) == 0 {
+		f.Statuses = []string{PenaltyDisputed}
+	}
+	if f.Page < 1 {
+		f.Page = 1
+	}
+	if f.PerPage < 1 {
+		f.PerPage = 50
+	}
+	rows, total, err := queueRows(ctx, s.db, scope.CompanyID(), scope.Only(), f)
+	if err != nil {
+		return PenaltyQueue{}, err
+	}
+	pens := make([]Penalty, len(rows))
+	for i := range rows {
+		pens[i] = rows[i].Penalty
+	}
+	if err := withEvidence(ctx, s.db, scope.CompanyID(), pens); err != nil {
+		return PenaltyQueue{}, err
+	}
+	loc := p.Location()
+	for i := range rows {
+		rows[i].Penalty = pens[i]
+		if rows[i].Status == PenaltyDisputed && rows[i].DisputeSubmittedAt != nil {
+			due := ReviewDue(*rows[i].DisputeSubmittedAt, loc)
+			rows[i].ReviewDue = &due
+		}
+	}
+	return PenaltyQueue{Penalties: rows, Total: total}, nil
+}

@@ -1,0 +1,68 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/web"
+)
+
+// Penalty evidence files: paths by the penalty's id alone; the finance
+// guard's AuthorizePenalty finds the penalty's driver and checks as for
+// the driver's penalty paths.
+func (h *Handlers) mountEvidence(g *web.Routes) {
+	g.POST("/penalties/:penalty_id/evidence", h.addEvidence)
+	g.GET("/penalties/:penalty_id/evidence", h.listEvidence)
+	g.GET("/penalties/:penalty_id/evidence/:file_id", h.downloadEvidence)
+}
+
+// addEvidence streams the multipart body into the service, as a document
+// upload does (web.UploadBody: capped, never parsed into memory).
+func (h *Handlers) addEvidence(c echo.Context) error {
+	ctx, p := c.Request().Context(), web.Principal(c)
+	ref, err := h.Finance.AuthorizePenalty(ctx, p, auth.PenaltiesRespond, web.PathID(c, "penalty_id"))
+	if err != nil {
+		return err
+	}
+	mr, err := web.UploadBody(c, h.Finance.MaxUploadBytes())
+	if err != nil {
+		return err
+	}
+	f, err := h.Finance.AddEvidence(ctx, p, ref, mr)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, f)
+}
+
+func (h *Handlers) listEvidence(c echo.Context) error {
+	ctx, p := c.Request().Context(), web.Principal(c)
+	ref, err := h.Finance.AuthorizePenalty(ctx, p, auth.PenaltiesRead, web.PathID(c, "penalty_id"))
+	if err != nil {
+		return err
+	}
+	files, err := h.Finance.ListEvidence(ctx, p, ref)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"data": files})
+}
+
+// downloadEvidence serves an evidence file like a document file
+// (web.ServeDownload).
+func (h *Handlers) downloadEvidence(c echo.Context) error {
+	ctx, p := c.Request().Context(), web.Principal(c)
+	ref, err := h.Finance.AuthorizePenalty(ctx, p, auth.PenaltiesRead, web.PathID(c, "penalty_id"))
+	if err != nil {
+		return err
+	}
+	d, err := h.Finance.OpenEvidence(ctx, p, ref, web.PathID(c, "file_id"))
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	web.ServeDownload(c, d)
+	return nil
+}

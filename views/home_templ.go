@@ -973,7 +973,7 @@ func homeDisputes(d HomeDisputes) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = Money(r.Amount).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = amount(r.Amount).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -1267,7 +1267,7 @@ func homeFinance(f HomeFinance) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = Money(m.Earnings).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = amount(m.Earnings).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -1275,7 +1275,7 @@ func homeFinance(f HomeFinance) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = Money(m.Deductions).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = amount(m.Deductions).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -1283,7 +1283,7 @@ func homeFinance(f HomeFinance) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = Money(m.Penalties).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = amount(m.Penalties).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -1291,7 +1291,7 @@ func homeFinance(f HomeFinance) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = Money(m.Net).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = amount(m.Net).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -1451,7 +1451,7 @@ func homeFinance(f HomeFinance) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = Money(pe.Net).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = amount(pe.Net).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -1610,7 +1610,7 @@ func moneyCounts(label, url string, counts []HomeMoneyCount, testid string) temp
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = Money(c.Amount).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = amount(c.Amount).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -1732,7 +1732,7 @@ func driverHome(d DriverHome) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = Money(t.Amount).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = amount(t.Amount).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -1817,7 +1817,7 @@ func driverHome(d DriverHome) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = Money(a).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = amount(a).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -32,36 +32,3 @@ func TestStatusThresholds(t *testing.T) {
 		t.Errorf("file without expiry: %s", got)
 	}
 }
-
-func TestLeadDaysAndStages(t *testing.T) {
-	want := map[string]int{
-		"passport": 90, "visa_biometrics": 90, "residence_permit": 90, "work_permit": 90,
-		"a1_eu": 60, "a1_switzerland": 60,
-		"declaration": 30, "health_insurance": 30, "travel_insurance": 30, "drivers_license": 30,
-		"adr_certificate": 30, "tachograph_card": 30, "code_95": 30, "medical_examination": 30,
-	}
-	for _, ty := range Types {
-		if got := LeadDays(ty); got != want[ty] {
-			t.Errorf("LeadDays(%s) = %d, want %d", ty, got, want[ty])
-		}
-	}
-	today := civil.NewDate(2026, 11, 21)
-	cases := []struct {
-		docType string
-		days    int
-		want    string
-	}{
-		{"passport", 90, StageLead}, {"passport", 91, ""}, {"a1_eu", 60, StageLead}, {"a1_eu", 61, ""},
-		{"code_95", 30, StageLead}, {"code_95", 31, ""}, {"code_95", 15, StageLead}, {"code_95", 14, StageExpiringSoon},
-		{"passport", 0, StageExpiringSoon}, {"passport", -1, StageExpired},
-	}
-	for _, c := range cases {
-		until := today.AddDays(c.days)
-		if got := Stage(c.docType, true, &until, today); got != c.want {
-			t.Errorf("%s, %d days: stage %q, want %q", c.docType, c.days, got, c.want)
-		}
-	}
-	if got := Stage("passport", false, nil, today); got != "" {
-		t.Errorf("no file: stage %q", got)
-	}
-}

@@ -56,7 +56,7 @@ func (s *Service) NotReady(ctx context.Context, p auth.Principal, company auth.R
 					ORDER BY array_position($4::text[], rt.type), rt.type) AS statuses
 			FROM drivers d
 			CROSS JOIN co
-			CROSS JOIN LATERAL (SELECT DISTINCT t AS type FROM unnest(co.required) AS t) rt
+			CROSS JOIN LATERAL (SELECT DISTINCT t AS type FROM unnest(`+requiredOf+`) AS t) rt
 			LEFT JOIN driver_documents dd ON dd.company_id = d.company_id AND dd.driver_id = d.id AND dd.type = rt.type
 			WHERE d.company_id = $1 AND d.deleted_at IS NULL AND d.status = 'active'
 				AND ($3::uuid IS NULL OR d.id = $3)

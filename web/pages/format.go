@@ -18,7 +18,6 @@ import (
 	"github.com/konvoj/konvoj/internal/countries"
 	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/internal/i18n"
-	"github.com/konvoj/konvoj/internal/money"
 	"github.com/konvoj/konvoj/views"
 )
 
@@ -199,12 +198,6 @@ func pagerURLs(page, last int, at func(n int) string) (prev, next string) {
 		next = at(page + 1)
 	}
 	return prev, next
-}
-
-// amountView is an amount as the pages show it (views.Money): formatted
-// for the language, marked when below zero.
-func amountView(lang i18n.Lang, a money.Amount, currency string) views.Amount {
-	return views.Amount{Text: lang.Money(a.Decimal(), currency), Negative: a.Sign() < 0}
 }
 
 // spanText is a span of days: "1 Nov 2026 – 30 Nov 2026".

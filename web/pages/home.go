@@ -12,6 +12,7 @@ import (
 
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/documents"
+	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/internal/finance"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/views"
@@ -91,7 +92,7 @@ func (p *Pages) homeDocuments(ctx context.Context, pr auth.Principal, lang i18n.
 	if err != nil {
 		return nil, err
 	}
-	stages, err := p.svc.Documents.Due(ctx, pr, docScope, homeListLimit)
+	due, err := p.svc.Documents.Due(ctx, pr, docScope, homeListLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -105,10 +106,10 @@ func (p *Pages) homeDocuments(ctx context.Context, pr auth.Principal, lang i18n.
 			URL: "/drivers?document_status=" + st})
 	}
 	out.Counts = append(out.Counts, views.HomeCount{Label: "home.count.not_ready", Count: notReady.Total, URL: "#not-ready"})
-	for _, st := range stages {
+	for _, st := range due.Stages {
 		hs := views.HomeDueStage{Stage: st.Stage, Count: st.Count}
 		if st.Count > len(st.Documents) {
-			hs.MoreURL = stageListURL(st.Stage)
+			hs.MoreURL = stageListURL(st.Stage, due.MaxLeadDays)
 		}
 		for _, doc := range st.Documents {
 			hs.Docs = append(hs.Docs, views.HomeDueDoc{
@@ -133,10 +134,11 @@ func (p *Pages) homeDocuments(ctx context.Context, pr auth.Principal, lang i18n.
 	return out, nil
 }
 
-// stageListURL is the drivers list of a document alert stage.
-func stageListURL(stage string) string {
+// stageListURL is the drivers list of a document alert stage; the window
+// stage lists the documents due within the longest lead time.
+func stageListURL(stage string, maxLead int) string {
 	if stage == documents.StageLead {
-		return "/drivers?document_due_within=" + strconv.Itoa(documents.MaxLeadDays)
+		return "/drivers?document_due_within=" + strconv.Itoa(min(max(maxLead, 15), drivers.MaxDueWithin))
 	}
 	return "/drivers?document_status=" + stage
 }
@@ -215,10 +217,6 @@ func (p *Pages) homeFinance(ctx context.Context, pr auth.Principal, lang i18n.La
 // driverHome: the driver's documents to renew or hand in, the penalties it
 // can still accept or dispute, and this month's pay so far.
 func (p *Pages) driverHome(ctx context.Context, pr auth.Principal, lang i18n.Lang, id uuid.UUID) (*views.DriverHome, error) {
-	ref, err := p.svc.Drivers.Authorize(ctx, pr, auth.DriversRead, id)
-	if err != nil {
-		return nil, err
-	}
 	fin, err := p.svc.Finance.Authorize(ctx, pr, auth.FinanceRead, id)
 	if err != nil {
 		return nil, err
@@ -227,7 +225,11 @@ func (p *Pages) driverHome(ctx context.Context, pr auth.Principal, lang i18n.Lan
 	if err != nil {
 		return nil, err
 	}
-	docs, err := p.svc.Documents.List(ctx, pr, ref)
+	docScope, err := pr.Scope(auth.DocumentsList)
+	if err != nil {
+		return nil, err
+	}
+	due, err := p.svc.Documents.Due(ctx, pr, docScope, homeListLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -246,12 +248,11 @@ func (p *Pages) driverHome(ctx context.Context, pr auth.Principal, lang i18n.Lan
 	}
 
 	out := &views.DriverHome{ProfileURL: driverURL(id), PayURL: payURL(id), Month: spanText(lang, today.MonthStart(), today)}
-	for _, stage := range documents.Stages {
-		for _, doc := range docs {
-			if documents.Stage(doc.Type, doc.Status != "no_data", doc.ValidUntil, today) == stage {
-				out.Documents = append(out.Documents, views.DriverTodo{Type: doc.Type, Status: doc.Status, URL: documentURL(id, doc.ID),
-					ValidUntil: formatDate(lang, doc.ValidUntil), Days: doc.DaysUntilExpiry})
-			}
+	for _, st := range due.Stages {
+		for _, doc := range st.Documents {
+			days := doc.DaysLeft
+			out.Documents = append(out.Documents, views.DriverTodo{Type: doc.Type, Status: doc.Status, URL: documentURL(id, doc.ID),
+				ValidUntil: lang.Date(doc.ValidUntil), Days: &days})
 		}
 	}
 	for _, n := range notReady.Drivers {

@@ -176,7 +176,7 @@ func TestHomeOfDriver(t *testing.T) {
 		// The pending penalty, linked, with the day it was filed; the
 		// disputed one is no longer to do.
 		`href="/drivers/`+w.jan.String()+`/penalties/`+w.pending.String()+`"`, "Penalty: Late delivery",
-		"Filed "+i18n.EN.Date(w.today), "-CZK\u00a0150.00", "deduction",
+		"Filed "+i18n.EN.Date(w.today), "-CZK\u00a0150.00", "(deducted)",
 		// Documents: the expired licence, the passport in its window, and
 		// the required ones never handed in.
 		`href="`+docPath(w.jan, w.janLicence)+`"`, `href="`+docPath(w.jan, w.janPassport)+`"`, "Renew: Driving licence",
@@ -195,7 +195,7 @@ func TestPayPage(t *testing.T) {
 	jan := signIn(t, w.env, w.company, auth.RoleDriver, "jan@acme.test", "en")
 	res := jan.get("/drivers/"+w.jan.String()+"/pay").expect(t, http.StatusOK)
 	res.contains(t, "My pay", `data-testid="pay-net"`, "CZK\u00a01,050.00",
-		"Base salary", "Bonus", "CZK\u00a01,000.00", "Waiting for approval", "Approved",
+		"Base salary", "Bonus", "CZK\u00a01,000.00", "Pending", "Approved",
 		// Each penalty's transaction links to the penalty.
 		`href="/drivers/`+w.jan.String()+`/penalties/`+w.pending.String()+`"`,
 		`href="/drivers/`+w.jan.String()+`/penalties/`+w.disputed.String()+`"`, "-CZK\u00a0300.00", "Disputed",

@@ -54,15 +54,6 @@ func TestTextKeysExist(t *testing.T) {
 		keys["home.stage."+st] = true
 		keys["home.stage."+st+".about"] = true
 	}
-	for _, ty := range finance.TransactionTypes {
-		keys["pay.type."+ty] = true
-	}
-	for _, s := range finance.Statuses {
-		keys["pay.status."+s] = true
-	}
-	for _, s := range finance.PeriodStatuses {
-		keys["pay.period_status."+s] = true
-	}
 	for _, ty := range finance.PenaltyTypes {
 		keys["pay.penalty_type."+ty] = true
 	}

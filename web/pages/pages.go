@@ -105,6 +105,8 @@ func Mount(s *web.Server, cfg config.Config, svc services.Set, log *slog.Logger)
 	p.mountHome(app)
 	p.mountAudit(app)
 	p.mountDrivers(app)
+	p.mountFinance(app)
+	p.mountDocumentRules(app)
 	p.mountPay(app)
 	return p, nil
 }
@@ -117,8 +119,7 @@ func (p *Pages) addNav(item views.NavItem, action auth.Action) {
 }
 
 // addOwnNav is addNav with another entry for callers whose grant for
-// action is Own. An item without Href is shown to nobody else (an entry
-// for drivers only, such as "My pay").
+// action is Own.
 func (p *Pages) addOwnNav(item views.NavItem, action auth.Action, own func(auth.Principal) (views.NavItem, bool)) {
 	p.nav = append(p.nav, navEntry{item: item, action: action, own: own})
 }
@@ -136,9 +137,6 @@ func (p *Pages) navFor(pr auth.Principal, path string) []views.NavItem {
 			if it, ok = e.own(pr); !ok {
 				continue
 			}
-		}
-		if it.Href == "" {
-			continue
 		}
 		it.Active = path == it.Href || (it.Href != "/" && strings.HasPrefix(path, it.Href+"/"))
 		out = append(out, it)

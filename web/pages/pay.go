@@ -16,14 +16,8 @@ import (
 const payMonthRows = 100
 
 func (p *Pages) mountPay(r *web.Routes) {
-	// "My pay" is a driver's own entry; staff reach a driver's pay from
-	// the finance pages and the driver's profile.
-	p.addOwnNav(views.NavItem{}, auth.FinanceRead, func(pr auth.Principal) (views.NavItem, bool) {
-		if pr.DriverID == nil {
-			return views.NavItem{}, false
-		}
-		return views.NavItem{Href: payURL(*pr.DriverID), Label: "nav.my_pay", Icon: "banknotes", Description: "nav.my_pay.about"}, true
-	})
+	// A driver's menu entry "My pay" is the finance entry's own form
+	// (mountFinance).
 	r.GET("/drivers/:id/pay", p.payPage)
 }
 

@@ -130,7 +130,7 @@ func TestDriverHomeOnPhone(t *testing.T) {
 
 	// The expired passport: from the to-do to its document page.
 	must(t, todo.GetByTestId("todo-document").First().Click())
-	must(t, page.WaitForURL(regexp.MustCompile(regexp.QuoteMeta(own) + `/documents/[0-9a-f-]+$`)))
+	must(t, page.WaitForURL(regexp.MustCompile(regexp.QuoteMeta(own)+`/documents/[0-9a-f-]+$`)))
 	must(t, expect.Locator(page.Locator("h1")).ToContainText("Passport"))
 
 	// Pay: from the menu of the home page.

@@ -1160,6 +1160,12 @@ func TestAccBRankPercentile(t *testing.T) {
 			hr.Post(drv(id, "/penalties"), map[string]any{"penalty_type": "other", "amount": 500, "incident_date": pragueDay(0), "description": "x"}).Expect(http.StatusCreated)
 		}
 	}
+	// The changes (made under the request's row-level security) marked the
+	// company for a background refresh of its stored current month.
+	var marks int
+	if err := env.DB.QueryRow(context.Background(), `SELECT count(*) FROM rating_refresh_due WHERE company_id = $1`, company).Scan(&marks); err != nil || marks != 1 {
+		t.Errorf("%d refresh marks (%v), want 1", marks, err)
+	}
 	// Nothing stored yet: each read ranks its driver alone.
 	if r := exactJSON(t, hr.Get(drv(ids[2], "/rating")).Expect(http.StatusOK)); r["rank_percentile"] != json.Number("100") {
 		t.Errorf("rank_percentile with no stored snapshot %v, want 100", r["rank_percentile"])

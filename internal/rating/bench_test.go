@@ -41,8 +41,7 @@ func BenchmarkRateCompanyMonth(b *testing.B) {
 }
 
 // BenchmarkRecalculateOneDriver recomputes one driver of that company and
-// refreshes the month's percentiles (the current month's on-demand read and
-// POST …/rating/calculate).
+// refreshes the month's percentiles (POST …/rating/calculate).
 func BenchmarkRecalculateOneDriver(b *testing.B) {
 	f, period := benchCompany(b, 2000)
 	svc := rating.NewService(f.DB)

@@ -124,11 +124,11 @@ func (s *Service) Recalculate(ctx context.Context, p auth.Principal, driver auth
 // driver of the company that has no snapshot of that month yet: the month's
 // rank_percentile compares a driver with the drivers rated in the month
 // (docs/rating.md), and this makes that the whole active company from the
-// first read or recalculation on, whatever the order of the reads. Only
-// the first rating of a month pays for the rest of the company.
+// first recalculation on. Only the first rating of a month pays for the
+// rest of the company.
 func rateDriverTx(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period Period, driverID uuid.UUID) (written, error) {
-	// Under the month's lock, so concurrent first reads of a month rate the
-	// rest of the company once, not once each.
+	// Under the month's lock, so concurrent first recalculations of a month
+	// rate the rest of the company once, not once each.
 	if err := lockMonth(ctx, tx, companyID, period); err != nil {
 		return written{}, err
 	}
@@ -235,8 +235,8 @@ func (s *Service) History(ctx context.Context, p auth.Principal, driver auth.Ref
 }
 
 // Ranking lists the company's stored snapshots of a month (default: the
-// current month; it holds the drivers whose current rating has been read or
-// recalculated). A driver caller sees only its own row. company is
+// current month, as the background refresh or a recalculation last stored
+// it). A driver caller sees only its own row. company is
 // Principal.Scope(auth.RatingRead).
 func (s *Service) Ranking(ctx context.Context, p auth.Principal, company auth.Ref, f RankingFilter) ([]RankingRow, int, error) {
 	if err := company.Check(p, auth.RatingRead); err != nil {

@@ -22,6 +22,7 @@ const (
 	PenaltiesManage  Action = "penalties.manage"  // create, resolve
 	PenaltiesRespond Action = "penalties.respond" // dispute, accept
 	AuditRead        Action = "audit.read"        // audit log
+	DocumentRules    Action = "document_rules"    // document rules: read, change
 )
 
 // Grant says how far a role may go with an action.
@@ -63,6 +64,7 @@ var Matrix = map[Action]map[Role]Grant{
 	PenaltiesManage:  {RoleAdmin: All, RoleHRManager: All},
 	PenaltiesRespond: {RoleAdmin: All, RoleHRManager: All, RoleDriver: Own},
 	AuditRead:        {RoleAdmin: All, RoleHRManager: All},
+	DocumentRules:    {RoleAdmin: All, RoleHRManager: All},
 }
 
 // Allowed returns the grant of a role for an action (Deny when unlisted).

@@ -56,13 +56,22 @@ ev AS (
 	SELECT $1, pe.id, 'e.pdf', 'e.pdf', 'application/pdf', 1, 'x/e.pdf', 'local', repeat('0', 64) FROM pe
 	RETURNING id
 ),
+fs AS (
+	INSERT INTO form_submissions (company_id, token) VALUES ($1, gen_random_uuid()) RETURNING token
+),
 dd AS (
 	-- The trigger logs the change in document_validity_changes.
 	UPDATE driver_documents SET valid_until = DATE '2031-01-31'
 	WHERE id = (SELECT id FROM driver_documents WHERE company_id = $1 ORDER BY id LIMIT 1) RETURNING id
+),
+dr AS (
+	INSERT INTO document_rules (company_id, document_type, required, lead_days) VALUES ($1, 'adr_certificate', true, 45)
+	ON CONFLICT DO NOTHING RETURNING company_id
 )
 SELECT (SELECT count(*) FROM tu) + (SELECT count(*) FROM al) + (SELECT count(*) FROM fa) + (SELECT count(*) FROM rr)
-	+ (SELECT count(*) FROM pe) + (SELECT count(*) FROM ev) + (SELECT count(*) FROM rc) + (SELECT count(*) FROM dd)`
+	+ (SELECT count(*) FROM pe) + (SELECT count(*) FROM ev) + (SELECT count(*) FROM rc) + (SELECT count(*) FROM dd)
+	+ (SELECT count(*) FROM fs)
+	+ (SELECT count(*) FROM dr)`
 
 // The second wall (docs/security.md, "Row-level security"): on the request
 // pool, with company A set, no row of company B can be read or changed in any

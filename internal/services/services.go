@@ -13,6 +13,7 @@ import (
 	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/internal/finance"
+	"github.com/konvoj/konvoj/internal/forms"
 	"github.com/konvoj/konvoj/internal/rating"
 	"github.com/konvoj/konvoj/internal/storage"
 	"github.com/konvoj/konvoj/internal/tenants"
@@ -26,6 +27,7 @@ type Set struct {
 	Documents *documents.Service
 	Finance   *finance.Service
 	Rating    *rating.Service
+	Forms     *forms.Service
 }
 
 // Options are what the services need besides the database.
@@ -72,5 +74,6 @@ func New(db *pgxpool.Pool, o Options) Set {
 		Documents: documents.NewService(db, o.Files, o.UploadMaxBytes),
 		Finance:   finance.NewService(db, o.Files, o.UploadMaxBytes),
 		Rating:    rating.NewService(db),
+		Forms:     forms.NewService(db),
 	}
 }

@@ -101,6 +101,7 @@ var apiRoutes = map[string]authzRoute{
 		ids: driverIDs("period_id", webtest.KindPeriod), body: map[string]any{},
 		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
 	"GET /api/v0/drivers/{id}/finance/aggregates": {action: auth.FinanceRead, ids: driverIDs()},
+	"GET /api/v0/drivers/{id}/finance/export":     {action: auth.FinanceRead, ids: driverIDs()},
 
 	"GET /api/v0/drivers/{id}/penalties": {action: auth.PenaltiesRead, ids: driverIDs()},
 	"POST /api/v0/drivers/{id}/penalties": {action: auth.PenaltiesManage, ids: driverIDs(),
@@ -136,6 +137,14 @@ var apiRoutes = map[string]authzRoute{
 	"PUT /api/v0/companies/{company_id}/rating-config": {action: auth.RatingManage,
 		ids:           map[string]string{"company_id": webtest.KindCompany},
 		body:          map[string]any{"metrics": []any{map[string]any{"metric_name": "activity", "thresholds": map[string]any{"min_orders_per_month": 9}}}},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+
+	"GET /api/v0/companies/{company_id}/document-rules": {action: auth.DocumentRules,
+		ids:           map[string]string{"company_id": webtest.KindCompany},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"PUT /api/v0/companies/{company_id}/document-rules": {action: auth.DocumentRules,
+		ids:           map[string]string{"company_id": webtest.KindCompany},
+		body:          map[string]any{"rules": []any{map[string]any{"document_type": "adr_certificate", "lead_days": 45}}},
 		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
 }
 

@@ -105,6 +105,8 @@ func Mount(s *web.Server, cfg config.Config, svc services.Set, log *slog.Logger)
 	p.mountHome(app)
 	p.mountAudit(app)
 	p.mountDrivers(app)
+	p.mountFinance(app)
+	p.mountDocumentRules(app)
 	return p, nil
 }
 

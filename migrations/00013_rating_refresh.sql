@@ -53,7 +53,7 @@ DO $$
 DECLARE
     t text;
 BEGIN
-    FOREACH t IN ARRAY ARRAY['drivers', 'driver_documents', 'document_files', 'penalties', 'orders', 'rating_configs'] LOOP
+    FOREACH t IN ARRAY ARRAY['drivers', 'driver_documents', 'document_files', 'penalties', 'orders', 'rating_configs', 'document_rules'] LOOP
         EXECUTE format('CREATE TRIGGER rating_inputs_inserted AFTER INSERT ON %I
             REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION konvoj_rating_inputs_changed()', t);
         EXECUTE format('CREATE TRIGGER rating_inputs_updated AFTER UPDATE ON %I
@@ -76,7 +76,7 @@ DO $$
 DECLARE
     t text;
 BEGIN
-    FOREACH t IN ARRAY ARRAY['drivers', 'driver_documents', 'document_files', 'penalties', 'orders', 'rating_configs'] LOOP
+    FOREACH t IN ARRAY ARRAY['drivers', 'driver_documents', 'document_files', 'penalties', 'orders', 'rating_configs', 'document_rules'] LOOP
         EXECUTE format('DROP TRIGGER IF EXISTS rating_inputs_inserted ON %I', t);
         EXECUTE format('DROP TRIGGER IF EXISTS rating_inputs_updated ON %I', t);
         EXECUTE format('DROP TRIGGER IF EXISTS rating_inputs_deleted ON %I', t);

@@ -526,5 +526,6 @@ func init() {
 		"finance.period.status.paid":        "Wypłacony",
 		"msg.forms.token":                   "Ten formularz jest już nieważny. Otwórz go ponownie i wyślij.",
 		"msg.forms.in_progress":             "Ten formularz jest właśnie zapisywany. Poczekaj chwilę i zajrzyj do listy.",
+		"finance.queue.select_all":          "Zaznacz wszystkie transakcje na tej stronie",
 	})
 }

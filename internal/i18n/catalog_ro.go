@@ -526,5 +526,6 @@ func init() {
 		"finance.period.status.paid":        "Plătită",
 		"msg.forms.token":                   "Acest formular nu mai este valabil. Deschideți-l din nou și trimiteți-l.",
 		"msg.forms.in_progress":             "Acest formular se salvează chiar acum. Așteptați puțin, apoi uitați-vă în listă.",
+		"finance.queue.select_all":          "Selectați toate tranzacțiile de pe această pagină",
 	})
 }

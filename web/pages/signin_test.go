@@ -125,16 +125,17 @@ func navLinks(body string) []string {
 	return out
 }
 
-// A driver has one home in the menu, its profile; the dashboard entry
-// would open the same page.
+// A driver has one home in the menu, its profile, first; the dashboard
+// entry would open the same page. Its other entries are its own things
+// (its penalties).
 func TestDriverMenuHasOneHome(t *testing.T) {
 	env := devEnv(t)
 	company := env.Company("Acme", "free")
 	own := env.Driver(company, fixtures.Name("Petr", "Malý"), fixtures.Email("petr@acme.test"))
 	drv := signIn(t, env, company, auth.RoleDriver, "petr@acme.test", "en")
 	res := drv.get("/drivers/"+own.String()).expect(t, http.StatusOK)
-	if got := navLinks(res.Body); len(got) != 1 || got[0] != "/drivers/"+own.String() {
-		t.Errorf("driver's menu %v, want only its profile", got)
+	if got := navLinks(res.Body); len(got) != 2 || got[0] != "/drivers/"+own.String() || got[1] != "/drivers/"+own.String()+"/penalties" {
+		t.Errorf("driver's menu %v, want its profile, then its penalties", got)
 	}
 	res.contains(t, "My profile", `aria-current="page"`).lacks(t, ">Dashboard<")
 

@@ -55,6 +55,7 @@ func TestFinanceAccountant(t *testing.T) {
 	must(t, expect.Locator(page.GetByTestId("queue-summary-net")).ToHaveText(money(en, "33000.00")))
 	app.Screenshots(t, page, "finance-queue")
 	app.CheckA11y(t, page)
+	fitsPhone(t, page)
 
 	// Three at once: approve.
 	sel := func(id string) playwright.Locator {
@@ -78,8 +79,9 @@ func TestFinanceAccountant(t *testing.T) {
 	must(t, page.GetByTestId("filter-status-approved").Check())
 	must(t, page.GetByTestId("apply-filters").Click())
 	must(t, expect.Locator(page.GetByTestId("queue-row")).ToHaveCount(3))
+	must(t, page.GetByTestId("select-all").Check()) // the three on the page
 	for _, id := range []string{salary, bonus, overtime} {
-		must(t, sel(id).Check())
+		must(t, expect.Locator(sel(id)).ToBeChecked())
 	}
 	must(t, page.GetByTestId("bulk-pay").Click())
 	must(t, expect.Locator(page.GetByTestId("bulk-results")).ToContainText("Marked paid 3 of 3"))
@@ -111,6 +113,7 @@ func TestFinanceAccountant(t *testing.T) {
 	must(t, expect.Locator(period.GetByTestId("period-count")).ToHaveText("3"))
 	app.Screenshots(t, page, "finance-periods")
 	app.CheckA11y(t, page)
+	fitsPhone(t, page)
 
 	_, err = page.Goto(app.URL + "/drivers/" + jan + "/finance")
 	must(t, err)
@@ -121,6 +124,7 @@ func TestFinanceAccountant(t *testing.T) {
 	must(t, expect.Locator(page.GetByTestId("card-mtd-net")).ToHaveText(money(en, "32000.00")))
 	app.Screenshots(t, page, "finance-ledger")
 	app.CheckA11y(t, page)
+	fitsPhone(t, page)
 
 	must(t, page.GetByTestId("periods-link").Click())
 	must(t, expect.Locator(period.GetByTestId("period-net")).ToHaveText(money(en, "32000.00")))
@@ -175,6 +179,7 @@ func TestFinanceAccountant(t *testing.T) {
 		must(t, err)
 		app.Screenshots(t, page, p.name)
 		app.CheckA11y(t, page)
+		fitsPhone(t, page)
 	}
 	_, err = page.Goto(app.URL + "/drivers/" + jan + "/finance")
 	must(t, err)
@@ -205,4 +210,17 @@ func TestFinanceAccountant(t *testing.T) {
 	must(t, hr.GetByTestId("confirm-delete-button").Click())
 	must(t, hr.WaitForURL(app.URL+"/drivers/"+petra+"/finance"))
 	must(t, expect.Locator(hr.Locator(`[data-testid=ledger-row][data-id="`+extra+`"]`)).ToHaveCount(0))
+}
+
+// fitsPhone fails when the page is wider than a 390 px phone: its tables
+// scroll inside their own box, the page itself never sideways.
+func fitsPhone(t *testing.T, page playwright.Page) {
+	t.Helper()
+	defer restoreViewport(t, page)()
+	must(t, page.SetViewportSize(phone.Width, phone.Height))
+	w, err := page.Evaluate(`() => document.documentElement.scrollWidth`)
+	must(t, err)
+	if n, ok := w.(int); !ok || n > phone.Width {
+		t.Errorf("%s is %v px wide on a %d px phone", page.URL(), w, phone.Width)
+	}
 }

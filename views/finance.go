@@ -159,6 +159,8 @@ type PeriodsData struct {
 	LedgerURL string
 	CSRF      string
 	Back      string
+	// Problem is a refusal about a period not in the list, translated.
+	Problem string
 }
 
 // DeleteTransactionData asks before deleting a transaction.

@@ -42,6 +42,11 @@ var notInMatrix = map[webtest.Refusal]string{webtest.OtherCompany: signInPage, w
 
 var driverID = map[string]string{"id": webtest.KindDriver}
 
+// ownNotifications: the caller's own notifications, which every role has.
+var ownNotifications = map[webtest.Refusal]string{
+	webtest.OtherCompany: "the caller's own notifications: no path id", webtest.RoleRefused: everyRole,
+	webtest.OtherDriver: "the caller's own notifications: no path id"}
+
 var (
 	transactionIDs = map[string]string{"id": webtest.KindDriver, "transaction_id": webtest.KindTransaction}
 	periodIDs      = map[string]string{"id": webtest.KindDriver, "period_id": webtest.KindPeriod}
@@ -60,6 +65,13 @@ var pageRoutes = map[string]pageRoute{
 	"GET /auth/callback": {notApplicable: notInMatrix},
 
 	"GET /audit": {action: auth.AuditRead, notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
+
+	"GET /notifications":           {notApplicable: ownNotifications},
+	"POST /notifications/read-all": {form: url.Values{}, notApplicable: ownNotifications},
+	"POST /notifications/settings": {form: url.Values{"email.document_alert": {"false"}}, notApplicable: ownNotifications},
+	"POST /notifications/:id/read": {form: url.Values{}, notApplicable: map[webtest.Refusal]string{
+		webtest.OtherCompany: "another company's notification is 403: TestNotificationsAPI", webtest.RoleRefused: everyRole,
+		webtest.OtherDriver: "another user's notification is 404: TestNotificationsAPI"}},
 
 	"GET /document-rules": {action: auth.DocumentRules, notApplicable: map[webtest.Refusal]string{
 		webtest.OtherCompany: "the rules of the caller's own company", webtest.OtherDriver: noDriver}},

@@ -247,6 +247,11 @@ func refused(err error) bool {
 	return false
 }
 
+// goneRecord reports whether a guard refused because the record (not the
+// driver, nor the role) is gone: deleted since the page was shown. The
+// page then shows again with the message, rather than an error page.
+func goneRecord(err error) bool { return apperr.KindOf(err) == apperr.KindNotFound }
+
 // localBack is a return address posted by a form: a path of this site
 // under prefix, else fallback.
 func localBack(raw, prefix, fallback string) string {
@@ -576,10 +581,17 @@ func (p *Pages) renderLedger(c echo.Context, pr auth.Principal, ref finance.Ref,
 		})
 	}
 	today := pr.Today()
+	shown := map[string]bool{}
 	for _, t := range list.Transactions {
 		row := p.ledgerRow(lang, pr, t, today)
 		row.Error = rowErrors[row.ID]
+		shown[row.ID] = true
 		d.Rows = append(d.Rows, row)
+	}
+	for id, msg := range rowErrors {
+		if !shown[id] { // its row is not on this page (gone, or filtered out)
+			d.Problem = strings.TrimSpace(d.Problem + " " + msg)
+		}
 	}
 	d.Pager = pagerOf(st.Page, list.Total, len(list.Transactions), func(n int) string { at := st; at.Page = n; return at.url() })
 	return p.render(c, status, "finance.ledger.crumb", views.FinanceLedger(d))
@@ -631,12 +643,15 @@ func (p *Pages) ledgerRow(lang i18n.Lang, pr auth.Principal, t finance.Transacti
 func (p *Pages) moveTransaction(c echo.Context) error {
 	pr := web.Principal(c)
 	ctx := c.Request().Context()
-	ref, err := p.svc.Finance.AuthorizeRecord(ctx, pr, auth.FinanceWrite, web.PathID(c, "id"), finance.TransactionRecord, web.PathID(c, "transaction_id"))
+	driverID, id := web.PathID(c, "id"), web.PathID(c, "transaction_id")
+	back := localBack(c.FormValue("back"), ledgerURL(driverID), ledgerURL(driverID))
+	ref, err := p.svc.Finance.AuthorizeRecord(ctx, pr, auth.FinanceWrite, driverID, finance.TransactionRecord, id)
+	if goneRecord(err) {
+		return p.ledgerRefusal(c, pr, driverID, back, id.String(), err)
+	}
 	if err != nil {
 		return err
 	}
-	driverID, id := web.PathID(c, "id"), web.PathID(c, "transaction_id")
-	back := localBack(c.FormValue("back"), ledgerURL(driverID), ledgerURL(driverID))
 	status := strings.TrimSpace(c.FormValue("status"))
 	t, err := p.svc.Finance.UpdateTransaction(ctx, pr, ref, finance.TransactionInput{Status: &status})
 	if refused(err) {
@@ -696,6 +711,9 @@ func (p *Pages) deleteTransaction(c echo.Context) error {
 	ctx := c.Request().Context()
 	driverID, id := web.PathID(c, "id"), web.PathID(c, "transaction_id")
 	ref, err := p.svc.Finance.AuthorizeRecord(ctx, pr, auth.FinanceDelete, driverID, finance.TransactionRecord, id)
+	if goneRecord(err) {
+		return p.ledgerRefusal(c, pr, driverID, ledgerURL(driverID), id.String(), err)
+	}
 	if err != nil {
 		return err
 	}
@@ -993,8 +1011,22 @@ func (p *Pages) renderPeriods(c echo.Context, pr auth.Principal, ref finance.Ref
 			row.PaidInfo = lang.T("finance.periods.paid_info", "date", lang.Day(*per.PaidAt, loc), "name", deref(per.PaidBy))
 		}
 		d.Rows = append(d.Rows, row)
+		delete(rowErrors, id)
+	}
+	for _, msg := range rowErrors { // the period is gone
+		d.Problem = strings.TrimSpace(d.Problem + " " + msg)
 	}
 	return p.render(c, status, "finance.periods.title", views.FinancePeriods(d))
+}
+
+// periodsRefusal shows the periods page with the refusal in the row it
+// concerns (above the table when the period is gone).
+func (p *Pages) periodsRefusal(c echo.Context, pr auth.Principal, driverID uuid.UUID, rowID string, refusal error) error {
+	readRef, err := p.svc.Finance.Authorize(c.Request().Context(), pr, auth.FinanceRead, driverID)
+	if err != nil {
+		return err
+	}
+	return p.renderPeriods(c, pr, readRef, map[string]string{rowID: errorText(i18n.From(c.Request().Context()), refusal)}, refusalStatus(refusal))
 }
 
 func (p *Pages) closePeriod(c echo.Context) error {
@@ -1012,6 +1044,9 @@ func (p *Pages) movePeriod(c echo.Context, move, done string) error {
 	ctx := c.Request().Context()
 	driverID, id := web.PathID(c, "id"), web.PathID(c, "period_id")
 	ref, err := p.svc.Finance.AuthorizeRecord(ctx, pr, auth.PeriodsManage, driverID, finance.PeriodRecord, id)
+	if goneRecord(err) {
+		err = p.periodsRefusal(c, pr, driverID, id.String(), err)
+	}
 	if err != nil {
 		return err
 	}
@@ -1021,11 +1056,7 @@ func (p *Pages) movePeriod(c echo.Context, move, done string) error {
 		_, err = p.svc.Finance.PayPeriod(ctx, pr, ref, nil)
 	}
 	if refused(err) {
-		readRef, rerr := p.svc.Finance.Authorize(ctx, pr, auth.FinanceRead, driverID)
-		if rerr != nil {
-			return rerr
-		}
-		return p.renderPeriods(c, pr, readRef, map[string]string{id.String(): errorText(i18n.From(ctx), err)}, refusalStatus(err))
+		return p.periodsRefusal(c, pr, driverID, id.String(), err)
 	}
 	if err != nil {
 		return err

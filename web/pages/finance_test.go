@@ -8,6 +8,7 @@ import (
 	"html"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -35,8 +36,9 @@ func newFinanceWorld(t *testing.T) *financeWorld {
 	company := env.Company("Acme", "free")
 	return &financeWorld{
 		env: env, company: company, api: env.As(company, auth.RoleHRManager),
-		jan:   env.Driver(company, fixtures.Name("Jan", "Novák")),
-		petra: env.Driver(company, fixtures.Name("Petra", "Svobodová")),
+		jan: env.Driver(company, fixtures.Name("Jan", "Novák")),
+		petra: env.Driver(company, fixtures.Name("Petra", "Svobodová"),
+			fixtures.InOffice(fixtures.Office(t, env.DB, company, "Ostrava", fixtures.City("Ostrava", "CZ")))),
 	}
 }
 
@@ -87,6 +89,12 @@ func TestFinanceQueue(t *testing.T) {
 
 	// Filters: a driver by name without accents, a status, a sort.
 	acc.get("/finance?driver=novak").expect(t, http.StatusOK).contains(t, `data-id="`+salary+`"`).lacks(t, `data-id="`+bonus+`"`)
+	page = acc.get("/finance").expect(t, http.StatusOK)
+	office := regexp.MustCompile(`<option value="([0-9a-f-]{36})"[^>]*>Ostrava</option>`).FindStringSubmatch(page.Body)
+	if office == nil {
+		t.Fatalf("no office choice: %s", truncate(page.Body))
+	}
+	acc.get("/finance?office_id="+office[1]).expect(t, http.StatusOK).contains(t, `data-id="`+bonus+`"`).lacks(t, `data-id="`+salary+`"`)
 	acc.get("/finance?status=approved").expect(t, http.StatusOK).contains(t, `data-id="`+old+`"`).lacks(t, `data-id="`+salary+`"`)
 	page = acc.get("/finance?sort_by=amount&sort_order=asc").expect(t, http.StatusOK)
 	if i, j := strings.Index(page.Body, `data-id="`+ded+`"`), strings.Index(page.Body, `data-id="`+salary+`"`); i < 0 || j < 0 || i > j {
@@ -181,6 +189,9 @@ func TestFinanceLedgerPage(t *testing.T) {
 	hr.post(ledger+"/"+paid+"/delete", nil).expect(t, http.StatusConflict).contains(t, esc(cs.T("msg.finance.delete_paid")))
 	hr.get(ledger+"/"+ded+"/delete").expect(t, http.StatusOK).contains(t, `data-testid="confirm-delete"`)
 	hr.post(ledger+"/"+ded+"/delete", nil).expect(t, http.StatusSeeOther)
+	// Approving it from a page shown before the delete: the ledger says so.
+	hr.post(ledger+"/"+ded+"/status", url.Values{"status": {"approved"}, "back": {ledger}}).expect(t, http.StatusNotFound).
+		contains(t, `data-testid="ledger-problem"`, esc(cs.T("msg.common.not_found.transaction")))
 	// An accountant may not delete at all: the 403 page in its language.
 	acc := signIn(t, w.env, w.company, auth.RoleAccountant, "acc@acme.test", "cs")
 	acc.get(ledger+"/"+paid+"/delete").expect(t, http.StatusForbidden).contains(t, `data-testid="error-403"`, cs.T("error.403.title"))

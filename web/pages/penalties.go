@@ -54,10 +54,6 @@ func (p *Pages) mountPenalties(r *web.Routes) {
 
 func penaltiesURL(driverID uuid.UUID) string { return driverURL(driverID) + "/penalties" }
 
-func penaltyURL(driverID, penaltyID uuid.UUID) string {
-	return penaltiesURL(driverID) + "/" + penaltyID.String()
-}
-
 // penaltyCard formats a penalty for the pages.
 func penaltyCard(lang i18n.Lang, pr auth.Principal, pen finance.Penalty) views.PenaltyCard {
 	loc := pr.Location()

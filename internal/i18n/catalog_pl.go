@@ -51,7 +51,7 @@ func init() {
 		"home.stage.expiring_soon":       "Wkrótce wygasają",
 		"home.stage.expiring_soon.about": "Zostało mniej niż 15 dni.",
 		"home.stage.lead":                "Zbliża się koniec ważności",
-		"home.stage.lead.about":          "Czas zacząć odnawianie: 90 dni wcześniej dla paszportów, wiz i zezwoleń, 60 dla zaświadczeń A1, 30 dla pozostałych.",
+		"home.stage.lead.about":          "Czas zacząć odnawianie: w oknie przypomnień ustawionym dla typu w regułach dokumentów.",
 		"home.stage.none":                "Nic tu nie ma.",
 		"home.show_all":                  "Pokaż wszystkie",
 		"home.not_ready":                 "Kierowcy niegotowi",

@@ -51,7 +51,7 @@ func init() {
 		"home.stage.expiring_soon":       "Expiră în curând",
 		"home.stage.expiring_soon.about": "Au rămas mai puțin de 15 zile.",
 		"home.stage.lead":                "Se apropie expirarea",
-		"home.stage.lead.about":          "E timpul reînnoirii: cu 90 de zile înainte pentru pașapoarte, vize și permise, 60 pentru certificatele A1, 30 pentru restul.",
+		"home.stage.lead.about":          "E timpul reînnoirii: în fereastra de alertă stabilită pentru tip în regulile documentelor.",
 		"home.stage.none":                "Nimic aici.",
 		"home.show_all":                  "Arată tot",
 		"home.not_ready":                 "Șoferi nepregătiți",

@@ -17,6 +17,7 @@ var matrixTable = map[Action]string{
 	DriversCreate:    "yes yes no no no",
 	DriversDelete:    "yes yes no no no",
 	DriversUpdate:    "yes yes no no own",
+	DriversPersonal:  "yes yes yes no own",
 	DocumentsList:    "yes yes no status-only own",
 	DocumentsWrite:   "yes yes no no own",
 	FilesRead:        "yes yes no no own",

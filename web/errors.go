@@ -60,6 +60,7 @@ func (e *RateLimitedError) Error() string { return "rate limit exceeded" }
 // ToBody turns any error into a status and body. Unexpected errors become a
 // 500 that carries only the request id; the cause goes to the log.
 func ToBody(err error, requestID string) (int, ErrorBody, bool) {
+	err = textError(err)
 	var (
 		ae  *apperr.Error
 		he  *echo.HTTPError
@@ -111,6 +112,7 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 		return
 	}
 	reqID := c.Response().Header().Get(echo.HeaderXRequestID)
+	err = textError(err)
 	status, body, unexpected := ToBody(err, reqID)
 	if unexpected {
 		s.log.ErrorContext(c.Request().Context(), "request failed", slog.String("request_id", reqID),

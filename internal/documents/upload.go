@@ -18,6 +18,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/konvoj/konvoj/internal/apperr"
+	"github.com/konvoj/konvoj/internal/textin"
 	"github.com/konvoj/konvoj/internal/i18n"
 )
 
@@ -222,6 +223,10 @@ func readForm(mr *multipart.Reader, maxBytes int64, f form) (up *upload, err err
 		}
 		if int64(len(value)) > limit {
 			v.Add(name, "msg.documents.part_too_long", "field", f.label(name), "max", limit)
+			continue
+		}
+		if textin.Bad(string(value)) {
+			v.Add(name, textin.MessageKey, "field", f.label(name))
 			continue
 		}
 		f.set(&v, name, string(value))

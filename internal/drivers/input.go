@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/konvoj/konvoj/internal/apperr"
+	"github.com/konvoj/konvoj/internal/textin"
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/countries"
@@ -174,8 +175,15 @@ func stringValue(f field, v *apperr.Validation) (string, bool) {
 		v.Add(f.name, "msg.common.not_string", "field", f.label)
 		return "", false
 	}
+	if nameFields[f.name] {
+		s = textin.StripBidi(s)
+	}
 	return strings.TrimSpace(s), true
 }
+
+// nameFields are the driver's names: bidi control characters are removed
+// from them (docs/security.md), so a name cannot reorder what surrounds it.
+var nameFields = map[string]bool{"first_name": true, "last_name": true, "middle_name": true}
 
 func tooLong(s string, max int) bool { return max > 0 && utf8.RuneCountInString(s) > max }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/konvoj/konvoj/internal/apperr"
+	"github.com/konvoj/konvoj/internal/textin"
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/countries"
 	"github.com/konvoj/konvoj/internal/i18n"
@@ -67,7 +68,7 @@ func NewRequestService(requests, system *pgxpool.Pool) *Service {
 // Validate checks a new company's fields and fills defaults (docs/operations.md).
 func (n *NewCompany) Validate() error {
 	var v apperr.Validation
-	n.Name = strings.TrimSpace(n.Name)
+	n.Name = strings.TrimSpace(textin.StripBidi(n.Name))
 	if n.Name == "" {
 		v.Add("name", "msg.common.required", "field", i18n.M("field.tenant.name"))
 	} else if len([]rune(n.Name)) > 200 {

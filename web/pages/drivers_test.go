@@ -295,3 +295,17 @@ func TestDriverProfilePersonalFields(t *testing.T) {
 	disp.get(path).expect(t, http.StatusOK).contains(t, "Jan Novák").
 		lacks(t, "800203/1234", "CZ6508000000192000145399", "Vodičkova 1, Praha", "Bank account", "Birth")
 }
+
+// TestDriverFormRefusesNUL: a NUL or invalid UTF-8 in a form field or the
+// list's search is a 422, never a 500 (docs/errors.md).
+func TestDriverFormRefusesNUL(t *testing.T) {
+	env := devEnv(t)
+	company := env.Company("Acme", "free")
+	id := env.Driver(company, fixtures.Name("Jan", "Novák"))
+	path := "/drivers/" + id.String()
+	hr := signIn(t, env, company, auth.RoleHRManager, "hr@acme.test", "en")
+	hr.post(path+"/edit", url.Values{"first_name": {"Jan\x00"}, "last_name": {"Novák"}}).expect(t, http.StatusUnprocessableEntity)
+	hr.post(path+"/edit", url.Values{"first_name": {"Jan"}, "last_name": {"Nov\xffák"}}).expect(t, http.StatusUnprocessableEntity)
+	hr.get("/drivers?search=Jan%00").expect(t, http.StatusUnprocessableEntity)
+	hr.get(path).expect(t, http.StatusOK).contains(t, "Jan Novák")
+}

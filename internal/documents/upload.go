@@ -18,8 +18,8 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/konvoj/konvoj/internal/apperr"
-	"github.com/konvoj/konvoj/internal/textin"
 	"github.com/konvoj/konvoj/internal/i18n"
+	"github.com/konvoj/konvoj/internal/textin"
 )
 
 // AllowedTypes maps each accepted file type to the extension of stored

@@ -229,6 +229,9 @@ func (s *Service) Principal(ctx context.Context, id auth.Identity) (auth.Princip
 	if err != nil {
 		return auth.Principal{}, fmt.Errorf("resolve principal for user %s: %w", userID, err)
 	}
+	if id.EmailUnverified {
+		driverID = nil // an unverified e-mail links to no driver record
+	}
 	p.DriverID = driverID
 	p.Language = deref(defLang)
 	if l := deref(prefLang); l != "" {

@@ -111,6 +111,13 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
 	}
+	if c.Request().Context().Err() != nil {
+		// The client disconnected (or the server is cutting the request
+		// off): nobody reads an answer, and it is no server error. The log
+		// line says 499.
+		c.Set(ctxErrorName, "ClientClosedRequest")
+		return
+	}
 	reqID := c.Response().Header().Get(echo.HeaderXRequestID)
 	err = textError(err)
 	status, body, unexpected := ToBody(err, reqID)

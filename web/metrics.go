@@ -56,7 +56,7 @@ func (m *metrics) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 		if route == "" {
 			route = "unmatched"
 		}
-		status := strconv.Itoa(c.Response().Status)
+		status := strconv.Itoa(loggedStatus(c))
 		m.requests.WithLabelValues(route, c.Request().Method, status).Inc()
 		m.latency.WithLabelValues(route, c.Request().Method, status).Observe(time.Since(start).Seconds())
 		return nil

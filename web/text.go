@@ -29,7 +29,7 @@ func CheckText(values url.Values) error {
 		}
 		if bad {
 			field := strings.ToValidUTF8(strings.ReplaceAll(name, "\x00", ""), "")
-			return apperr.Invalid(field, textin.MessageKey, "field", field)
+			return apperr.Invalid(field, "msg.common.text_invalid", "field", field)
 		}
 	}
 	return nil
@@ -41,7 +41,7 @@ func CheckText(values url.Values) error {
 func textError(err error) error {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) && (pe.Code == "22021" || pe.Code == "22P05") {
-		return apperr.Invalid("input", textin.MessageKey, "field", "input")
+		return apperr.Invalid("input", "msg.common.text_invalid", "field", "input")
 	}
 	return err
 }

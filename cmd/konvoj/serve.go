@@ -75,7 +75,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			log.Info("migration applied", slog.String("file", a))
 		}
 	}
-	requests, err := postgres.OpenRequests(ctx, cfg.DatabaseURL, nil)
+	requests, err := postgres.OpenRequests(ctx, cfg.DatabaseURL, nil, cfg.DatabaseMaxConns)
 	if err != nil {
 		return err
 	}
@@ -112,11 +112,21 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       120 * time.Second,
 	}
-	errc := make(chan error, 1)
+	errc := make(chan error, 2)
 	go func() {
 		log.Info("konvoj listening", slog.String("addr", cfg.HTTPAddr), slog.String("public_url", cfg.PublicURL))
 		errc <- httpSrv.ListenAndServe()
 	}()
+	var metricsSrv *http.Server
+	if cfg.MetricsAddr != "" {
+		// /metrics on its own listener only (docs/operations.md).
+		metricsSrv = &http.Server{Addr: cfg.MetricsAddr, Handler: srv.MetricsHandler(),
+			ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second}
+		go func() {
+			log.Info("metrics listening", slog.String("addr", cfg.MetricsAddr))
+			errc <- metricsSrv.ListenAndServe()
+		}()
+	}
 	select {
 	case err := <-errc:
 		return fmt.Errorf("http server: %w", err)
@@ -125,6 +135,9 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	log.Info("shutting down: finishing in-flight requests")
 	shutCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
 	defer cancel()
+	if metricsSrv != nil {
+		_ = metricsSrv.Shutdown(shutCtx)
+	}
 	if err := httpSrv.Shutdown(shutCtx); err != nil {
 		return fmt.Errorf("graceful shutdown: %w", err)
 	}

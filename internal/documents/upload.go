@@ -226,7 +226,7 @@ func readForm(mr *multipart.Reader, maxBytes int64, f form) (up *upload, err err
 			continue
 		}
 		if textin.Bad(string(value)) {
-			v.Add(name, textin.MessageKey, "field", f.label(name))
+			v.Add(name, "msg.common.text_invalid", "field", f.label(name))
 			continue
 		}
 		f.set(&v, name, string(value))

@@ -9,9 +9,6 @@ import (
 	"unicode/utf8"
 )
 
-// MessageKey is the validation message for a text input that is refused.
-const MessageKey = "msg.common.text_invalid"
-
 // Bad reports whether s holds a NUL character or is not valid UTF-8.
 func Bad(s string) bool {
 	return strings.IndexByte(s, 0) >= 0 || !utf8.ValidString(s)

@@ -87,7 +87,7 @@ func checkJSONText(body string) error {
 		return apperr.BadRequest("msg.api.json_invalid")
 	}
 	if field, bad := badJSONText(doc, ""); bad {
-		return apperr.Invalid(field, textin.MessageKey, "field", field)
+		return apperr.Invalid(field, "msg.common.text_invalid", "field", field)
 	}
 	return nil
 }
@@ -346,11 +346,13 @@ func NewPage[T any](c echo.Context, data []T, total, page, perPage int) Page[T] 
 	return p
 }
 
+// requestURL is the request's URL on PUBLIC_URL (docs/security.md): links
+// never take the Host header, which the client chooses.
 func requestURL(c echo.Context) *url.URL {
-	r := c.Request()
-	u := *r.URL
-	u.Scheme = c.Scheme()
-	u.Host = r.Host
+	u := web.PublicURL(c)
+	u.Path = strings.TrimRight(u.Path, "/") + c.Request().URL.Path
+	u.RawPath = ""
+	u.RawQuery = c.Request().URL.RawQuery
 	return &u
 }
 

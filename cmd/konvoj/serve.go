@@ -106,12 +106,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	httpSrv := &http.Server{
-		Addr:              cfg.HTTPAddr,
-		Handler:           srv.Echo,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       120 * time.Second,
-	}
+	httpSrv := web.HTTPServer(cfg.HTTPAddr, srv.Echo, web.DefaultDeadlines)
 	errc := make(chan error, 2)
 	go func() {
 		log.Info("konvoj listening", slog.String("addr", cfg.HTTPAddr), slog.String("public_url", cfg.PublicURL))

@@ -20,7 +20,7 @@ type metrics struct {
 	latency  *prometheus.HistogramVec
 }
 
-func newMetrics(db *pgxpool.Pool) *metrics {
+func newMetrics(db *pgxpool.Pool, limiter any) *metrics {
 	m := &metrics{
 		reg: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -35,6 +35,12 @@ func newMetrics(db *pgxpool.Pool) *metrics {
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if db != nil {
 		m.reg.MustRegister(poolCollector{db})
+	}
+	if d, ok := limiter.(degradable); ok {
+		m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "konvoj_ratelimit_fallbacks_total",
+			Help: "Rate-limit tokens taken from the instance's memory because the shared store (Redis) failed.",
+		}, func() float64 { return float64(d.Fallbacks()) }))
 	}
 	return m
 }

@@ -93,7 +93,7 @@ func NewServer(o Options) *Server {
 		opts:     o,
 		log:      o.Logger,
 		tenants:  o.Tenants,
-		metrics:  newMetrics(o.DB),
+		metrics:  newMetrics(o.DB, o.Limiter),
 		limiter:  o.Limiter,
 		verifier: o.Verifier,
 	}
@@ -216,7 +216,18 @@ func (s *Server) ready(c echo.Context) error {
 	if err := s.opts.DB.Ping(ctx); err != nil {
 		return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "database": "unreachable"})
 	}
+	if d, ok := s.limiter.(degradable); ok && d.Degraded() {
+		// Still serving, limits from this instance's memory: ready, but
+		// the operator should know (docs/rate-limits.md).
+		return c.JSON(http.StatusOK, map[string]string{"status": "degraded", "database": "ok", "rate_limiter": "memory"})
+	}
 	return c.JSON(http.StatusOK, map[string]string{"status": "ok", "database": "ok"})
+}
+
+// degradable is a limiter that can fall back to memory (ratelimit.Fallback).
+type degradable interface {
+	Degraded() bool
+	Fallbacks() uint64
 }
 
 var validRequestID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
@@ -341,12 +352,24 @@ func (s *Server) requireAuth(next echo.HandlerFunc) echo.HandlerFunc {
 // from the client address's bucket at the free tier when unauthenticated.
 func (s *Server) rateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		key, limit := "ip:"+c.RealIP(), ratelimit.ForTier("free")
-		if p, ok := c.Get(ctxPrincipal).(auth.Principal); ok {
-			key, limit = "company:"+p.CompanyID.String(), ratelimit.ForTier(p.CompanyTier)
+		p, ok := c.Get(ctxPrincipal).(auth.Principal)
+		if !ok {
+			return s.limit(c, next, bucket{"ip:" + c.RealIP(), ratelimit.ForTier("free")})
 		}
-		return s.limit(c, next, key, limit)
+		company := bucket{"company:" + p.CompanyID.String(), ratelimit.ForTier(p.CompanyTier)}
+		if p.Role == auth.RoleDriver {
+			// One driver token gets a quarter of its company's budget, and
+			// its refusals do not spend the company's tokens.
+			return s.limit(c, next, bucket{"driver:" + p.UserID.String(), ratelimit.ForDriver(company.limit)}, company)
+		}
+		return s.limit(c, next, company)
 	}
+}
+
+// bucket is one rate-limit bucket: its key and shape.
+type bucket struct {
+	key   string
+	limit ratelimit.Limit
 }
 
 // pageRateLimit takes a token from the signed-in person's page bucket
@@ -354,32 +377,43 @@ func (s *Server) rateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 // from the client address's bucket like the API.
 func (s *Server) pageRateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		key, limit := "ip:"+c.RealIP(), ratelimit.ForTier("free")
+		b := bucket{"ip:" + c.RealIP(), ratelimit.ForTier("free")}
 		if p, ok := c.Get(ctxPrincipal).(auth.Principal); ok {
-			key, limit = "page:user:"+p.UserID.String(), ratelimit.ForPages()
+			b = bucket{"page:user:" + p.UserID.String(), ratelimit.ForPages()}
 		}
-		return s.limit(c, next, key, limit)
+		return s.limit(c, next, b)
 	}
 }
 
-// limit takes one token from the bucket key, sets the X-RateLimit headers
-// and refuses with 429 when the bucket is empty.
-func (s *Server) limit(c echo.Context, next echo.HandlerFunc, key string, limit ratelimit.Limit) error {
+// limit takes one token from each bucket in order, stopping at the first
+// that refuses (so a refusal by a caller's own bucket spends nothing of the
+// next), sets the X-RateLimit headers from the tightest bucket, and
+// refuses with 429 when a bucket is empty.
+func (s *Server) limit(c echo.Context, next echo.HandlerFunc, buckets ...bucket) error {
 	if s.limiter == nil {
 		return next(c)
 	}
-	res, err := s.limiter.Take(c.Request().Context(), key, limit)
-	if err != nil {
-		// A limiter outage must not take the API down: log and serve.
-		s.log.WarnContext(c.Request().Context(), "rate limiter unavailable", slog.Any("error", err))
-		return next(c)
+	var shown ratelimit.Result
+	for i, b := range buckets {
+		res, err := s.limiter.Take(c.Request().Context(), b.key, b.limit)
+		if err != nil {
+			// A limiter outage must not take the API down: log and serve.
+			s.log.WarnContext(c.Request().Context(), "rate limiter unavailable", slog.Any("error", err))
+			return next(c)
+		}
+		if i == 0 || !res.Allowed || res.Remaining < shown.Remaining {
+			shown = res
+		}
+		if !res.Allowed {
+			break
+		}
 	}
 	h := c.Response().Header()
-	h.Set("X-RateLimit-Limit", strconv.Itoa(res.Limit))
-	h.Set("X-RateLimit-Remaining", strconv.Itoa(res.Remaining))
-	h.Set("X-RateLimit-Reset", strconv.FormatInt(res.Reset.Unix(), 10))
-	if !res.Allowed {
-		secs := int((res.RetryAfter + time.Second - 1) / time.Second)
+	h.Set("X-RateLimit-Limit", strconv.Itoa(shown.Limit))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(shown.Remaining))
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(shown.Reset.Unix(), 10))
+	if !shown.Allowed {
+		secs := int((shown.RetryAfter + time.Second - 1) / time.Second)
 		if secs < 1 {
 			secs = 1
 		}

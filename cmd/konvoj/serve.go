@@ -95,9 +95,13 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return usageError{fmt.Errorf("REDIS_URL: %w", err)}
 		}
+		// Short timeouts and no retries: while Redis is down the limiter
+		// falls back to memory (ratelimit.Fallback) and tries again once
+		// a second.
+		opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout, opt.MaxRetries = 250*time.Millisecond, 250*time.Millisecond, 250*time.Millisecond, -1
 		client := redis.NewClient(opt)
 		defer client.Close()
-		limiter = ratelimit.NewRedis(client, "konvoj:ratelimit:")
+		limiter = ratelimit.NewFallback(ratelimit.NewRedis(client, "konvoj:ratelimit:"), log)
 	}
 
 	srv, err := app.New(ctx, app.Options{Server: web.Options{

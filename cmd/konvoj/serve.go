@@ -18,6 +18,7 @@ import (
 	"github.com/konvoj/konvoj/internal/config"
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/ratelimit"
+	"github.com/konvoj/konvoj/internal/storage"
 	"github.com/konvoj/konvoj/web"
 	"github.com/konvoj/konvoj/web/app"
 )
@@ -110,6 +111,9 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	// Temporary files a crash left behind (upload spool files, the local
+	// store's half-written objects): swept at start and every hour.
+	go sweepTemp(ctx, log, cfg)
 	httpSrv := web.HTTPServer(cfg.HTTPAddr, srv.Echo, web.DefaultDeadlines)
 	errc := make(chan error, 2)
 	go func() {
@@ -166,4 +170,34 @@ func newVerifier(ctx context.Context, cfg config.Config) (*auth.Verifier, error)
 		vc.JWKSURL = meta.JWKSURI
 	}
 	return auth.NewVerifier(ctx, vc)
+}
+
+// sweepTemp removes stale upload spool files from the temporary folder and,
+// for local storage, half-written objects from the storage folder, at start
+// and then hourly until ctx ends (docs/security.md).
+func sweepTemp(ctx context.Context, log *slog.Logger, cfg config.Config) {
+	sweep := func() {
+		n, err := storage.SweepTemp(os.TempDir(), "konvoj-upload-*", storage.StaleAge, false)
+		if cfg.StorageDisk == "local" {
+			m, lerr := storage.SweepTemp(cfg.StorageLocalDir, ".put-*.tmp", storage.StaleAge, true)
+			n, err = n+m, errors.Join(err, lerr)
+		}
+		if err != nil {
+			log.Warn("temporary file sweep", slog.Any("error", err))
+		}
+		if n > 0 {
+			log.Info("temporary files swept", slog.Int("removed", n))
+		}
+	}
+	sweep()
+	t := time.NewTicker(time.Hour)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			sweep()
+		}
+	}
 }

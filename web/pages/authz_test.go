@@ -95,6 +95,7 @@ var pageRoutes = map[string]pageRoute{
 		ids: map[string]string{"id": webtest.KindDriver, "document_id": webtest.KindDocument}},
 	"POST /drivers/:id/documents/:document_id": {action: auth.DocumentsWrite, upload: true,
 		ids: map[string]string{"id": webtest.KindDriver, "document_id": webtest.KindDocument}},
+	"GET /drivers/:id/pay":    {action: auth.FinanceRead, ids: driverID},
 	"GET /files/:id/download": {action: auth.FilesRead, ids: map[string]string{"id": webtest.KindFile}},
 
 	"GET /finance": {action: auth.FinanceRead, notApplicable: map[webtest.Refusal]string{

@@ -107,6 +107,7 @@ func Mount(s *web.Server, cfg config.Config, svc services.Set, log *slog.Logger)
 	p.mountDrivers(app)
 	p.mountFinance(app)
 	p.mountDocumentRules(app)
+	p.mountPay(app)
 	p.mountNotifications(app)
 	return p, nil
 }

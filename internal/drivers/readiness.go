@@ -91,8 +91,10 @@ func (s *Service) NotReady(ctx context.Context, p auth.Principal, company auth.R
 }
 
 // DocumentStatusCounts counts the company's live drivers with at least one
-// document in each status (the drivers list's document_status filter, so a
-// count and the list it links to agree). Statuses no driver has are 0.
+// document in each of the statuses that call for action, expired,
+// expiring_soon and warning (the drivers list's document_status filter,
+// so a count and the list it links to agree; the index range of
+// valid_until finds the documents). Statuses no driver has are 0.
 func (s *Service) DocumentStatusCounts(ctx context.Context, p auth.Principal, company auth.Ref) (map[string]int, error) {
 	if err := company.Check(p, auth.DocumentsList); err != nil {
 		return nil, err
@@ -106,6 +108,7 @@ func (s *Service) DocumentStatusCounts(ctx context.Context, p auth.Principal, co
 			JOIN drivers d ON d.id = dd.driver_id AND d.company_id = dd.company_id AND d.deleted_at IS NULL
 			CROSS JOIN co
 			WHERE dd.company_id = $1 AND ($2::uuid IS NULL OR d.id = $2)
+				AND dd.current_file_id IS NOT NULL AND dd.valid_until <= (SELECT today FROM co) + 30
 		) x
 		GROUP BY x.status`, company.CompanyID(), company.Only())
 	if err != nil {

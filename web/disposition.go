@@ -1,11 +1,43 @@
 package web
 
 import (
+	"path"
 	"strings"
 	"unicode"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/konvoj/konvoj/internal/documents"
+	"github.com/konvoj/konvoj/internal/textin"
 )
+
+// DownloadName is the name a download is offered under: the client's
+// original name without control and bidi characters (a right-to-left
+// override cannot disguise the extension), its extension replaced by the
+// detected type's (docs/security.md), so a PDF uploaded as "x.html"
+// downloads as "x.pdf". An unknown type keeps the name's extension.
+func DownloadName(name, mimeType string) string {
+	name = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+			return -1
+		}
+		return r
+	}, textin.StripBidi(strings.ToValidUTF8(name, "")))
+	name = strings.TrimSpace(name)
+	ext, known := documents.AllowedTypes[mimeType]
+	if !known {
+		return name
+	}
+	cur := strings.ToLower(path.Ext(name))
+	if cur == "."+ext || (ext == "jpg" && cur == ".jpeg") {
+		return name
+	}
+	stem := strings.TrimRight(strings.TrimSuffix(name, path.Ext(name)), ". ")
+	if stem == "" {
+		stem = "download"
+	}
+	return stem + "." + ext
+}
 
 // ContentDisposition is an attachment header carrying name (RFC 6266): a
 // quoted ASCII fallback (accents dropped, other characters replaced) for

@@ -31,3 +31,25 @@ func TestContentDisposition(t *testing.T) {
 		}
 	}
 }
+
+// TestDownloadName: a download carries the detected type's extension and
+// no bidi or control characters, whatever name the client uploaded.
+func TestDownloadName(t *testing.T) {
+	cases := []struct{ name, mime, want string }{
+		{"x.html", "application/pdf", "x.pdf"},
+		{"scan.PDF", "application/pdf", "scan.PDF"},
+		{"invoice\u202Efdp.html", "application/pdf", "invoicefdp.pdf"},
+		{"photo\u202Egnp.exe", "image/png", "photognp.png"},
+		{"photo.jpeg", "image/jpeg", "photo.jpeg"},
+		{"photo", "image/jpeg", "photo.jpg"},
+		{".html", "application/pdf", "download.pdf"},
+		{"", "image/webp", "download.webp"},
+		{"řidičák.pdf", "application/pdf", "řidičák.pdf"},
+		{"a\x00b.pdf", "application/pdf", "ab.pdf"},
+	}
+	for _, c := range cases {
+		if got := web.DownloadName(c.name, c.mime); got != c.want {
+			t.Errorf("DownloadName(%q, %s) = %q, want %q", c.name, c.mime, got, c.want)
+		}
+	}
+}

@@ -60,6 +60,7 @@ func (e *RateLimitedError) Error() string { return "rate limit exceeded" }
 // ToBody turns any error into a status and body. Unexpected errors become a
 // 500 that carries only the request id; the cause goes to the log.
 func ToBody(err error, requestID string) (int, ErrorBody, bool) {
+	err = textError(err)
 	var (
 		ae  *apperr.Error
 		he  *echo.HTTPError
@@ -110,7 +111,15 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
 	}
+	if c.Request().Context().Err() != nil {
+		// The client disconnected (or the server is cutting the request
+		// off): nobody reads an answer, and it is no server error. The log
+		// line says 499.
+		c.Set(ctxErrorName, "ClientClosedRequest")
+		return
+	}
 	reqID := c.Response().Header().Get(echo.HeaderXRequestID)
+	err = textError(err)
 	status, body, unexpected := ToBody(err, reqID)
 	if unexpected {
 		s.log.ErrorContext(c.Request().Context(), "request failed", slog.String("request_id", reqID),

@@ -20,7 +20,7 @@ type metrics struct {
 	latency  *prometheus.HistogramVec
 }
 
-func newMetrics(db *pgxpool.Pool) *metrics {
+func newMetrics(db *pgxpool.Pool, limiter any) *metrics {
 	m := &metrics{
 		reg: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -35,6 +35,12 @@ func newMetrics(db *pgxpool.Pool) *metrics {
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if db != nil {
 		m.reg.MustRegister(poolCollector{db})
+	}
+	if d, ok := limiter.(degradable); ok {
+		m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "konvoj_ratelimit_fallbacks_total",
+			Help: "Rate-limit tokens taken from the instance's memory because the shared store (Redis) failed.",
+		}, func() float64 { return float64(d.Fallbacks()) }))
 	}
 	return m
 }
@@ -56,7 +62,7 @@ func (m *metrics) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 		if route == "" {
 			route = "unmatched"
 		}
-		status := strconv.Itoa(c.Response().Status)
+		status := strconv.Itoa(loggedStatus(c))
 		m.requests.WithLabelValues(route, c.Request().Method, status).Inc()
 		m.latency.WithLabelValues(route, c.Request().Method, status).Observe(time.Since(start).Seconds())
 		return nil

@@ -7,7 +7,9 @@ package web
 import (
 	"context"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/url"
 	"regexp"
 	"runtime/debug"
 	"strconv"
@@ -31,7 +33,12 @@ const (
 	ctxPrincipal = "konvoj.principal"
 	ctxAuthErr   = "konvoj.auth_error"
 	ctxErrorName = "konvoj.error_name"
+	ctxPublicURL = "konvoj.public_url"
 )
+
+// StatusClientClosedRequest is logged for a request whose client went away
+// before the answer (nginx's 499): not a server error.
+const StatusClientClosedRequest = 499
 
 // Options are the server's dependencies, built by cmd/konvoj (and by tests).
 type Options struct {
@@ -59,6 +66,8 @@ type Server struct {
 	metrics  *metrics
 	limiter  ratelimit.Store
 	verifier *auth.Verifier
+	// public is PUBLIC_URL: the base of every absolute link.
+	public *url.URL
 
 	// renderPageError renders an HTML error page for page routes (set by the
 	// pages package); nil means JSON everywhere.
@@ -73,27 +82,79 @@ func NewServer(o Options) *Server {
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
-	// The client address (per-address rate limit, audit ip_address) comes
-	// from X-Forwarded-For only when the direct peer is a proxy on a
-	// loopback, link-local or private address; anyone else could otherwise
-	// pick a new address per request and escape the limit.
-	e.IPExtractor = echo.ExtractIPFromXFFHeader()
+	e.IPExtractor = clientIP(o.Config.TrustedProxies)
+	public, err := url.Parse(o.Config.PublicURL)
+	if err != nil || public.Host == "" {
+		public = &url.URL{Scheme: "http", Host: "localhost:8080"}
+	}
 	s := &Server{
+		public:   public,
 		Echo:     e,
 		opts:     o,
 		log:      o.Logger,
 		tenants:  o.Tenants,
-		metrics:  newMetrics(o.DB),
+		metrics:  newMetrics(o.DB, o.Limiter),
 		limiter:  o.Limiter,
 		verifier: o.Verifier,
 	}
 	e.HTTPErrorHandler = s.errorHandler
-	e.Use(s.requestID, s.metrics.middleware, s.logRequests, s.recoverPanics)
+	e.Use(s.requestID, s.securityHeaders, s.metrics.middleware, s.logRequests, s.recoverPanics)
 
 	e.GET("/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
 	e.GET("/readyz", s.ready)
-	e.GET("/metrics", echo.WrapHandler(s.metrics.handler()))
+	if o.Config.MetricsAddr == "" {
+		e.GET("/metrics", echo.WrapHandler(s.metrics.handler()))
+	}
 	return s
+}
+
+// clientIP extracts the client address (per-address rate limit, audit
+// ip_address): the peer's address, or, when the peer is one of the
+// TRUSTED_PROXIES, the nearest address in X-Forwarded-For that is not a
+// trusted proxy. Without trusted proxies the header is ignored: anyone could
+// otherwise pick a new address per request and escape the limit.
+func clientIP(trusted []*net.IPNet) echo.IPExtractor {
+	if len(trusted) == 0 {
+		return echo.ExtractIPDirect()
+	}
+	opts := []echo.TrustOption{echo.TrustLoopback(false), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false)}
+	for _, n := range trusted {
+		opts = append(opts, echo.TrustIPRange(n))
+	}
+	return echo.ExtractIPFromXFFHeader(opts...)
+}
+
+// MetricsHandler serves /metrics; with METRICS_ADDR set, cmd/konvoj serves
+// it on that listener only (the main one answers 404 there).
+func (s *Server) MetricsHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", s.metrics.handler())
+	return mux
+}
+
+// PublicURL is PUBLIC_URL, the base of every absolute link in an answer
+// (docs/security.md): never the request's Host header.
+func PublicURL(c echo.Context) url.URL {
+	if u, ok := c.Get(ctxPublicURL).(*url.URL); ok {
+		return *u
+	}
+	return url.URL{Scheme: "http", Host: "localhost:8080"}
+}
+
+// securityHeaders are the headers of every answer: a Permissions-Policy
+// that turns off the browser features the product never uses, and HSTS
+// when PUBLIC_URL is https (docs/security.md).
+func (s *Server) securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
+	hsts := s.opts.Config.HTTPS()
+	return func(c echo.Context) error {
+		c.Set(ctxPublicURL, s.public)
+		h := c.Response().Header()
+		h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=(), payment=(), usb=(), interest-cohort=()")
+		if hsts {
+			h.Set("Strict-Transport-Security", "max-age=31536000; includeSubDomains")
+		}
+		return next(c)
+	}
 }
 
 // Routes registers routes under a prefix with a fixed middleware chain. The
@@ -155,7 +216,18 @@ func (s *Server) ready(c echo.Context) error {
 	if err := s.opts.DB.Ping(ctx); err != nil {
 		return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "database": "unreachable"})
 	}
+	if d, ok := s.limiter.(degradable); ok && d.Degraded() {
+		// Still serving, limits from this instance's memory: ready, but
+		// the operator should know (docs/rate-limits.md).
+		return c.JSON(http.StatusOK, map[string]string{"status": "degraded", "database": "ok", "rate_limiter": "memory"})
+	}
 	return c.JSON(http.StatusOK, map[string]string{"status": "ok", "database": "ok"})
+}
+
+// degradable is a limiter that can fall back to memory (ratelimit.Fallback).
+type degradable interface {
+	Degraded() bool
+	Fallbacks() uint64
 }
 
 var validRequestID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
@@ -182,7 +254,7 @@ func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 			c.Error(err)
 		}
 		req := c.Request()
-		status := c.Response().Status
+		status := loggedStatus(c)
 		attrs := []slog.Attr{
 			slog.String("request_id", c.Response().Header().Get(echo.HeaderXRequestID)),
 			slog.String("method", req.Method),
@@ -205,6 +277,15 @@ func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 		s.log.LogAttrs(req.Context(), level, "request", attrs...)
 		return nil
 	}
+}
+
+// loggedStatus is the answer's status for the log and the metrics: 499
+// when the client went away before any answer was written.
+func loggedStatus(c echo.Context) int {
+	if c.Request().Context().Err() != nil && !c.Response().Committed {
+		return StatusClientClosedRequest
+	}
+	return c.Response().Status
 }
 
 // recoverPanics turns a panic into a logged 500 with the request id.
@@ -271,12 +352,24 @@ func (s *Server) requireAuth(next echo.HandlerFunc) echo.HandlerFunc {
 // from the client address's bucket at the free tier when unauthenticated.
 func (s *Server) rateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		key, limit := "ip:"+c.RealIP(), ratelimit.ForTier("free")
-		if p, ok := c.Get(ctxPrincipal).(auth.Principal); ok {
-			key, limit = "company:"+p.CompanyID.String(), ratelimit.ForTier(p.CompanyTier)
+		p, ok := c.Get(ctxPrincipal).(auth.Principal)
+		if !ok {
+			return s.limit(c, next, bucket{"ip:" + c.RealIP(), ratelimit.ForTier("free")})
 		}
-		return s.limit(c, next, key, limit)
+		company := bucket{"company:" + p.CompanyID.String(), ratelimit.ForTier(p.CompanyTier)}
+		if p.Role == auth.RoleDriver {
+			// One driver token gets a quarter of its company's budget, and
+			// its refusals do not spend the company's tokens.
+			return s.limit(c, next, bucket{"driver:" + p.UserID.String(), ratelimit.ForDriver(company.limit)}, company)
+		}
+		return s.limit(c, next, company)
 	}
+}
+
+// bucket is one rate-limit bucket: its key and shape.
+type bucket struct {
+	key   string
+	limit ratelimit.Limit
 }
 
 // pageRateLimit takes a token from the signed-in person's page bucket
@@ -284,32 +377,43 @@ func (s *Server) rateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 // from the client address's bucket like the API.
 func (s *Server) pageRateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		key, limit := "ip:"+c.RealIP(), ratelimit.ForTier("free")
+		b := bucket{"ip:" + c.RealIP(), ratelimit.ForTier("free")}
 		if p, ok := c.Get(ctxPrincipal).(auth.Principal); ok {
-			key, limit = "page:user:"+p.UserID.String(), ratelimit.ForPages()
+			b = bucket{"page:user:" + p.UserID.String(), ratelimit.ForPages()}
 		}
-		return s.limit(c, next, key, limit)
+		return s.limit(c, next, b)
 	}
 }
 
-// limit takes one token from the bucket key, sets the X-RateLimit headers
-// and refuses with 429 when the bucket is empty.
-func (s *Server) limit(c echo.Context, next echo.HandlerFunc, key string, limit ratelimit.Limit) error {
+// limit takes one token from each bucket in order, stopping at the first
+// that refuses (so a refusal by a caller's own bucket spends nothing of the
+// next), sets the X-RateLimit headers from the tightest bucket, and
+// refuses with 429 when a bucket is empty.
+func (s *Server) limit(c echo.Context, next echo.HandlerFunc, buckets ...bucket) error {
 	if s.limiter == nil {
 		return next(c)
 	}
-	res, err := s.limiter.Take(c.Request().Context(), key, limit)
-	if err != nil {
-		// A limiter outage must not take the API down: log and serve.
-		s.log.WarnContext(c.Request().Context(), "rate limiter unavailable", slog.Any("error", err))
-		return next(c)
+	var shown ratelimit.Result
+	for i, b := range buckets {
+		res, err := s.limiter.Take(c.Request().Context(), b.key, b.limit)
+		if err != nil {
+			// A limiter outage must not take the API down: log and serve.
+			s.log.WarnContext(c.Request().Context(), "rate limiter unavailable", slog.Any("error", err))
+			return next(c)
+		}
+		if i == 0 || !res.Allowed || res.Remaining < shown.Remaining {
+			shown = res
+		}
+		if !res.Allowed {
+			break
+		}
 	}
 	h := c.Response().Header()
-	h.Set("X-RateLimit-Limit", strconv.Itoa(res.Limit))
-	h.Set("X-RateLimit-Remaining", strconv.Itoa(res.Remaining))
-	h.Set("X-RateLimit-Reset", strconv.FormatInt(res.Reset.Unix(), 10))
-	if !res.Allowed {
-		secs := int((res.RetryAfter + time.Second - 1) / time.Second)
+	h.Set("X-RateLimit-Limit", strconv.Itoa(shown.Limit))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(shown.Remaining))
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(shown.Reset.Unix(), 10))
+	if !shown.Allowed {
+		secs := int((shown.RetryAfter + time.Second - 1) / time.Second)
 		if secs < 1 {
 			secs = 1
 		}

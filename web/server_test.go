@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -414,12 +415,12 @@ func TestTwoInstancesShareOneRedisBudget(t *testing.T) {
 	}
 }
 
-// An unauthenticated client is limited by its address; a made-up
-// X-Forwarded-For from a public address must not give it a fresh bucket,
-// while one from a proxy on a private address names the real client.
+// An unauthenticated client is limited by its address; X-Forwarded-For is
+// believed only from TRUSTED_PROXIES: a loopback or private peer that is
+// not listed cannot rotate the header for fresh buckets, a listed proxy
+// names the real client.
 func TestUnauthenticatedLimitCannotBeDodgedWithForwardedFor(t *testing.T) {
-	env := webtest.New(t, webtest.WithLimiter(ratelimit.NewMemory()))
-	send := func(remote, xff string) int {
+	send := func(env *webtest.Env, remote, xff string) int {
 		req := httptest.NewRequest(http.MethodGet, "/api/v0/drivers", nil)
 		req.RemoteAddr = remote
 		if xff != "" {
@@ -429,15 +430,28 @@ func TestUnauthenticatedLimitCannotBeDodgedWithForwardedFor(t *testing.T) {
 		env.App.Echo.ServeHTTP(rec, req)
 		return rec.Code
 	}
-	refused := false
-	for i := 0; i < 130 && !refused; i++ {
-		refused = send("203.0.113.7:40000", fmt.Sprintf("198.51.100.%d", i%250)) == http.StatusTooManyRequests
+	dodge := func(env *webtest.Env, remote string) bool {
+		for i := 0; i < 130; i++ {
+			if send(env, remote, fmt.Sprintf("198.51.100.%d", i%250)) == http.StatusTooManyRequests {
+				return false
+			}
+		}
+		return true
 	}
-	if !refused {
-		t.Fatal("a public client escaped the per-address limit by varying X-Forwarded-For")
+	plain := webtest.New(t, webtest.WithLimiter(ratelimit.NewMemory()))
+	for _, remote := range []string{"203.0.113.7:40000", "127.0.0.1:40000", "10.0.0.2:5000"} {
+		if dodge(plain, remote) {
+			t.Fatalf("peer %s escaped the per-address limit by varying X-Forwarded-For without TRUSTED_PROXIES", remote)
+		}
 	}
-	// Behind a private proxy, each forwarded client has its own bucket.
-	if code := send("10.0.0.2:5000", "198.51.100.77"); code != http.StatusUnauthorized {
-		t.Fatalf("a forwarded client got %d, want 401 (its own, fresh bucket)", code)
+	_, proxies, _ := net.ParseCIDR("10.0.0.0/8")
+	behind := webtest.New(t, webtest.WithLimiter(ratelimit.NewMemory()),
+		webtest.WithConfig(func(c *config.Config) { c.TrustedProxies = []*net.IPNet{proxies} }))
+	if dodge(behind, "127.0.0.1:40000") {
+		t.Fatal("an unlisted loopback peer is trusted")
+	}
+	// Behind a listed proxy, each forwarded client has its own bucket.
+	if !dodge(behind, "10.0.0.2:5000") {
+		t.Fatal("clients behind a trusted proxy share one bucket")
 	}
 }

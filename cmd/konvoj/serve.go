@@ -18,6 +18,7 @@ import (
 	"github.com/konvoj/konvoj/internal/config"
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/ratelimit"
+	"github.com/konvoj/konvoj/internal/storage"
 	"github.com/konvoj/konvoj/web"
 	"github.com/konvoj/konvoj/web/app"
 )
@@ -75,7 +76,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			log.Info("migration applied", slog.String("file", a))
 		}
 	}
-	requests, err := postgres.OpenRequests(ctx, cfg.DatabaseURL, nil)
+	requests, err := postgres.OpenRequests(ctx, cfg.DatabaseURL, nil, cfg.DatabaseMaxConns)
 	if err != nil {
 		return err
 	}
@@ -95,9 +96,13 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return usageError{fmt.Errorf("REDIS_URL: %w", err)}
 		}
+		// Short timeouts and no retries: while Redis is down the limiter
+		// falls back to memory (ratelimit.Fallback) and tries again once
+		// a second.
+		opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout, opt.MaxRetries = 250*time.Millisecond, 250*time.Millisecond, 250*time.Millisecond, -1
 		client := redis.NewClient(opt)
 		defer client.Close()
-		limiter = ratelimit.NewRedis(client, "konvoj:ratelimit:")
+		limiter = ratelimit.NewFallback(ratelimit.NewRedis(client, "konvoj:ratelimit:"), log)
 	}
 
 	srv, err := app.New(ctx, app.Options{Server: web.Options{
@@ -106,17 +111,25 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	httpSrv := &http.Server{
-		Addr:              cfg.HTTPAddr,
-		Handler:           srv.Echo,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       120 * time.Second,
-	}
-	errc := make(chan error, 1)
+	// Temporary files a crash left behind (upload spool files, the local
+	// store's half-written objects): swept at start and every hour.
+	go sweepTemp(ctx, log, cfg)
+	httpSrv := web.HTTPServer(cfg.HTTPAddr, srv.Echo, web.DefaultDeadlines)
+	errc := make(chan error, 2)
 	go func() {
 		log.Info("konvoj listening", slog.String("addr", cfg.HTTPAddr), slog.String("public_url", cfg.PublicURL))
 		errc <- httpSrv.ListenAndServe()
 	}()
+	var metricsSrv *http.Server
+	if cfg.MetricsAddr != "" {
+		// /metrics on its own listener only (docs/operations.md).
+		metricsSrv = &http.Server{Addr: cfg.MetricsAddr, Handler: srv.MetricsHandler(),
+			ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second}
+		go func() {
+			log.Info("metrics listening", slog.String("addr", cfg.MetricsAddr))
+			errc <- metricsSrv.ListenAndServe()
+		}()
+	}
 	select {
 	case err := <-errc:
 		return fmt.Errorf("http server: %w", err)
@@ -125,6 +138,9 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	log.Info("shutting down: finishing in-flight requests")
 	shutCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
 	defer cancel()
+	if metricsSrv != nil {
+		_ = metricsSrv.Shutdown(shutCtx)
+	}
 	if err := httpSrv.Shutdown(shutCtx); err != nil {
 		return fmt.Errorf("graceful shutdown: %w", err)
 	}
@@ -154,4 +170,34 @@ func newVerifier(ctx context.Context, cfg config.Config) (*auth.Verifier, error)
 		vc.JWKSURL = meta.JWKSURI
 	}
 	return auth.NewVerifier(ctx, vc)
+}
+
+// sweepTemp removes stale upload spool files from the temporary folder and,
+// for local storage, half-written objects from the storage folder, at start
+// and then hourly until ctx ends (docs/security.md).
+func sweepTemp(ctx context.Context, log *slog.Logger, cfg config.Config) {
+	sweep := func() {
+		n, err := storage.SweepTemp(os.TempDir(), "konvoj-upload-*", storage.StaleAge, false)
+		if cfg.StorageDisk == "local" {
+			m, lerr := storage.SweepTemp(cfg.StorageLocalDir, ".put-*.tmp", storage.StaleAge, true)
+			n, err = n+m, errors.Join(err, lerr)
+		}
+		if err != nil {
+			log.Warn("temporary file sweep", slog.Any("error", err))
+		}
+		if n > 0 {
+			log.Info("temporary files swept", slog.Int("removed", n))
+		}
+	}
+	sweep()
+	t := time.NewTicker(time.Hour)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			sweep()
+		}
+	}
 }

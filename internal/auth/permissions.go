@@ -9,6 +9,7 @@ const (
 	DriversCreate    Action = "drivers.create"    // create
 	DriversUpdate    Action = "drivers.update"    // update (a driver: own phone, addresses, bank fields)
 	DriversDelete    Action = "drivers.delete"    // soft delete
+	DriversPersonal  Action = "drivers.personal"  // read the personal fields (PersonalFields)
 	DocumentsList    Action = "documents.list"    // documents with status (dispatcher: no files)
 	DocumentsWrite   Action = "documents.write"   // upload, update metadata
 	FilesRead        Action = "files.read"        // download, versions
@@ -51,6 +52,7 @@ var Matrix = map[Action]map[Role]Grant{
 	DriversCreate:    {RoleAdmin: All, RoleHRManager: All},
 	DriversDelete:    {RoleAdmin: All, RoleHRManager: All},
 	DriversUpdate:    {RoleAdmin: All, RoleHRManager: All, RoleDriver: Own},
+	DriversPersonal:  {RoleAdmin: All, RoleHRManager: All, RoleAccountant: All, RoleDriver: Own},
 	DocumentsList:    {RoleAdmin: All, RoleHRManager: All, RoleDispatcher: NoFiles, RoleDriver: Own},
 	DocumentsWrite:   {RoleAdmin: All, RoleHRManager: All, RoleDriver: Own},
 	FilesRead:        {RoleAdmin: All, RoleHRManager: All, RoleDriver: Own},
@@ -69,6 +71,11 @@ var Matrix = map[Action]map[Role]Grant{
 
 // Allowed returns the grant of a role for an action (Deny when unlisted).
 func Allowed(r Role, a Action) Grant { return Matrix[a][r] }
+
+// PersonalFields are the driver fields only roles granted DriversPersonal
+// read (docs/permissions.md: a dispatcher gets the driver without them).
+var PersonalFields = []string{"rodne_cislo", "birth_date", "bank_country", "bank_account", "iban", "swift",
+	"registration_address", "residence_address"}
 
 // DriverEditableFields are the driver fields a driver may change on its own
 // record (docs/permissions.md: phone, addresses, bank fields).

@@ -29,6 +29,9 @@ type Identity struct {
 	Role      Role
 	FirstName string
 	LastName  string
+	// EmailUnverified: the token says email_verified false, so the e-mail
+	// links the caller to no driver record (docs/permissions.md).
+	EmailUnverified bool
 }
 
 // ErrNoCompany marks an identity without a company id (401).
@@ -130,6 +133,11 @@ func loadPublicKey(alg, path string) (crypto.PublicKey, error) {
 func (v *Verifier) Verify(raw string) (Identity, error) {
 	claims := jwt.MapClaims{}
 	tok, err := v.parser.ParseWithClaims(raw, claims, v.keyFunc)
+	if err == nil && tok.Header["crit"] != nil {
+		// No header extension is understood here, so a token that marks
+		// one critical is refused (RFC 7515 §4.1.11).
+		err = errors.New("token header has crit")
+	}
 	if err != nil || !tok.Valid {
 		return Identity{}, apperr.Wrap(err, apperr.KindUnauthorized, "msg.auth.invalid_token")
 	}
@@ -164,11 +172,21 @@ func IdentityFromClaims(claims map[string]any) (Identity, error) {
 		return Identity{}, ErrNoCompany
 	}
 
+	// The current layout's role, when it names one, decides alone: an
+	// unknown one is driver, with no fallback to the earlier layout's roles.
 	id.Role = RoleDriver
-	if r, ok := ParseRole(str(userMeta["role"])); ok {
-		id.Role = r
+	if raw := str(userMeta["role"]); raw != "" {
+		if r, ok := ParseRole(raw); ok {
+			id.Role = r
+		}
 	} else if list, ok := claims["roles"].([]any); ok {
 		id.Role = firstKnownRole(list)
+	}
+	switch v := claims["email_verified"].(type) {
+	case bool:
+		id.EmailUnverified = !v
+	case string:
+		id.EmailUnverified = strings.EqualFold(v, "false")
 	}
 	if id.FirstName == "" && id.LastName == "" {
 		id.FirstName = str(userMeta["first_name"])

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/url"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 )
@@ -17,6 +19,12 @@ type Config struct {
 	DatabaseURL string
 	HTTPAddr    string
 	PublicURL   string
+	// MetricsAddr, when set, is the only listener serving /metrics.
+	MetricsAddr string
+	// DatabaseMaxConns is the request pool's size.
+	DatabaseMaxConns int32
+	// TrustedProxies are the networks whose X-Forwarded-For is believed.
+	TrustedProxies []*net.IPNet
 
 	JWTAlg           string
 	JWTSecret        string
@@ -60,6 +68,9 @@ type Config struct {
 	Warnings []string
 }
 
+// HTTPS reports whether PUBLIC_URL is https: Secure cookies and HSTS.
+func (c Config) HTTPS() bool { return strings.HasPrefix(strings.ToLower(c.PublicURL), "https://") }
+
 // Var describes one environment variable, for `konvoj serve --help` and the README.
 type Var struct {
 	Name, Default, Help string
@@ -69,7 +80,10 @@ type Var struct {
 var Vars = []Var{
 	{"DATABASE_URL", "", "PostgreSQL connection URL (required for serve and migrate)"},
 	{"HTTP_ADDR", ":8080", "listen address"},
-	{"PUBLIC_URL", "http://localhost:8080", "external base URL (links, OIDC redirect)"},
+	{"PUBLIC_URL", "http://localhost:8080", "external base URL (links, OIDC redirect); https also turns on HSTS and Secure cookies"},
+	{"METRICS_ADDR", "", "when set, /metrics is served on this address only, not on HTTP_ADDR"},
+	{"DATABASE_MAX_CONNS", "max(8, 4 × CPU cores)", "the server's PostgreSQL pool size"},
+	{"TRUSTED_PROXIES", "", "comma-separated CIDRs whose X-Forwarded-For is believed for the client address (none: the peer address is the client)"},
 	{"JWT_ALG", "HS256", "token algorithm: HS256, RS256 or ES256"},
 	{"JWT_SECRET", "", "shared secret for HS256 (required when JWT_ALG=HS256)"},
 	{"JWT_PUBLIC_KEY_FILE", "", "PEM public key for RS256/ES256"},
@@ -79,7 +93,7 @@ var Vars = []Var{
 	{"OIDC_ISSUER_URL", "", "identity provider for web sign-in"},
 	{"OIDC_CLIENT_ID", "", "OIDC client id"},
 	{"OIDC_CLIENT_SECRET", "", "OIDC client secret"},
-	{"AUTH_DEV_LOGIN", "false", "development sign-in page (needs JWT_ALG=HS256)"},
+	{"AUTH_DEV_LOGIN", "false", "development sign-in page (needs JWT_ALG=HS256; refused with an https PUBLIC_URL)"},
 	{"SESSION_SECRET", "derived from JWT_SECRET", "secret (32+ characters) that signs and encrypts web session cookies; required when OIDC_ISSUER_URL is set and JWT_SECRET is empty"},
 	{"STORAGE_DISK", "local", "file storage: local or s3"},
 	{"STORAGE_LOCAL_DIR", "./data/files", "root folder for local files"},
@@ -121,6 +135,7 @@ func Load(getenv func(string) string) (Config, error) {
 	c := Config{
 		DatabaseURL:       get("DATABASE_URL", ""),
 		HTTPAddr:          get("HTTP_ADDR", ":8080"),
+		MetricsAddr:       get("METRICS_ADDR", ""),
 		PublicURL:         strings.TrimRight(get("PUBLIC_URL", "http://localhost:8080"), "/"),
 		JWTAlg:            strings.ToUpper(get("JWT_ALG", "HS256")),
 		JWTSecret:         get("JWT_SECRET", ""),
@@ -199,6 +214,37 @@ func Load(getenv func(string) string) (Config, error) {
 	}
 	if c.AuthDevLogin && c.JWTAlg != "HS256" {
 		bad("AUTH_DEV_LOGIN=true is refused unless JWT_ALG=HS256")
+	}
+	if c.AuthDevLogin && strings.HasPrefix(strings.ToLower(c.PublicURL), "https://") {
+		// An https address is a deployment: the development sign-in lists the
+		// companies' users to anyone and signs in as any of them.
+		bad("AUTH_DEV_LOGIN=true is refused with an https PUBLIC_URL (development only)")
+	}
+	c.DatabaseMaxConns = int32(max(8, 4*runtime.NumCPU()))
+	if raw, ok := lookup(getenv, "DATABASE_MAX_CONNS"); ok {
+		if n, err := strconv.ParseInt(raw, 10, 32); err != nil || n < 1 {
+			bad("DATABASE_MAX_CONNS must be a positive whole number, got %q", raw)
+		} else {
+			c.DatabaseMaxConns = int32(n)
+		}
+	}
+	for _, raw := range strings.Split(get("TRUSTED_PROXIES", ""), ",") {
+		if raw = strings.TrimSpace(raw); raw == "" {
+			continue
+		}
+		if !strings.Contains(raw, "/") {
+			if ip := net.ParseIP(raw); ip != nil && ip.To4() != nil {
+				raw += "/32"
+			} else {
+				raw += "/128"
+			}
+		}
+		_, n, err := net.ParseCIDR(raw)
+		if err != nil {
+			bad("TRUSTED_PROXIES must be comma-separated CIDRs, got %q", raw)
+			continue
+		}
+		c.TrustedProxies = append(c.TrustedProxies, n)
 	}
 	switch c.StorageDisk {
 	case "local":

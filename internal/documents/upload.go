@@ -19,6 +19,7 @@ import (
 
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/i18n"
+	"github.com/konvoj/konvoj/internal/textin"
 )
 
 // AllowedTypes maps each accepted file type to the extension of stored
@@ -239,6 +240,10 @@ func readForm(mr *multipart.Reader, maxBytes int64, f form) (ups []*upload, err 
 		}
 		if int64(len(value)) > limit {
 			v.Add(name, "msg.documents.part_too_long", "field", f.label(name), "max", limit)
+			continue
+		}
+		if textin.Bad(string(value)) {
+			v.Add(name, "msg.common.text_invalid", "field", f.label(name))
 			continue
 		}
 		f.set(&v, name, string(value))

@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/documents"
 )
@@ -57,6 +58,44 @@ type Driver struct {
 	Documents []documents.Document `json:"documents,omitempty"`
 	CreatedAt time.Time            `json:"created_at"`
 	UpdatedAt time.Time            `json:"updated_at"`
+	// personalHidden: the caller may not read the personal fields
+	// (auth.PersonalFields); they are cleared and their keys left out.
+	personalHidden bool
+}
+
+// PersonalHidden reports whether the personal fields were withheld from
+// the caller (docs/permissions.md): a page leaves them out.
+func (d Driver) PersonalHidden() bool { return d.personalHidden }
+
+// forCaller withholds the personal fields from a caller who may not read
+// them: the values are cleared here, in the service, so no front can show
+// them, and MarshalJSON leaves their keys out.
+func (d Driver) forCaller(p auth.Principal) Driver {
+	if p.Grant(auth.DriversPersonal) != auth.Deny {
+		return d
+	}
+	d.BirthDate, d.RodneCislo, d.RegistrationAddress, d.ResidenceAddress = nil, nil, nil, nil
+	d.BankCountry, d.BankAccount, d.IBAN, d.SWIFT = nil, nil, nil, nil
+	d.personalHidden = true
+	return d
+}
+
+// MarshalJSON writes the driver; without the personal fields' keys when
+// they are withheld.
+func (d Driver) MarshalJSON() ([]byte, error) {
+	type plain Driver
+	b, err := json.Marshal(plain(d))
+	if err != nil || !d.personalHidden {
+		return b, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	for _, k := range auth.PersonalFields {
+		delete(m, k)
+	}
+	return json.Marshal(m)
 }
 
 // ListItem is a driver as the list shows it.

@@ -18,6 +18,7 @@ import (
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/countries"
 	"github.com/konvoj/konvoj/internal/i18n"
+	"github.com/konvoj/konvoj/internal/textin"
 )
 
 // Input is a create or update request as the client sent it: field name →
@@ -174,8 +175,15 @@ func stringValue(f field, v *apperr.Validation) (string, bool) {
 		v.Add(f.name, "msg.common.not_string", "field", f.label)
 		return "", false
 	}
+	if nameFields[f.name] {
+		s = textin.StripBidi(s)
+	}
 	return strings.TrimSpace(s), true
 }
+
+// nameFields are the driver's names: bidi control characters are removed
+// from them (docs/security.md), so a name cannot reorder what surrounds it.
+var nameFields = map[string]bool{"first_name": true, "last_name": true, "middle_name": true}
 
 func tooLong(s string, max int) bool { return max > 0 && utf8.RuneCountInString(s) > max }
 

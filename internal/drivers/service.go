@@ -53,7 +53,7 @@ func (s *Service) Create(ctx context.Context, p auth.Principal, company auth.Ref
 	if err != nil {
 		return Driver{}, err
 	}
-	return out, nil
+	return out.forCaller(p), nil
 }
 
 // Get returns the full driver with its documents: with files for callers
@@ -74,7 +74,7 @@ func (s *Service) Get(ctx context.Context, p auth.Principal, ref auth.Ref) (Driv
 		}
 		d.Documents = docs
 	}
-	return d, nil
+	return d.forCaller(p), nil
 }
 
 // Update changes the fields present in the input (a partial update) and
@@ -118,7 +118,7 @@ func (s *Service) Update(ctx context.Context, p auth.Principal, ref auth.Ref, in
 	if err != nil {
 		return Driver{}, err
 	}
-	return out, nil
+	return out.forCaller(p), nil
 }
 
 // Delete soft-deletes the driver: it leaves lists and reads (404), its

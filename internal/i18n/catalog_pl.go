@@ -250,6 +250,7 @@ func init() {
 
 		"msg.common.required":              "Wypełnij pole „{field}”.",
 		"msg.common.not_string":            "Pole „{field}” musi być tekstem.",
+		"msg.common.text_invalid":          "Pole „{field}” zawiera znak NUL lub niepoprawny UTF-8.",
 		"msg.common.too_long":              "Pole „{field}” może mieć najwyżej {max} znaków.",
 		"msg.common.not_date":              "Pole „{field}” nie zawiera poprawnej daty.",
 		"msg.common.date_iso":              "Pole „{field}” nie zawiera poprawnej daty (RRRR-MM-DD).",

@@ -250,6 +250,7 @@ func init() {
 
 		"msg.common.required":              "Completează câmpul „{field}”.",
 		"msg.common.not_string":            "Câmpul „{field}” trebuie să fie text.",
+		"msg.common.text_invalid":          "Câmpul „{field}” conține un caracter NUL sau UTF-8 nevalid.",
 		"msg.common.too_long":              "Câmpul „{field}” poate avea cel mult {max} caractere.",
 		"msg.common.not_date":              "Câmpul „{field}” nu conține o dată validă.",
 		"msg.common.date_iso":              "Câmpul „{field}” nu conține o dată validă (AAAA-LL-ZZ).",

@@ -250,6 +250,7 @@ func init() {
 
 		"msg.common.required":              "Заповніть поле «{field}».",
 		"msg.common.not_string":            "Поле «{field}» має бути текстом.",
+		"msg.common.text_invalid":          "Поле «{field}» містить символ NUL або неправильний UTF-8.",
 		"msg.common.too_long":              "Поле «{field}» може містити не більше {max} символів.",
 		"msg.common.not_date":              "Поле «{field}» не містить коректної дати.",
 		"msg.common.date_iso":              "Поле «{field}» не містить коректної дати (РРРР-ММ-ДД).",

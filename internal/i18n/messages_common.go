@@ -8,6 +8,7 @@ func init() {
 	Add(EN, map[string]string{
 		"msg.common.required":           "The {field} field is required.",
 		"msg.common.not_string":         "The {field} must be a string.",
+		"msg.common.text_invalid":       "The {field} contains a NUL character or invalid UTF-8.",
 		"msg.common.too_long":           "The {field} may not be greater than {max} characters.",
 		"msg.common.not_date":           "The {field} is not a valid date.",
 		"msg.common.date_iso":           "The {field} is not a valid date (YYYY-MM-DD).",
@@ -63,6 +64,7 @@ func init() {
 	Add(CS, map[string]string{
 		"msg.common.required":           "Vyplňte pole „{field}“.",
 		"msg.common.not_string":         "Pole „{field}“ musí být text.",
+		"msg.common.text_invalid":       "Pole „{field}“ obsahuje znak NUL nebo neplatné UTF-8.",
 		"msg.common.too_long":           "Pole „{field}“ může mít nejvýše {max} znaků.",
 		"msg.common.not_date":           "Pole „{field}“ neobsahuje platné datum.",
 		"msg.common.date_iso":           "Pole „{field}“ neobsahuje platné datum (RRRR-MM-DD).",

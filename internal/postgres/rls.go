@@ -14,6 +14,11 @@ import (
 // set on its session (migrations/00008_row_level_security.sql).
 const RequestRole = "konvoj_app"
 
+// RequestStatementTimeout bounds every statement of a request
+// (docs/security.md): a runaway query is cancelled, not left holding a
+// connection.
+const RequestStatementTimeout = "30s"
+
 // companySetting is the session setting the policies read.
 const companySetting = "app.company_id"
 
@@ -24,13 +29,19 @@ const companyKey = "konvoj.company_id"
 // RequestRole at connect (the role startup parameter, so even RESET ROLE
 // stays there), and each connection set, as it is acquired, to the company
 // of the acquiring context (WithCompany). A context without a company sets
-// none, and then no row of any tenant table is visible.
-func OpenRequests(ctx context.Context, url string, tracer pgx.QueryTracer) (*pgxpool.Pool, error) {
+// none, and then no row of any tenant table is visible. Every statement
+// is cut off after RequestStatementTimeout. maxConns is the pool's size
+// (DATABASE_MAX_CONNS); 0 keeps the URL's pool_max_conns or pgx's default.
+func OpenRequests(ctx context.Context, url string, tracer pgx.QueryTracer, maxConns int32) (*pgxpool.Pool, error) {
 	cfg, err := poolConfig(url, tracer)
 	if err != nil {
 		return nil, err
 	}
+	if maxConns > 0 {
+		cfg.MaxConns = maxConns
+	}
 	cfg.ConnConfig.RuntimeParams["role"] = RequestRole
+	cfg.ConnConfig.RuntimeParams["statement_timeout"] = RequestStatementTimeout
 	cfg.PrepareConn = setCompany
 	pool, err := open(ctx, cfg)
 	if err != nil {

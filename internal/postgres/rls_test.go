@@ -347,3 +347,22 @@ func tenantTables(t *testing.T, db *pgxpool.Pool) []string {
 	}
 	return out
 }
+
+// TestRequestPoolLimits: the request pool has the configured size
+// (DATABASE_MAX_CONNS) and cuts every statement off after 30 s.
+func TestRequestPoolLimits(t *testing.T) {
+	_, url := pgtest.NewWithURL(t, nil)
+	ctx := context.Background()
+	pool, err := postgres.OpenRequests(ctx, url, nil, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	if pool.Config().MaxConns != 5 {
+		t.Errorf("pool size %d, want 5", pool.Config().MaxConns)
+	}
+	var timeout string
+	if err := pool.QueryRow(ctx, "SHOW statement_timeout").Scan(&timeout); err != nil || timeout != "30s" {
+		t.Errorf("statement_timeout %q (%v), want 30s", timeout, err)
+	}
+}

@@ -49,6 +49,13 @@ var pageLimit = Limit{PerMinute: 600, Burst: 200}
 // ForPages returns the limit of one signed-in person's page requests.
 func ForPages() Limit { return pageLimit }
 
+// ForDriver is one driver token's own bucket: a quarter of its company's
+// capacity and rate (at least one), so one driver cannot lock its
+// company's staff out (docs/rate-limits.md).
+func ForDriver(company Limit) Limit {
+	return Limit{PerMinute: max(1, company.PerMinute/4), Burst: max(1, company.Burst/4)}
+}
+
 // validate rejects limits that would divide by zero or never allow anything.
 func (l Limit) validate() error {
 	if l.PerMinute < 1 || l.Burst < 1 {

@@ -20,6 +20,7 @@ import (
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/internal/money"
 	"github.com/konvoj/konvoj/internal/postgres"
+	"github.com/konvoj/konvoj/internal/textin"
 )
 
 // Tiers are the subscription tiers, cheapest first.
@@ -67,7 +68,7 @@ func NewRequestService(requests, system *pgxpool.Pool) *Service {
 // Validate checks a new company's fields and fills defaults (docs/operations.md).
 func (n *NewCompany) Validate() error {
 	var v apperr.Validation
-	n.Name = strings.TrimSpace(n.Name)
+	n.Name = strings.TrimSpace(textin.StripBidi(n.Name))
 	if n.Name == "" {
 		v.Add("name", "msg.common.required", "field", i18n.M("field.tenant.name"))
 	} else if len([]rune(n.Name)) > 200 {
@@ -227,6 +228,9 @@ func (s *Service) Principal(ctx context.Context, id auth.Identity) (auth.Princip
 	}
 	if err != nil {
 		return auth.Principal{}, fmt.Errorf("resolve principal for user %s: %w", userID, err)
+	}
+	if id.EmailUnverified {
+		driverID = nil // an unverified e-mail links to no driver record
 	}
 	p.DriverID = driverID
 	p.Language = deref(defLang)

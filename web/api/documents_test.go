@@ -633,7 +633,7 @@ func TestDocumentUploadFileNames(t *testing.T) {
 		t.Errorf("heic upload: %+v", f)
 	}
 	res := hr.Get("/api/v0/files/" + f.ID.String() + "/download").Expect(http.StatusOK)
-	if res.Header.Get("Content-Type") != "image/heic" || !strings.Contains(res.Header.Get("Content-Disposition"), `filename="IMG_0001.jpg"`) {
+	if res.Header.Get("Content-Type") != "image/heic" || !strings.Contains(res.Header.Get("Content-Disposition"), `filename="IMG_0001.heic"`) {
 		t.Errorf("heic download headers: %v", res.Header)
 	}
 }
@@ -890,4 +890,36 @@ func TestDocumentPermissions(t *testing.T) {
 		t.Errorf("file of a deleted driver removed from storage (%v)", err)
 	}
 	_ = otherDriver
+}
+
+// TestDownloadNamesCarryDetectedType: documents and penalty evidence are
+// downloaded under the detected type's extension, without a right-to-left
+// override, whatever the client named the file (docs/security.md).
+func TestDownloadNamesCarryDetectedType(t *testing.T) {
+	t.Parallel()
+	env := webtest.New(t)
+	company := env.Company("Acme", "free")
+	hr := env.As(company, auth.RoleHRManager)
+	driver := env.Driver(company)
+	docID := documentID(t, env, driver, "passport")
+	disposition := func(res *webtest.Response) string {
+		_, params, err := mime.ParseMediaType(res.Header.Get("Content-Disposition"))
+		if err != nil {
+			t.Fatalf("Content-Disposition %q: %v", res.Header.Get("Content-Disposition"), err)
+		}
+		return params["filename"]
+	}
+	for sent, want := range map[string]string{"x.html": "x.pdf", "scan\u202Efdp.html": "scanfdp.pdf", "ok.pdf": "ok.pdf"} {
+		f := mustUpload(t, hr, docID, filePart(sent, samplePDF(t, 100)))
+		if got := disposition(hr.Get("/api/v0/files/" + f.ID.String() + "/download").Expect(http.StatusOK)); got != want {
+			t.Errorf("document sent as %q downloads as %q, want %q", sent, got, want)
+		}
+	}
+	pen := exactJSON(t, hr.Post("/api/v0/drivers/"+driver.String()+"/penalties", map[string]any{
+		"penalty_type": "speeding", "amount": "800", "incident_date": pragueDay(0), "description": "radar"}).Expect(http.StatusCreated))
+	ev := exactJSON(t, addEvidence(t, hr, pen["id"], filePart("radar.html", samplePNG())).Expect(http.StatusCreated))
+	res := hr.Get(evidencePath(pen["id"]) + "/" + ev["id"].(string)).Expect(http.StatusOK)
+	if got := disposition(res); got != "radar.png" {
+		t.Errorf("evidence sent as radar.html downloads as %q", got)
+	}
 }

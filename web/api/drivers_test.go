@@ -965,3 +965,50 @@ func TestDriverListQueryCountIndependentOfPageSize(t *testing.T) {
 		}
 	}
 }
+
+// TestDriverPersonalFields: the personal fields reach admin, hr_manager,
+// accountant and the driver itself; a dispatcher's read has no such keys
+// (docs/permissions.md), and the answers still match the OpenAPI document.
+func TestDriverPersonalFields(t *testing.T) {
+	t.Parallel()
+	env := webtest.New(t)
+	company := env.Company("Acme", "free")
+	admin := env.As(company, auth.RoleAdmin)
+	d := drvCreate(t, admin, map[string]any{"first_name": "Petr", "last_name": "Svoboda", "email": "petr@example.cz",
+		"birth_date": "1980-02-03", "rodne_cislo": "800203/1234", "registration_address": "Praha 1",
+		"residence_address": "Brno 2", "bank_country": "CZ", "bank_account": "123456/0800",
+		"iban": "CZ6508000000192000145399", "swift": "GIBACZPX"})
+	path := "/api/v0/drivers/" + d.ID.String()
+	personal := auth.PersonalFields
+	if len(personal) != 8 {
+		t.Fatalf("personal fields: %v", personal)
+	}
+	for _, c := range []struct {
+		caller *webtest.Caller
+		name   string
+		sees   bool
+	}{
+		{admin, "admin", true}, {env.As(company, auth.RoleHRManager), "hr_manager", true},
+		{env.As(company, auth.RoleAccountant), "accountant", true},
+		{env.As(company, auth.RoleDriver, "petr@example.cz"), "driver", true},
+		{env.As(company, auth.RoleDispatcher), "dispatcher", false},
+	} {
+		got := c.caller.Get(path).Expect(http.StatusOK).JSON()
+		for _, k := range personal {
+			if _, has := got[k]; has != c.sees {
+				t.Errorf("%s: key %s present = %v, want %v", c.name, k, has, c.sees)
+			}
+		}
+		if got["first_name"] != "Petr" || got["email"] != "petr@example.cz" {
+			t.Errorf("%s: the other fields: %v", c.name, got)
+		}
+		if c.sees && (got["rodne_cislo"] != "800203/1234" || got["iban"] != "CZ6508000000192000145399") {
+			t.Errorf("%s: personal values: %v", c.name, got)
+		}
+	}
+	// The driver's own update answers with its personal fields.
+	upd := env.As(company, auth.RoleDriver, "petr@example.cz").Put(path, map[string]any{"phone": "1"}).Expect(http.StatusOK).JSON()
+	if upd["bank_account"] != "123456/0800" {
+		t.Errorf("driver's update answer: %v", upd)
+	}
+}

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -8,9 +9,11 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
@@ -18,6 +21,8 @@ import (
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/rating"
+	"github.com/konvoj/konvoj/internal/textin"
+	"github.com/konvoj/konvoj/web"
 )
 
 // maxJSONBody caps JSON request bodies; uploads have their own limit.
@@ -40,6 +45,12 @@ func bindJSON(c echo.Context, v any) error {
 	if len(body) > maxJSONBody {
 		return apperr.PayloadTooLarge("msg.common.body_too_large", "max", maxJSONBody)
 	}
+	if !utf8.Valid(body) {
+		// Invalid UTF-8 inside a string becomes a NUL escape, which the text
+		// check below reports for its field; outside a string the body is
+		// not JSON (400).
+		body = bytes.ToValidUTF8(body, []byte(`\u0000`))
+	}
 	trimmed := strings.TrimSpace(string(body))
 	if trimmed == "" {
 		trimmed = "{}"
@@ -59,7 +70,61 @@ func bindJSON(c echo.Context, v any) error {
 	if dec.More() {
 		return apperr.BadRequest("msg.api.json_one_object")
 	}
+	return checkJSONText(trimmed)
+}
+
+// checkJSONText refuses a body with a NUL character or invalid UTF-8 in
+// any key or string (docs/errors.md): 422 for the first such field, as a
+// dotted path (metrics.0.name), before a service or PostgreSQL sees it.
+func checkJSONText(body string) error {
+	if !strings.Contains(body, `\u0000`) {
+		return nil // a raw NUL byte is not valid JSON, so only the escape carries one
+	}
+	dec := json.NewDecoder(strings.NewReader(body))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		return apperr.BadRequest("msg.api.json_invalid")
+	}
+	if field, bad := badJSONText(doc, ""); bad {
+		return apperr.Invalid(field, "msg.common.text_invalid", "field", field)
+	}
 	return nil
+}
+
+// badJSONText walks a decoded JSON value for the first refused text.
+func badJSONText(v any, path string) (string, bool) {
+	join := func(k string) string {
+		if path == "" {
+			return k
+		}
+		return path + "." + k
+	}
+	switch v := v.(type) {
+	case string:
+		return path, textin.Bad(v)
+	case []any:
+		for i, e := range v {
+			if f, bad := badJSONText(e, join(strconv.Itoa(i))); bad {
+				return f, true
+			}
+		}
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if textin.Bad(k) {
+				return join(strings.ToValidUTF8(strings.ReplaceAll(k, "\x00", ""), "")), true
+			}
+			if f, bad := badJSONText(v[k], join(k)); bad {
+				return f, true
+			}
+		}
+	}
+	return "", false
 }
 
 // query reads query parameters, collecting the first problem as a 400.
@@ -85,7 +150,7 @@ func (q *query) err() error {
 	if _, err := url.ParseQuery(q.c.Request().URL.RawQuery); err != nil {
 		return apperr.BadRequest("msg.api.query_unparsable", "error", err)
 	}
-	return nil
+	return web.CheckText(q.c.QueryParams())
 }
 
 func (q *query) str(name string) string { return strings.TrimSpace(q.c.QueryParam(name)) }
@@ -298,11 +363,13 @@ func NewPage[T any](c echo.Context, data []T, total, page, perPage int) Page[T] 
 	return p
 }
 
+// requestURL is the request's URL on PUBLIC_URL (docs/security.md): links
+// never take the Host header, which the client chooses.
 func requestURL(c echo.Context) *url.URL {
-	r := c.Request()
-	u := *r.URL
-	u.Scheme = c.Scheme()
-	u.Host = r.Host
+	u := web.PublicURL(c)
+	u.Path = strings.TrimRight(u.Path, "/") + c.Request().URL.Path
+	u.RawPath = ""
+	u.RawQuery = c.Request().URL.RawQuery
 	return &u
 }
 

@@ -75,13 +75,16 @@ type session struct {
 	Role      auth.Role `json:"role"`
 	FirstName string    `json:"fn,omitempty"`
 	LastName  string    `json:"ln,omitempty"`
+	// Unverified: the provider said email_verified false (no driver link).
+	Unverified bool `json:"uv,omitempty"`
 	// Expires is checked besides the codec's timestamp so the lifetime
 	// never depends on the browser honouring Max-Age.
 	Expires int64 `json:"exp"`
 }
 
 func (s session) identity() auth.Identity {
-	return auth.Identity{Subject: s.Subject, Email: s.Email, CompanyID: s.CompanyID, Role: s.Role, FirstName: s.FirstName, LastName: s.LastName}
+	return auth.Identity{Subject: s.Subject, Email: s.Email, CompanyID: s.CompanyID, Role: s.Role, FirstName: s.FirstName, LastName: s.LastName,
+		EmailUnverified: s.Unverified}
 }
 
 func (k *cookies) set(c echo.Context, name, value, path string, ttl time.Duration, httpOnly bool) {
@@ -99,7 +102,7 @@ func (k *cookies) clear(c echo.Context, name, path string) {
 func (k *cookies) setSession(c echo.Context, id auth.Identity) error {
 	v, err := k.session.Encode(sessionCookie, session{
 		Subject: id.Subject, Email: id.Email, CompanyID: id.CompanyID, Role: id.Role,
-		FirstName: id.FirstName, LastName: id.LastName, Expires: time.Now().Add(sessionTTL).Unix(),
+		FirstName: id.FirstName, LastName: id.LastName, Unverified: id.EmailUnverified, Expires: time.Now().Add(sessionTTL).Unix(),
 	})
 	if err != nil {
 		return fmt.Errorf("encode session cookie: %w", err)

@@ -156,6 +156,9 @@ func driverInput(c echo.Context) (drivers.Input, map[string]string, error) {
 	if err != nil {
 		return drivers.Input{}, nil, apperr.BadRequest("msg.common.form_unreadable")
 	}
+	if err := web.CheckText(form); err != nil {
+		return drivers.Input{}, nil, err
+	}
 	var in drivers.Input
 	values := map[string]string{}
 	for _, name := range views.DriverFormFields() {

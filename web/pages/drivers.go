@@ -474,7 +474,7 @@ func profileSections(lang i18n.Lang, d drivers.Driver, office string) []views.Pr
 	wide := func(name, value string) views.ProfileField {
 		return views.ProfileField{Label: "driver.field." + name, Value: value, Wide: true}
 	}
-	return []views.ProfileSection{
+	sections := []views.ProfileSection{
 		{Title: "driver.section.personal", Fields: []views.ProfileField{
 			f("first_name", d.FirstName), f("last_name", d.LastName), f("middle_name", deref(d.MiddleName)),
 			f("birth_date", formatDate(lang, d.BirthDate)), f("citizenship", country(d.Citizenship)),
@@ -495,6 +495,33 @@ func profileSections(lang i18n.Lang, d drivers.Driver, office string) []views.Pr
 			f("iban", deref(d.IBAN)), f("swift", deref(d.SWIFT)),
 		}},
 	}
+	if d.PersonalHidden() {
+		return withoutPersonal(sections)
+	}
+	return sections
+}
+
+// withoutPersonal leaves the personal fields (auth.PersonalFields) out of
+// the profile, and a section left empty, for a caller the drivers service
+// withheld them from (docs/permissions.md).
+func withoutPersonal(sections []views.ProfileSection) []views.ProfileSection {
+	personal := map[string]bool{}
+	for _, name := range auth.PersonalFields {
+		personal["driver.field."+name] = true
+	}
+	out := sections[:0]
+	for _, s := range sections {
+		fields := s.Fields[:0]
+		for _, f := range s.Fields {
+			if !personal[f.Label] {
+				fields = append(fields, f)
+			}
+		}
+		if s.Fields = fields; len(fields) > 0 {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // officeName is the name of one of the company's offices ("" when it is

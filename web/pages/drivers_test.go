@@ -275,3 +275,34 @@ func TestDeleteDriver(t *testing.T) {
 	hr.get("/drivers").contains(t, "Driver Jan Novák was deleted.", "No drivers found")
 	hr.get(path).expect(t, http.StatusNotFound)
 }
+
+// TestDriverProfilePersonalFields: the dispatcher's driver page shows no
+// personal field (docs/permissions.md); the accountant's shows them.
+func TestDriverProfilePersonalFields(t *testing.T) {
+	env := devEnv(t)
+	company := env.Company("Acme", "free")
+	id := env.Driver(company, fixtures.Name("Jan", "Novák"))
+	path := "/drivers/" + id.String()
+	hr := signIn(t, env, company, auth.RoleHRManager, "hr@acme.test", "en")
+	hr.post(path+"/edit", url.Values{"first_name": {"Jan"}, "last_name": {"Novák"}, "rodne_cislo": {"800203/1234"},
+		"iban": {"CZ6508000000192000145399"}, "registration_address": {"Vodičkova 1, Praha"}}).expect(t, http.StatusSeeOther)
+	acc := signIn(t, env, company, auth.RoleAccountant, "acc@acme.test", "en")
+	acc.get(path).expect(t, http.StatusOK).contains(t, "800203/1234", "CZ6508000000192000145399", "Vodičkova 1, Praha", "Bank account")
+	disp := signIn(t, env, company, auth.RoleDispatcher, "disp@acme.test", "en")
+	disp.get(path).expect(t, http.StatusOK).contains(t, "Jan Novák").
+		lacks(t, "800203/1234", "CZ6508000000192000145399", "Vodičkova 1, Praha", "Bank account", "Birth")
+}
+
+// TestDriverFormRefusesNUL: a NUL or invalid UTF-8 in a form field or the
+// list's search is a 422, never a 500 (docs/errors.md).
+func TestDriverFormRefusesNUL(t *testing.T) {
+	env := devEnv(t)
+	company := env.Company("Acme", "free")
+	id := env.Driver(company, fixtures.Name("Jan", "Novák"))
+	path := "/drivers/" + id.String()
+	hr := signIn(t, env, company, auth.RoleHRManager, "hr@acme.test", "en")
+	hr.post(path+"/edit", url.Values{"first_name": {"Jan\x00"}, "last_name": {"Novák"}}).expect(t, http.StatusUnprocessableEntity)
+	hr.post(path+"/edit", url.Values{"first_name": {"Jan"}, "last_name": {"Nov\xffák"}}).expect(t, http.StatusUnprocessableEntity)
+	hr.get("/drivers?search=Jan%00").expect(t, http.StatusUnprocessableEntity)
+	hr.get(path).expect(t, http.StatusOK).contains(t, "Jan Novák")
+}

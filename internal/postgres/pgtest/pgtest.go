@@ -90,7 +90,7 @@ func NewWithURL(t testing.TB, tracer pgx.QueryTracer) (*pgxpool.Pool, string) {
 // It is the pool a server under test runs its requests on.
 func Requests(t testing.TB, url string, tracer pgx.QueryTracer) *pgxpool.Pool {
 	t.Helper()
-	pool, err := postgres.OpenRequests(context.Background(), url, tracer)
+	pool, err := postgres.OpenRequests(context.Background(), url, tracer, 0)
 	if err != nil {
 		t.Fatalf("pgtest: request pool: %v", err)
 	}

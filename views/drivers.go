@@ -100,6 +100,9 @@ type DriverPageData struct {
 	// HistoryURL is the audit log of this driver ("" for roles that may
 	// not read the log).
 	HistoryURL string
+	// FinanceURL is the driver's ledger ("" for roles that do not read
+	// every driver's finance).
+	FinanceURL string
 }
 
 // ProfileSection is a titled group of profile values.

@@ -67,6 +67,8 @@ type Shell struct {
 	// Path is the current path with its query, where the language switch
 	// returns to.
 	Path string
+	// Unread is the signed-in user's unread notifications (the bell).
+	Unread int
 }
 
 func csrfHeaders(token string) string {
@@ -85,3 +87,19 @@ func roleKey(role string) string { return "role." + role }
 func itoa(n int) string { return strconv.Itoa(n) }
 
 func queryEscape(s string) string { return url.QueryEscape(s) }
+
+// bellLabel names the bell for assistive technology, with the count.
+func bellLabel(ctx context.Context, unread int) string {
+	if unread == 0 {
+		return T(ctx, "notifications.bell_none")
+	}
+	return T(ctx, "notifications.bell", "count", strconv.Itoa(unread))
+}
+
+// bellCount is the count on the bell (99+ above 99).
+func bellCount(n int) string {
+	if n > 99 {
+		return "99+"
+	}
+	return strconv.Itoa(n)
+}

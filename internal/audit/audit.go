@@ -20,7 +20,7 @@ import (
 
 // Entry is one change to record.
 type Entry struct {
-	EntityType string // driver, document, document_file, finance_transaction, penalty, finance_period, rating_config
+	EntityType string // driver, document, document_file, finance_transaction, penalty, finance_period, rating_config, document_rule
 	EntityID   uuid.UUID
 	Action     string // created, updated, deleted, document.uploaded, penalty.disputed, …
 	OldValues  map[string]any
@@ -144,7 +144,7 @@ type Filter struct {
 }
 
 // EntityTypes are the values of entity_type.
-var EntityTypes = []string{"driver", "document", "document_file", "finance_transaction", "penalty", "finance_period", "rating_config"}
+var EntityTypes = []string{"driver", "document", "document_file", "finance_transaction", "penalty", "finance_period", "rating_config", "document_rule"}
 
 // Actions are the actions the services record, for filters and texts.
 var Actions = []string{"created", "updated", "deleted", "document.uploaded", "document.updated", "penalty.created",

@@ -23,6 +23,7 @@ const (
 	PenaltiesManage  Action = "penalties.manage"  // create, resolve
 	PenaltiesRespond Action = "penalties.respond" // dispute, accept
 	AuditRead        Action = "audit.read"        // audit log
+	DocumentRules    Action = "document_rules"    // document rules: read, change
 )
 
 // Grant says how far a role may go with an action.
@@ -65,6 +66,7 @@ var Matrix = map[Action]map[Role]Grant{
 	PenaltiesManage:  {RoleAdmin: All, RoleHRManager: All},
 	PenaltiesRespond: {RoleAdmin: All, RoleHRManager: All, RoleDriver: Own},
 	AuditRead:        {RoleAdmin: All, RoleHRManager: All},
+	DocumentRules:    {RoleAdmin: All, RoleHRManager: All},
 }
 
 // Allowed returns the grant of a role for an action (Deny when unlisted).

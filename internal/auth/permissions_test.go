@@ -31,6 +31,7 @@ var matrixTable = map[Action]string{
 	PenaltiesManage:  "yes yes no no no",
 	PenaltiesRespond: "yes yes no no own",
 	AuditRead:        "yes yes no no no",
+	DocumentRules:    "yes yes no no no",
 }
 
 func TestMatrixMatchesDecisions(t *testing.T) {

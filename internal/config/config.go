@@ -55,6 +55,11 @@ type Config struct {
 	RateLimitStore string
 	RedisURL       string
 
+	// SMTPURL is where e-mail goes (empty: it stays in the outbox table);
+	// MailFrom is its sender.
+	SMTPURL  string
+	MailFrom string
+
 	LogFormat string
 	LogLevel  slog.Level
 
@@ -101,6 +106,8 @@ var Vars = []Var{
 	{"UPLOAD_MAX_BYTES", "20971520", "largest accepted upload in bytes"},
 	{"RATE_LIMIT_STORE", "memory", "rate-limit buckets: memory or redis (none turns limiting off: load benchmarks only)"},
 	{"REDIS_URL", "", "Redis URL for RATE_LIMIT_STORE=redis"},
+	{"SMTP_URL", "", "outgoing e-mail: smtp://user:pass@host:587 (STARTTLS) or smtps://… (implicit TLS); unset: e-mails stay in the outbox table and the log"},
+	{"MAIL_FROM", "Konvoj <noreply@localhost>", "sender of outgoing e-mail"},
 	{"LOG_FORMAT", "text in a terminal, else json", "json or text"},
 	{"LOG_LEVEL", "info", "debug, info, warn or error"},
 }
@@ -150,6 +157,8 @@ func Load(getenv func(string) string) (Config, error) {
 		S3UsePathStyle:    boolVar("S3_USE_PATH_STYLE"),
 		RateLimitStore:    strings.ToLower(get("RATE_LIMIT_STORE", "memory")),
 		RedisURL:          get("REDIS_URL", ""),
+		SMTPURL:           get("SMTP_URL", ""),
+		MailFrom:          get("MAIL_FROM", "Konvoj <noreply@localhost>"),
 		LogFormat:         strings.ToLower(get("LOG_FORMAT", "")),
 	}
 

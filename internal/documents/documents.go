@@ -27,10 +27,6 @@ var Types = []string{
 	"tachograph_card", "code_95", "medical_examination",
 }
 
-// DefaultRequiredTypes are the types a driver needs to be ready unless the
-// company's settings.required_document_types says otherwise (docs/drivers-and-documents.md).
-var DefaultRequiredTypes = []string{"passport", "drivers_license", "tachograph_card", "code_95", "medical_examination"}
-
 // Statuses are the document statuses, best first.
 var Statuses = []string{"valid", "warning", "expiring_soon", "expired", "no_data"}
 

@@ -27,11 +27,17 @@ const driverColumns = `d.id, d.company_id, d.office_id, d.internal_number, d.fir
 	d.bank_country, d.bank_account, d.iban, d.swift, d.flags, d.created_at, d.updated_at`
 
 // companyFacts is what the status rules need from the company (alias co):
-// today in its time zone and its required document types.
+// today in its time zone and its required document types (the document
+// rules, docs/alerts.md): those of every driver, and those of a driver from
+// outside the EU, EEA and Switzerland.
 const companyFacts = `SELECT konvoj_today(c.timezone) AS today,
-		konvoj_required_document_types(c.settings) AS required,
-		(SELECT count(DISTINCT t) FROM unnest(konvoj_required_document_types(c.settings)) AS t) AS required_count
+		konvoj_required_document_types(c.id, false) AS required,
+		konvoj_required_document_types(c.id, true) AS required_non_eu
 	FROM companies c`
+
+// requiredOf is the required document types of driver d (alias co for the
+// company facts).
+const requiredOf = `(CASE WHEN konvoj_eu_citizen(d.citizenship) THEN co.required ELSE co.required_non_eu END)`
 
 // summaryJoin counts the documents of driver d by status (alias s) and how
 // many required types are usable (valid, warning or expiring_soon). A
@@ -44,7 +50,7 @@ const summaryJoin = `CROSS JOIN LATERAL (
 			count(*) FILTER (WHERE x.status = 'expiring_soon') AS expiring_soon,
 			count(*) FILTER (WHERE x.status = 'expired') AS expired,
 			count(*) FILTER (WHERE x.status = 'no_data') AS no_data,
-			count(*) FILTER (WHERE x.type = ANY (co.required) AND x.status IN ('valid', 'warning', 'expiring_soon')) AS ready_docs
+			count(*) FILTER (WHERE x.type = ANY ` + requiredOf + ` AND x.status IN ('valid', 'warning', 'expiring_soon')) AS ready_docs
 		FROM (
 			SELECT dd.type, konvoj_document_status(dd.current_file_id IS NOT NULL, dd.valid_until, co.today) AS status
 			FROM driver_documents dd
@@ -53,7 +59,7 @@ const summaryJoin = `CROSS JOIN LATERAL (
 	) s`
 
 // readyExpr is is_ready (docs/drivers-and-documents.md) over d, co and s.
-const readyExpr = `(d.status = 'active' AND s.ready_docs = co.required_count)`
+const readyExpr = `(d.status = 'active' AND s.ready_docs = cardinality` + requiredOf + `)`
 
 // getDriver loads a live driver of the company scope proves (the guard has
 // already told 404 from 403; a driver deleted since is 404). forUpdate locks

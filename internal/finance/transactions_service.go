@@ -262,3 +262,13 @@ func lockRecord(ctx context.Context, tx pgx.Tx, rec Transaction, place *slot) (l
 	}
 	return periods, nil
 }
+
+// GetTransaction reads one transaction of the driver (the record the guard
+// loaded, AuthorizeRecord).
+func (s *Service) GetTransaction(ctx context.Context, p auth.Principal, ref Ref) (Transaction, error) {
+	id, err := ref.check(p, auth.FinanceRead, TransactionRecord)
+	if err != nil {
+		return Transaction{}, err
+	}
+	return getTransaction(ctx, s.db, ref.CompanyID(), ref.ID(), id, false)
+}

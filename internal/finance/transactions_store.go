@@ -11,16 +11,21 @@ import (
 	"github.com/konvoj/konvoj/internal/postgres"
 )
 
-var txQuery = `
-	SELECT t.id, t.company_id, t.driver_id, t.period_id, pen.id, t.transaction_type, t.category, t.amount,
+// txColumns are the columns scanTransaction reads, over transactions t
+// joined as txJoins says.
+var txColumns = `t.id, t.company_id, t.driver_id, t.period_id, pen.id, t.transaction_type, t.category, t.amount,
 		t.currency, t.status, t.transaction_date, t.payment_date, t.description, t.reference, t.order_id,
 		` + userName("cu") + `, ` + userName("au") + `, t.approved_at, ` + userName("pu") + `, t.paid_at,
-		t.metadata, t.created_at, t.updated_at
-	FROM finance_transactions t
+		t.metadata, t.created_at, t.updated_at`
+
+// txJoins are the joins txColumns reads from.
+const txJoins = `
 	LEFT JOIN penalties pen ON pen.finance_id = t.id
 	LEFT JOIN users cu ON cu.id = t.created_by
 	LEFT JOIN users au ON au.id = t.approved_by
 	LEFT JOIN users pu ON pu.id = t.paid_by`
+
+var txQuery = `SELECT ` + txColumns + ` FROM finance_transactions t` + txJoins
 
 func scanTransaction(row pgx.Row) (Transaction, error) {
 	var t Transaction

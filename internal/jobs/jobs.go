@@ -24,6 +24,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
+	"github.com/konvoj/konvoj/internal/alerts"
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/rating"
 )
@@ -120,6 +121,11 @@ type Options struct {
 	Periodic bool
 	// PollInterval overrides River's fetch poll interval (tests).
 	PollInterval time.Duration
+	// Scanner and Mailer run the expiry alerts (nil: no alert jobs).
+	Scanner *alerts.Scanner
+	Mailer  *alerts.Mailer
+	// Now is the alert scheduler's clock (tests); nil is time.Now.
+	Now func() time.Time
 }
 
 // NewClient builds the River client with every worker; Start it to work.
@@ -133,6 +139,11 @@ func NewClient(db *pgxpool.Pool, ratings *rating.Service, log *slog.Logger, o Op
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &RateCompanyMonthWorker{Rating: ratings, Log: log})
 	river.AddWorker(workers, &EnqueueMonthlyRatingsWorker{Rating: ratings})
+	if o.Scanner != nil {
+		river.AddWorker(workers, &ScanCompanyAlertsWorker{Scanner: o.Scanner, Mailer: o.Mailer, Log: log})
+		river.AddWorker(workers, &DeliverEmailWorker{Mailer: o.Mailer})
+		river.AddWorker(workers, &EnqueueAlertScansWorker{Scanner: o.Scanner, Mailer: o.Mailer, Now: o.Now})
+	}
 	cfg := &river.Config{
 		Logger:            log,
 		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: o.Workers}},
@@ -147,6 +158,11 @@ func NewClient(db *pgxpool.Pool, ratings *rating.Service, log *slog.Logger, o Op
 			river.NewPeriodicJob(river.PeriodicInterval(EnqueueInterval),
 				func() (river.JobArgs, *river.InsertOpts) { return EnqueueMonthlyRatingsArgs{}, nil },
 				&river.PeriodicJobOpts{ID: "enqueue_monthly_ratings", RunOnStart: true}),
+		}
+		if o.Scanner != nil {
+			cfg.PeriodicJobs = append(cfg.PeriodicJobs, river.NewPeriodicJob(river.PeriodicInterval(AlertScanInterval),
+				func() (river.JobArgs, *river.InsertOpts) { return EnqueueAlertScansArgs{}, nil },
+				&river.PeriodicJobOpts{ID: "enqueue_alert_scans", RunOnStart: true}))
 		}
 	}
 	client, err := river.NewClient(riverpgxv5.New(db), cfg)

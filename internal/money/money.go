@@ -247,3 +247,14 @@ func NormalizeCurrency(s string) (string, bool) {
 	s = strings.ToUpper(strings.TrimSpace(s))
 	return s, currencyPattern.MatchString(s)
 }
+
+// TextInput is an amount typed into a form as an Input: empty text is no
+// amount, anything else is read as a numeric string (a field message when
+// it is not one).
+func TextInput(s string) Input {
+	if strings.TrimSpace(s) == "" {
+		return Input{}
+	}
+	b, _ := json.Marshal(s)
+	return Input{raw: b}
+}

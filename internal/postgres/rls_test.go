@@ -56,13 +56,42 @@ ev AS (
 	SELECT $1, pe.id, 'e.pdf', 'e.pdf', 'application/pdf', 1, 'x/e.pdf', 'local', repeat('0', 64) FROM pe
 	RETURNING id
 ),
+fs AS (
+	INSERT INTO form_submissions (company_id, token) VALUES ($1, gen_random_uuid()) RETURNING token
+),
 dd AS (
 	-- The trigger logs the change in document_validity_changes.
 	UPDATE driver_documents SET valid_until = DATE '2031-01-31'
 	WHERE id = (SELECT id FROM driver_documents WHERE company_id = $1 ORDER BY id LIMIT 1) RETURNING id
+),
+dr AS (
+	INSERT INTO document_rules (company_id, document_type, required, lead_days) VALUES ($1, 'adr_certificate', true, 45)
+	ON CONFLICT DO NOTHING RETURNING company_id
+),
+ar AS (
+	INSERT INTO alert_runs (company_id, run_date) VALUES ($1, current_date) ON CONFLICT DO NOTHING RETURNING company_id
+),
+da AS (
+	INSERT INTO document_alerts (company_id, driver_id, document_id, document_type, stage, alert_date)
+	SELECT dd.company_id, dd.driver_id, dd.id, dd.type, 'missing', current_date FROM driver_documents dd
+	WHERE dd.company_id = $1 ORDER BY dd.id LIMIT 1 RETURNING id
+),
+us AS (SELECT id FROM users WHERE company_id = $1 ORDER BY id LIMIT 1),
+nt AS (
+	INSERT INTO notifications (company_id, user_id, alert_id, kind) SELECT $1, us.id, da.id, 'document_alert' FROM us, da RETURNING id
+),
+ns AS (
+	INSERT INTO notification_settings (user_id, company_id) SELECT id, $1 FROM us ON CONFLICT DO NOTHING RETURNING user_id
+),
+ob AS (
+	INSERT INTO outbox (company_id, kind, recipient, language, subject, text_body, html_body)
+	VALUES ($1, 'digest', 'hr@example.test', 'en', 'Subject', 'Text', '<p>HTML</p>') RETURNING id
 )
 SELECT (SELECT count(*) FROM tu) + (SELECT count(*) FROM al) + (SELECT count(*) FROM fa) + (SELECT count(*) FROM rr)
-	+ (SELECT count(*) FROM pe) + (SELECT count(*) FROM ev) + (SELECT count(*) FROM rc) + (SELECT count(*) FROM dd)`
+	+ (SELECT count(*) FROM pe) + (SELECT count(*) FROM ev) + (SELECT count(*) FROM rc) + (SELECT count(*) FROM dd)
+	+ (SELECT count(*) FROM fs)
+	+ (SELECT count(*) FROM dr) + (SELECT count(*) FROM ar) + (SELECT count(*) FROM nt) + (SELECT count(*) FROM ns)
+	+ (SELECT count(*) FROM ob)`
 
 // The second wall (docs/security.md, "Row-level security"): on the request
 // pool, with company A set, no row of company B can be read or changed in any

@@ -312,7 +312,8 @@ func TestActivityNotApplicable(t *testing.T) {
 	other := f.Driver()
 	f.Orders(other, "2026-02-03", "completed", 5, false) // another month
 	f.Orders(other, "2026-01-03", "cancelled", 5, false) // cancelled orders do not count
-	f.Exec(`UPDATE companies SET settings = '{"required_document_types": ["passport"]}' WHERE id = $1`, f.Company)
+	f.Exec(`INSERT INTO document_rules (company_id, document_type, required, lead_days)
+		SELECT $1, document_type, document_type = 'passport', lead_days FROM konvoj_document_rules($1)`, f.Company)
 	f.Document(d, "passport", "", at("2025-01-01 10:00"))
 	if _, err := rating.NewService(db).RateCompany(ctx, f.Company, jan); err != nil {
 		t.Fatal(err)

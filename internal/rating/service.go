@@ -52,14 +52,7 @@ func (s *Service) Authorize(ctx context.Context, p auth.Principal, a auth.Action
 // role (403 Forbidden), the company exists (404), it is the caller's (403
 // AccessDenied).
 func (s *Service) AuthorizeConfig(ctx context.Context, p auth.Principal, a auth.Action, companyID uuid.UUID) (auth.Ref, error) {
-	return auth.Authorize(ctx, p, a, companyID, func(ctx context.Context, id uuid.UUID) (auth.Owner, error) {
-		if id == p.CompanyID {
-			return auth.Owner{CompanyID: id}, nil // the caller's company exists: its principal says so
-		}
-		// Row-level security shows the caller's company only: whether
-		// another one exists is asked past it.
-		return tenants.HiddenOwner(ctx, s.db, p, "companies", id, apperr.NotFound("msg.common.not_found.company"))
-	})
+	return tenants.AuthorizeCompany(ctx, s.db, p, a, companyID)
 }
 
 // Get returns the driver's rating for the month (nil: the current month).

@@ -333,9 +333,13 @@ func asciiFold(s string) string {
 var documentPlan = []string{"valid", "valid", "warning", "valid", "expiring_soon", "no_data", "valid", "expired", "valid", "no_data", "valid"}
 
 func (d *demo) documents(ctx context.Context) error {
+	rules, err := documents.LoadRules(ctx, d.s.DB, d.company)
+	if err != nil {
+		return err
+	}
 	required := map[string]bool{}
-	for _, t := range documents.DefaultRequiredTypes {
-		required[t] = true
+	for _, r := range rules {
+		required[r.DocumentType] = r.Required
 	}
 	for i, driverID := range d.driverIDs {
 		driver, err := d.s.Drivers.Authorize(ctx, d.hr, auth.DocumentsList, driverID)

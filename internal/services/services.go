@@ -8,11 +8,13 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/konvoj/konvoj/internal/alerts"
 	"github.com/konvoj/konvoj/internal/audit"
 	"github.com/konvoj/konvoj/internal/config"
 	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/internal/finance"
+	"github.com/konvoj/konvoj/internal/forms"
 	"github.com/konvoj/konvoj/internal/rating"
 	"github.com/konvoj/konvoj/internal/storage"
 	"github.com/konvoj/konvoj/internal/tenants"
@@ -26,6 +28,9 @@ type Set struct {
 	Documents *documents.Service
 	Finance   *finance.Service
 	Rating    *rating.Service
+	// Notifications are the caller's own alerts and e-mail settings.
+	Notifications *alerts.Service
+	Forms         *forms.Service
 }
 
 // Options are what the services need besides the database.
@@ -66,11 +71,13 @@ func New(db *pgxpool.Pool, o Options) Set {
 		system = db
 	}
 	return Set{
-		Tenants:   tenants.NewRequestService(db, system),
-		Audit:     audit.NewService(db),
-		Drivers:   drivers.NewService(db, o.CursorKey),
-		Documents: documents.NewService(db, o.Files, o.UploadMaxBytes),
-		Finance:   finance.NewService(db, o.Files, o.UploadMaxBytes),
-		Rating:    rating.NewService(db),
+		Tenants:       tenants.NewRequestService(db, system),
+		Audit:         audit.NewService(db),
+		Drivers:       drivers.NewService(db, o.CursorKey),
+		Documents:     documents.NewService(db, o.Files, o.UploadMaxBytes),
+		Finance:       finance.NewService(db, o.Files, o.UploadMaxBytes),
+		Rating:        rating.NewService(db),
+		Notifications: alerts.NewService(db),
+		Forms:         forms.NewService(db),
 	}
 }

@@ -67,3 +67,18 @@ func HiddenOwner(ctx context.Context, db postgres.DBTX, p auth.Principal, table 
 	}
 	return auth.Owner{CompanyID: company}, nil
 }
+
+// AuthorizeCompany is the guard of a record of a company as a whole (its
+// rating configuration, its document rules) named by the company's id: the
+// role (403 Forbidden), the company exists (404), it is the caller's (403
+// AccessDenied).
+func AuthorizeCompany(ctx context.Context, db postgres.DBTX, p auth.Principal, a auth.Action, companyID uuid.UUID) (auth.Ref, error) {
+	return auth.Authorize(ctx, p, a, companyID, func(ctx context.Context, id uuid.UUID) (auth.Owner, error) {
+		if id == p.CompanyID {
+			return auth.Owner{CompanyID: id}, nil // the caller's company exists: its principal says so
+		}
+		// Row-level security shows the caller's company only: whether
+		// another one exists is asked past it.
+		return HiddenOwner(ctx, db, p, "companies", id, apperr.NotFound("msg.common.not_found.company"))
+	})
+}

@@ -33,6 +33,8 @@ func Mount(s *web.Server, h *Handlers) {
 	g := s.API()
 	g.GET("/audit-logs", h.listAuditLogs)
 	h.mountDocuments(g)
+	h.mountDocumentRules(g)
+	h.mountNotifications(g)
 	h.mountDrivers(g)
 	h.mountRating(g)
 	h.mountFinance(g)

@@ -46,6 +46,12 @@ const (
 	notInMatrix = "not a permission of the matrix"
 )
 
+// ownNotifications: the caller's own notifications and settings, which
+// every role has.
+var ownNotifications = map[webtest.Refusal]string{
+	webtest.OtherCompany: "the caller's own notifications: no path id", webtest.RoleRefused: everyRole,
+	webtest.OtherDriver: "the caller's own notifications: no path id"}
+
 func driverIDs(extra ...string) map[string]string {
 	ids := map[string]string{"id": webtest.KindDriver}
 	for i := 0; i+1 < len(extra); i += 2 {
@@ -101,6 +107,7 @@ var apiRoutes = map[string]authzRoute{
 		ids: driverIDs("period_id", webtest.KindPeriod), body: map[string]any{},
 		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
 	"GET /api/v0/drivers/{id}/finance/aggregates": {action: auth.FinanceRead, ids: driverIDs()},
+	"GET /api/v0/drivers/{id}/finance/export":     {action: auth.FinanceRead, ids: driverIDs()},
 
 	"GET /api/v0/drivers/{id}/penalties": {action: auth.PenaltiesRead, ids: driverIDs()},
 	"POST /api/v0/drivers/{id}/penalties": {action: auth.PenaltiesManage, ids: driverIDs(),
@@ -137,6 +144,22 @@ var apiRoutes = map[string]authzRoute{
 		ids:           map[string]string{"company_id": webtest.KindCompany},
 		body:          map[string]any{"metrics": []any{map[string]any{"metric_name": "activity", "thresholds": map[string]any{"min_orders_per_month": 9}}}},
 		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+
+	"GET /api/v0/companies/{company_id}/document-rules": {action: auth.DocumentRules,
+		ids:           map[string]string{"company_id": webtest.KindCompany},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"PUT /api/v0/companies/{company_id}/document-rules": {action: auth.DocumentRules,
+		ids:           map[string]string{"company_id": webtest.KindCompany},
+		body:          map[string]any{"rules": []any{map[string]any{"document_type": "adr_certificate", "lead_days": 45}}},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+
+	"GET /api/v0/notifications":           {notApplicable: ownNotifications},
+	"POST /api/v0/notifications/read-all": {notApplicable: ownNotifications},
+	"POST /api/v0/notifications/{id}/read": {notApplicable: map[webtest.Refusal]string{
+		webtest.OtherCompany: "another company's notification is 403: TestNotificationsAPI", webtest.RoleRefused: everyRole,
+		webtest.OtherDriver: "another user's notification is 404: TestNotificationsAPI"}},
+	"GET /api/v0/me/notification-settings": {notApplicable: ownNotifications},
+	"PUT /api/v0/me/notification-settings": {notApplicable: ownNotifications},
 }
 
 // plannedRoute is a route the API announces but does not serve yet (501):

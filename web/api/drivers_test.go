@@ -746,10 +746,12 @@ func TestDriverListEnvelopeAndSummary(t *testing.T) {
 		t.Fatalf("total %d", p.Total)
 	}
 
-	// The required set is a company setting.
-	if _, err := env.DB.Exec(context.Background(), `UPDATE companies SET settings = '{"required_document_types": ["passport", "drivers_license"]}' WHERE id = $1`, company); err != nil {
-		t.Fatal(err)
-	}
+	// The required set is the company's document rules.
+	hr.Put("/api/v0/companies/"+company.String()+"/document-rules", map[string]any{"rules": []any{
+		map[string]any{"document_type": "tachograph_card", "required": false},
+		map[string]any{"document_type": "code_95", "required": false},
+		map[string]any{"document_type": "medical_examination", "required": false},
+	}}).Expect(http.StatusOK)
 	p = drvList(t, hr, "")
 	for _, it := range p.Data {
 		want := it.ID == ready.ID || it.ID == missing.ID || it.ID == expired.ID

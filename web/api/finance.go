@@ -6,7 +6,9 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/export"
 	"github.com/konvoj/konvoj/internal/finance"
+	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/web"
 )
 
@@ -19,6 +21,7 @@ func (h *Handlers) mountFinance(g *web.Routes) {
 	g.POST("/drivers/:id/finance/periods/:period_id/close", h.closePeriod)
 	g.POST("/drivers/:id/finance/periods/:period_id/pay", h.payPeriod)
 	g.GET("/drivers/:id/finance/aggregates", h.financeAggregates)
+	g.GET("/drivers/:id/finance/export", h.exportTransactions)
 }
 
 // financeGuard runs the finance guard for the path's driver (path id "id").
@@ -47,16 +50,8 @@ func (h *Handlers) listTransactions(c echo.Context) error {
 	}
 	q := query{c: c}
 	page, perPage := q.page(100)
-	f := finance.TransactionFilter{
-		Types:    q.list("type"),
-		Statuses: q.list("status"),
-		From:     q.civilDate("from_date"),
-		To:       q.civilDate("to_date"),
-		PeriodID: q.uuid("period_id"),
-		Currency: q.str("currency"),
-		Page:     page,
-		PerPage:  perPage,
-	}
+	f := transactionFilter(&q)
+	f.Page, f.PerPage = page, perPage
 	if err := q.err(); err != nil {
 		return err
 	}
@@ -69,6 +64,56 @@ func (h *Handlers) listTransactions(c echo.Context) error {
 		Summary:   list.Summary,
 		Summaries: list.Summaries,
 	})
+}
+
+// transactionFilter reads the transaction list's filters.
+func transactionFilter(q *query) finance.TransactionFilter {
+	return finance.TransactionFilter{
+		Types:    q.list("type"),
+		Statuses: q.list("status"),
+		From:     q.civilDate("from_date"),
+		To:       q.civilDate("to_date"),
+		PeriodID: q.uuid("period_id"),
+		Currency: q.str("currency"),
+	}
+}
+
+// exportTransactions streams the filtered transactions as CSV or XLSX
+// (docs/finance.md, "Export"): the list's filters and permission, column
+// headers in the caller's language.
+func (h *Handlers) exportTransactions(c echo.Context) error {
+	ref, err := h.financeGuard(c, auth.FinanceRead)
+	if err != nil {
+		return err
+	}
+	q := query{c: c}
+	f := transactionFilter(&q)
+	if err := q.err(); err != nil {
+		return err
+	}
+	format, err := export.FormatParam(q.str("format"))
+	if err != nil {
+		return err
+	}
+	pr := web.Principal(c)
+	lang := callerLang(c, pr)
+	name := "finance-" + ref.ID().String() + "-" + pr.Today().String()
+	return web.Export(c, format, name, lang.T("finance.export.sheet"), func(start func() (export.Writer, error)) error {
+		return h.Finance.ExportTransactions(c.Request().Context(), pr, ref, f, lang, start)
+	})
+}
+
+// callerLang is the language of texts an API answer carries (export
+// headers): the request's Accept-Language when Konvoj speaks it, else the
+// user's preferred language or the company's.
+func callerLang(c echo.Context, pr auth.Principal) i18n.Lang {
+	if l, ok := i18n.FromAcceptLanguage(c.Request().Header.Get("Accept-Language")); ok {
+		return l
+	}
+	if l, ok := i18n.Parse(pr.Language); ok {
+		return l
+	}
+	return i18n.Default
 }
 
 func (h *Handlers) createTransaction(c echo.Context) error {

@@ -179,6 +179,23 @@ func (q *query) intParam(name string, def int) int {
 	return n
 }
 
+// optBool reads an optional boolean (true or false): nil when absent, 400
+// otherwise.
+func (q *query) optBool(name string) *bool {
+	switch q.str(name) {
+	case "":
+		return nil
+	case "true":
+		b := true
+		return &b
+	case "false":
+		b := false
+		return &b
+	}
+	q.fail("msg.api.param_boolean", "name", name)
+	return nil
+}
+
 // optInt reads an optional whole number: nil when absent, 400 when it is
 // not a number (the service checks the range).
 func (q *query) optInt(name string) *int {

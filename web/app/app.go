@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/konvoj/konvoj/internal/alerts"
 	"github.com/konvoj/konvoj/internal/config"
 	"github.com/konvoj/konvoj/internal/jobs"
 	"github.com/konvoj/konvoj/internal/rating"
@@ -73,7 +74,13 @@ func (a *App) startJobs(ctx context.Context, o Options) error {
 	// Jobs work on every company: they run on the system pool, with a
 	// rating service of their own on it.
 	system := o.Server.System
-	client, err := jobs.NewClient(system, rating.NewService(system), o.Server.Logger, jobs.Options{Periodic: true})
+	cfg := o.Server.Config
+	mailer, err := alerts.NewMailer(system, o.Server.Logger, cfg.SMTPURL, cfg.MailFrom)
+	if err != nil {
+		return err
+	}
+	client, err := jobs.NewClient(system, rating.NewService(system), o.Server.Logger, jobs.Options{
+		Periodic: true, Scanner: alerts.NewScanner(system, cfg.PublicURL), Mailer: mailer})
 	if err != nil {
 		return err
 	}

@@ -42,6 +42,16 @@ var notInMatrix = map[webtest.Refusal]string{webtest.OtherCompany: signInPage, w
 
 var driverID = map[string]string{"id": webtest.KindDriver}
 
+// ownNotifications: the caller's own notifications, which every role has.
+var ownNotifications = map[webtest.Refusal]string{
+	webtest.OtherCompany: "the caller's own notifications: no path id", webtest.RoleRefused: everyRole,
+	webtest.OtherDriver: "the caller's own notifications: no path id"}
+
+var (
+	transactionIDs = map[string]string{"id": webtest.KindDriver, "transaction_id": webtest.KindTransaction}
+	periodIDs      = map[string]string{"id": webtest.KindDriver, "period_id": webtest.KindPeriod}
+)
+
 // pageRoutes is the pages' authorization table, by "METHOD path" as Echo
 // registers it.
 var pageRoutes = map[string]pageRoute{
@@ -55,6 +65,18 @@ var pageRoutes = map[string]pageRoute{
 	"GET /auth/callback": {notApplicable: notInMatrix},
 
 	"GET /audit": {action: auth.AuditRead, notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
+
+	"GET /notifications":           {notApplicable: ownNotifications},
+	"POST /notifications/read-all": {form: url.Values{}, notApplicable: ownNotifications},
+	"POST /notifications/settings": {form: url.Values{"email.document_alert": {"false"}}, notApplicable: ownNotifications},
+	"POST /notifications/:id/read": {form: url.Values{}, notApplicable: map[webtest.Refusal]string{
+		webtest.OtherCompany: "another company's notification is 403: TestNotificationsAPI", webtest.RoleRefused: everyRole,
+		webtest.OtherDriver: "another user's notification is 404: TestNotificationsAPI"}},
+
+	"GET /document-rules": {action: auth.DocumentRules, notApplicable: map[webtest.Refusal]string{
+		webtest.OtherCompany: "the rules of the caller's own company", webtest.OtherDriver: noDriver}},
+	"POST /document-rules": {action: auth.DocumentRules, form: url.Values{"lead_days.passport": {"45"}},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: "the rules of the caller's own company", webtest.OtherDriver: noDriver}},
 
 	"GET /drivers": {action: auth.DriversRead, notApplicable: map[webtest.Refusal]string{
 		webtest.OtherCompany: collection, webtest.RoleRefused: everyRole, webtest.OtherDriver: ownList}},
@@ -74,6 +96,32 @@ var pageRoutes = map[string]pageRoute{
 	"POST /drivers/:id/documents/:document_id": {action: auth.DocumentsWrite, upload: true,
 		ids: map[string]string{"id": webtest.KindDriver, "document_id": webtest.KindDocument}},
 	"GET /files/:id/download": {action: auth.FilesRead, ids: map[string]string{"id": webtest.KindFile}},
+
+	"GET /finance": {action: auth.FinanceRead, notApplicable: map[webtest.Refusal]string{
+		webtest.OtherCompany: collection, webtest.OtherDriver: ownList}},
+	"POST /finance": {action: auth.FinanceWrite, form: url.Values{"action": {"approve"}},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: "the ids are looked up in the caller's company only: another company's transaction is a row refused as not found, changing nothing (tested in TestFinanceBulk)", webtest.OtherDriver: noDriver}},
+	"GET /drivers/:id/finance":        {action: auth.FinanceRead, ids: driverID},
+	"GET /drivers/:id/finance/export": {action: auth.FinanceRead, ids: driverID},
+	"GET /drivers/:id/finance/new":    {action: auth.FinanceWrite, ids: driverID, notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"POST /drivers/:id/finance/new": {action: auth.FinanceWrite, ids: driverID,
+		form:          url.Values{"transaction_type": {"bonus"}, "amount": {"100"}, "transaction_date": {"2026-01-05"}, "form_token": {"6f1c1c3e-3a57-4a53-9a43-0d1c9f3b2a11"}},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"GET /drivers/:id/finance/:transaction_id/edit": {action: auth.FinanceWrite, ids: transactionIDs,
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"POST /drivers/:id/finance/:transaction_id/edit": {action: auth.FinanceWrite, ids: transactionIDs, form: url.Values{"description": {"changed"}},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"POST /drivers/:id/finance/:transaction_id/status": {action: auth.FinanceWrite, ids: transactionIDs, form: url.Values{"status": {"approved"}},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"GET /drivers/:id/finance/:transaction_id/delete": {action: auth.FinanceDelete, ids: transactionIDs,
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"POST /drivers/:id/finance/:transaction_id/delete": {action: auth.FinanceDelete, ids: transactionIDs, form: url.Values{},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"GET /drivers/:id/finance/periods": {action: auth.FinanceRead, ids: driverID},
+	"POST /drivers/:id/finance/periods/:period_id/close": {action: auth.PeriodsManage, ids: periodIDs, form: url.Values{},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"POST /drivers/:id/finance/periods/:period_id/pay": {action: auth.PeriodsManage, ids: periodIDs, form: url.Values{},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
 }
 
 // notPages are the registered routes that are not pages: the API (its own

@@ -1,6 +1,7 @@
 package pages_test
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/config"
 	"github.com/konvoj/konvoj/internal/fixtures"
+	"github.com/konvoj/konvoj/internal/seed"
 	"github.com/konvoj/konvoj/web/webtest"
 )
 
@@ -56,6 +58,43 @@ func BenchmarkDriversPages(b *testing.B) {
 				req.Header.Set("HX-Request", "true")
 				req.Header.Set("HX-Target", "driver-results")
 			}
+			for b.Loop() {
+				res, err := br.c.Do(req)
+				if err != nil || res.StatusCode != http.StatusOK {
+					b.Fatalf("GET %s: %v %v", bc.path, err, res)
+				}
+				_, _ = io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+			}
+		})
+	}
+}
+
+// BenchmarkFinanceQueue is the approval queue of a company of 2,000
+// drivers with six transactions each over two months (about 4,000
+// pending, from the scale data set): the default page (pending, newest
+// first, 50 rows, the summary of the whole set), sorted by driver, and one
+// driver found by name.
+func BenchmarkFinanceQueue(b *testing.B) {
+	env := webtest.New(b, webtest.WithConfig(func(c *config.Config) { c.AuthDevLogin = true }))
+	ids, err := seed.Scale(context.Background(), env.DB, seed.ScaleOptions{Companies: 1, DriversPerCompany: 2000, TransactionsPerDrv: 6, OrdersPerMonth: 1, Months: 2})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var pending int
+	if err := env.DB.QueryRow(context.Background(), `SELECT count(*) FROM finance_transactions WHERE company_id = $1 AND status = 'pending'`, ids[0]).Scan(&pending); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("%d pending transactions", pending)
+	br := newBrowser(b, env.Server.URL)
+	br.devSignIn(ids[0], auth.RoleAccountant, "acc@scale.test")
+	for _, bc := range []struct{ name, path string }{
+		{"pending", "/finance"},
+		{"by_driver", "/finance?sort_by=driver"},
+		{"one_driver", "/finance?driver=DRV-0015&status=all"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			req, _ := http.NewRequest(http.MethodGet, env.Server.URL+bc.path, nil)
 			for b.Loop() {
 				res, err := br.c.Do(req)
 				if err != nil || res.StatusCode != http.StatusOK {

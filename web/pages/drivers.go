@@ -402,6 +402,9 @@ func (p *Pages) driverPage(c echo.Context) error {
 	if pr.Grant(auth.AuditRead) != auth.Deny {
 		data.HistoryURL = "/audit?driver_id=" + d.ID.String()
 	}
+	if pr.Grant(auth.FinanceRead) == auth.All {
+		data.FinanceURL = ledgerURL(d.ID)
+	}
 	for _, doc := range d.Documents {
 		card := documentCard(lang, d.ID, doc)
 		data.Documents = append(data.Documents, card)

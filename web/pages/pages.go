@@ -105,6 +105,9 @@ func Mount(s *web.Server, cfg config.Config, svc services.Set, log *slog.Logger)
 	p.mountHome(app)
 	p.mountAudit(app)
 	p.mountDrivers(app)
+	p.mountFinance(app)
+	p.mountDocumentRules(app)
+	p.mountNotifications(app)
 	return p, nil
 }
 
@@ -177,6 +180,12 @@ func (p *Pages) shell(c echo.Context, title string) views.Shell {
 	if pr, ok := principalOf(c); ok {
 		sh.User = &views.User{Name: pr.Name, Email: pr.Email, Role: string(pr.Role)}
 		sh.Nav = p.navFor(pr, c.Request().URL.Path)
+		n, err := p.svc.Notifications.Unread(c.Request().Context(), pr)
+		if err != nil {
+			// The bell is not worth an error page.
+			p.log.WarnContext(c.Request().Context(), "count unread notifications", slog.Any("error", err))
+		}
+		sh.Unread = n
 	}
 	return sh
 }

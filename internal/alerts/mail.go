@@ -1,0 +1,285 @@
+package alerts
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"html/template"
+	"log/slog"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/wneessen/go-mail"
+
+	"github.com/konvoj/konvoj/internal/civil"
+	"github.com/konvoj/konvoj/internal/i18n"
+	"github.com/konvoj/konvoj/internal/postgres"
+)
+
+// Email is an e-mail as the outbox holds it.
+type Email struct {
+	ID        uuid.UUID
+	Kind      string // digest, driver_alert
+	Recipient string
+	Language  i18n.Lang
+	Subject   string
+	Text      string
+	HTML      string
+}
+
+// The outbox kinds of the scan's e-mails.
+const (
+	MailDigest = "digest"       // the daily digest of an admin or HR manager
+	MailDriver = "driver_alert" // a driver's own documents
+)
+
+// line is one row of an e-mail's table.
+type line struct {
+	Driver, Document, Stage, ValidUntil, Link string
+}
+
+func lines(base string, l i18n.Lang, alerts []Alert, withDriver bool) []line {
+	out := make([]line, 0, len(alerts))
+	for _, a := range alerts {
+		ln := line{Document: l.T("doc.type." + a.DocumentType), Stage: l.T("alert.stage." + a.Stage),
+			Link: documentLink(base, a.DriverID, a.DocumentID)}
+		if withDriver {
+			ln.Driver = a.InternalNumber + " " + a.DriverName
+		}
+		if a.ValidUntil != nil {
+			ln.ValidUntil = l.Date(*a.ValidUntil)
+		}
+		out = append(out, ln)
+	}
+	return out
+}
+
+// documentLink is the document's page, where HR sees it and a driver
+// uploads the renewal (from the phone: the page takes a photo).
+func documentLink(base string, driver, document uuid.UUID) string {
+	return strings.TrimRight(base, "/") + "/drivers/" + url.PathEscape(driver.String()) + "/documents/" + url.PathEscape(document.String())
+}
+
+// digestMail is an admin's or HR manager's daily digest.
+func digestMail(base string, co company, date civil.Date, r recipient, alerts []Alert) Email {
+	l := r.Language
+	m := mailBody{
+		Lang:     string(l),
+		Title:    l.T("mail.digest.subject", "company", co.Name, "date", l.Date(date), "count", strconv.Itoa(len(alerts))),
+		Intro:    l.T("mail.digest.intro", "company", co.Name, "date", l.Date(date)),
+		Headers:  []string{l.T("mail.col.driver"), l.T("mail.col.document"), l.T("mail.col.stage"), l.T("mail.col.valid_until")},
+		Lines:    lines(base, l, alerts, true),
+		Open:     l.T("mail.open"),
+		Footer:   l.T("mail.footer"),
+		Settings: strings.TrimRight(base, "/") + "/notifications",
+	}
+	return m.email(MailDigest, r)
+}
+
+// driverMail is a driver's e-mail about its own documents.
+func driverMail(base string, co company, r recipient, alerts []Alert) Email {
+	l := r.Language
+	m := mailBody{
+		Lang:     string(l),
+		Title:    l.T("mail.driver.subject", "company", co.Name),
+		Intro:    l.T("mail.driver.intro", "name", alerts[0].DriverName, "company", co.Name),
+		Headers:  []string{l.T("mail.col.document"), l.T("mail.col.stage"), l.T("mail.col.valid_until")},
+		Lines:    lines(base, l, alerts, false),
+		Open:     l.T("mail.driver.upload"),
+		Footer:   l.T("mail.footer"),
+		Settings: strings.TrimRight(base, "/") + "/notifications",
+	}
+	return m.email(MailDriver, r)
+}
+
+// mailBody is what the plain text and HTML parts say.
+type mailBody struct {
+	Lang, Title, Intro string
+	Headers            []string
+	Lines              []line
+	Open, Footer       string
+	Settings           string
+}
+
+var htmlMail = template.Must(template.New("mail").Parse(`<!doctype html>
+<html lang="{{.Lang}}"><head><meta charset="utf-8"><title>{{.Title}}</title></head>
+<body style="font-family: sans-serif; color: #111827">
+<p>{{.Intro}}</p>
+<table cellpadding="6" style="border-collapse: collapse">
+<thead><tr>{{range .Headers}}<th align="left" style="border-bottom: 1px solid #d1d5db">{{.}}</th>{{end}}<th></th></tr></thead>
+<tbody>{{$open := .Open}}{{range .Lines}}<tr>{{if .Driver}}<td>{{.Driver}}</td>{{end}}<td>{{.Document}}</td><td>{{.Stage}}</td><td>{{.ValidUntil}}</td><td><a href="{{.Link}}">{{$open}}</a></td></tr>
+{{end}}</tbody>
+</table>
+<p style="color: #4b5563; font-size: 12px">{{.Footer}} <a href="{{.Settings}}">{{.Settings}}</a></p>
+</body></html>
+`))
+
+func (m mailBody) email(kind string, r recipient) Email {
+	var text strings.Builder
+	text.WriteString(m.Intro + "\n\n")
+	for _, ln := range m.Lines {
+		parts := []string{}
+		if ln.Driver != "" {
+			parts = append(parts, ln.Driver)
+		}
+		parts = append(parts, ln.Document, ln.Stage)
+		if ln.ValidUntil != "" {
+			parts = append(parts, ln.ValidUntil)
+		}
+		text.WriteString("- " + strings.Join(parts, " | ") + "\n  " + m.Open + ": " + ln.Link + "\n")
+	}
+	text.WriteString("\n-- \n" + m.Footer + " " + m.Settings + "\n")
+	var html bytes.Buffer
+	if err := htmlMail.Execute(&html, m); err != nil {
+		panic(fmt.Sprintf("mail template: %v", err)) // a fixed template over strings cannot fail
+	}
+	return Email{Kind: kind, Recipient: r.Email, Language: r.Language, Subject: m.Title, Text: text.String(), HTML: html.String()}
+}
+
+// writeOutbox stores an e-mail in the outbox, on the transaction of its
+// cause.
+func writeOutbox(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, e Email) (uuid.UUID, error) {
+	var id uuid.UUID
+	err := tx.QueryRow(ctx, `
+		INSERT INTO outbox (company_id, kind, recipient, language, subject, text_body, html_body)
+		VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
+		companyID, e.Kind, e.Recipient, string(e.Language), e.Subject, e.Text, e.HTML).Scan(&id)
+	if err != nil {
+		return uuid.Nil, fmt.Errorf("write outbox: %w", err)
+	}
+	return id, nil
+}
+
+// Mailer sends e-mail through SMTP_URL, or, without one, keeps it in the
+// outbox and logs that it did (never the address or the content).
+type Mailer struct {
+	db     *pgxpool.Pool
+	log    *slog.Logger
+	client *mail.Client // nil: no SMTP_URL
+	from   string
+}
+
+// NewMailer returns the mailer of SMTP_URL (smtp://user:pass@host:587 with
+// STARTTLS, smtps:// for implicit TLS; smtp://host:port?tls=none for a
+// server without TLS, development and tests only) and MAIL_FROM. An empty
+// smtpURL makes a mailer that only logs.
+func NewMailer(db *pgxpool.Pool, log *slog.Logger, smtpURL, from string) (*Mailer, error) {
+	if log == nil {
+		log = slog.Default()
+	}
+	m := &Mailer{db: db, log: log, from: from}
+	if smtpURL == "" {
+		return m, nil
+	}
+	u, err := url.Parse(smtpURL)
+	if err != nil || u.Hostname() == "" || (u.Scheme != "smtp" && u.Scheme != "smtps") {
+		return nil, errors.New("SMTP_URL must be smtp://[user:pass@]host[:port] or smtps://…")
+	}
+	opts := []mail.Option{mail.WithTimeout(20 * time.Second)}
+	port := 587
+	if u.Scheme == "smtps" {
+		port = 465
+		opts = append(opts, mail.WithSSL())
+	} else if u.Query().Get("tls") == "none" {
+		opts = append(opts, mail.WithTLSPolicy(mail.NoTLS))
+	} else {
+		opts = append(opts, mail.WithTLSPolicy(mail.TLSMandatory))
+	}
+	if p := u.Port(); p != "" {
+		if port, err = strconv.Atoi(p); err != nil {
+			return nil, errors.New("SMTP_URL has a bad port")
+		}
+	}
+	opts = append(opts, mail.WithPort(port))
+	if u.User != nil {
+		pass, _ := u.User.Password()
+		opts = append(opts, mail.WithSMTPAuth(mail.SMTPAuthAutoDiscover), mail.WithUsername(u.User.Username()), mail.WithPassword(pass))
+	}
+	if m.client, err = mail.NewClient(u.Hostname(), opts...); err != nil {
+		return nil, fmt.Errorf("SMTP client: %w", err)
+	}
+	return m, nil
+}
+
+// Configured reports whether the mailer sends (SMTP_URL is set).
+func (m *Mailer) Configured() bool { return m.client != nil }
+
+// Deliver sends one outbox e-mail unless it was sent already. The row is
+// locked while sending, so two workers never send it both; it is marked
+// sent in the same transaction once the server accepted it. A failure is
+// counted on the row and returned (the job retries with backoff).
+func (m *Mailer) Deliver(ctx context.Context, id uuid.UUID) error {
+	if m.client == nil {
+		m.log.InfoContext(ctx, "e-mail kept in the outbox (SMTP_URL not set)", slog.String("outbox_id", id.String()))
+		return nil
+	}
+	var sendErr error
+	err := postgres.InTx(ctx, m.db, func(tx pgx.Tx) error {
+		var e Email
+		var sent *time.Time
+		var lang string
+		err := tx.QueryRow(ctx, `SELECT kind, recipient, language, subject, text_body, html_body, sent_at FROM outbox WHERE id = $1 FOR UPDATE`, id).
+			Scan(&e.Kind, &e.Recipient, &lang, &e.Subject, &e.Text, &e.HTML, &sent)
+		if errors.Is(err, pgx.ErrNoRows) || (err == nil && sent != nil) {
+			return nil // gone, or sent already
+		}
+		if err != nil {
+			return fmt.Errorf("load outbox %s: %w", id, err)
+		}
+		if sendErr = m.send(ctx, e, lang); sendErr != nil {
+			msg := sendErr.Error()
+			if len(msg) > 500 {
+				msg = msg[:500]
+			}
+			_, err = tx.Exec(ctx, `UPDATE outbox SET attempts = attempts + 1, last_error = $2 WHERE id = $1`, id, msg)
+		} else {
+			_, err = tx.Exec(ctx, `UPDATE outbox SET sent_at = now(), attempts = attempts + 1, last_error = NULL WHERE id = $1`, id)
+		}
+		if err != nil {
+			return fmt.Errorf("record delivery of outbox %s: %w", id, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if sendErr != nil {
+		// The cause (which may name the address) is on the row, not in
+		// the error the job logs.
+		return fmt.Errorf("send outbox %s: failed, see its last_error", id)
+	}
+	return nil
+}
+
+func (m *Mailer) send(ctx context.Context, e Email, lang string) error {
+	msg := mail.NewMsg()
+	if err := msg.From(m.from); err != nil {
+		return fmt.Errorf("MAIL_FROM: %w", err)
+	}
+	if err := msg.To(e.Recipient); err != nil {
+		return errors.New("invalid recipient address")
+	}
+	msg.Subject(e.Subject)
+	msg.SetGenHeader(mail.HeaderContentLang, lang)
+	msg.SetMessageID()
+	msg.SetDate()
+	msg.SetBodyString(mail.TypeTextPlain, e.Text)
+	msg.AddAlternativeString(mail.TypeTextHTML, e.HTML)
+	return m.client.DialAndSendWithContext(ctx, msg)
+}
+
+// Unsent returns the ids of e-mails not sent yet, oldest first (the
+// scheduler re-enqueues them, e.g. after SMTP_URL was set).
+func Unsent(ctx context.Context, db *pgxpool.Pool, limit int) ([]uuid.UUID, error) {
+	rows, err := db.Query(ctx, `SELECT id FROM outbox WHERE sent_at IS NULL ORDER BY created_at LIMIT $1`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("unsent e-mails: %w", err)
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+}

@@ -1,0 +1,222 @@
+package alerts
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/konvoj/konvoj/internal/apperr"
+	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/civil"
+	"github.com/konvoj/konvoj/internal/i18n"
+	"github.com/konvoj/konvoj/internal/postgres"
+	"github.com/konvoj/konvoj/internal/tenants"
+)
+
+// Notification is an in-app notification as the API shows it; title and
+// body are in the caller's language.
+type Notification struct {
+	ID           uuid.UUID  `json:"id"`
+	Kind         string     `json:"kind"`
+	Stage        string     `json:"stage"`
+	DriverID     uuid.UUID  `json:"driver_id"`
+	DocumentID   uuid.UUID  `json:"document_id"`
+	DocumentType string     `json:"document_type"`
+	Title        string     `json:"title"`
+	Body         string     `json:"body"`
+	ReadAt       *time.Time `json:"read_at"`
+	CreatedAt    time.Time  `json:"created_at"`
+}
+
+// Settings are a user's e-mail choices: every kind, true when e-mail is on.
+type Settings struct {
+	Email map[string]bool `json:"email"`
+}
+
+// SettingsUpdate is the body of PUT /me/notification-settings: the kinds
+// it changes.
+type SettingsUpdate struct {
+	Email map[string]json.RawMessage `json:"email"`
+}
+
+// Service serves a user's own notifications and settings. Every signed-in
+// user may use it, for itself only: there is no permission to check
+// beyond being signed in to a company.
+type Service struct {
+	db *pgxpool.Pool
+}
+
+// NewService returns the notifications service on the request pool.
+func NewService(db *pgxpool.Pool) *Service { return &Service{db: db} }
+
+// ListFilter narrows and pages the caller's notifications.
+type ListFilter struct {
+	Unread  *bool
+	Page    int
+	PerPage int
+}
+
+// List returns the caller's notifications, newest first, and the total.
+func (s *Service) List(ctx context.Context, p auth.Principal, f ListFilter) ([]Notification, int, error) {
+	rows, err := s.db.Query(ctx, `
+		SELECT n.id, n.kind, a.stage, a.driver_id, a.document_id, a.document_type, a.valid_until,
+			concat_ws(' ', d.first_name, d.last_name), n.read_at, n.created_at, count(*) OVER ()
+		FROM notifications n
+		JOIN document_alerts a ON a.id = n.alert_id AND a.company_id = n.company_id
+		JOIN drivers d ON d.id = a.driver_id AND d.company_id = n.company_id
+		WHERE n.company_id = $1 AND n.user_id = $2 AND ($3::boolean IS NULL OR (n.read_at IS NULL) = $3)
+		ORDER BY n.created_at DESC, n.id DESC
+		LIMIT $4 OFFSET $5`, p.CompanyID, p.UserID, f.Unread, f.PerPage, (f.Page-1)*f.PerPage)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list notifications: %w", err)
+	}
+	defer rows.Close()
+	lang := i18n.From(ctx)
+	out := []Notification{}
+	total := 0
+	for rows.Next() {
+		var n Notification
+		var until *civil.Date
+		var driver string
+		if err := rows.Scan(&n.ID, &n.Kind, &n.Stage, &n.DriverID, &n.DocumentID, &n.DocumentType, &until, &driver, &n.ReadAt, &n.CreatedAt, &total); err != nil {
+			return nil, 0, fmt.Errorf("scan notification: %w", err)
+		}
+		n.Title = lang.T("notify.title", "driver", driver, "type", lang.T("doc.type."+n.DocumentType), "stage", lang.T("alert.stage."+n.Stage))
+		if until != nil {
+			n.Body = lang.T("notify.body.until", "date", lang.Date(*until))
+		} else {
+			n.Body = lang.T("notify.body.missing")
+		}
+		out = append(out, n)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("list notifications: %w", err)
+	}
+	if len(out) == 0 && f.Page > 1 { // a page past the end still reports the total
+		if err := s.db.QueryRow(ctx, `SELECT count(*) FROM notifications WHERE company_id = $1 AND user_id = $2
+			AND ($3::boolean IS NULL OR (read_at IS NULL) = $3)`, p.CompanyID, p.UserID, f.Unread).Scan(&total); err != nil {
+			return nil, 0, fmt.Errorf("count notifications: %w", err)
+		}
+	}
+	return out, total, nil
+}
+
+// Unread counts the caller's unread notifications (the bell).
+func (s *Service) Unread(ctx context.Context, p auth.Principal) (int, error) {
+	var n int
+	if err := s.db.QueryRow(ctx, `SELECT count(*) FROM notifications WHERE company_id = $1 AND user_id = $2 AND read_at IS NULL`,
+		p.CompanyID, p.UserID).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count unread notifications: %w", err)
+	}
+	return n, nil
+}
+
+// MarkRead marks one of the caller's notifications read (again: no
+// change). Another user's notification is 404, another company's 403.
+func (s *Service) MarkRead(ctx context.Context, p auth.Principal, id uuid.UUID) error {
+	var owner uuid.UUID
+	err := s.db.QueryRow(ctx, `SELECT user_id FROM notifications WHERE id = $1 AND company_id = $2`, id, p.CompanyID).Scan(&owner)
+	if errors.Is(err, pgx.ErrNoRows) || (err == nil && owner != p.UserID) {
+		if err == nil {
+			return apperr.NotFound("msg.common.not_found.notification")
+		}
+		o, herr := tenants.HiddenOwner(ctx, s.db, p, "notifications", id, apperr.NotFound("msg.common.not_found.notification"))
+		if herr != nil {
+			return herr
+		}
+		return p.CheckCompany(o.CompanyID)
+	}
+	if err != nil {
+		return fmt.Errorf("load notification %s: %w", id, err)
+	}
+	if _, err := s.db.Exec(ctx, `UPDATE notifications SET read_at = now() WHERE id = $1 AND company_id = $2 AND read_at IS NULL`, id, p.CompanyID); err != nil {
+		return fmt.Errorf("mark notification %s read: %w", id, err)
+	}
+	return nil
+}
+
+// MarkAllRead marks every unread notification of the caller read and
+// returns how many it marked.
+func (s *Service) MarkAllRead(ctx context.Context, p auth.Principal) (int, error) {
+	tag, err := s.db.Exec(ctx, `UPDATE notifications SET read_at = now() WHERE company_id = $1 AND user_id = $2 AND read_at IS NULL`,
+		p.CompanyID, p.UserID)
+	if err != nil {
+		return 0, fmt.Errorf("mark notifications read: %w", err)
+	}
+	return int(tag.RowsAffected()), nil
+}
+
+// Settings returns the caller's e-mail choices (every kind; on unless
+// turned off).
+func (s *Service) Settings(ctx context.Context, p auth.Principal) (Settings, error) {
+	return loadSettings(ctx, s.db, p)
+}
+
+func loadSettings(ctx context.Context, db postgres.DBTX, p auth.Principal) (Settings, error) {
+	var raw []byte
+	err := db.QueryRow(ctx, `SELECT email FROM notification_settings WHERE user_id = $1 AND company_id = $2`, p.UserID, p.CompanyID).Scan(&raw)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return Settings{}, fmt.Errorf("load notification settings: %w", err)
+	}
+	off := optOuts(raw)
+	out := Settings{Email: map[string]bool{}}
+	for _, k := range Kinds {
+		out.Email[k] = !off[k]
+	}
+	return out, nil
+}
+
+// UpdateSettings changes the caller's e-mail choices: email maps a kind
+// (document_alert, document_reminder) to true (e-mail on) or false (off);
+// an unknown kind or a value that is not a boolean is 422 (email.<kind>).
+func (s *Service) UpdateSettings(ctx context.Context, p auth.Principal, u SettingsUpdate) (Settings, error) {
+	var v apperr.Validation
+	if u.Email == nil {
+		v.Add("email", "msg.notifications.email_required")
+		return Settings{}, v.Err()
+	}
+	var out Settings
+	err := postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
+		cur, err := loadSettings(ctx, tx, p)
+		if err != nil {
+			return err
+		}
+		for k, raw := range u.Email {
+			var on bool
+			switch {
+			case !slices.Contains(Kinds, k):
+				v.Add("email."+k, "msg.notifications.kind", "allowed", Kinds)
+			case absentJSON(raw) || json.Unmarshal(raw, &on) != nil:
+				v.Add("email."+k, "msg.notifications.boolean")
+			default:
+				cur.Email[k] = on
+			}
+		}
+		if err := v.Err(); err != nil {
+			return err
+		}
+		b, err := json.Marshal(cur.Email)
+		if err != nil {
+			return fmt.Errorf("encode notification settings: %w", err)
+		}
+		if _, err := tx.Exec(ctx, `
+			INSERT INTO notification_settings (user_id, company_id, email) VALUES ($1, $2, $3)
+			ON CONFLICT (user_id) DO UPDATE SET email = EXCLUDED.email, updated_at = now()`, p.UserID, p.CompanyID, b); err != nil {
+			return fmt.Errorf("store notification settings: %w", err)
+		}
+		out = cur
+		return nil
+	})
+	return out, err
+}
+
+func absentJSON(raw json.RawMessage) bool {
+	return len(raw) == 0 || string(raw) == "null"
+}

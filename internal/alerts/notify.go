@@ -1,0 +1,173 @@
+package alerts
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/konvoj/konvoj/internal/civil"
+	"github.com/konvoj/konvoj/internal/i18n"
+)
+
+// recipient is a person the scan tells: a user (in-app notifications) and,
+// with an address, e-mail.
+type recipient struct {
+	UserID   *uuid.UUID
+	Email    string
+	Language i18n.Lang
+	// OptOut holds the kinds the user turned e-mail off for.
+	OptOut map[string]bool
+}
+
+// wantsEmail reports whether the recipient gets e-mail about alerts of
+// this kind.
+func (r recipient) wantsEmail(kind string) bool { return r.Email != "" && !r.OptOut[kind] }
+
+// notify writes the notifications of the new alerts (every admin and HR
+// manager gets all of them, a driver's user its own) and the e-mails: one
+// digest per admin and HR manager, one e-mail per driver with an address.
+func (s *Scanner) notify(ctx context.Context, tx pgx.Tx, co company, date civil.Date, alerts []Alert) ([]Email, error) {
+	staff, err := staffRecipients(ctx, tx, co)
+	if err != nil {
+		return nil, err
+	}
+	byDriver := map[uuid.UUID][]Alert{}
+	var driverIDs []uuid.UUID
+	for _, a := range alerts {
+		if _, ok := byDriver[a.DriverID]; !ok {
+			driverIDs = append(driverIDs, a.DriverID)
+		}
+		byDriver[a.DriverID] = append(byDriver[a.DriverID], a)
+	}
+	drivers, err := driverRecipients(ctx, tx, co, driverIDs)
+	if err != nil {
+		return nil, err
+	}
+
+	var users, alertIDs []uuid.UUID
+	var kinds []string
+	add := func(user *uuid.UUID, list []Alert) {
+		if user == nil {
+			return
+		}
+		for _, a := range list {
+			users, alertIDs, kinds = append(users, *user), append(alertIDs, a.ID), append(kinds, KindOf(a.Stage))
+		}
+	}
+	for _, r := range staff {
+		add(r.UserID, alerts)
+	}
+	for _, id := range driverIDs {
+		add(drivers[id].UserID, byDriver[id])
+	}
+	if len(users) > 0 {
+		if _, err := tx.Exec(ctx, `
+			INSERT INTO notifications (company_id, user_id, alert_id, kind)
+			SELECT $1, x.u, x.a, x.k FROM unnest($2::uuid[], $3::uuid[], $4::text[]) AS x(u, a, k)
+			ON CONFLICT DO NOTHING`, co.ID, users, alertIDs, kinds); err != nil {
+			return nil, fmt.Errorf("write notifications: %w", err)
+		}
+	}
+
+	var mails []Email
+	for _, r := range staff {
+		if list := forEmail(r, alerts); len(list) > 0 {
+			mails = append(mails, digestMail(s.BaseURL, co, date, r, list))
+		}
+	}
+	for _, id := range driverIDs {
+		r := drivers[id]
+		if list := forEmail(r, byDriver[id]); len(list) > 0 {
+			mails = append(mails, driverMail(s.BaseURL, co, r, list))
+		}
+	}
+	for i := range mails {
+		if mails[i].ID, err = writeOutbox(ctx, tx, co.ID, mails[i]); err != nil {
+			return nil, err
+		}
+	}
+	return mails, nil
+}
+
+// forEmail keeps the alerts the recipient wants by e-mail.
+func forEmail(r recipient, alerts []Alert) []Alert {
+	var out []Alert
+	for _, a := range alerts {
+		if r.wantsEmail(KindOf(a.Stage)) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// optOuts reads a user's e-mail settings (kind -> false is an opt-out).
+func optOuts(raw []byte) map[string]bool {
+	var m map[string]bool
+	_ = json.Unmarshal(raw, &m)
+	out := map[string]bool{}
+	for k, on := range m {
+		if !on {
+			out[k] = true
+		}
+	}
+	return out
+}
+
+// staffRecipients are the company's active admins and HR managers.
+func staffRecipients(ctx context.Context, tx pgx.Tx, co company) ([]recipient, error) {
+	rows, err := tx.Query(ctx, `
+		SELECT u.id, u.email, coalesce(u.preferred_language, ''), coalesce(ns.email, '{}')
+		FROM users u LEFT JOIN notification_settings ns ON ns.user_id = u.id AND ns.company_id = u.company_id
+		WHERE u.company_id = $1 AND u.is_active AND u.role IN ('admin', 'hr_manager')
+		ORDER BY lower(u.email), u.id`, co.ID)
+	if err != nil {
+		return nil, fmt.Errorf("alert recipients: %w", err)
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (recipient, error) {
+		var r recipient
+		var id uuid.UUID
+		var lang string
+		var settings []byte
+		err := row.Scan(&id, &r.Email, &lang, &settings)
+		r.UserID, r.Language, r.OptOut = &id, langOr(lang, co.Language), optOuts(settings)
+		r.Email = strings.TrimSpace(r.Email)
+		return r, err
+	})
+}
+
+// driverRecipients are the drivers with alerts: the driver record's
+// address, and the driver's user (by the same address) when the driver has
+// signed in, for in-app notifications, the language and the settings.
+func driverRecipients(ctx context.Context, tx pgx.Tx, co company, ids []uuid.UUID) (map[uuid.UUID]recipient, error) {
+	rows, err := tx.Query(ctx, `
+		SELECT d.id, coalesce(d.email, ''), u.id, coalesce(u.preferred_language, ''), coalesce(ns.email, '{}')
+		FROM drivers d
+		LEFT JOIN LATERAL (
+			SELECT x.id, x.preferred_language FROM users x
+			WHERE x.company_id = d.company_id AND x.role = 'driver' AND x.is_active AND lower(x.email) = lower(d.email)
+			ORDER BY x.created_at, x.id LIMIT 1
+		) u ON true
+		LEFT JOIN notification_settings ns ON ns.user_id = u.id AND ns.company_id = d.company_id
+		WHERE d.company_id = $1 AND d.id = ANY ($2)`, co.ID, ids)
+	if err != nil {
+		return nil, fmt.Errorf("alert drivers: %w", err)
+	}
+	defer rows.Close()
+	out := map[uuid.UUID]recipient{}
+	for rows.Next() {
+		var id uuid.UUID
+		var r recipient
+		var lang string
+		var settings []byte
+		if err := rows.Scan(&id, &r.Email, &r.UserID, &lang, &settings); err != nil {
+			return nil, fmt.Errorf("alert drivers: %w", err)
+		}
+		r.Email, r.Language, r.OptOut = strings.TrimSpace(r.Email), langOr(lang, co.Language), optOuts(settings)
+		out[id] = r
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,230 @@
+// Package alerts turns document expiry into alerts (docs/alerts.md): the
+// daily scan records each stage of each document version once, writes the
+// in-app notifications and the e-mails (to the outbox) in one transaction,
+// and the mail worker delivers the outbox.
+package alerts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/konvoj/konvoj/internal/apperr"
+	"github.com/konvoj/konvoj/internal/civil"
+	"github.com/konvoj/konvoj/internal/documents"
+	"github.com/konvoj/konvoj/internal/i18n"
+	"github.com/konvoj/konvoj/internal/postgres"
+)
+
+// The stages of a document version, in the order a document goes through
+// them, and the weekly reminder of an expired one.
+const (
+	StageLead         = "lead"
+	StageExpiringSoon = "expiring_soon"
+	StageExpired      = "expired"
+	StageMissing      = "missing"
+	StageReminder     = "reminder"
+)
+
+// Stages are the stages, for texts and tests.
+var Stages = []string{StageLead, StageExpiringSoon, StageExpired, StageMissing, StageReminder}
+
+// The notification kinds a user can opt out of e-mail for.
+const (
+	KindAlert    = "document_alert"    // a stage change
+	KindReminder = "document_reminder" // the weekly reminder of an expired document
+)
+
+// Kinds are the notification kinds.
+var Kinds = []string{KindAlert, KindReminder}
+
+// KindOf is the notification kind of a stage.
+func KindOf(stage string) string {
+	if stage == StageReminder {
+		return KindReminder
+	}
+	return KindAlert
+}
+
+// ScanHour is the company-local hour at which the daily scan runs.
+const ScanHour = 7
+
+// Alert is a stage the scan recorded for the first time.
+type Alert struct {
+	ID             uuid.UUID
+	DriverID       uuid.UUID
+	DriverName     string
+	InternalNumber string
+	DocumentID     uuid.UUID
+	DocumentType   string
+	Stage          string
+	ValidUntil     *civil.Date
+}
+
+// Result is what one scan did.
+type Result struct {
+	// AlreadyRun: the company's scan of that day had run (nothing done).
+	AlreadyRun bool
+	Alerts     []Alert
+	// Emails are the outbox rows written, to be delivered.
+	Emails []Email
+}
+
+// Scanner runs the daily scan.
+type Scanner struct {
+	db *pgxpool.Pool
+	// BaseURL is PUBLIC_URL, for the links in e-mails.
+	BaseURL string
+}
+
+// NewScanner returns a scanner on the owner's pool (the scan spans the
+// company's users and drivers, outside any request).
+func NewScanner(db *pgxpool.Pool, baseURL string) *Scanner {
+	return &Scanner{db: db, BaseURL: baseURL}
+}
+
+// Scan runs the company's scan for the company-local day date, once: a
+// second scan of the same company and day (a rerun, another instance, a
+// restart) finds the day's run and does nothing. The run's record, the
+// alerts, the notifications and the e-mails commit together; afterTx (may
+// be nil) runs on the same transaction before the commit, to enqueue the
+// delivery of the e-mails.
+func (s *Scanner) Scan(ctx context.Context, companyID uuid.UUID, date civil.Date, afterTx func(pgx.Tx, []Email) error) (Result, error) {
+	var res Result
+	err := postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
+		res = Result{}
+		tag, err := tx.Exec(ctx, `INSERT INTO alert_runs (company_id, run_date) VALUES ($1, $2) ON CONFLICT DO NOTHING`, companyID, date)
+		if err != nil {
+			return fmt.Errorf("record alert run of company %s %s: %w", companyID, date, err)
+		}
+		if tag.RowsAffected() == 0 {
+			res.AlreadyRun = true
+			return nil
+		}
+		co, err := loadCompany(ctx, tx, companyID)
+		if err != nil {
+			return err
+		}
+		if res.Alerts, err = recordStages(ctx, tx, companyID, date); err != nil {
+			return err
+		}
+		if len(res.Alerts) == 0 {
+			return nil
+		}
+		if res.Emails, err = s.notify(ctx, tx, co, date, res.Alerts); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE alert_runs SET alerts = $3, emails = $4 WHERE company_id = $1 AND run_date = $2`,
+			companyID, date, len(res.Alerts), len(res.Emails)); err != nil {
+			return fmt.Errorf("count alert run: %w", err)
+		}
+		if afterTx != nil {
+			return afterTx(tx, res.Emails)
+		}
+		return nil
+	})
+	if err != nil {
+		return Result{}, fmt.Errorf("alert scan of company %s %s: %w", companyID, date, err)
+	}
+	return res, nil
+}
+
+// company is what the scan needs of the company.
+type company struct {
+	ID       uuid.UUID
+	Name     string
+	Language i18n.Lang
+}
+
+func loadCompany(ctx context.Context, tx pgx.Tx, id uuid.UUID) (company, error) {
+	c := company{ID: id}
+	var lang string
+	err := tx.QueryRow(ctx, `SELECT name, default_language FROM companies WHERE id = $1`, id).Scan(&c.Name, &lang)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return c, apperr.NotFound("msg.common.not_found.company")
+	}
+	if err != nil {
+		return c, fmt.Errorf("load company %s: %w", id, err)
+	}
+	c.Language = langOr(lang, i18n.Default)
+	return c, nil
+}
+
+func langOr(code string, def i18n.Lang) i18n.Lang {
+	if l, ok := i18n.Parse(code); ok {
+		return l
+	}
+	return def
+}
+
+// stagesSQL records the stage each document of the company's active
+// drivers is in on day $2 (docs/alerts.md), and on a Monday ($3) the weekly
+// reminder of each document whose expired stage was recorded on an earlier
+// day; a stage already recorded for the version is left alone (the unique
+// indexes), so only new ones come back.
+const stagesSQL = `
+WITH req AS (
+    SELECT konvoj_required_document_types($1, false) AS req_all, konvoj_required_document_types($1, true) AS req_non_eu
+),
+docs AS (
+    SELECT dd.id, dd.driver_id, dd.type, dd.current_file_id AS file_id, dd.valid_until, r.lead_days,
+        dd.type = ANY (CASE WHEN konvoj_eu_citizen(d.citizenship) THEN req.req_all ELSE req.req_non_eu END) AS required
+    FROM driver_documents dd
+    JOIN drivers d ON d.id = dd.driver_id AND d.company_id = dd.company_id
+    JOIN konvoj_document_rules($1) r ON r.document_type = dd.type
+    CROSS JOIN req
+    WHERE dd.company_id = $1 AND d.company_id = $1 AND d.deleted_at IS NULL AND d.status = 'active'
+),
+staged AS (
+    SELECT id, driver_id, type, file_id, valid_until,
+        CASE
+            WHEN file_id IS NULL THEN CASE WHEN required THEN 'missing' END
+            WHEN valid_until IS NULL THEN NULL
+            WHEN valid_until < $2::date THEN 'expired'
+            WHEN valid_until - $2::date < 15 THEN 'expiring_soon'
+            WHEN valid_until - $2::date <= lead_days THEN 'lead'
+        END AS stage
+    FROM docs
+),
+due AS (
+    SELECT id, driver_id, type, file_id, valid_until, stage FROM staged WHERE stage IS NOT NULL
+    UNION ALL
+    SELECT s.id, s.driver_id, s.type, s.file_id, s.valid_until, 'reminder' FROM staged s
+    WHERE $3 AND s.stage = 'expired' AND EXISTS (
+        SELECT FROM document_alerts a WHERE a.company_id = $1 AND a.document_id = s.id AND a.file_id = s.file_id
+            AND a.stage = 'expired' AND a.alert_date < $2::date)
+),
+ins AS (
+    INSERT INTO document_alerts (company_id, driver_id, document_id, document_type, file_id, stage, valid_until, alert_date)
+    SELECT $1, driver_id, id, type, file_id, stage, valid_until, $2 FROM due
+    ON CONFLICT DO NOTHING
+    RETURNING id, driver_id, document_id, document_type, stage, valid_until
+)
+SELECT ins.id, ins.driver_id, concat_ws(' ', d.first_name, d.last_name), d.internal_number,
+    ins.document_id, ins.document_type, ins.stage, ins.valid_until
+FROM ins JOIN drivers d ON d.id = ins.driver_id AND d.company_id = $1
+ORDER BY d.internal_seq, array_position($4::text[], ins.document_type), ins.stage`
+
+func recordStages(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, date civil.Date) ([]Alert, error) {
+	rows, err := tx.Query(ctx, stagesSQL, companyID, date, date.Time().Weekday() == time.Monday, documents.Types)
+	if err != nil {
+		return nil, fmt.Errorf("record document stages: %w", err)
+	}
+	alerts, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Alert, error) {
+		var a Alert
+		err := row.Scan(&a.ID, &a.DriverID, &a.DriverName, &a.InternalNumber, &a.DocumentID, &a.DocumentType, &a.Stage, &a.ValidUntil)
+		return a, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("record document stages: %w", err)
+	}
+	return alerts, nil
+}
+
+// DB is the scanner's pool (the scheduler asks it which scans are due).
+func (s *Scanner) DB() *pgxpool.Pool { return s.db }

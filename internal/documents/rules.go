@@ -1,0 +1,223 @@
+package documents
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/konvoj/konvoj/internal/apperr"
+	"github.com/konvoj/konvoj/internal/audit"
+	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/postgres"
+	"github.com/konvoj/konvoj/internal/tenants"
+)
+
+// Rule is a company's rule for one document type (docs/alerts.md): whether
+// drivers need it to be ready and which drivers (required_for: all, non_eu
+// or tag:<tag>), how many days before valid_until the first alert goes out,
+// and whether a driver's own upload waits for review.
+type Rule struct {
+	DocumentType   string `json:"document_type"`
+	Required       bool   `json:"required"`
+	RequiredFor    string `json:"required_for"`
+	LeadDays       int    `json:"lead_days"`
+	RequiresReview bool   `json:"requires_review"`
+}
+
+// MaxLeadDays is the longest lead time a rule may have (two years).
+const MaxLeadDays = 730
+
+// RulesUpdate is the body of PUT /companies/{id}/document-rules: each entry
+// names a document type and only the fields it changes. The raw values let
+// validation say exactly which field is wrong (rules.0.lead_days).
+type RulesUpdate struct {
+	Rules []RuleChange `json:"rules"`
+}
+
+// RuleChange is one entry of a RulesUpdate.
+type RuleChange struct {
+	DocumentType   json.RawMessage `json:"document_type"`
+	Required       json.RawMessage `json:"required"`
+	RequiredFor    json.RawMessage `json:"required_for"`
+	LeadDays       json.RawMessage `json:"lead_days"`
+	RequiresReview json.RawMessage `json:"requires_review"`
+}
+
+// requiredForTag is the form of a tag group (required_for tag:<tag>).
+var requiredForTag = regexp.MustCompile(`^tag:[a-z0-9_-]{1,40}$`)
+
+// LoadRules returns the company's rule of every document type, in the order
+// of Types (the company's own rows, else the defaults of
+// konvoj_document_rules). It checks nothing: the services and jobs call it
+// for a company they already hold.
+func LoadRules(ctx context.Context, db postgres.DBTX, companyID uuid.UUID) ([]Rule, error) {
+	rows, err := db.Query(ctx, `
+		SELECT document_type, required, required_for, lead_days, requires_review
+		FROM konvoj_document_rules($1) ORDER BY ord`, companyID)
+	if err != nil {
+		return nil, fmt.Errorf("document rules of company %s: %w", companyID, err)
+	}
+	rules, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Rule, error) {
+		var r Rule
+		err := row.Scan(&r.DocumentType, &r.Required, &r.RequiredFor, &r.LeadDays, &r.RequiresReview)
+		return r, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("document rules of company %s: %w", companyID, err)
+	}
+	return rules, nil
+}
+
+// AuthorizeRules is the guard of a company's document rules: the role (403
+// Forbidden), the company exists (404), it is the caller's (403
+// AccessDenied).
+func (s *Service) AuthorizeRules(ctx context.Context, p auth.Principal, companyID uuid.UUID) (auth.Ref, error) {
+	return tenants.AuthorizeCompany(ctx, s.db, p, auth.DocumentRules, companyID)
+}
+
+// Rules returns the company's rules, one per document type.
+func (s *Service) Rules(ctx context.Context, p auth.Principal, company auth.Ref) ([]Rule, error) {
+	if err := company.Check(p, auth.DocumentRules); err != nil {
+		return nil, err
+	}
+	return LoadRules(ctx, s.db, company.CompanyID())
+}
+
+// UpdateRules applies the changes (all or none: any invalid field is 422
+// with field keys like rules.0.lead_days), writes an audit row per changed
+// type, and returns every rule.
+func (s *Service) UpdateRules(ctx context.Context, p auth.Principal, company auth.Ref, u RulesUpdate) ([]Rule, error) {
+	if err := company.Check(p, auth.DocumentRules); err != nil {
+		return nil, err
+	}
+	companyID := company.CompanyID()
+	var out []Rule
+	err := postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
+		// One change at a time per company: the merge reads, then writes.
+		if _, err := tx.Exec(ctx, `SELECT 1 FROM companies WHERE id = $1 FOR UPDATE`, companyID); err != nil {
+			return fmt.Errorf("lock company %s: %w", companyID, err)
+		}
+		before, err := LoadRules(ctx, tx, companyID)
+		if err != nil {
+			return err
+		}
+		merged, err := MergeRules(before, u)
+		if err != nil {
+			return err
+		}
+		for i, r := range merged {
+			oldV, newV := audit.Diff(ruleValues(before[i]), ruleValues(r))
+			if len(newV) == 0 {
+				continue
+			}
+			if err := storeRule(ctx, tx, companyID, r); err != nil {
+				return err
+			}
+			oldV["document_type"], newV["document_type"] = r.DocumentType, r.DocumentType
+			if err := audit.Record(ctx, tx, p, audit.Entry{
+				EntityType: "document_rule", EntityID: companyID, Action: "updated", OldValues: oldV, NewValues: newV,
+			}); err != nil {
+				return err
+			}
+		}
+		out = merged
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func storeRule(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, r Rule) error {
+	_, err := tx.Exec(ctx, `
+		INSERT INTO document_rules (company_id, document_type, required, required_for, lead_days, requires_review)
+		VALUES ($1, $2, $3, $4, $5, $6)
+		ON CONFLICT (company_id, document_type) DO UPDATE SET required = EXCLUDED.required,
+			required_for = EXCLUDED.required_for, lead_days = EXCLUDED.lead_days,
+			requires_review = EXCLUDED.requires_review, updated_at = now()`,
+		companyID, r.DocumentType, r.Required, r.RequiredFor, r.LeadDays, r.RequiresReview)
+	if err != nil {
+		return fmt.Errorf("store document rule %s of company %s: %w", r.DocumentType, companyID, err)
+	}
+	return nil
+}
+
+func ruleValues(r Rule) map[string]any {
+	return map[string]any{"required": r.Required, "required_for": r.RequiredFor, "lead_days": r.LeadDays, "requires_review": r.RequiresReview}
+}
+
+// MergeRules applies an update to the rules (one per type, in the order of
+// Types) and validates it: each entry names a known type once; required and
+// requires_review are booleans; required_for is all, non_eu or tag:<tag>
+// (lower-case letters, digits, _ and -, up to 40); lead_days a whole number
+// 0–MaxLeadDays. Field messages are keyed by the entry's index.
+func MergeRules(before []Rule, u RulesUpdate) ([]Rule, error) {
+	out := slices.Clone(before)
+	var v apperr.Validation
+	if len(u.Rules) == 0 {
+		v.Add("rules", "msg.document_rules.rules_required")
+		return out, v.Err()
+	}
+	seen := map[string]int{}
+	for i, e := range u.Rules {
+		field := func(name string) string { return fmt.Sprintf("rules.%d.%s", i, name) }
+		var typ string
+		if absent(e.DocumentType) {
+			v.Add(field("document_type"), "msg.document_rules.type_required")
+			continue
+		}
+		idx := -1
+		if err := json.Unmarshal(e.DocumentType, &typ); err == nil {
+			idx = slices.IndexFunc(out, func(r Rule) bool { return r.DocumentType == typ })
+		}
+		if idx < 0 {
+			v.Add(field("document_type"), "msg.document_rules.type_unknown", "allowed", Types)
+			continue
+		}
+		if j, dup := seen[typ]; dup {
+			v.Add(field("document_type"), "msg.document_rules.type_repeated", "type", typ, "index", j)
+			continue
+		}
+		seen[typ] = i
+		r := &out[idx]
+		if len(e.Required) > 0 {
+			if err := json.Unmarshal(e.Required, &r.Required); err != nil || absent(e.Required) {
+				v.Add(field("required"), "msg.document_rules.boolean")
+			}
+		}
+		if len(e.RequiresReview) > 0 {
+			if err := json.Unmarshal(e.RequiresReview, &r.RequiresReview); err != nil || absent(e.RequiresReview) {
+				v.Add(field("requires_review"), "msg.document_rules.boolean")
+			}
+		}
+		if len(e.RequiredFor) > 0 {
+			var rf string
+			if err := json.Unmarshal(e.RequiredFor, &rf); err != nil || (rf != "all" && rf != "non_eu" && !requiredForTag.MatchString(rf)) {
+				v.Add(field("required_for"), "msg.document_rules.required_for")
+			} else {
+				r.RequiredFor = rf
+			}
+		}
+		if len(e.LeadDays) > 0 {
+			var n int
+			if err := json.Unmarshal(e.LeadDays, &n); err != nil || absent(e.LeadDays) || n < 0 || n > MaxLeadDays {
+				v.Add(field("lead_days"), "msg.document_rules.lead_days", "max", MaxLeadDays)
+			} else {
+				r.LeadDays = n
+			}
+		}
+	}
+	return out, v.Err()
+}
+
+// absent reports a missing or null JSON value.
+func absent(raw json.RawMessage) bool {
+	return len(raw) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null"))
+}

@@ -1,0 +1,92 @@
+package pages
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/konvoj/konvoj/internal/alerts"
+	"github.com/konvoj/konvoj/internal/apperr"
+	"github.com/konvoj/konvoj/internal/i18n"
+	"github.com/konvoj/konvoj/views"
+	"github.com/konvoj/konvoj/web"
+)
+
+// The notifications page (docs/alerts.md): the caller's own notifications,
+// newest first, marking them read, and the e-mail choices per kind. Every
+// signed-in user has one; the bell in the header links here.
+
+const notificationsPerPage = 25
+
+func (p *Pages) mountNotifications(r *web.Routes) {
+	r.GET("/notifications", p.notifications)
+	r.POST("/notifications/read-all", p.readAllNotifications)
+	r.POST("/notifications/settings", p.saveNotificationSettings)
+	r.POST("/notifications/:id/read", p.readNotification)
+}
+
+func (p *Pages) notifications(c echo.Context) error {
+	ctx, pr := c.Request().Context(), web.Principal(c)
+	page, err := strconv.Atoi(c.QueryParam("page"))
+	if err != nil || page < 1 {
+		page = 1
+	}
+	list, total, err := p.svc.Notifications.List(ctx, pr, alerts.ListFilter{Page: page, PerPage: notificationsPerPage})
+	if err != nil {
+		return err
+	}
+	settings, err := p.svc.Notifications.Settings(ctx, pr)
+	if err != nil {
+		return err
+	}
+	lang, loc := i18n.From(ctx), pr.Location()
+	d := views.NotificationsData{CSRF: csrfToken(c), Page: page, LastPage: max(1, (total+notificationsPerPage-1)/notificationsPerPage)}
+	for _, n := range list {
+		d.Items = append(d.Items, views.NotificationItem{ID: n.ID.String(), Title: n.Title, Body: n.Body, Unread: n.ReadAt == nil,
+			When: lang.DateTime(n.CreatedAt, loc), Link: driverURL(n.DriverID) + "/documents/" + n.DocumentID.String()})
+	}
+	for _, k := range alerts.Kinds {
+		d.Settings = append(d.Settings, views.NotificationSetting{Kind: k, On: settings.Email[k]})
+	}
+	d.PrevURL, d.NextURL = pagerURLs(page, d.LastPage, func(n int) string { return "/notifications?page=" + strconv.Itoa(n) })
+	return p.render(c, http.StatusOK, "notifications.title", views.NotificationsPage(d))
+}
+
+func (p *Pages) readNotification(c echo.Context) error {
+	ctx, pr := c.Request().Context(), web.Principal(c)
+	if err := p.svc.Notifications.MarkRead(ctx, pr, web.PathID(c, "id")); err != nil {
+		return err
+	}
+	return p.redirect(c, "/notifications")
+}
+
+func (p *Pages) readAllNotifications(c echo.Context) error {
+	ctx, pr := c.Request().Context(), web.Principal(c)
+	if _, err := p.svc.Notifications.MarkAllRead(ctx, pr); err != nil {
+		return err
+	}
+	return p.redirect(c, "/notifications")
+}
+
+// saveNotificationSettings stores the e-mail checkboxes (a hidden "false"
+// and, when ticked, "true": the last value counts).
+func (p *Pages) saveNotificationSettings(c echo.Context) error {
+	ctx, pr := c.Request().Context(), web.Principal(c)
+	form, err := c.FormParams()
+	if err != nil {
+		return apperr.BadRequest("msg.common.form_unreadable")
+	}
+	u := alerts.SettingsUpdate{Email: map[string]json.RawMessage{}}
+	for _, k := range alerts.Kinds {
+		if v := form["email."+k]; len(v) > 0 {
+			u.Email[k] = jsonValue(v[len(v)-1] == "true")
+		}
+	}
+	if _, err := p.svc.Notifications.UpdateSettings(ctx, pr, u); err != nil {
+		return err
+	}
+	p.flash(c, views.FlashSuccess, "notifications.settings_saved")
+	return p.redirect(c, "/notifications")
+}

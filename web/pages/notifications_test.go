@@ -1,0 +1,53 @@
+package pages_test
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/konvoj/konvoj/internal/alerts"
+	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/civil"
+	"github.com/konvoj/konvoj/internal/fixtures"
+)
+
+var markReadForm = regexp.MustCompile(`action="(/notifications/[0-9a-f-]+/read)"`)
+
+// TestNotificationsPageAndBell: the bell shows the unread count on every
+// page, the page lists the notifications in the reader's language, marking
+// read lowers the count, and the e-mail choices are saved.
+func TestNotificationsPageAndBell(t *testing.T) {
+	env := devEnv(t)
+	company := env.Company("Acme", "free")
+	driver := env.Driver(company, fixtures.Name("Jan", "Novák"), fixtures.Email("jan@acme.test"))
+	hr := signIn(t, env, company, auth.RoleHRManager, "hana@acme.test", "cs")
+	hr.get("/").expect(t, http.StatusOK).contains(t, `data-testid="bell"`, "Upozornění: nic nepřečteného")
+
+	// The driver has no documents: its five required ones are missing.
+	loc, _ := time.LoadLocation("Europe/Prague")
+	if _, err := alerts.NewScanner(env.DB, "http://localhost").Scan(context.Background(), company, civil.DateOf(time.Now().In(loc)), nil); err != nil {
+		t.Fatal(err)
+	}
+	hr.get("/drivers").expect(t, http.StatusOK).contains(t, `data-testid="bell-count">5<`, "Upozornění: nepřečtená 5")
+	page := hr.get("/notifications").expect(t, http.StatusOK).
+		contains(t, "Jan Novák: Cestovní pas, Chybí", "Žádný soubor nebyl nahrán.", `href="/drivers/`+driver.String()+`/documents/`)
+	m := markReadForm.FindStringSubmatch(page.Body)
+	if m == nil {
+		t.Fatal("no mark-read form")
+	}
+	hr.post(m[1], url.Values{}).expect(t, http.StatusSeeOther)
+	hr.get("/").expect(t, http.StatusOK).contains(t, `data-testid="bell-count">4<`)
+	hr.post("/notifications/read-all", url.Values{}).expect(t, http.StatusSeeOther)
+	hr.get("/").expect(t, http.StatusOK).contains(t, "Upozornění: nic nepřečteného")
+
+	hr.post("/notifications/settings", url.Values{"email.document_alert": {"false"}, "email.document_reminder": {"false", "true"}}).
+		expect(t, http.StatusSeeOther)
+	hr.get("/notifications").expect(t, http.StatusOK).
+		contains(t, "Nastavení e-mailů uloženo.", `name="email.document_reminder" value="true" checked`)
+	if page := hr.get("/notifications").Body; regexp.MustCompile(`name="email.document_alert" value="true" checked`).MatchString(page) {
+		t.Error("document_alert e-mail still on")
+	}
+}

@@ -226,7 +226,10 @@ func TestDriverOnPhone(t *testing.T) {
 		{First: "Jan", Last: "Novák", Email: "jan.novak@acme.test", Citizenship: "CZ", Office: "Praha"},
 	})
 	own := "/drivers/" + ids["petr.maly@acme.test"].String()
-	page := app.SignInAt(t, phone, own, company, auth.RoleDriver, Person{Email: "petr.maly@acme.test", FirstName: "Petr", LastName: "Malý"})
+	page := app.SignInAt(t, phone, "/", company, auth.RoleDriver, Person{Email: "petr.maly@acme.test", FirstName: "Petr", LastName: "Malý"})
+	// Its own profile.
+	_, err := page.Goto(app.URL + own)
+	must(t, err)
 
 	must(t, expect.Locator(page.GetByTestId("driver-name")).ToHaveText("Petr Malý"))
 	attention := page.GetByTestId("attention")

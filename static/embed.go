@@ -2,8 +2,8 @@
 // in the binary so the pages never load anything from another site.
 // app.css is built by `make css`, htmx.min.js copied by `make htmx`; both
 // are committed. upload.js is hand-written (document uploads with a
-// progress bar, drag-and-drop and the camera) and so is finance.js (the
-// approval queue's "select all").
+// progress bar, drag-and-drop and the camera), and so are finance.js (the
+// approval queue's "select all") and forms.js (forms sent once).
 package static
 
 import (
@@ -16,7 +16,7 @@ import (
 
 // FS holds the assets.
 //
-//go:embed app.css htmx.min.js upload.js finance.js apidocs
+//go:embed app.css htmx.min.js upload.js finance.js forms.js apidocs
 var FS embed.FS
 
 var (

@@ -103,6 +103,9 @@ type DriverPageData struct {
 	// FinanceURL is the driver's ledger ("" for roles that do not read
 	// every driver's finance).
 	FinanceURL string
+	// PenaltiesURL is the driver's penalties ("" for roles that may not
+	// list them).
+	PenaltiesURL string
 }
 
 // ProfileSection is a titled group of profile values.

@@ -56,21 +56,43 @@ func (r *Received) OriginalName() string { return r.up.originalName }
 // file.
 func ReceiveFile(mr *multipart.Reader, maxBytes int64, fallback string, fields map[string]int64,
 	label func(string) i18n.Message) (*Received, map[string]string, error) {
-	values := map[string]string{}
-	up, err := readForm(mr, maxBytes, form{
-		fallback: fallback,
-		limit:    func(name string) int64 { return fields[name] },
-		label:    label,
-		set: func(_ *apperr.Validation, name, value string) {
-			if strings.TrimSpace(value) != "" {
-				values[name] = value
-			}
-		},
-	})
+	files, values, err := receive(mr, maxBytes, form{fallback: fallback, limit: limitOf(fields), label: label})
 	if err != nil {
-		return nil, nil, err
+		return nil, values, err
 	}
-	return &Received{up: up}, values, nil
+	return files[0], values, nil
+}
+
+// ReceiveFiles is ReceiveFile for a form whose "file" parts are optional
+// and may be up to maxFiles (a file input with multiple): each file is
+// checked alike, and the whole body is refused if one is refused. A
+// refused body still answers the text parts read before the refusal, so a
+// page can show its form again with them.
+func ReceiveFiles(mr *multipart.Reader, maxBytes int64, maxFiles int, fallback string, fields map[string]int64,
+	label func(string) i18n.Message) ([]*Received, map[string]string, error) {
+	return receive(mr, maxBytes, form{fallback: fallback, limit: limitOf(fields), label: label, maxFiles: maxFiles, optional: true})
+}
+
+func limitOf(fields map[string]int64) func(string) int64 {
+	return func(name string) int64 { return fields[name] }
+}
+
+func receive(mr *multipart.Reader, maxBytes int64, f form) ([]*Received, map[string]string, error) {
+	values := map[string]string{}
+	f.set = func(_ *apperr.Validation, name, value string) {
+		if strings.TrimSpace(value) != "" {
+			values[name] = value
+		}
+	}
+	ups, err := readForm(mr, maxBytes, f)
+	if err != nil {
+		return nil, values, err // what was read before, to show the form again
+	}
+	files := make([]*Received, len(ups))
+	for i, up := range ups {
+		files[i] = &Received{up: up}
+	}
+	return files, values, nil
 }
 
 // StoreInTx runs fn in one database transaction; fn calls put(path) to

@@ -147,7 +147,7 @@ func (u *upload) remove() {
 // part and the metadata parts.
 func readUpload(mr *multipart.Reader, maxBytes int64, docType string) (*upload, change, error) {
 	var c change
-	up, err := readForm(mr, maxBytes, form{
+	ups, err := readForm(mr, maxBytes, form{
 		fallback: docType,
 		limit: func(name string) int64 {
 			switch {
@@ -161,7 +161,10 @@ func readUpload(mr *multipart.Reader, maxBytes int64, docType string) (*upload, 
 		label: fieldName,
 		set:   c.setFormField,
 	})
-	return up, c, err
+	if err != nil {
+		return nil, c, err
+	}
+	return ups[0], c, nil
 }
 
 // form is what an upload's multipart body may carry besides its "file"
@@ -177,49 +180,63 @@ type form struct {
 	label func(name string) i18n.Message
 	// set takes a text part's value; problems go to v.
 	set func(v *apperr.Validation, name, value string)
+	// maxFiles is how many "file" parts the body may carry (0: one).
+	maxFiles int
+	// optional: a body without a file is accepted.
+	optional bool
 }
 
-// readForm reads the multipart body part by part: the file part is
+// readForm reads the multipart body part by part: each file part is
 // streamed into a temporary file (hashed and counted on the way, never held
 // in memory), the text parts are read and handed to f.set. The parts may
 // come in any order; unknown parts are skipped. On error nothing is left
 // behind.
-func readForm(mr *multipart.Reader, maxBytes int64, f form) (up *upload, err error) {
+func readForm(mr *multipart.Reader, maxBytes int64, f form) (ups []*upload, err error) {
 	defer func() {
 		if err != nil {
-			up.remove()
-			up = nil
+			for _, up := range ups {
+				up.remove()
+			}
+			ups = nil
 		}
 	}()
+	maxFiles := max(f.maxFiles, 1)
 	var v apperr.Validation
-	seen := map[string]bool{}
+	seen := map[string]int{}
 	for {
 		part, err := mr.NextPart()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return up, bodyError(err)
+			return ups, bodyError(err)
 		}
 		name := part.FormName()
 		limit := f.limit(name)
 		if name != "file" && limit == 0 {
 			continue // NextPart skips what is left of it
 		}
-		if seen[name] {
-			v.Add(name, "msg.documents.repeated", "field", f.label(name))
+		if seen[name]++; seen[name] > 1 && (name != "file" || seen[name] > maxFiles) {
+			if name == "file" && maxFiles > 1 {
+				v.Add(name, "msg.documents.too_many_files", "max", maxFiles)
+			} else {
+				v.Add(name, "msg.documents.repeated", "field", f.label(name))
+			}
 			continue
 		}
-		seen[name] = true
 		if name == "file" {
-			if up, err = spool(part, maxBytes, f.fallback); err != nil {
-				return up, err
+			up, err := spool(part, maxBytes, f.fallback)
+			if err != nil {
+				return ups, err
+			}
+			if up != nil {
+				ups = append(ups, up)
 			}
 			continue
 		}
 		value, err := io.ReadAll(io.LimitReader(part, limit+1))
 		if err != nil {
-			return up, bodyError(err)
+			return ups, bodyError(err)
 		}
 		if int64(len(value)) > limit {
 			v.Add(name, "msg.documents.part_too_long", "field", f.label(name), "max", limit)
@@ -231,10 +248,10 @@ func readForm(mr *multipart.Reader, maxBytes int64, f form) (up *upload, err err
 		}
 		f.set(&v, name, string(value))
 	}
-	if up == nil {
+	if len(ups) == 0 && !f.optional {
 		v.Add("file", "msg.common.required", "field", f.label("file"))
 	}
-	return up, v.Err()
+	return ups, v.Err()
 }
 
 func isMetadataField(name string) bool {

@@ -41,6 +41,10 @@ func (f EvidenceFile) IsImage() bool { return f.Mime != "application/pdf" }
 // document files' cap).
 func (s *Service) MaxUploadBytes() int64 { return s.maxBytes }
 
+// MaxFormFiles is how many evidence files one page form (a dispute, a new
+// penalty) may carry; the API adds one file per request.
+const MaxFormFiles = 5
+
 // AddEvidence stores an evidence file from a multipart body (part "file",
 // optional "note") with the checks of a document upload: the type from the
 // content (415), the size cap (413), the SHA-256; then, in one transaction,
@@ -50,8 +54,7 @@ func (s *Service) MaxUploadBytes() int64 { return s.maxBytes }
 // inserted. A failed transaction leaves no stored file. The handler runs
 // the guard (AuthorizePenalty) before it opens the body.
 func (s *Service) AddEvidence(ctx context.Context, p auth.Principal, ref Ref, mr *multipart.Reader) (EvidenceFile, error) {
-	id, err := ref.check(p, auth.PenaltiesRespond, PenaltyRecord)
-	if err != nil {
+	if _, err := ref.check(p, auth.PenaltiesRespond, PenaltyRecord); err != nil {
 		return EvidenceFile{}, err
 	}
 	file, values, err := documents.ReceiveFile(mr, s.maxBytes, "evidence", map[string]int64{"note": 4 * maxEvidenceNote}, fieldName)
@@ -59,15 +62,87 @@ func (s *Service) AddEvidence(ctx context.Context, p auth.Principal, ref Ref, mr
 		return EvidenceFile{}, err
 	}
 	defer file.Remove()
-	var v apperr.Validation
-	var note *string
-	if n, ok := values["note"]; ok {
-		note = optionalText(&v, "note", n, maxEvidenceNote)
-	}
-	if err := v.Err(); err != nil {
+	note, err := evidenceNote(values)
+	if err != nil {
 		return EvidenceFile{}, err
 	}
-	return s.storeEvidence(ctx, p, ref.DriverRef.CompanyID(), ref.DriverRef.ID(), id, file, note)
+	added, err := s.AddEvidenceFiles(ctx, p, ref, []*documents.Received{file}, note)
+	if err != nil {
+		return EvidenceFile{}, err
+	}
+	return added[0], nil
+}
+
+// EvidenceForm is a page form's multipart body read by ReadEvidenceForm:
+// its text fields and its evidence files, spooled and checked. Remove
+// deletes the spooled files.
+type EvidenceForm struct {
+	Values map[string]string
+	Files  []*documents.Received
+}
+
+// Remove deletes the spooled files.
+func (f *EvidenceForm) Remove() {
+	if f == nil {
+		return
+	}
+	for _, file := range f.Files {
+		file.Remove()
+	}
+}
+
+// Note is the form's "note" field, checked (422 when too long).
+func (f *EvidenceForm) Note() (*string, error) { return evidenceNote(f.Values) }
+
+// ReadEvidenceForm reads a page form that carries evidence files (part
+// "file", up to MaxFormFiles, all optional) besides the text fields named in
+// fields (name → largest value in bytes, "note" always allowed). Every file
+// gets the checks of AddEvidence before anything is changed: one refused
+// file refuses the form (415, 413, 422); the form then holds no file but
+// the text fields read before the refusal, to show the form again.
+func (s *Service) ReadEvidenceForm(mr *multipart.Reader, fields map[string]int64) (*EvidenceForm, error) {
+	all := map[string]int64{"note": 4 * maxEvidenceNote}
+	for k, v := range fields {
+		all[k] = v
+	}
+	files, values, err := documents.ReceiveFiles(mr, s.maxBytes, MaxFormFiles, "evidence", all, fieldName)
+	if values == nil {
+		values = map[string]string{}
+	}
+	return &EvidenceForm{Values: values, Files: files}, err
+}
+
+// FormBytes is the largest body a page form with evidence files may send
+// (for web.UploadBody).
+func (s *Service) FormBytes() int64 { return MaxFormFiles * s.maxBytes }
+
+// AddEvidenceFiles stores received evidence files of the penalty, each as
+// AddEvidence does (its own transaction and audit row), and answers them.
+func (s *Service) AddEvidenceFiles(ctx context.Context, p auth.Principal, ref Ref, files []*documents.Received, note *string) ([]EvidenceFile, error) {
+	id, err := ref.check(p, auth.PenaltiesRespond, PenaltyRecord)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]EvidenceFile, 0, len(files))
+	for _, file := range files {
+		f, err := s.storeEvidence(ctx, p, ref.DriverRef.CompanyID(), ref.DriverRef.ID(), id, file, note)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// evidenceNote reads the optional note of an evidence upload.
+func evidenceNote(values map[string]string) (*string, error) {
+	n, ok := values["note"]
+	if !ok {
+		return nil, nil
+	}
+	var v apperr.Validation
+	note := optionalText(&v, "note", n, maxEvidenceNote)
+	return note, v.Err()
 }
 
 // storeEvidence writes one received evidence file of the penalty id.

@@ -45,7 +45,8 @@ var Complete = []Lang{EN, CS}
 
 // StaffOnly are the key prefixes of texts only office staff see (HR,
 // accountants, dispatchers, admins): the drivers list, the audit log, the
-// development sign-in, creating and deleting drivers, and the messages of
+// development sign-in, creating and deleting drivers, the dispute queue and
+// HR's penalty forms (create, resolve), and the messages of
 // the rules a driver cannot reach (transactions and pay periods, the rating
 // configuration, companies, the drivers list) or meets only through the
 // API, which answers in English anyway (request parsing).
@@ -55,6 +56,7 @@ var StaffOnly = []string{
 	"driver.new.", "driver.delete", "driver.created", "driver.deleted", "driver.edit.intro",
 	"msg.api.", "msg.list.", "msg.tenants.", "msg.audit.", "msg.finance.", "msg.rating.", "msg.auth.role",
 	"field.tenant.", "field.company_id",
+	"nav.disputes", "disputes.", "penalty.list", "penalty.new.", "penalty.resolve.", "penalty.severity.",
 }
 
 // IsStaffOnly reports whether key is a text only office staff see.

@@ -9,6 +9,14 @@
 // arguments so instances and reruns never queue it twice. Rating a month is
 // one database transaction and idempotent, so a job cut off part-way (a
 // crash, a deploy) leaves nothing half done and its retry completes it.
+//
+// The current month's stored snapshots (docs/rating.md): every change to a
+// rating input marks its company in rating_refresh_due, in the change's own
+// transaction (database triggers), due 30 s after the first change. Every
+// ClaimInterval a periodic job claims the due marks and enqueues one
+// refresh_current_ratings job per company in the same transaction, so a
+// burst of changes causes one refresh. An hourly job marks every company
+// with active drivers, so snapshots are never more than an hour old.
 package jobs
 
 import (
@@ -33,6 +41,15 @@ import (
 // picks up each company's month within an hour of its local midnight, and
 // catches up after downtime.
 const EnqueueInterval = time.Hour
+
+// ClaimInterval is how often due refreshes of the current month are claimed:
+// with the 30 s debounce a change is in the stored snapshots within about
+// 40 s plus the refresh's own time.
+const ClaimInterval = 10 * time.Second
+
+// RefreshAllInterval is how often every company's current month is
+// refreshed whatever changed.
+const RefreshAllInterval = time.Hour
 
 // RateCompanyMonthArgs rates one company's month.
 type RateCompanyMonthArgs struct {
@@ -112,11 +129,110 @@ func (w *EnqueueMonthlyRatingsWorker) Work(ctx context.Context, _ *river.Job[Enq
 	return nil
 }
 
+// RefreshCurrentRatingsArgs refreshes one company's stored snapshots of its
+// current month.
+type RefreshCurrentRatingsArgs struct {
+	CompanyID uuid.UUID `json:"company_id"`
+}
+
+// Kind names the job in the queue.
+func (RefreshCurrentRatingsArgs) Kind() string { return "refresh_current_ratings" }
+
+// RefreshCurrentRatingsWorker refreshes a company's current month.
+type RefreshCurrentRatingsWorker struct {
+	river.WorkerDefaults[RefreshCurrentRatingsArgs]
+	Rating *rating.Service
+	Log    *slog.Logger
+}
+
+// Timeout is the monthly run's: a refresh rates the whole company.
+func (w *RefreshCurrentRatingsWorker) Timeout(*river.Job[RefreshCurrentRatingsArgs]) time.Duration {
+	return 15 * time.Minute
+}
+
+// Work refreshes the month; an error makes River retry the job later.
+func (w *RefreshCurrentRatingsWorker) Work(ctx context.Context, job *river.Job[RefreshCurrentRatingsArgs]) error {
+	start := time.Now()
+	period, n, err := w.Rating.RefreshCurrentMonth(ctx, job.Args.CompanyID)
+	if errors.Is(err, apperr.ErrNotFound) {
+		return river.JobCancel(fmt.Errorf("refresh ratings of company %s: %w", job.Args.CompanyID, err)) // deleted since
+	}
+	if err != nil {
+		return fmt.Errorf("refresh ratings of company %s: %w", job.Args.CompanyID, err)
+	}
+	w.Log.DebugContext(ctx, "current ratings refreshed", slog.String("company_id", job.Args.CompanyID.String()),
+		slog.String("period", period.String()), slog.Int("drivers", n), slog.Duration("took", time.Since(start)))
+	return nil
+}
+
+// ClaimRatingRefreshesArgs is the periodic job that turns due refresh marks
+// into refresh jobs.
+type ClaimRatingRefreshesArgs struct{}
+
+// Kind names the job in the queue.
+func (ClaimRatingRefreshesArgs) Kind() string { return "claim_rating_refreshes" }
+
+// ClaimRatingRefreshesWorker claims the due marks and enqueues their
+// refreshes in one transaction: a mark is never lost nor enqueued twice.
+type ClaimRatingRefreshesWorker struct {
+	river.WorkerDefaults[ClaimRatingRefreshesArgs]
+	DB     *pgxpool.Pool
+	Rating *rating.Service
+}
+
+// Work claims and enqueues.
+func (w *ClaimRatingRefreshesWorker) Work(ctx context.Context, _ *river.Job[ClaimRatingRefreshesArgs]) error {
+	client := river.ClientFromContext[pgx.Tx](ctx)
+	tx, err := w.DB.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("claim rating refreshes: %w", err)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // after Commit it is a no-op
+	ids, err := w.Rating.ClaimRefreshes(ctx, tx)
+	if err != nil {
+		return err
+	}
+	if len(ids) > 0 {
+		params := make([]river.InsertManyParams, len(ids))
+		for i, id := range ids {
+			params[i] = river.InsertManyParams{Args: RefreshCurrentRatingsArgs{CompanyID: id}}
+		}
+		if _, err := client.InsertManyTx(ctx, tx, params); err != nil {
+			return fmt.Errorf("enqueue rating refreshes: %w", err)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("claim rating refreshes: %w", err)
+	}
+	return nil
+}
+
+// RefreshAllRatingsArgs is the hourly job that makes every company's
+// refresh due.
+type RefreshAllRatingsArgs struct{}
+
+// Kind names the job in the queue.
+func (RefreshAllRatingsArgs) Kind() string { return "refresh_all_ratings" }
+
+// RefreshAllRatingsWorker marks every company with active drivers for a
+// refresh now; the next claim enqueues them.
+type RefreshAllRatingsWorker struct {
+	river.WorkerDefaults[RefreshAllRatingsArgs]
+	Rating *rating.Service
+}
+
+// Work marks the companies.
+func (w *RefreshAllRatingsWorker) Work(ctx context.Context, _ *river.Job[RefreshAllRatingsArgs]) error {
+	_, err := w.Rating.MarkAllForRefresh(ctx)
+	return err
+}
+
 // Options configure the client.
 type Options struct {
 	// Workers is the number of jobs worked at once by this instance.
 	Workers int
-	// Periodic turns the monthly scheduler on (off in tests that insert jobs
+	// Periodic turns the periodic jobs on: the monthly scheduler, the claim
+	// of due refreshes and the hourly refresh (off in tests that insert jobs
 	// themselves).
 	Periodic bool
 	// PollInterval overrides River's fetch poll interval (tests).
@@ -139,6 +255,9 @@ func NewClient(db *pgxpool.Pool, ratings *rating.Service, log *slog.Logger, o Op
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &RateCompanyMonthWorker{Rating: ratings, Log: log})
 	river.AddWorker(workers, &EnqueueMonthlyRatingsWorker{Rating: ratings})
+	river.AddWorker(workers, &RefreshCurrentRatingsWorker{Rating: ratings, Log: log})
+	river.AddWorker(workers, &ClaimRatingRefreshesWorker{DB: db, Rating: ratings})
+	river.AddWorker(workers, &RefreshAllRatingsWorker{Rating: ratings})
 	if o.Scanner != nil {
 		river.AddWorker(workers, &ScanCompanyAlertsWorker{Scanner: o.Scanner, Mailer: o.Mailer, Log: log})
 		river.AddWorker(workers, &DeliverEmailWorker{Mailer: o.Mailer})
@@ -158,6 +277,12 @@ func NewClient(db *pgxpool.Pool, ratings *rating.Service, log *slog.Logger, o Op
 			river.NewPeriodicJob(river.PeriodicInterval(EnqueueInterval),
 				func() (river.JobArgs, *river.InsertOpts) { return EnqueueMonthlyRatingsArgs{}, nil },
 				&river.PeriodicJobOpts{ID: "enqueue_monthly_ratings", RunOnStart: true}),
+			river.NewPeriodicJob(river.PeriodicInterval(ClaimInterval),
+				func() (river.JobArgs, *river.InsertOpts) { return ClaimRatingRefreshesArgs{}, nil },
+				&river.PeriodicJobOpts{ID: "claim_rating_refreshes"}),
+			river.NewPeriodicJob(river.PeriodicInterval(RefreshAllInterval),
+				func() (river.JobArgs, *river.InsertOpts) { return RefreshAllRatingsArgs{}, nil },
+				&river.PeriodicJobOpts{ID: "refresh_all_ratings", RunOnStart: true}),
 		}
 		if o.Scanner != nil {
 			cfg.PeriodicJobs = append(cfg.PeriodicJobs, river.NewPeriodicJob(river.PeriodicInterval(AlertScanInterval),

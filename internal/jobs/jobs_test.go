@@ -176,7 +176,7 @@ func TestMonthlyJobThroughRiver(t *testing.T) {
 	if n := count(t, db, `SELECT count(*) FROM rating_snapshots WHERE company_id = $1 AND rating_period = $2`, f.Company, last.First()); n != 3 {
 		t.Errorf("%d snapshots of %s, want 3", n, last)
 	}
-	if n := count(t, db, `SELECT count(*) FROM rating_snapshots WHERE company_id = $1`, notDue.Company); n != 0 {
+	if n := count(t, db, `SELECT count(*) FROM rating_snapshots WHERE company_id = $1 AND rating_period = $2`, notDue.Company, last.First()); n != 0 {
 		t.Errorf("the company created this month was rated for last month (%d snapshots)", n)
 	}
 	res, err := client.Insert(ctx, jobs.RateCompanyMonthArgs{CompanyID: f.Company, Period: last.String()}, nil)

@@ -10,6 +10,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/konvoj/konvoj/internal/apperr"
+	"github.com/konvoj/konvoj/internal/postgres"
 )
 
 // company is what a rating run needs to know of the company.
@@ -17,6 +18,20 @@ type company struct {
 	ID       uuid.UUID
 	Timezone string
 	Currency string
+}
+
+// loadCompany reads what a rating needs of the company.
+func loadCompany(ctx context.Context, db postgres.DBTX, companyID uuid.UUID) (company, error) {
+	var co company
+	err := db.QueryRow(ctx, `SELECT id, timezone, currency FROM companies WHERE id = $1`, companyID).
+		Scan(&co.ID, &co.Timezone, &co.Currency)
+	if err == pgx.ErrNoRows {
+		return company{}, apperr.NotFound("msg.common.not_found.company")
+	}
+	if err != nil {
+		return company{}, fmt.Errorf("load company %s: %w", companyID, err)
+	}
+	return co, nil
 }
 
 // written is one snapshot a run wrote.
@@ -31,9 +46,11 @@ type written struct {
 // driver plus every driver already rated that month (a company run); else
 // exactly those drivers. It upserts their snapshots and components, sets
 // the previous_score of the next month's snapshots, and refreshes the rank
-// percentiles of the whole month. The caller commits: a run that fails or is
-// cancelled part-way leaves nothing of it visible.
-func rateTx(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period Period, driverIDs []uuid.UUID) ([]written, error) {
+// percentiles of the whole month. markRun records a company run as the
+// month's monthly rating (not for a refresh of the current month, which is
+// not over). The caller commits: a run that fails or is cancelled part-way
+// leaves nothing of it visible.
+func rateTx(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period Period, driverIDs []uuid.UUID, markRun bool) ([]written, error) {
 	// One run per company and month at a time: the percentiles of the month
 	// are computed over all its snapshots, and two runs interleaving their
 	// upserts and percentile updates could otherwise deadlock.
@@ -43,14 +60,9 @@ func rateTx(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period Period, 
 	// Statements are planned for their actual arguments (every connection
 	// runs with plan_cache_mode = force_custom_plan, see postgres.Open): a
 	// generic plan made for a whole company would be poor for one driver.
-	var co company
-	err := tx.QueryRow(ctx, `SELECT id, timezone, currency FROM companies WHERE id = $1`, companyID).
-		Scan(&co.ID, &co.Timezone, &co.Currency)
+	co, err := loadCompany(ctx, tx, companyID)
 	if err != nil {
-		if err == pgx.ErrNoRows {
-			return nil, apperr.NotFound("msg.common.not_found.company")
-		}
-		return nil, fmt.Errorf("load company %s: %w", companyID, err)
+		return nil, err
 	}
 	cfg, err := loadConfig(ctx, tx, companyID, false)
 	if err != nil {
@@ -71,7 +83,7 @@ func rateTx(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period Period, 
 	if err := refreshPercentiles(ctx, tx, companyID, period); err != nil {
 		return nil, err
 	}
-	if driverIDs == nil {
+	if driverIDs == nil && markRun {
 		_, err := tx.Exec(ctx, `
 			INSERT INTO rating_runs (company_id, rating_period, drivers_rated, completed_at)
 			VALUES ($1, $2, $3, now())
@@ -208,7 +220,7 @@ LEFT JOIN act ON act.driver_id = r.id
 ORDER BY r.internal_seq`
 
 // gatherInputs runs gatherSQL.
-func gatherInputs(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period Period, driverIDs []uuid.UUID) ([]Inputs, error) {
+func gatherInputs(ctx context.Context, tx postgres.DBTX, companyID uuid.UUID, period Period, driverIDs []uuid.UUID) ([]Inputs, error) {
 	rows, err := tx.Query(ctx, gatherSQL, companyID, period.First(), period.Last(), driverIDs)
 	if err != nil {
 		return nil, fmt.Errorf("gather rating inputs of company %s %s: %w", companyID, period, err)

@@ -12,7 +12,13 @@ import (
 // RecalculateForBench rates one driver's month without a principal.
 func (s *Service) RecalculateForBench(ctx context.Context, companyID uuid.UUID, period Period, driverID uuid.UUID) error {
 	return postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
-		_, err := rateTx(ctx, tx, companyID, period, []uuid.UUID{driverID})
+		_, err := rateTx(ctx, tx, companyID, period, []uuid.UUID{driverID}, false)
 		return err
 	})
+}
+
+// LockMonthForTest takes the company month's lock on tx, as a running
+// recalculation or company run holds it.
+func LockMonthForTest(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period Period) error {
+	return lockMonth(ctx, tx, companyID, period)
 }

@@ -55,11 +55,12 @@ func (s *Service) AuthorizeConfig(ctx context.Context, p auth.Principal, a auth.
 	return tenants.AuthorizeCompany(ctx, s.db, p, a, companyID)
 }
 
-// Get returns the driver's rating for the month (nil: the current month).
-// The current month is computed on demand, on every read, so it reflects
-// today's data (and refreshes the month's percentiles); a past month is the
-// stored snapshot, written by the monthly job or a recalculation; without
-// one it is 404.
+// Get returns the driver's rating for the month (nil: the current month),
+// without writing anything or taking any lock (docs/rating.md). The current
+// month is computed from current data at read time and ranked among the
+// month's stored snapshots of the other drivers; a past month is its stored
+// snapshot (written by the monthly job or a recalculation), or, without
+// one, computed the same way as the current month.
 func (s *Service) Get(ctx context.Context, p auth.Principal, driver auth.Ref, period *Period) (Rating, error) {
 	if err := driver.Check(p, auth.RatingRead); err != nil {
 		return Rating{}, err
@@ -78,19 +79,8 @@ func (s *Service) Get(ctx context.Context, p auth.Principal, driver auth.Ref, pe
 		if !errors.Is(err, apperr.ErrNotFound) {
 			return r, err
 		}
-		// A past month without a snapshot (the monthly job has not rated it,
-		// e.g. for a company created since) is rated now, like the current one.
 	}
-	var r Rating
-	err := postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
-		if _, err := rateDriverTx(ctx, tx, companyID, month, driverID); err != nil {
-			return err
-		}
-		var err error
-		r, err = readRating(ctx, tx, companyID, driverID, month)
-		return err
-	})
-	return r, err
+	return liveRating(ctx, s.db, companyID, driverID, month, s.now())
 }
 
 // Recalculate recomputes the driver's snapshot for the month and refreshes
@@ -127,11 +117,11 @@ func (s *Service) Recalculate(ctx context.Context, p auth.Principal, driver auth
 // driver of the company that has no snapshot of that month yet: the month's
 // rank_percentile compares a driver with the drivers rated in the month
 // (docs/rating.md), and this makes that the whole active company from the
-// first read or recalculation on, whatever the order of the reads. Only
-// the first rating of a month pays for the rest of the company.
+// first recalculation on. Only the first rating of a month pays for the
+// rest of the company.
 func rateDriverTx(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period Period, driverID uuid.UUID) (written, error) {
-	// Under the month's lock, so concurrent first reads of a month rate the
-	// rest of the company once, not once each.
+	// Under the month's lock, so concurrent first recalculations of a month
+	// rate the rest of the company once, not once each.
 	if err := lockMonth(ctx, tx, companyID, period); err != nil {
 		return written{}, err
 	}
@@ -139,7 +129,7 @@ func rateDriverTx(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period Pe
 	if err != nil {
 		return written{}, err
 	}
-	w, err := rateTx(ctx, tx, companyID, period, append(ids, driverID))
+	w, err := rateTx(ctx, tx, companyID, period, append(ids, driverID), false)
 	if err != nil {
 		return written{}, err
 	}
@@ -158,7 +148,7 @@ func rateDriverTx(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period Pe
 func (s *Service) RateCompany(ctx context.Context, companyID uuid.UUID, period Period) (int, error) {
 	var n int
 	err := postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
-		w, err := rateTx(ctx, tx, companyID, period, nil)
+		w, err := rateTx(ctx, tx, companyID, period, nil, true)
 		n = len(w)
 		return err
 	})
@@ -170,6 +160,40 @@ func (s *Service) RateCompany(ctx context.Context, companyID uuid.UUID, period P
 // Companies created after that month are left out.
 func (s *Service) DueMonths(ctx context.Context) ([]CompanyMonth, error) {
 	return dueMonths(ctx, s.db)
+}
+
+// RefreshCurrentMonth rewrites the company's stored snapshots of its
+// current month (in its time zone) from current data, like a company run
+// but without marking the month rated (it is not over), and refreshes the
+// month's percentiles. The background refresh's work; it takes no
+// principal. It returns the month and the number of drivers rated.
+func (s *Service) RefreshCurrentMonth(ctx context.Context, companyID uuid.UUID) (Period, int, error) {
+	var period Period
+	var n int
+	err := postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
+		var err error
+		if period, err = currentMonthOf(ctx, tx, companyID); err != nil {
+			return err
+		}
+		w, err := rateTx(ctx, tx, companyID, period, nil, false)
+		n = len(w)
+		return err
+	})
+	return period, n, err
+}
+
+// ClaimRefreshes takes, on tx, the companies whose refresh is due (a change
+// marked them at least the debounce delay ago, or MarkAllForRefresh did):
+// the marks are deleted with tx, so the caller enqueues the refreshes in
+// the same transaction.
+func (s *Service) ClaimRefreshes(ctx context.Context, tx pgx.Tx) ([]uuid.UUID, error) {
+	return claimRefreshes(ctx, tx)
+}
+
+// MarkAllForRefresh marks every company with an active driver for a
+// refresh now (the hourly refresh).
+func (s *Service) MarkAllForRefresh(ctx context.Context) (int, error) {
+	return markAllForRefresh(ctx, s.db)
 }
 
 // History lists the driver's snapshots whose month overlaps [from, to]
@@ -204,8 +228,8 @@ func (s *Service) History(ctx context.Context, p auth.Principal, driver auth.Ref
 }
 
 // Ranking lists the company's stored snapshots of a month (default: the
-// current month; it holds the drivers whose current rating has been read or
-// recalculated). A driver caller sees only its own row. company is
+// current month, as the background refresh or a recalculation last stored
+// it). A driver caller sees only its own row. company is
 // Principal.Scope(auth.RatingRead).
 func (s *Service) Ranking(ctx context.Context, p auth.Principal, company auth.Ref, f RankingFilter) ([]RankingRow, int, error) {
 	if err := company.Check(p, auth.RatingRead); err != nil {

@@ -46,7 +46,17 @@ func writeSnapshots(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period 
 // componentsObject is a result's components object as the snapshot stores
 // it (JSON).
 func componentsObject(r Result) (string, error) {
-	obj := map[string]ComponentView{}
+	b, err := json.Marshal(componentViews(r))
+	if err != nil {
+		return "", fmt.Errorf("encode components: %w", err)
+	}
+	return string(b), nil
+}
+
+// componentViews is a result's components as the API shows them, keyed by
+// metric.
+func componentViews(r Result) map[string]ComponentView {
+	obj := make(map[string]ComponentView, len(r.Components))
 	for _, c := range r.Components {
 		sc := ComponentView{
 			Score: json.Number(c.Score.StringFixed(2)), Weight: num(c.Weight),
@@ -58,11 +68,7 @@ func componentsObject(r Result) (string, error) {
 		}
 		obj[c.Metric] = sc
 	}
-	b, err := json.Marshal(obj)
-	if err != nil {
-		return "", fmt.Errorf("encode components: %w", err)
-	}
-	return string(b), nil
+	return obj
 }
 
 // upsertSnapshots writes one snapshot per result, in one statement, and

@@ -188,3 +188,46 @@ func storeMetric(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, m MetricCo
 	}
 	return id, nil
 }
+
+// currentMonthOf is the company's current month in its time zone.
+func currentMonthOf(ctx context.Context, db postgres.DBTX, companyID uuid.UUID) (Period, error) {
+	var p Period
+	err := db.QueryRow(ctx, `SELECT date_trunc('month', konvoj_today(timezone))::date FROM companies WHERE id = $1`, companyID).Scan(&p)
+	if err == pgx.ErrNoRows {
+		return Period{}, apperr.NotFound("msg.common.not_found.company")
+	}
+	if err != nil {
+		return Period{}, fmt.Errorf("current month of company %s: %w", companyID, err)
+	}
+	return p, nil
+}
+
+// claimRefreshes deletes the due refresh marks and returns their companies
+// (those that still exist).
+func claimRefreshes(ctx context.Context, tx pgx.Tx) ([]uuid.UUID, error) {
+	rows, err := tx.Query(ctx, `
+		WITH due AS (DELETE FROM rating_refresh_due WHERE due_at <= now() RETURNING company_id)
+		SELECT due.company_id FROM due JOIN companies c ON c.id = due.company_id ORDER BY due.company_id`)
+	if err != nil {
+		return nil, fmt.Errorf("claim due rating refreshes: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+	if err != nil {
+		return nil, fmt.Errorf("claim due rating refreshes: %w", err)
+	}
+	return ids, nil
+}
+
+// markAllForRefresh makes a refresh due now for every company with an
+// active driver.
+func markAllForRefresh(ctx context.Context, db postgres.DBTX) (int, error) {
+	tag, err := db.Exec(ctx, `
+		INSERT INTO rating_refresh_due (company_id, due_at)
+		SELECT c.id, now() FROM companies c
+		WHERE EXISTS (SELECT 1 FROM drivers d WHERE d.company_id = c.id AND d.deleted_at IS NULL AND d.status = 'active')
+		ON CONFLICT (company_id) DO UPDATE SET due_at = LEAST(rating_refresh_due.due_at, EXCLUDED.due_at)`)
+	if err != nil {
+		return 0, fmt.Errorf("mark every company for a rating refresh: %w", err)
+	}
+	return int(tag.RowsAffected()), nil
+}

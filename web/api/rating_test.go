@@ -214,11 +214,13 @@ func TestRatingCurrentMonthOnDemand(t *testing.T) {
 	if de := comps["document_expiration"].(map[string]any); !strings.HasPrefix(de["details"].(string), "0 of 5 required documents expire within 30 days, 5 expired or missing") {
 		t.Errorf("document_expiration details %q", de["details"])
 	}
-	// Reading again recomputes the same snapshot, never a second one.
-	hr.Get(path).Expect(http.StatusOK)
+	// Reading again computes the same rating and stores nothing.
+	if again := hr.Get(path).Expect(http.StatusOK).JSON(); again["total_score"] != r["total_score"] {
+		t.Errorf("second read %v, first %v", again["total_score"], r["total_score"])
+	}
 	var n int
-	if err := env.DB.QueryRow(context.Background(), `SELECT count(*) FROM rating_snapshots WHERE driver_id = $1`, d).Scan(&n); err != nil || n != 1 {
-		t.Errorf("%d snapshots (%v), want 1", n, err)
+	if err := env.DB.QueryRow(context.Background(), `SELECT count(*) FROM rating_snapshots WHERE driver_id = $1`, d).Scan(&n); err != nil || n != 0 {
+		t.Errorf("%d snapshots (%v), want 0: a read never writes", n, err)
 	}
 
 	// A driver sees its own rating only; every other role sees all.

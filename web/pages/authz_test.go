@@ -95,6 +95,7 @@ var pageRoutes = map[string]pageRoute{
 		ids: map[string]string{"id": webtest.KindDriver, "document_id": webtest.KindDocument}},
 	"POST /drivers/:id/documents/:document_id": {action: auth.DocumentsWrite, upload: true,
 		ids: map[string]string{"id": webtest.KindDriver, "document_id": webtest.KindDocument}},
+	"GET /drivers/:id/pay":    {action: auth.FinanceRead, ids: driverID},
 	"GET /files/:id/download": {action: auth.FilesRead, ids: map[string]string{"id": webtest.KindFile}},
 
 	"GET /finance": {action: auth.FinanceRead, notApplicable: map[webtest.Refusal]string{
@@ -122,7 +123,26 @@ var pageRoutes = map[string]pageRoute{
 		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
 	"POST /drivers/:id/finance/periods/:period_id/pay": {action: auth.PeriodsManage, ids: periodIDs, form: url.Values{},
 		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+
+	"GET /penalties": {action: auth.PenaltiesRead, notApplicable: map[webtest.Refusal]string{
+		webtest.OtherCompany: collection, webtest.OtherDriver: "a collection of the caller's own company: a driver sees only its own penalties there"}},
+	"GET /penalties/:id/evidence/:file_id": {action: auth.PenaltiesRead,
+		ids: map[string]string{"id": webtest.KindPenalty, "file_id": webtest.KindEvidence}},
+	"GET /drivers/:id/penalties": {action: auth.PenaltiesRead, ids: driverID},
+	"GET /drivers/:id/penalties/new": {action: auth.PenaltiesManage, ids: driverID,
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"POST /drivers/:id/penalties/new": {action: auth.PenaltiesManage, ids: driverID, upload: true,
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"GET /drivers/:id/penalties/:penalty_id":           {action: auth.PenaltiesRead, ids: penaltyIDs},
+	"POST /drivers/:id/penalties/:penalty_id/accept":   {action: auth.PenaltiesRespond, ids: penaltyIDs, form: url.Values{}},
+	"POST /drivers/:id/penalties/:penalty_id/dispute":  {action: auth.PenaltiesRespond, ids: penaltyIDs, upload: true},
+	"POST /drivers/:id/penalties/:penalty_id/evidence": {action: auth.PenaltiesRespond, ids: penaltyIDs, upload: true},
+	"POST /drivers/:id/penalties/:penalty_id/resolve": {action: auth.PenaltiesManage, ids: penaltyIDs,
+		form:          url.Values{"resolution_action": {"cancel"}},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
 }
+
+var penaltyIDs = map[string]string{"id": webtest.KindDriver, "penalty_id": webtest.KindPenalty}
 
 // notPages are the registered routes that are not pages: the API (its own
 // authorization test walks the OpenAPI document), probes, assets.

@@ -106,3 +106,35 @@ func BenchmarkFinanceQueue(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkHomePages are the home pages of a company of 2,000 drivers
+// (14 documents each with files and validity dates, transactions, pay
+// periods and penalties, from the scale data set): HR's (documents by
+// alert stage, drivers by document status, drivers not ready, open
+// disputes) and the accountant's (pending and approved money, periods to
+// close, the month's totals).
+func BenchmarkHomePages(b *testing.B) {
+	env := webtest.New(b, webtest.WithConfig(func(c *config.Config) { c.AuthDevLogin = true }))
+	ids, err := seed.Scale(context.Background(), env.DB, seed.ScaleOptions{Companies: 1, DriversPerCompany: 2000, TransactionsPerDrv: 6, OrdersPerMonth: 1, Months: 2})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct {
+		name string
+		role auth.Role
+	}{{"hr", auth.RoleHRManager}, {"accountant", auth.RoleAccountant}} {
+		b.Run(bc.name, func(b *testing.B) {
+			br := newBrowser(b, env.Server.URL)
+			br.devSignIn(ids[0], bc.role, string(bc.role)+"@scale.test")
+			req, _ := http.NewRequest(http.MethodGet, env.Server.URL+"/", nil)
+			for b.Loop() {
+				res, err := br.c.Do(req)
+				if err != nil || res.StatusCode != http.StatusOK {
+					b.Fatalf("GET /: %v %v", err, res)
+				}
+				_, _ = io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+			}
+		})
+	}
+}

@@ -405,6 +405,9 @@ func (p *Pages) driverPage(c echo.Context) error {
 	if pr.Grant(auth.FinanceRead) == auth.All {
 		data.FinanceURL = ledgerURL(d.ID)
 	}
+	if pr.Grant(auth.PenaltiesRead) != auth.Deny {
+		data.PenaltiesURL = penaltiesURL(d.ID)
+	}
 	for _, doc := range d.Documents {
 		card := documentCard(lang, d.ID, doc)
 		data.Documents = append(data.Documents, card)

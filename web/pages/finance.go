@@ -27,10 +27,16 @@ import (
 const financePerPage = 50
 
 func (p *Pages) mountFinance(r *web.Routes) {
-	// Finance in the menu is the company-wide queue: for the roles that
-	// read every driver's finance (a driver's own pay is on its home page).
+	// Finance in the menu is the company-wide queue for the roles that
+	// read every driver's finance; a driver's entry is its own pay ("My
+	// pay", none for an account linked to no driver).
 	p.addOwnNav(views.NavItem{Href: "/finance", Label: "nav.finance", Icon: "banknotes", Description: "nav.finance.about"},
-		auth.FinanceRead, func(auth.Principal) (views.NavItem, bool) { return views.NavItem{}, false })
+		auth.FinanceRead, func(pr auth.Principal) (views.NavItem, bool) {
+			if pr.DriverID == nil {
+				return views.NavItem{}, false
+			}
+			return views.NavItem{Href: payURL(*pr.DriverID), Label: "nav.my_pay", Icon: "banknotes", Description: "nav.my_pay.about"}, true
+		})
 	r.GET("/finance", p.financeQueue)
 	r.POST("/finance", p.financeBulk)
 	r.GET("/drivers/:id/finance", p.financeLedger)

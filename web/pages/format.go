@@ -199,3 +199,8 @@ func pagerURLs(page, last int, at func(n int) string) (prev, next string) {
 	}
 	return prev, next
 }
+
+// spanText is a span of days: "1 Nov 2026 – 30 Nov 2026".
+func spanText(lang i18n.Lang, from, to civil.Date) string {
+	return lang.Date(from) + " – " + lang.Date(to)
+}

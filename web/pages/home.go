@@ -1,43 +1,314 @@
 package pages
 
 import (
+	"context"
 	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
 
+	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
 	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/documents"
+	"github.com/konvoj/konvoj/internal/drivers"
+	"github.com/konvoj/konvoj/internal/finance"
+	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/views"
 	"github.com/konvoj/konvoj/web"
 )
 
+// homeListLimit is how many rows each list of a home page shows; its
+// count says how many there are in all.
+const homeListLimit = 10
+
 func (p *Pages) mountHome(r *web.Routes) {
-	// Until the roles get home pages of their own, a driver's home is its
-	// profile ("My profile", added by the drivers pages): the dashboard
-	// entry would open the same page, so drivers (whose drivers grant is
-	// Own) do not get it. Every other role reads drivers and keeps it.
-	p.addOwnNav(views.NavItem{Href: "/", Label: "nav.home", Icon: "home"}, auth.DriversRead,
-		func(auth.Principal) (views.NavItem, bool) { return views.NavItem{}, false })
+	p.addNav(views.NavItem{Href: "/", Label: "nav.home", Icon: "home"}, "")
 	r.GET("/", p.home)
 }
 
-// home is the dashboard: who is signed in, for which company, and the
-// pages the role may open. A driver linked to its record goes to its
-// profile instead.
+// home is the start page of every role (docs/web-app.md, "Home pages"):
+// what needs doing, from the same services as the lists it links to.
+// Each section is there when the role may read what it shows: documents
+// for HR, admins and dispatchers, disputes for those who resolve them,
+// the company's money for those who close pay periods, and a driver's own
+// to-dos and pay for a driver.
 func (p *Pages) home(c echo.Context) error {
 	pr := web.Principal(c)
-	if pr.Grant(auth.DriversRead) == auth.Own && pr.DriverID != nil {
-		// A driver's start page is its own profile and documents.
-		return p.redirect(c, driverURL(*pr.DriverID))
-	}
-	co, err := p.svc.Tenants.Get(c.Request().Context(), pr.CompanyID)
+	ctx := c.Request().Context()
+	lang := i18n.From(ctx)
+	co, err := p.svc.Tenants.Get(ctx, pr.CompanyID)
 	if err != nil {
 		return err
 	}
-	d := views.HomeData{Name: pr.Name, Email: pr.Email, Role: string(pr.Role), CompanyName: co.Name}
-	for _, it := range p.navFor(pr, c.Request().URL.Path) {
-		if it.Href != "/" {
-			d.Links = append(d.Links, it)
+	d := views.HomeData{Name: pr.Name, Role: string(pr.Role), CompanyName: co.Name}
+	switch {
+	case pr.Grant(auth.DriversRead) == auth.Own && pr.DriverID == nil:
+		d.Unlinked = true
+	case pr.Grant(auth.DriversRead) == auth.Own:
+		if d.Driver, err = p.driverHome(ctx, pr, lang, *pr.DriverID); err != nil {
+			return err
+		}
+	default:
+		if g := pr.Grant(auth.DocumentsList); g != auth.Deny {
+			if d.Documents, err = p.homeDocuments(ctx, pr, lang); err != nil {
+				return err
+			}
+		}
+		if pr.Grant(auth.PenaltiesManage) == auth.All {
+			if d.Disputes, err = p.homeDisputes(ctx, pr, lang); err != nil {
+				return err
+			}
+		}
+		if pr.Grant(auth.PeriodsManage) == auth.All {
+			if d.Finance, err = p.homeFinance(ctx, pr, lang); err != nil {
+				return err
+			}
+		}
+	}
+	if d.Documents == nil && d.Disputes == nil && d.Finance == nil && d.Driver == nil {
+		for _, it := range p.navFor(pr, c.Request().URL.Path) {
+			if it.Href != "/" {
+				d.Links = append(d.Links, it)
+			}
 		}
 	}
 	return p.render(c, http.StatusOK, "home.title", views.Home(d))
+}
+
+// homeDocuments: drivers by document status, the documents in their alert
+// window by stage, and the active drivers who are not ready and why.
+func (p *Pages) homeDocuments(ctx context.Context, pr auth.Principal, lang i18n.Lang) (*views.HomeDocuments, error) {
+	docScope, err := pr.Scope(auth.DocumentsList)
+	if err != nil {
+		return nil, err
+	}
+	drvScope, err := pr.Scope(auth.DriversRead)
+	if err != nil {
+		return nil, err
+	}
+	counts, err := p.svc.Drivers.DocumentStatusCounts(ctx, pr, docScope)
+	if err != nil {
+		return nil, err
+	}
+	due, err := p.svc.Documents.Due(ctx, pr, docScope, homeListLimit)
+	if err != nil {
+		return nil, err
+	}
+	notReady, err := p.svc.Drivers.NotReady(ctx, pr, drvScope, homeListLimit)
+	if err != nil {
+		return nil, err
+	}
+	out := &views.HomeDocuments{NotReadyTotal: notReady.Total}
+	for _, st := range []string{"expired", "expiring_soon", "warning"} {
+		out.Counts = append(out.Counts, views.HomeCount{Label: "home.count.drivers_with", Status: st, Count: counts[st],
+			URL: "/drivers?document_status=" + st})
+	}
+	out.Counts = append(out.Counts, views.HomeCount{Label: "home.count.not_ready", Count: notReady.Total, URL: "#not-ready"})
+	for _, st := range due.Stages {
+		hs := views.HomeDueStage{Stage: st.Stage, Count: st.Count}
+		if st.Count > len(st.Documents) {
+			hs.MoreURL = stageListURL(st.Stage, due.MaxLeadDays)
+		}
+		for _, doc := range st.Documents {
+			hs.Docs = append(hs.Docs, views.HomeDueDoc{
+				DriverName: doc.DriverName, DriverNumber: doc.DriverNumber, DriverURL: driverURL(doc.DriverID),
+				Type: doc.Type, DocURL: documentURL(doc.DriverID, doc.ID), Status: doc.Status,
+				ValidUntil: lang.Date(doc.ValidUntil), Days: doc.DaysLeft, LeadDays: doc.LeadDaysOfType,
+			})
+		}
+		out.Stages = append(out.Stages, hs)
+	}
+	for _, n := range notReady.Drivers {
+		row := views.HomeNotReady{Name: n.FirstName + " " + n.LastName, Number: n.InternalNumber, URL: driverURL(n.ID)}
+		for _, m := range n.Missing {
+			sf := views.HomeShortfall{Type: m.Type, Status: m.Status}
+			if m.DocumentID != uuid.Nil {
+				sf.URL = documentURL(n.ID, m.DocumentID)
+			}
+			row.Missing = append(row.Missing, sf)
+		}
+		out.NotReady = append(out.NotReady, row)
+	}
+	return out, nil
+}
+
+// stageListURL is the drivers list of a document alert stage; the window
+// stage lists the documents due within the longest lead time.
+func stageListURL(stage string, maxLead int) string {
+	if stage == documents.StageLead {
+		return "/drivers?document_due_within=" + strconv.Itoa(min(max(maxLead, 15), drivers.MaxDueWithin))
+	}
+	return "/drivers?document_status=" + stage
+}
+
+// homeDisputes: the open disputes, oldest first, with their review due
+// date (the dispute queue's first rows).
+func (p *Pages) homeDisputes(ctx context.Context, pr auth.Principal, lang i18n.Lang) (*views.HomeDisputes, error) {
+	scope, err := pr.Scope(auth.PenaltiesRead)
+	if err != nil {
+		return nil, err
+	}
+	q, err := p.svc.Finance.PenaltyQueue(ctx, pr, scope, finance.QueueFilter{Page: 1, PerPage: homeListLimit})
+	if err != nil {
+		return nil, err
+	}
+	today, loc := pr.Today(), pr.Location()
+	out := &views.HomeDisputes{Total: q.Total, QueueURL: "/penalties"}
+	for _, pen := range q.Penalties {
+		row := views.HomeDispute{
+			DriverName: pen.DriverName, DriverNumber: pen.DriverNumber, DriverURL: driverURL(pen.DriverID),
+			PenaltyURL: penaltyURL(pen.DriverID, pen.ID), Type: pen.PenaltyType, Reason: deref(pen.DisputeReason),
+			Amount: amountView(lang, pen.Amount.Neg(), pen.Currency),
+		}
+		if pen.DisputeSubmittedAt != nil {
+			row.Filed = lang.Day(*pen.DisputeSubmittedAt, loc)
+		}
+		if pen.ReviewDue != nil {
+			row.Due, row.Overdue = lang.Date(*pen.ReviewDue), pen.ReviewDue.Before(today)
+		}
+		out.Rows = append(out.Rows, row)
+	}
+	return out, nil
+}
+
+// homeFinance: what waits for approval, what is approved but unpaid, the
+// pay periods to close this month and this month's totals.
+func (p *Pages) homeFinance(ctx context.Context, pr auth.Principal, lang i18n.Lang) (*views.HomeFinance, error) {
+	scope, err := pr.Scope(auth.FinanceRead)
+	if err != nil {
+		return nil, err
+	}
+	ov, err := p.svc.Finance.CompanyOverview(ctx, pr, scope, homeListLimit)
+	if err != nil {
+		return nil, err
+	}
+	today := pr.Today()
+	out := &views.HomeFinance{
+		Month: spanText(lang, ov.Month, today), PeriodsTotal: ov.PeriodsToCloseTotal,
+		PendingURL: financeURL(url.Values{"status": {finance.StatusPending}}), ApprovedURL: financeURL(url.Values{"status": {finance.StatusApproved}}),
+	}
+	for _, t := range ov.Pending {
+		out.Pending = append(out.Pending, views.HomeMoneyCount{Count: t.Count, Amount: amountView(lang, t.Amount, t.Currency),
+			URL: financeURL(url.Values{"status": {finance.StatusPending}, "currency": {t.Currency}})})
+	}
+	for _, t := range ov.Approved {
+		out.Approved = append(out.Approved, views.HomeMoneyCount{Count: t.Count, Amount: amountView(lang, t.Amount, t.Currency),
+			URL: financeURL(url.Values{"status": {finance.StatusApproved}, "currency": {t.Currency}})})
+	}
+	for _, pc := range ov.PeriodsToClose {
+		out.PeriodsToClose = append(out.PeriodsToClose, views.HomePeriod{
+			DriverName: pc.DriverName, DriverNumber: pc.DriverNumber, URL: driverURL(pc.DriverID) + "/finance/periods",
+			Span: spanText(lang, pc.Start, pc.End), Net: amountView(lang, pc.NetAmount, pc.Currency), Overdue: pc.End.Before(ov.Month),
+		})
+	}
+	for _, sm := range orderSummaries(ov.MonthTotals, pr.CompanyCurrency) {
+		out.MonthTotals = append(out.MonthTotals, views.HomeMonthTotal{
+			Currency: sm.Currency, Earnings: amountView(lang, sm.TotalEarnings, sm.Currency),
+			Deductions: amountView(lang, sm.TotalDeductions.Neg(), sm.Currency), Penalties: amountView(lang, sm.TotalPenalties.Neg(), sm.Currency),
+			Net: amountView(lang, sm.NetAmount, sm.Currency),
+			URL: financeURL(url.Values{"from_date": {ov.Month.String()}, "to_date": {today.MonthEnd().String()}, "currency": {sm.Currency}}),
+		})
+	}
+	return out, nil
+}
+
+// driverHome: the driver's documents to renew or hand in, the penalties it
+// can still accept or dispute, and this month's pay so far.
+func (p *Pages) driverHome(ctx context.Context, pr auth.Principal, lang i18n.Lang, id uuid.UUID) (*views.DriverHome, error) {
+	fin, err := p.svc.Finance.Authorize(ctx, pr, auth.FinanceRead, id)
+	if err != nil {
+		return nil, err
+	}
+	scope, err := pr.Scope(auth.DriversRead)
+	if err != nil {
+		return nil, err
+	}
+	docScope, err := pr.Scope(auth.DocumentsList)
+	if err != nil {
+		return nil, err
+	}
+	due, err := p.svc.Documents.Due(ctx, pr, docScope, homeListLimit)
+	if err != nil {
+		return nil, err
+	}
+	notReady, err := p.svc.Drivers.NotReady(ctx, pr, scope, 1)
+	if err != nil {
+		return nil, err
+	}
+	pens, err := p.svc.Finance.ListPenalties(ctx, pr, fin, finance.PenaltyFilter{Statuses: []string{finance.PenaltyPending}, Page: 1, PerPage: 50})
+	if err != nil {
+		return nil, err
+	}
+	today := pr.Today()
+	month, err := p.svc.Finance.ListTransactions(ctx, pr, fin, finance.TransactionFilter{From: ptr(today.MonthStart()), To: ptr(today.MonthEnd()), Page: 1, PerPage: 1})
+	if err != nil {
+		return nil, err
+	}
+
+	out := &views.DriverHome{ProfileURL: driverURL(id), PayURL: payURL(id), Month: spanText(lang, today.MonthStart(), today)}
+	for _, st := range due.Stages {
+		for _, doc := range st.Documents {
+			days := doc.DaysLeft
+			out.Documents = append(out.Documents, views.DriverTodo{Type: doc.Type, Status: doc.Status, URL: documentURL(id, doc.ID),
+				ValidUntil: lang.Date(doc.ValidUntil), Days: &days})
+		}
+	}
+	for _, n := range notReady.Drivers {
+		for _, m := range n.Missing {
+			if m.Status == "no_data" && m.DocumentID != uuid.Nil {
+				out.Missing = append(out.Missing, views.DriverTodo{Type: m.Type, Status: m.Status, URL: documentURL(id, m.DocumentID)})
+			}
+		}
+	}
+	loc := pr.Location()
+	for _, pen := range pens.Penalties {
+		out.Penalties = append(out.Penalties, views.DriverPenaltyTodo{
+			URL: penaltyURL(id, pen.ID), Type: pen.PenaltyType, Filed: lang.Day(pen.CreatedAt, loc), Incident: lang.Date(pen.IncidentDate),
+			Amount: amountView(lang, pen.Amount.Neg(), pen.Currency),
+		})
+	}
+	sums := orderSummaries(month.Summaries, pr.CompanyCurrency)
+	if len(sums) == 0 {
+		sums = []finance.Summary{month.Summary} // zero, in the company's currency
+	}
+	for _, sm := range sums {
+		out.Pay = append(out.Pay, amountView(lang, sm.NetAmount, sm.Currency))
+	}
+	return out, nil
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func documentURL(driverID, documentID uuid.UUID) string {
+	return driverURL(driverID) + "/documents/" + documentID.String()
+}
+
+func penaltyURL(driverID, penaltyID uuid.UUID) string {
+	return driverURL(driverID) + "/penalties/" + penaltyID.String()
+}
+
+func payURL(driverID uuid.UUID) string { return driverURL(driverID) + "/pay" }
+
+// financeURL is the company's finance queue with filters.
+func financeURL(q url.Values) string { return "/finance?" + q.Encode() }
+
+// orderSummaries puts the company's currency first, then the others by code.
+func orderSummaries(sums []finance.Summary, company string) []finance.Summary {
+	out := slices.Clone(sums)
+	slices.SortStableFunc(out, func(a, b finance.Summary) int {
+		switch {
+		case a.Currency == b.Currency:
+			return 0
+		case a.Currency == company:
+			return -1
+		case b.Currency == company:
+			return 1
+		case a.Currency < b.Currency:
+			return -1
+		}
+		return 1
+	})
+	return out
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/drivers"
+	"github.com/konvoj/konvoj/internal/finance"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/views"
 )
@@ -48,6 +49,13 @@ func TestTextKeysExist(t *testing.T) {
 	}
 	for _, ty := range documents.Types {
 		keys["doc.type."+ty] = true
+	}
+	for _, st := range documents.Stages {
+		keys["home.stage."+st] = true
+		keys["home.stage."+st+".about"] = true
+	}
+	for _, ty := range finance.PenaltyTypes {
+		keys["pay.penalty_type."+ty] = true
 	}
 	for _, f := range views.DriverFormFields() {
 		keys["driver.field."+f] = true

@@ -107,6 +107,8 @@ func Mount(s *web.Server, cfg config.Config, svc services.Set, log *slog.Logger)
 	p.mountDrivers(app)
 	p.mountFinance(app)
 	p.mountDocumentRules(app)
+	p.mountPay(app)
+	p.mountPenalties(app)
 	p.mountNotifications(app)
 	return p, nil
 }
@@ -140,6 +142,17 @@ func (p *Pages) navFor(pr auth.Principal, path string) []views.NavItem {
 		}
 		it.Active = path == it.Href || (it.Href != "/" && strings.HasPrefix(path, it.Href+"/"))
 		out = append(out, it)
+	}
+	// Only the most specific entry is current (a driver's penalties lie
+	// under its profile).
+	best := -1
+	for i, it := range out {
+		if it.Active && (best < 0 || len(it.Href) > len(out[best].Href)) {
+			best = i
+		}
+	}
+	for i := range out {
+		out[i].Active = i == best
 	}
 	return out
 }

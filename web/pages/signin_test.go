@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -125,18 +126,23 @@ func navLinks(body string) []string {
 	return out
 }
 
-// A driver has one home in the menu, its profile; the dashboard entry
-// would open the same page.
-func TestDriverMenuHasOneHome(t *testing.T) {
+// A driver's menu: its home page (to-dos), its profile, its pay and its
+// penalties.
+func TestDriverMenu(t *testing.T) {
 	env := devEnv(t)
 	company := env.Company("Acme", "free")
 	own := env.Driver(company, fixtures.Name("Petr", "Malý"), fixtures.Email("petr@acme.test"))
 	drv := signIn(t, env, company, auth.RoleDriver, "petr@acme.test", "en")
 	res := drv.get("/drivers/"+own.String()).expect(t, http.StatusOK)
-	if got := navLinks(res.Body); len(got) != 1 || got[0] != "/drivers/"+own.String() {
-		t.Errorf("driver's menu %v, want only its profile", got)
+	want := []string{"/", "/drivers/" + own.String(), "/drivers/" + own.String() + "/pay", "/drivers/" + own.String() + "/penalties"}
+	if got := navLinks(res.Body); !slices.Equal(got, want) {
+		t.Errorf("driver's menu %v, want %v", got, want)
 	}
-	res.contains(t, "My profile", `aria-current="page"`).lacks(t, ">Dashboard<")
+	res.contains(t, "My profile", "My pay", "My penalties", `aria-current="page"`)
+
+	// An unlinked driver account has no pay of its own to open.
+	lost := signIn(t, env, company, auth.RoleDriver, "nobody@acme.test", "en")
+	lost.get("/").expect(t, http.StatusOK).contains(t, "Ask HR to enter your e-mail address").lacks(t, "My pay")
 
 	// Other roles keep the dashboard and the list.
 	hr := signIn(t, env, company, auth.RoleHRManager, "hr@acme.test", "en")

@@ -1,0 +1,131 @@
+package drivers
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/documents"
+)
+
+// NotReadyDriver is an active driver who is not ready, and why: the
+// required document types that are not usable, with their status
+// (no_data or expired).
+type NotReadyDriver struct {
+	ID             uuid.UUID
+	FirstName      string
+	LastName       string
+	InternalNumber string
+	Missing        []Shortfall
+}
+
+// Shortfall is a required document type that keeps a driver from being
+// ready, and its status.
+type Shortfall struct {
+	DocumentID uuid.UUID
+	Type       string
+	Status     string
+}
+
+// NotReadyList is the first not-ready drivers (by internal number) and how
+// many there are.
+type NotReadyList struct {
+	Drivers []NotReadyDriver
+	Total   int
+}
+
+// NotReady lists the active drivers that are not ready (is_ready of
+// docs/drivers-and-documents.md) with the required document types that
+// are not valid, warning or expiring_soon: at most limit drivers, and the
+// count of all. Drivers not active are not ready by definition and are
+// left out. company is the guard's collection Ref: a driver caller sees
+// only its own record (nothing when linked to none).
+func (s *Service) NotReady(ctx context.Context, p auth.Principal, company auth.Ref, limit int) (NotReadyList, error) {
+	if err := company.Check(p, auth.DriversRead); err != nil {
+		return NotReadyList{}, err
+	}
+	rows, err := s.db.Query(ctx, `
+		WITH co AS (`+companyFacts+` WHERE c.id = $1),
+		short AS (
+			SELECT d.id, d.first_name, d.last_name, d.internal_number, d.internal_seq,
+				array_agg(COALESCE(dd.id, '00000000-0000-0000-0000-000000000000'::uuid) ORDER BY array_position($4::text[], rt.type), rt.type) AS doc_ids,
+				array_agg(rt.type ORDER BY array_position($4::text[], rt.type), rt.type) AS types,
+				array_agg(konvoj_document_status(dd.current_file_id IS NOT NULL, dd.valid_until, co.today)
+					ORDER BY array_position($4::text[], rt.type), rt.type) AS statuses
+			FROM drivers d
+			CROSS JOIN co
+			CROSS JOIN LATERAL (SELECT DISTINCT t AS type FROM unnest(`+requiredOf+`) AS t) rt
+			LEFT JOIN driver_documents dd ON dd.company_id = d.company_id AND dd.driver_id = d.id AND dd.type = rt.type
+			WHERE d.company_id = $1 AND d.deleted_at IS NULL AND d.status = 'active'
+				AND ($3::uuid IS NULL OR d.id = $3)
+				AND konvoj_document_status(dd.current_file_id IS NOT NULL, dd.valid_until, co.today) NOT IN ('valid', 'warning', 'expiring_soon')
+			GROUP BY d.id
+		)
+		SELECT id, first_name, last_name, internal_number, doc_ids, types, statuses, count(*) OVER ()
+		FROM short
+		ORDER BY internal_seq, id
+		LIMIT $2`, company.CompanyID(), limit, company.Only(), documents.Types)
+	if err != nil {
+		return NotReadyList{}, fmt.Errorf("drivers not ready: %w", err)
+	}
+	defer rows.Close()
+	var out NotReadyList
+	for rows.Next() {
+		var d NotReadyDriver
+		var ids []uuid.UUID
+		var types, statuses []string
+		if err := rows.Scan(&d.ID, &d.FirstName, &d.LastName, &d.InternalNumber, &ids, &types, &statuses, &out.Total); err != nil {
+			return NotReadyList{}, fmt.Errorf("scan driver not ready: %w", err)
+		}
+		for i := range types {
+			d.Missing = append(d.Missing, Shortfall{DocumentID: ids[i], Type: types[i], Status: statuses[i]})
+		}
+		out.Drivers = append(out.Drivers, d)
+	}
+	if err := rows.Err(); err != nil {
+		return NotReadyList{}, fmt.Errorf("drivers not ready: %w", err)
+	}
+	return out, nil
+}
+
+// DocumentStatusCounts counts the company's live drivers with at least one
+// document in each of the statuses that call for action, expired,
+// expiring_soon and warning (the drivers list's document_status filter,
+// so a count and the list it links to agree; the index range of
+// valid_until finds the documents). Statuses no driver has are 0.
+func (s *Service) DocumentStatusCounts(ctx context.Context, p auth.Principal, company auth.Ref) (map[string]int, error) {
+	if err := company.Check(p, auth.DocumentsList); err != nil {
+		return nil, err
+	}
+	rows, err := s.db.Query(ctx, `
+		WITH co AS (`+companyFacts+` WHERE c.id = $1)
+		SELECT x.status, count(DISTINCT x.driver_id)
+		FROM (
+			SELECT dd.driver_id, konvoj_document_status(dd.current_file_id IS NOT NULL, dd.valid_until, co.today) AS status
+			FROM driver_documents dd
+			JOIN drivers d ON d.id = dd.driver_id AND d.company_id = dd.company_id AND d.deleted_at IS NULL
+			CROSS JOIN co
+			WHERE dd.company_id = $1 AND ($2::uuid IS NULL OR d.id = $2)
+				AND dd.current_file_id IS NOT NULL AND dd.valid_until <= (SELECT today FROM co) + 30
+		) x
+		GROUP BY x.status`, company.CompanyID(), company.Only())
+	if err != nil {
+		return nil, fmt.Errorf("count drivers by document status: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var st string
+		var n int
+		if err := rows.Scan(&st, &n); err != nil {
+			return nil, fmt.Errorf("scan document status count: %w", err)
+		}
+		out[st] = n
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("count drivers by document status: %w", err)
+	}
+	return out, nil
+}

@@ -1,0 +1,146 @@
+package views
+
+// HomeData is the home page after sign-in: a greeting, then the sections
+// of the caller's role (nil sections are not shown).
+type HomeData struct {
+	Name        string
+	Role        string
+	CompanyName string
+	// Documents: HR, admins and dispatchers.
+	Documents *HomeDocuments
+	// Disputes: who resolves penalties (HR, admins).
+	Disputes *HomeDisputes
+	// Finance: who closes pay periods (accountants, admins).
+	Finance *HomeFinance
+	// Driver: a driver linked to its record.
+	Driver *DriverHome
+	// Unlinked: a driver account linked to no driver record.
+	Unlinked bool
+	// Links are the pages the role may open, for roles without sections.
+	Links []NavItem
+}
+
+// HomeCount is a number on the home page that links to the list it counts.
+type HomeCount struct {
+	// Label is an i18n key; Status, when set, draws the document status
+	// badge instead.
+	Label  string
+	Status string
+	Count  int
+	URL    string
+}
+
+// HomeDocuments is the documents part of the staff home page.
+type HomeDocuments struct {
+	Counts []HomeCount
+	// Stages are the documents in their alert window: expired, expiring
+	// soon, entering the window.
+	Stages        []HomeDueStage
+	NotReady      []HomeNotReady
+	NotReadyTotal int
+}
+
+// HomeDueStage is one alert stage's documents.
+type HomeDueStage struct {
+	Stage string
+	Count int
+	// MoreURL lists all of them when more exist than are shown.
+	MoreURL string
+	Docs    []HomeDueDoc
+}
+
+// HomeDueDoc is a document in its alert window.
+type HomeDueDoc struct {
+	DriverName, DriverNumber, DriverURL string
+	Type, DocURL, Status, ValidUntil    string
+	Days                                int
+	LeadDays                            int
+}
+
+// HomeNotReady is an active driver who is not ready and why.
+type HomeNotReady struct {
+	Name, Number, URL string
+	Missing           []HomeShortfall
+}
+
+// HomeShortfall is a required document keeping a driver from being ready.
+type HomeShortfall struct {
+	Type, Status, URL string
+}
+
+// HomeDisputes are the open disputes, oldest first.
+type HomeDisputes struct {
+	Rows  []HomeDispute
+	Total int
+	// QueueURL is the company's dispute queue.
+	QueueURL string
+}
+
+// HomeDispute is one open dispute.
+type HomeDispute struct {
+	DriverName, DriverNumber, DriverURL string
+	PenaltyURL, Type, Reason            string
+	Amount                              Amount
+	Filed, Due                          string
+	Overdue                             bool
+}
+
+// HomeFinance is the accountant's part of the home page.
+type HomeFinance struct {
+	Month string // "November 2026" in words
+	// Pending and Approved are per currency, each linking to the queue.
+	Pending, Approved []HomeMoneyCount
+	PendingURL        string
+	ApprovedURL       string
+	PeriodsToClose    []HomePeriod
+	PeriodsTotal      int
+	MonthTotals       []HomeMonthTotal
+}
+
+// HomeMoneyCount is how many transactions of a currency, and their sum.
+type HomeMoneyCount struct {
+	Count  int
+	Amount Amount
+	URL    string
+}
+
+// HomePeriod is an open pay period ending by the end of this month.
+type HomePeriod struct {
+	DriverName, DriverNumber, URL string
+	Span                          string
+	Net                           Amount
+	Overdue                       bool
+}
+
+// HomeMonthTotal is this month's money in one currency.
+type HomeMonthTotal struct {
+	Currency                             string
+	Earnings, Deductions, Penalties, Net Amount
+	URL                                  string
+}
+
+// DriverHome is a driver's own to-dos and pay.
+type DriverHome struct {
+	ProfileURL string
+	PayURL     string
+	// Missing are the required documents with no file.
+	Missing []DriverTodo
+	// Documents are the documents in their alert window, most urgent first.
+	Documents []DriverTodo
+	Penalties []DriverPenaltyTodo
+	Month     string
+	// Pay is this month's net so far, per currency (the company's first).
+	Pay []Amount
+}
+
+// DriverTodo is a document the driver has to renew or hand in.
+type DriverTodo struct {
+	Type, Status, URL, ValidUntil string
+	Days                          *int
+}
+
+// DriverPenaltyTodo is a penalty the driver can still accept or dispute.
+type DriverPenaltyTodo struct {
+	URL, Type, Filed, Incident string
+	Amount                     Amount
+}

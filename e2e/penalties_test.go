@@ -31,11 +31,11 @@ func photoPNG(t *testing.T) []byte {
 	return b.Bytes()
 }
 
-// HR records a penalty with a photo; the driver, on a phone, opens it from
-// its penalties, disputes it with a reason and a photo and is told HR will
+// HR records a penalty with a photo; the driver, on a phone, sees it in its
+// penalties and opens it from its home page's to-dos, disputes it with a reason and a photo and is told HR will
 // review within 5 business days; HR finds it in the dispute queue with the
-// photo and reduces it; the driver's penalty page then shows the reduced
-// amount. Every new page is photographed at both widths in English and
+// photo and reduces it; the driver's penalty page and pay page then show
+// the reduced amount. Every new page is photographed at both widths in English and
 // Czech and checked with axe-core.
 func TestPenaltyDisputeOnPhone(t *testing.T) {
 	app := newApp(t)
@@ -69,8 +69,11 @@ func TestPenaltyDisputeOnPhone(t *testing.T) {
 	must(t, expect.Locator(hr.GetByTestId("flash-success")).ToHaveText("The penalty of CZK\u00a01,500.00 was recorded."))
 	must(t, expect.Locator(hr.GetByTestId("evidence-thumb")).ToHaveCount(1))
 
-	// The driver on a phone: its penalties, then the pending one.
-	me := app.SignInAt(t, phone, own, company, auth.RoleDriver, Person{Email: "petr.maly@acme.test", FirstName: "Petr", LastName: "Malý"})
+	// The driver on a phone: its penalties list, then, from its home
+	// page's to-dos, the pending one.
+	me := app.SignInAt(t, phone, "/", company, auth.RoleDriver, Person{Email: "petr.maly@acme.test", FirstName: "Petr", LastName: "Malý"})
+	_, err = me.Goto(app.URL + own)
+	must(t, err)
 	must(t, me.GetByTestId("driver-penalties").Click())
 	must(t, me.WaitForURL(app.URL+own+"/penalties"))
 	row := me.Locator("[data-testid=penalty-list] a")
@@ -79,7 +82,11 @@ func TestPenaltyDisputeOnPhone(t *testing.T) {
 	must(t, expect.Locator(row.GetByTestId("penalty-amount")).ToHaveText("CZK\u00a01,500.00"))
 	app.Screenshots(t, me, "penalties-driver")
 	app.CheckA11y(t, me)
-	must(t, row.Click())
+	_, err = me.Goto(app.URL + "/")
+	must(t, err)
+	todo := me.GetByTestId("todo-penalty")
+	must(t, expect.Locator(todo).ToHaveCount(1))
+	must(t, todo.Click())
 	must(t, me.WaitForURL(penaltyURL))
 	must(t, expect.Locator(me.GetByTestId("dispute-files")).ToHaveAttribute("capture", "environment"))
 	must(t, expect.Locator(me.GetByTestId("dispute-files")).ToHaveAttribute("accept", "image/*,application/pdf"))
@@ -139,6 +146,21 @@ func TestPenaltyDisputeOnPhone(t *testing.T) {
 	must(t, expect.Locator(me.GetByTestId("outcome")).ToContainText("The sign was partly hidden."))
 	app.Screenshots(t, me, "penalty-resolved")
 	app.CheckA11y(t, me)
+
+	// The driver's pay page: this month's penalty deducts the reduced
+	// amount, and the net so far says so (the penalty is the month's only
+	// transaction).
+	_, err = me.Goto(app.URL + own + "/pay")
+	must(t, err)
+	payRow := me.Locator("[data-testid=pay-row]", playwright.PageLocatorOptions{Has: me.GetByTestId("pay-penalty")})
+	must(t, expect.Locator(payRow).ToHaveCount(1))
+	must(t, expect.Locator(payRow.Locator("[data-negative=true]")).ToContainText("CZK\u00a0500.00"))
+	must(t, expect.Locator(payRow.GetByTestId("pay-penalty")).ToHaveAttribute("href", strings.TrimPrefix(penaltyURL, app.URL)))
+	must(t, expect.Locator(me.Locator("[data-testid=pay-net] [data-negative=true]")).ToContainText("CZK\u00a0500.00"))
+	app.Screenshots(t, me, "pay-after-dispute")
+	app.CheckA11y(t, me)
+	_, err = me.Goto(penaltyURL)
+	must(t, err)
 
 	// The same pages in Czech.
 	// (The language switch is in the header at desktop width.)

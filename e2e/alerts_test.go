@@ -1,0 +1,71 @@
+package e2e
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/playwright-community/playwright-go"
+
+	"github.com/konvoj/konvoj/internal/alerts"
+	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/civil"
+)
+
+// HR sees the bell's unread count after the daily scan, opens the
+// notifications, marks them read, and edits the document rules with the
+// service's message inline; in English and in Czech.
+func TestAlertsBellNotificationsAndRules(t *testing.T) {
+	app := newApp(t)
+	company := app.Company(t, "Acme Transport", "en")
+	app.seedDrivers(t, company, []seedDriver{
+		{First: "Jan", Last: "Novák", Email: "jan@acme.test", Citizenship: "CZ", Office: "Praha", Docs: map[string]int{"passport": 40, "drivers_license": 400}},
+	})
+	page := app.SignIn(t, company, auth.RoleHRManager, Person{Email: "hana@acme.test", FirstName: "Hana", LastName: "Horáková"})
+
+	// The day's scan: the passport is in its lead window (90 days), three
+	// required documents are missing.
+	loc, err := time.LoadLocation("Europe/Prague")
+	must(t, err)
+	_, err = alerts.NewScanner(app.DB, app.URL).Scan(context.Background(), company, civil.DateOf(time.Now().In(loc)), nil)
+	must(t, err)
+	_, err = page.Goto(app.URL + "/")
+	must(t, err)
+	bell := page.GetByTestId("bell").First()
+	must(t, expect.Locator(page.GetByTestId("bell-count").First()).ToHaveText("4"))
+	must(t, expect.Locator(bell).ToHaveAttribute("aria-label", "Notifications: 4 unread"))
+	must(t, bell.Click())
+	must(t, page.WaitForURL(app.URL+"/notifications"))
+	must(t, expect.Locator(page.GetByTestId("notification")).ToHaveCount(4))
+	must(t, expect.Locator(page.GetByTestId("notifications")).ToContainText("Jan Novák: Passport, Renewal due"))
+	app.Screenshots(t, page, "notifications-en")
+	app.CheckA11y(t, page)
+	must(t, page.GetByTestId("read-all").Click())
+	must(t, expect.Locator(page.GetByTestId("bell-count")).ToHaveCount(0))
+	must(t, expect.Locator(page.Locator(`[data-testid=notification][data-unread=true]`)).ToHaveCount(0))
+
+	// The rules page: a refused value comes back in its row.
+	_, err = page.Goto(app.URL + "/document-rules")
+	must(t, err)
+	must(t, expect.Locator(page.Locator(`input[name="lead_days.passport"]`)).ToHaveValue("90"))
+	app.Screenshots(t, page, "document-rules-en")
+	app.CheckA11y(t, page)
+	must(t, page.Locator(`input[name="lead_days.passport"]`).Fill("-5"))
+	must(t, page.GetByTestId("save-rules").Click())
+	must(t, expect.Locator(page.GetByTestId("rule-error-passport")).ToContainText("whole number from 0 to 730"))
+	must(t, page.Locator(`input[name="lead_days.passport"]`).Fill("120"))
+	must(t, page.GetByTestId("save-rules").Click())
+	must(t, expect.Locator(page.GetByTestId("flash-success")).ToContainText("Document rules saved."))
+	must(t, expect.Locator(page.Locator(`input[name="lead_days.passport"]`)).ToHaveValue("120"))
+
+	// Czech.
+	must(t, page.GetByRole(*playwright.AriaRoleButton, playwright.PageGetByRoleOptions{Name: "Čeština"}).First().Click())
+	must(t, expect.Locator(page.Locator("h1")).ToHaveText("Pravidla dokladů"))
+	app.Screenshots(t, page, "document-rules-cs")
+	app.CheckA11y(t, page)
+	_, err = page.Goto(app.URL + "/notifications")
+	must(t, err)
+	must(t, expect.Locator(page.GetByTestId("notifications")).ToContainText("Jan Novák: Cestovní pas, Blíží se obnova"))
+	app.Screenshots(t, page, "notifications-cs")
+	app.CheckA11y(t, page)
+}

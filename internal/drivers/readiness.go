@@ -47,7 +47,7 @@ func (s *Service) NotReady(ctx context.Context, p auth.Principal, company auth.R
 		return NotReadyList{}, err
 	}
 	rows, err := s.db.Query(ctx, `
-		WITH co AS (`+companyFacts+` WHERE c.id = $1),
+		WITH co AS MATERIALIZED (`+companyFacts+` WHERE c.id = $1),
 		short AS (
 			SELECT d.id, d.first_name, d.last_name, d.internal_number, d.internal_seq,
 				array_agg(COALESCE(dd.id, '00000000-0000-0000-0000-000000000000'::uuid) ORDER BY array_position($4::text[], rt.type), rt.type) AS doc_ids,
@@ -100,7 +100,7 @@ func (s *Service) DocumentStatusCounts(ctx context.Context, p auth.Principal, co
 		return nil, err
 	}
 	rows, err := s.db.Query(ctx, `
-		WITH co AS (`+companyFacts+` WHERE c.id = $1)
+		WITH co AS MATERIALIZED (`+companyFacts+` WHERE c.id = $1)
 		SELECT x.status, count(DISTINCT x.driver_id)
 		FROM (
 			SELECT dd.driver_id, konvoj_document_status(dd.current_file_id IS NOT NULL, dd.valid_until, co.today) AS status

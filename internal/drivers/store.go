@@ -26,10 +26,12 @@ const driverColumns = `d.id, d.company_id, d.office_id, d.internal_number, d.fir
 	d.status, d.hire_date, d.fire_date, d.contract_from, d.contract_to, d.contract_indefinite, d.work_location,
 	d.bank_country, d.bank_account, d.iban, d.swift, d.flags, d.created_at, d.updated_at`
 
-// companyFacts is what the status rules need from the company (alias co):
-// today in its time zone and its required document types (the document
-// rules, docs/alerts.md): those of every driver, and those of a driver from
-// outside the EU, EEA and Switzerland.
+// companyFacts is what the status rules need from the company (alias co),
+// always in a MATERIALIZED CTE: a CTE used once is otherwise inlined and
+// its rule lookups re-run for every row of the page (the list took twice
+// as long). It holds today in the company's time zone and its required
+// document types (the document rules, docs/alerts.md): those of every
+// driver, and those of a driver from outside the EU, EEA and Switzerland.
 const companyFacts = `SELECT konvoj_today(c.timezone) AS today,
 		konvoj_required_document_types(c.id, false) AS required,
 		konvoj_required_document_types(c.id, true) AS required_non_eu
@@ -342,7 +344,7 @@ func (q *listQuery) run(ctx context.Context, db postgres.DBTX) ([]ListItem, []*s
 	// (p.sort_key is its text form, so it is cast back) and id.
 	outerOrder := fmt.Sprintf("p.sort_key::%s %s NULLS LAST, d.id %s", col.cast, dir, dir)
 	sql := fmt.Sprintf(`
-		WITH co AS (%s WHERE c.id = $1)
+		WITH co AS MATERIALIZED (%s WHERE c.id = $1)
 		SELECT d.id, d.internal_number, d.first_name, d.last_name, d.email, d.phone, d.citizenship, d.status,
 			d.hire_date, d.created_at, d.updated_at,
 			s.total, s.valid, s.warning, s.expiring_soon, s.expired, s.no_data, %s,
@@ -410,7 +412,7 @@ func (r nextExpiryRow) value() *NextExpiry {
 func (q *listQuery) count(ctx context.Context, db postgres.DBTX) (int, error) {
 	where := q.where()
 	var n int
-	err := db.QueryRow(ctx, `WITH co AS (`+companyFacts+` WHERE c.id = $1)
+	err := db.QueryRow(ctx, `WITH co AS MATERIALIZED (`+companyFacts+` WHERE c.id = $1)
 		SELECT count(*) FROM drivers d WHERE `+where, q.args...).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("count drivers: %w", err)

@@ -122,9 +122,14 @@ func sameUUID(a, b *uuid.UUID) bool {
 	return *a == *b
 }
 
-// DeleteAllowed applies the delete rules: never a paid transaction, and only
-// within DeleteWindowDays of its transaction_date.
+// DeleteAllowed applies the delete rules: never a penalty's record, never a
+// paid transaction, and only within DeleteWindowDays of its
+// transaction_date.
 func DeleteAllowed(t Transaction, today civil.Date) error {
+	if t.PenaltyID != nil {
+		// A penalty's record goes with its penalty.
+		return apperr.Conflict("msg.finance.penalty_record_delete")
+	}
 	if t.Status == StatusPaid {
 		return apperr.Conflict("msg.finance.delete_paid")
 	}

@@ -633,7 +633,7 @@ func (p *Pages) ledgerRow(lang i18n.Lang, pr auth.Principal, t finance.Transacti
 		row.Edit = t.Status == finance.StatusPending || t.Status == finance.StatusApproved
 	}
 	if write || pr.Grant(auth.FinanceDelete) != auth.Deny {
-		why := deleteRefusal(t, today)
+		why := finance.DeleteAllowed(t, today)
 		switch {
 		case why != nil && t.Status != finance.StatusCancelled:
 			row.DeleteBlocked = errorText(lang, why)
@@ -705,7 +705,7 @@ func (p *Pages) confirmDeleteTransaction(c echo.Context) error {
 	row := p.ledgerRow(lang, pr, t, pr.Today())
 	if row.DeleteBlocked != "" {
 		// The rules forbid it: say why in the ledger, at the row.
-		return p.ledgerRefusal(c, pr, driverID, ledgerURL(driverID), row.ID, deleteRefusal(t, pr.Today()))
+		return p.ledgerRefusal(c, pr, driverID, ledgerURL(driverID), row.ID, finance.DeleteAllowed(t, pr.Today()))
 	}
 	return p.render(c, http.StatusOK, "finance.delete.title", views.DeleteTransaction(views.DeleteTransactionData{
 		Driver: header, Row: row, Action: row.URL + "/delete", CSRF: csrfToken(c), CancelURL: ledgerURL(driverID),
@@ -1080,13 +1080,4 @@ func formAmount(s string) string {
 		s = strings.Replace(s, ",", ".", 1)
 	}
 	return s
-}
-
-// deleteRefusal is why the rules keep a transaction from being deleted
-// (nil when they allow it): a penalty's record goes with its penalty.
-func deleteRefusal(t finance.Transaction, today civil.Date) error {
-	if t.PenaltyID != nil {
-		return apperr.Conflict("msg.finance.penalty_record_delete")
-	}
-	return finance.DeleteAllowed(t, today)
 }

@@ -57,6 +57,8 @@ var StaffOnly = []string{
 	"msg.api.", "msg.list.", "msg.tenants.", "msg.audit.", "msg.finance.", "msg.rating.", "msg.auth.role",
 	"field.tenant.", "field.company_id",
 	"nav.disputes", "disputes.", "penalty.list", "penalty.new.", "penalty.resolve.", "penalty.severity.",
+	"msg.drivers.tag", "msg.drivers.too_many_tags", "msg.drivers.language", "field.tags", "field.language",
+	"doctypes.", "nav.document_types", "msg.document_types.", "field.document_type.",
 }
 
 // IsStaffOnly reports whether key is a text only office staff see.

@@ -50,7 +50,7 @@ func TestDriverTagsAndLanguage(t *testing.T) {
 	if n := hr.Get("/api/v0/drivers?tag=nobody,international").Expect(http.StatusOK).JSON()["total"]; n != float64(1) {
 		t.Errorf("tag=nobody,international: total %v", n)
 	}
-	hr.Get("/api/v0/drivers?tag=" + strings.Repeat("a", 41)).ExpectError(http.StatusUnprocessableEntity, "ValidationError")
+	hr.Get("/api/v0/drivers?tag="+strings.Repeat("a", 41)).ExpectError(http.StatusUnprocessableEntity, "ValidationError")
 
 	// Update replaces the tags; null clears them and the language.
 	upd := hr.Put("/api/v0/drivers/"+id, map[string]any{"tags": []string{"local"}, "language": nil}).Expect(http.StatusOK).JSON()

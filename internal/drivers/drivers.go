@@ -113,7 +113,6 @@ type ListItem struct {
 	Email            string           `json:"email"`
 	Phone            *string          `json:"phone"`
 	Citizenship      *string          `json:"citizenship"`
-	Tags             []string         `json:"tags"`
 	Status           string           `json:"status"`
 	HireDate         *civil.Date      `json:"hire_date"`
 	IsReady          bool             `json:"is_ready"`

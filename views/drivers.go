@@ -167,6 +167,9 @@ type DocumentPageData struct {
 	Upload       UploadForm
 	// Notice is a translated success message after an upload ("" none).
 	Notice string
+	// Review is the newest version's review when it is pending or
+	// rejected (nil otherwise): the driver sees it above the upload form.
+	Review *VersionRow
 }
 
 // VersionRow is one file version in the history.
@@ -179,6 +182,10 @@ type VersionRow struct {
 	UploadedBy  string
 	UploadedAt  string
 	DownloadURL string
+	// ReviewStatus is approved, pending or rejected; ReviewReason the
+	// reviewer's reason.
+	ReviewStatus string
+	ReviewReason string
 }
 
 // UploadForm is the upload form with what was sent and what was wrong.

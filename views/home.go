@@ -8,6 +8,8 @@ type HomeData struct {
 	CompanyName string
 	// Documents: HR, admins and dispatchers.
 	Documents *HomeDocuments
+	// Review: the uploads waiting for review (HR, admins).
+	Review *HomeReview
 	// Disputes: who resolves penalties (HR, admins).
 	Disputes *HomeDisputes
 	// Finance: who closes pay periods (accountants, admins).
@@ -143,4 +145,11 @@ type DriverTodo struct {
 type DriverPenaltyTodo struct {
 	URL, Type, Filed, Incident string
 	Amount                     Amount
+}
+
+// HomeReview is the number of drivers' uploads waiting for review, with
+// the link to the review queue.
+type HomeReview struct {
+	Count int
+	URL   string
 }

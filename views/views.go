@@ -39,6 +39,9 @@ type NavItem struct {
 	Active bool
 	// Description is an i18n key shown on the dashboard ("" for none).
 	Description string
+	// Count is a number shown with the entry (0: none), such as the
+	// uploads waiting for review.
+	Count int
 }
 
 // Flash kinds.

@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -19,6 +20,25 @@ func ServeDownload(c echo.Context, d *documents.Download) {
 	hdr.Set(echo.HeaderContentType, d.MimeType)
 	hdr.Set("ETag", `"`+d.HashSHA256+`"`)
 	hdr.Set(echo.HeaderContentDisposition, ContentDisposition(DownloadName(d.OriginalFilename, d.MimeType)))
+	hdr.Set("X-Content-Type-Options", "nosniff")
+	hdr.Set(echo.HeaderCacheControl, "private, no-cache")
+	http.ServeContent(c.Response(), c.Request(), "", d.UploadedAt, d)
+}
+
+// ServeInline sends an opened document file to be shown in the page that
+// asks for it (the review queue's image or PDF): the headers of
+// ServeDownload, but Content-Disposition inline, and the page's own
+// origin may frame it (X-Frame-Options SAMEORIGIN); the file itself may
+// load nothing (Content-Security-Policy default-src 'none'). Only the
+// allowed document types (PDF and images, never HTML or SVG) are ever
+// stored, and nosniff keeps the browser to the stored type.
+func ServeInline(c echo.Context, d *documents.Download) {
+	hdr := c.Response().Header()
+	hdr.Set("Content-Security-Policy", "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'self'")
+	hdr.Set("X-Frame-Options", "SAMEORIGIN")
+	hdr.Set(echo.HeaderContentType, d.MimeType)
+	hdr.Set("ETag", `"`+d.HashSHA256+`"`)
+	hdr.Set(echo.HeaderContentDisposition, "inline"+strings.TrimPrefix(ContentDisposition(DownloadName(d.OriginalFilename, d.MimeType)), "attachment"))
 	hdr.Set("X-Content-Type-Options", "nosniff")
 	hdr.Set(echo.HeaderCacheControl, "private, no-cache")
 	http.ServeContent(c.Response(), c.Request(), "", d.UploadedAt, d)

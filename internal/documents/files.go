@@ -77,6 +77,9 @@ type Ref struct {
 	docID   uuid.UUID
 }
 
+// DocumentType is the document's type.
+func (r Ref) DocumentType() string { return r.docType }
+
 // DocumentID is the id of the document (for a file's Ref, the file's
 // document).
 func (r Ref) DocumentID() uuid.UUID { return r.docID }

@@ -105,6 +105,13 @@ var pageRoutes = map[string]pageRoute{
 		ids: map[string]string{"id": webtest.KindDriver, "document_id": webtest.KindDocument}},
 	"GET /drivers/:id/pay":    {action: auth.FinanceRead, ids: driverID},
 	"GET /files/:id/download": {action: auth.FilesRead, ids: map[string]string{"id": webtest.KindFile}},
+	"GET /files/:id/view":     {action: auth.FilesRead, ids: map[string]string{"id": webtest.KindFile}},
+
+	"GET /document-reviews": {action: auth.DocumentsReview, notApplicable: map[webtest.Refusal]string{
+		webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
+	"POST /document-reviews/:file_id": {action: auth.DocumentsReview, ids: map[string]string{"file_id": webtest.KindFile},
+		form:          url.Values{"decision": {"reject"}, "reason": {"Blurred."}, "form_token": {"0b0e5b7c-4a1c-4bd2-9d55-3d3e2f6f4a01"}},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
 
 	"GET /finance": {action: auth.FinanceRead, notApplicable: map[webtest.Refusal]string{
 		webtest.OtherCompany: collection, webtest.OtherDriver: ownList}},

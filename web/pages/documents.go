@@ -74,8 +74,13 @@ func (p *Pages) documentData(c echo.Context, driverID, documentID uuid.UUID) (vi
 			d.Versions = append(d.Versions, views.VersionRow{
 				Version: v.Version, Current: v.IsCurrent, Filename: v.OriginalFilename, MimeType: v.MimeType,
 				Size: formatSize(lang, v.SizeBytes), UploadedBy: who, UploadedAt: lang.DateTime(v.UploadedAt, pr.Location()),
-				DownloadURL: "/files/" + v.ID.String() + "/download",
+				DownloadURL: "/files/" + v.ID.String() + "/download", ReviewStatus: v.ReviewStatus, ReviewReason: deref(v.ReviewReason),
 			})
+		}
+		// The newest version waiting or refused is said above the form,
+		// where the driver uploads again.
+		if len(d.Versions) > 0 && d.Versions[0].ReviewStatus != documents.ReviewApproved {
+			d.Review = &d.Versions[0]
 		}
 	}
 	max := p.svc.Documents.MaxBytes()
@@ -106,7 +111,7 @@ func (p *Pages) uploadDocument(c echo.Context) error {
 	}
 	f, err := p.upload(c, ref)
 	if err == nil {
-		return p.uploaded(c, driverID, documentID, f.Version)
+		return p.uploaded(c, driverID, documentID, f)
 	}
 	errs, ok := uploadErrors(lang, err, formatSize(lang, p.svc.Documents.MaxBytes()))
 	if !ok {
@@ -134,9 +139,13 @@ func (p *Pages) upload(c echo.Context, ref documents.Ref) (*documents.File, erro
 }
 
 // uploaded answers a stored upload: a redirect after a plain form post,
-// the document panel with a notice for static/upload.js.
-func (p *Pages) uploaded(c echo.Context, driverID, documentID uuid.UUID, version int) error {
-	notice := "upload.done"
+// the document panel with a notice for static/upload.js. A version that
+// waits for review says so.
+func (p *Pages) uploaded(c echo.Context, driverID, documentID uuid.UUID, f *documents.File) error {
+	notice, version := "upload.done", f.Version
+	if f.Review.Status == documents.ReviewPending {
+		notice = "upload.pending"
+	}
 	if !isHTMX(c) {
 		p.flash(c, views.FlashSuccess, notice, "version", strconv.Itoa(version))
 		return p.redirect(c, driverURL(driverID)+"/documents/"+documentID.String())

@@ -56,6 +56,13 @@ func (p *Pages) home(c echo.Context) error {
 				return err
 			}
 		}
+		if pr.Grant(auth.DocumentsReview) == auth.All {
+			n, err := p.pendingReviews(ctx, pr)
+			if err != nil {
+				return err
+			}
+			d.Review = &views.HomeReview{Count: n, URL: reviewQueueURL}
+		}
 		if pr.Grant(auth.PenaltiesManage) == auth.All {
 			if d.Disputes, err = p.homeDisputes(ctx, pr, lang); err != nil {
 				return err
@@ -67,8 +74,8 @@ func (p *Pages) home(c echo.Context) error {
 			}
 		}
 	}
-	if d.Documents == nil && d.Disputes == nil && d.Finance == nil && d.Driver == nil {
-		for _, it := range p.navFor(pr, c.Request().URL.Path) {
+	if d.Documents == nil && d.Review == nil && d.Disputes == nil && d.Finance == nil && d.Driver == nil {
+		for _, it := range p.navFor(ctx, pr, c.Request().URL.Path) {
 			if it.Href != "/" {
 				d.Links = append(d.Links, it)
 			}

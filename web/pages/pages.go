@@ -62,6 +62,9 @@ type navEntry struct {
 	// own, when set, gives the entry shown to callers whose grant is Own
 	// (a driver's "My profile" instead of the list); ok false hides it.
 	own func(auth.Principal) (views.NavItem, bool)
+	// count, when set, gives the number the entry shows (the uploads
+	// waiting for review); 0 shows none.
+	count func(context.Context, auth.Principal) (int, error)
 }
 
 // Mount registers the static assets, the sign-in routes, the pages and the
@@ -110,6 +113,7 @@ func Mount(s *web.Server, cfg config.Config, svc services.Set, log *slog.Logger)
 	p.mountPay(app)
 	p.mountPenalties(app)
 	p.mountNotifications(app)
+	p.mountReview(app)
 	p.mountOutbox(app)
 	return p, nil
 }
@@ -127,14 +131,27 @@ func (p *Pages) addOwnNav(item views.NavItem, action auth.Action, own func(auth.
 	p.nav = append(p.nav, navEntry{item: item, action: action, own: own})
 }
 
+// addCountedNav is addNav with a number shown next to the entry.
+func (p *Pages) addCountedNav(item views.NavItem, action auth.Action, count func(context.Context, auth.Principal) (int, error)) {
+	p.nav = append(p.nav, navEntry{item: item, action: action, count: count})
+}
+
 // navFor returns the navigation of the caller, marking the current page.
-func (p *Pages) navFor(pr auth.Principal, path string) []views.NavItem {
+func (p *Pages) navFor(ctx context.Context, pr auth.Principal, path string) []views.NavItem {
 	var out []views.NavItem
 	for _, e := range p.nav {
 		if e.action != "" && pr.Grant(e.action) == auth.Deny {
 			continue
 		}
 		it := e.item
+		if e.count != nil {
+			n, err := e.count(ctx, pr)
+			if err != nil {
+				// A count is not worth an error page.
+				p.log.WarnContext(ctx, "count for the navigation", slog.String("href", it.Href), slog.Any("error", err))
+			}
+			it.Count = n
+		}
 		if e.own != nil && pr.Grant(e.action) == auth.Own {
 			var ok bool
 			if it, ok = e.own(pr); !ok {
@@ -193,7 +210,7 @@ func (p *Pages) shell(c echo.Context, title string) views.Shell {
 	sh := views.Shell{Title: title, CSRF: csrfToken(c), Path: c.Request().URL.RequestURI(), Flashes: p.takeFlashes(c)}
 	if pr, ok := principalOf(c); ok {
 		sh.User = &views.User{Name: pr.Name, Email: pr.Email, Role: string(pr.Role)}
-		sh.Nav = p.navFor(pr, c.Request().URL.Path)
+		sh.Nav = p.navFor(c.Request().Context(), pr, c.Request().URL.Path)
 		n, err := p.svc.Notifications.Unread(c.Request().Context(), pr)
 		if err != nil {
 			// The bell is not worth an error page.

@@ -225,4 +225,3 @@ func (p *Pages) viewFile(c echo.Context) error {
 	web.ServeInline(c, d)
 	return nil
 }
-

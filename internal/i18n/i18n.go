@@ -57,6 +57,7 @@ var StaffOnly = []string{
 	"msg.api.", "msg.list.", "msg.tenants.", "msg.audit.", "msg.finance.", "msg.rating.", "msg.auth.role",
 	"field.tenant.", "field.company_id",
 	"nav.disputes", "disputes.", "penalty.list", "penalty.new.", "penalty.resolve.", "penalty.severity.",
+	"nav.ranking", "ranking.", "ratingcfg.", "rating.recalculate",
 }
 
 // IsStaffOnly reports whether key is a text only office staff see.

@@ -69,3 +69,52 @@ func TestAlertsBellNotificationsAndRules(t *testing.T) {
 	app.Screenshots(t, page, "notifications-cs")
 	app.CheckA11y(t, page)
 }
+
+// A newcomer under `make run` (development sign-in, no SMTP server) signs
+// in as HR, the day's scan writes the e-mails, and the notifications page
+// leads to the development outbox, which shows the HR digest and the
+// driver's own e-mail, and opens the HTML part.
+func TestDevOutboxShowsTheEmails(t *testing.T) {
+	app := newDevApp(t)
+	company := app.Company(t, "Acme Transport", "en")
+	app.seedDrivers(t, company, []seedDriver{
+		{First: "Jan", Last: "Novák", Email: "jan@acme.test", Citizenship: "CZ", Office: "Praha", Docs: map[string]int{"passport": 40, "drivers_license": 400}},
+	})
+	page := app.NewPage(t)
+	_, err := page.Goto(app.URL + "/auth/dev")
+	must(t, err)
+	custom := page.Locator(`form:has(#dev-email)`)
+	_, err = custom.Locator("#dev-company").SelectOption(playwright.SelectOptionValues{Values: &[]string{company.String()}})
+	must(t, err)
+	_, err = custom.Locator("#dev-role").SelectOption(playwright.SelectOptionValues{Values: &[]string{"hr_manager"}})
+	must(t, err)
+	must(t, custom.Locator("#dev-email").Fill("hana@acme.test"))
+	must(t, custom.Locator(`button[type="submit"]`).Click())
+	must(t, page.WaitForURL(app.URL+"/"))
+
+	loc, err := time.LoadLocation("Europe/Prague")
+	must(t, err)
+	_, err = alerts.NewScanner(app.DB, app.URL).Scan(context.Background(), company, civil.DateOf(time.Now().In(loc)), nil)
+	must(t, err)
+
+	_, err = page.Goto(app.URL + "/notifications")
+	must(t, err)
+	must(t, page.GetByTestId("dev-outbox-link").Click())
+	must(t, page.WaitForURL(app.URL+"/dev/outbox"))
+	// One digest per admin and HR manager of the company (hana among them),
+	// one e-mail to the driver.
+	digest := page.Locator(`[data-testid=outbox-email][data-kind=digest]`, playwright.PageLocatorOptions{HasText: "hana@acme.test"})
+	must(t, expect.Locator(digest).ToHaveCount(1))
+	must(t, expect.Locator(digest.GetByTestId("outbox-subject")).ToContainText("Acme Transport"))
+	must(t, expect.Locator(page.Locator(`[data-testid=outbox-email][data-kind=driver_alert] [data-testid=outbox-recipient]`)).ToHaveText("jan@acme.test"))
+	must(t, digest.Locator("summary").Click())
+	must(t, expect.Locator(digest.GetByTestId("outbox-text")).ToContainText("Jan Novák"))
+	app.Screenshots(t, page, "dev-outbox-en")
+	app.CheckA11y(t, page)
+
+	popup, err := page.ExpectPopup(func() error {
+		return digest.GetByTestId("outbox-html").Click()
+	})
+	must(t, err)
+	must(t, expect.Locator(popup.Locator("body")).ToContainText("Jan Novák"))
+}

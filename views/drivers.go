@@ -15,6 +15,8 @@ type DriverListData struct {
 	Search string
 	// Filter choices, with the current one selected.
 	Statuses, Offices, Citizenships, DocumentStatuses []Option
+	// Tags are the tags the company's drivers have (the tag filter).
+	Tags []Option
 	// DueWithin are the "expiring within N days" choices.
 	DueWithin []Option
 	CanCreate bool
@@ -204,7 +206,7 @@ type DriverFormData struct {
 	Editable map[string]bool
 	// Choices of the select fields (the current value is taken from
 	// Values).
-	Statuses, Offices, Countries []Option
+	Statuses, Offices, Countries, Languages []Option
 }
 
 // DeleteDriverData is the confirmation before a driver is deleted.

@@ -187,11 +187,16 @@ func langOr(code string, def i18n.Lang) i18n.Lang {
 // indexes), so only new ones come back.
 const stagesSQL = `
 WITH req AS (
-    SELECT konvoj_required_document_types($1, false) AS req_all, konvoj_required_document_types($1, true) AS req_non_eu
+    SELECT konvoj_required_document_types($1, false) AS req_all, konvoj_required_document_types($1, true) AS req_non_eu,
+        (SELECT coalesce(array_agg(r.required_for ORDER BY r.ord), '{}') FROM konvoj_document_rules($1) r
+            WHERE r.required AND r.required_for LIKE 'tag:%') AS tag_rule_for,
+        (SELECT coalesce(array_agg(r.document_type ORDER BY r.ord), '{}') FROM konvoj_document_rules($1) r
+            WHERE r.required AND r.required_for LIKE 'tag:%') AS tag_rule_types
 ),
 docs AS (
     SELECT dd.id, dd.driver_id, dd.type, dd.current_file_id AS file_id, dd.valid_until, r.lead_days,
-        dd.type = ANY (CASE WHEN konvoj_eu_citizen(d.citizenship) THEN req.req_all ELSE req.req_non_eu END) AS required
+        dd.type = ANY ((CASE WHEN konvoj_eu_citizen(d.citizenship) THEN req.req_all ELSE req.req_non_eu END)
+            || konvoj_tagged_types(req.tag_rule_for, req.tag_rule_types, d.tags)) AS required
     FROM driver_documents dd
     JOIN drivers d ON d.id = dd.driver_id AND d.company_id = dd.company_id
     JOIN konvoj_document_rules($1) r ON r.document_type = dd.type

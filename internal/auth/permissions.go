@@ -24,6 +24,7 @@ const (
 	PenaltiesRespond Action = "penalties.respond" // dispute, accept
 	AuditRead        Action = "audit.read"        // audit log
 	DocumentRules    Action = "document_rules"    // document rules: read, change
+	OutboxRead       Action = "outbox.read"       // the e-mail outbox (development page)
 )
 
 // Grant says how far a role may go with an action.
@@ -67,6 +68,7 @@ var Matrix = map[Action]map[Role]Grant{
 	PenaltiesRespond: {RoleAdmin: All, RoleHRManager: All, RoleDriver: Own},
 	AuditRead:        {RoleAdmin: All, RoleHRManager: All},
 	DocumentRules:    {RoleAdmin: All, RoleHRManager: All},
+	OutboxRead:       {RoleAdmin: All, RoleHRManager: All},
 }
 
 // Allowed returns the grant of a role for an action (Deny when unlisted).

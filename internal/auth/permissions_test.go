@@ -32,6 +32,7 @@ var matrixTable = map[Action]string{
 	PenaltiesRespond: "yes yes no no own",
 	AuditRead:        "yes yes no no no",
 	DocumentRules:    "yes yes no no no",
+	OutboxRead:       "yes yes no no no",
 }
 
 func TestMatrixMatchesDecisions(t *testing.T) {

@@ -62,3 +62,24 @@ func (s *Service) Citizenships(ctx context.Context, p auth.Principal) ([]string,
 	}
 	return out, nil
 }
+
+// Tags lists the distinct tags of the company's live drivers, for the
+// list's tag filter (the driver caller's own only).
+func (s *Service) Tags(ctx context.Context, p auth.Principal) ([]string, error) {
+	company, err := p.Scope(auth.DriversRead)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.db.Query(ctx, `
+		SELECT DISTINCT t FROM drivers, unnest(tags) t
+		WHERE company_id = $1 AND deleted_at IS NULL AND ($2::uuid IS NULL OR id = $2)
+		ORDER BY t`, company.CompanyID(), company.Only())
+	if err != nil {
+		return nil, fmt.Errorf("list tags of company %s: %w", p.CompanyID, err)
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("list tags of company %s: %w", p.CompanyID, err)
+	}
+	return out, nil
+}

@@ -51,7 +51,13 @@ type Driver struct {
 	IBAN                *string         `json:"iban"`
 	SWIFT               *string         `json:"swift"`
 	Flags               json.RawMessage `json:"flags"`
-	IsReady             bool            `json:"is_ready"`
+	// Tags put the driver in requirement groups (a document rule
+	// required_for tag:<tag>); lower case, at most MaxTags.
+	Tags []string `json:"tags"`
+	// Language is the driver's language for e-mails (cs, en, pl, uk, ro);
+	// nil: the company's.
+	Language *string `json:"language"`
+	IsReady  bool    `json:"is_ready"`
 	// Documents is filled on the single-driver read only: with files for
 	// callers who may list documents, statuses only for the dispatcher, and
 	// left out (the key is absent) for roles that may not list documents.
@@ -183,5 +189,7 @@ func (d Driver) auditValues() map[string]any {
 		"iban":                 d.IBAN,
 		"swift":                d.SWIFT,
 		"flags":                d.Flags,
+		"tags":                 d.Tags,
+		"language":             d.Language,
 	}
 }

@@ -87,6 +87,8 @@ var fields = map[string]fieldSpec{
 	"iban":                 ibanField,
 	"swift":                swiftField,
 	"flags":                flagsField,
+	"tags":                 tagsField,
+	"language":             languageField,
 }
 
 // requiredOnCreate are the fields a create must carry (docs/drivers-and-documents.md).
@@ -423,3 +425,83 @@ func ValidIBAN(s string) bool {
 }
 
 func isDigit(b byte) bool { return b >= '0' && b <= '9' }
+
+// MaxTags and MaxTagLength bound a driver's tags (docs/drivers-and-documents.md).
+const (
+	MaxTags      = 20
+	MaxTagLength = 40
+)
+
+// tagPattern is a tag: lower-case letters, digits, _ and -, the form a
+// document rule's required_for tag:<tag> names (and the schema's CHECK).
+var tagPattern = regexp.MustCompile(`^[a-z0-9_-]{1,40}$`)
+
+// Languages are the languages a driver may have (null: the company's).
+var Languages = []string{"cs", "en", "pl", "uk", "ro"}
+
+// tagsField replaces the tags as a whole: an array of strings (null or []
+// clears them), each trimmed and lower-cased, repeats dropped; more than
+// MaxTags, or a tag that is empty, longer than MaxTagLength or has other
+// characters than letters, digits, _ and -, is refused.
+func tagsField(d *Driver, f field, v *apperr.Validation) {
+	if isNull(f.raw) {
+		d.Tags = []string{}
+		return
+	}
+	var raw []string
+	if err := json.Unmarshal(f.raw, &raw); err != nil {
+		v.Add(f.name, "msg.drivers.tags")
+		return
+	}
+	tags := []string{}
+	for i, t := range raw {
+		t = strings.ToLower(strings.TrimSpace(t))
+		if !tagPattern.MatchString(t) {
+			v.Add(fmt.Sprintf("tags.%d", i), "msg.drivers.tag", "max", MaxTagLength)
+			return
+		}
+		if !slices.Contains(tags, t) {
+			tags = append(tags, t)
+		}
+	}
+	if len(tags) > MaxTags {
+		v.Add(f.name, "msg.drivers.too_many_tags", "max", MaxTags)
+		return
+	}
+	d.Tags = tags
+}
+
+// ParseTags splits a comma-separated text into tags (the pages' form).
+func ParseTags(s string) []string {
+	out := []string{}
+	for _, t := range strings.Split(s, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// languageField sets the driver's language: one of Languages, or null or
+// "" for the company's.
+func languageField(d *Driver, f field, v *apperr.Validation) {
+	s, ok := stringValue(f, v)
+	switch {
+	case !ok:
+	case s == "":
+		d.Language = nil
+	case !slices.Contains(Languages, strings.ToLower(s)):
+		v.Add(f.name, "msg.drivers.language", "allowed", strings.Join(Languages, ", "))
+	default:
+		s = strings.ToLower(s)
+		d.Language = &s
+	}
+}
+
+// tagsValue is the tags as stored: never NULL.
+func tagsValue(tags []string) []string {
+	if tags == nil {
+		return []string{}
+	}
+	return tags
+}

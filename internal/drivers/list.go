@@ -20,6 +20,7 @@ type ListParams struct {
 	Status         []string
 	OfficeIDs      []uuid.UUID
 	Citizenship    []string
+	Tags           []string // drivers with any of these tags (the tag filter)
 	DocumentStatus []string // drivers with at least one document in one of these statuses
 	// DocumentDueWithin keeps drivers with a document (with a current file)
 	// whose valid_until is between today and today+N days in the company's
@@ -152,6 +153,13 @@ func (lp *ListParams) normalize() error {
 		lp.Citizenship[i] = countries.Normalize(c)
 		if !countries.Valid(lp.Citizenship[i]) {
 			v.Add("citizenship", "msg.list.citizenship")
+			break
+		}
+	}
+	for i, t := range lp.Tags {
+		lp.Tags[i] = strings.ToLower(strings.TrimSpace(t))
+		if !tagPattern.MatchString(lp.Tags[i]) {
+			v.Add("tag", "msg.list.tag", "max", MaxTagLength)
 			break
 		}
 	}

@@ -35,7 +35,7 @@ func (s *Service) Create(ctx context.Context, p auth.Principal, company auth.Ref
 	if err := company.Check(p, auth.DriversCreate); err != nil {
 		return Driver{}, err
 	}
-	d := Driver{CompanyID: company.CompanyID(), Status: "active", Flags: json.RawMessage(`{}`)}
+	d := Driver{CompanyID: company.CompanyID(), Status: "active", Flags: json.RawMessage(`{}`), Tags: []string{}}
 	if err := s.validate(ctx, company.CompanyID(), in, &d, true, nil); err != nil {
 		return Driver{}, err
 	}

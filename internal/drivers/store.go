@@ -24,22 +24,31 @@ import (
 const driverColumns = `d.id, d.company_id, d.office_id, d.internal_number, d.first_name, d.last_name, d.middle_name,
 	d.birth_date, d.citizenship, d.rodne_cislo, d.email, d.phone, d.registration_address, d.residence_address,
 	d.status, d.hire_date, d.fire_date, d.contract_from, d.contract_to, d.contract_indefinite, d.work_location,
-	d.bank_country, d.bank_account, d.iban, d.swift, d.flags, d.created_at, d.updated_at`
+	d.bank_country, d.bank_account, d.iban, d.swift, d.flags, d.tags, d.language, d.created_at, d.updated_at`
 
 // companyFacts is what the status rules need from the company (alias co),
 // always in a MATERIALIZED CTE: a CTE used once is otherwise inlined and
 // its rule lookups re-run for every row of the page (the list took twice
 // as long). It holds today in the company's time zone and its required
 // document types (the document rules, docs/alerts.md): those of every
-// driver, and those of a driver from outside the EU, EEA and Switzerland.
+// driver, those of a driver from outside the EU, EEA and Switzerland, and
+// the tag groups' rules side by side (required_for tag:<tag> and type).
 const companyFacts = `SELECT konvoj_today(c.timezone) AS today,
 		konvoj_required_document_types(c.id, false) AS required,
-		konvoj_required_document_types(c.id, true) AS required_non_eu
-	FROM companies c`
+		konvoj_required_document_types(c.id, true) AS required_non_eu,
+		tr.rule_for AS tag_rule_for, tr.rule_types AS tag_rule_types
+	FROM companies c
+	CROSS JOIN LATERAL (
+		SELECT coalesce(array_agg(r.required_for ORDER BY r.ord), '{}') AS rule_for,
+			coalesce(array_agg(r.document_type ORDER BY r.ord), '{}') AS rule_types
+		FROM konvoj_document_rules(c.id) r
+		WHERE r.required AND r.required_for LIKE 'tag:%'
+	) tr`
 
 // requiredOf is the required document types of driver d (alias co for the
-// company facts).
-const requiredOf = `(CASE WHEN konvoj_eu_citizen(d.citizenship) THEN co.required ELSE co.required_non_eu END)`
+// company facts): by citizenship, plus those of the driver's tags.
+const requiredOf = `((CASE WHEN konvoj_eu_citizen(d.citizenship) THEN co.required ELSE co.required_non_eu END)
+	|| konvoj_tagged_types(co.tag_rule_for, co.tag_rule_types, d.tags))`
 
 // summaryJoin counts the documents of driver d by status (alias s) and how
 // many required types are usable (valid, warning or expiring_soon). A
@@ -79,7 +88,7 @@ func getDriver(ctx context.Context, db postgres.DBTX, scope auth.Ref, id uuid.UU
 	err := db.QueryRow(ctx, sql, id, scope.CompanyID()).Scan(&d.ID, &d.CompanyID, &d.OfficeID, &d.InternalNumber, &d.FirstName, &d.LastName,
 		&d.MiddleName, &d.BirthDate, &d.Citizenship, &d.RodneCislo, &d.Email, &d.Phone, &d.RegistrationAddress,
 		&d.ResidenceAddress, &d.Status, &d.HireDate, &d.FireDate, &d.ContractFrom, &d.ContractTo, &d.ContractIndefinite,
-		&d.WorkLocation, &d.BankCountry, &d.BankAccount, &d.IBAN, &d.SWIFT, &d.Flags, &d.CreatedAt, &d.UpdatedAt, &d.IsReady)
+		&d.WorkLocation, &d.BankCountry, &d.BankAccount, &d.IBAN, &d.SWIFT, &d.Flags, &d.Tags, &d.Language, &d.CreatedAt, &d.UpdatedAt, &d.IsReady)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Driver{}, apperr.NotFound("msg.common.not_found.driver")
 	}
@@ -93,12 +102,12 @@ func getDriver(ctx context.Context, db postgres.DBTX, scope auth.Ref, id uuid.UU
 // writableValues.
 const writableColumns = `office_id, first_name, last_name, middle_name, birth_date, citizenship, rodne_cislo, email,
 	phone, registration_address, residence_address, status, hire_date, fire_date, contract_from, contract_to,
-	contract_indefinite, work_location, bank_country, bank_account, iban, swift, flags`
+	contract_indefinite, work_location, bank_country, bank_account, iban, swift, flags, tags, language`
 
 func writableValues(d Driver) []any {
 	return []any{d.OfficeID, d.FirstName, d.LastName, d.MiddleName, d.BirthDate, d.Citizenship, d.RodneCislo, d.Email,
 		d.Phone, d.RegistrationAddress, d.ResidenceAddress, d.Status, d.HireDate, d.FireDate, d.ContractFrom, d.ContractTo,
-		d.ContractIndefinite, d.WorkLocation, d.BankCountry, d.BankAccount, d.IBAN, d.SWIFT, d.Flags}
+		d.ContractIndefinite, d.WorkLocation, d.BankCountry, d.BankAccount, d.IBAN, d.SWIFT, d.Flags, tagsValue(d.Tags), d.Language}
 }
 
 // placeholders returns "$from, $from+1, …" for n values.
@@ -232,6 +241,9 @@ func (q *listQuery) where() string {
 	}
 	if len(lp.Citizenship) > 0 {
 		conds = append(conds, "d.citizenship = ANY ("+q.arg(lp.Citizenship)+"::bpchar[])")
+	}
+	if len(lp.Tags) > 0 {
+		conds = append(conds, "d.tags && "+q.arg(lp.Tags)+"::text[]")
 	}
 	// search_text is already lower-case and accent-free. Each word is
 	// looked up by konvoj_driver_search, where the trigram index serves

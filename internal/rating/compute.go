@@ -120,6 +120,10 @@ WITH company AS (
     SELECT c.id, c.timezone,
         konvoj_required_document_types(c.id, false) AS required_types,
         konvoj_required_document_types(c.id, true) AS required_types_non_eu,
+        (SELECT coalesce(array_agg(r.required_for ORDER BY r.ord), '{}') FROM konvoj_document_rules(c.id) r
+            WHERE r.required AND r.required_for LIKE 'tag:%') AS tag_rule_for,
+        (SELECT coalesce(array_agg(r.document_type ORDER BY r.ord), '{}') FROM konvoj_document_rules(c.id) r
+            WHERE r.required AND r.required_for LIKE 'tag:%') AS tag_rule_types,
         ($2::date)::timestamp AT TIME ZONE c.timezone AS starts_at,
         ($3::date + 1)::timestamp AT TIME ZONE c.timezone AS ends_at,
         -- Not EXISTS: the first order by date steers the planner to the
@@ -146,7 +150,8 @@ docs AS (
         array_agg(CASE WHEN dd.current_file_id IS NOT NULL THEN dd.valid_until - $3::date END ORDER BY t.ord) AS days_left
     FROM rated r
     CROSS JOIN company c
-    CROSS JOIN LATERAL unnest(CASE WHEN konvoj_eu_citizen(r.citizenship) THEN c.required_types ELSE c.required_types_non_eu END)
+    CROSS JOIN LATERAL unnest((CASE WHEN konvoj_eu_citizen(r.citizenship) THEN c.required_types ELSE c.required_types_non_eu END)
+            || konvoj_tagged_types(c.tag_rule_for, c.tag_rule_types, r.tags))
         WITH ORDINALITY AS t(type, ord)
     LEFT JOIN driver_documents dd ON dd.company_id = $1 AND dd.driver_id = r.id AND dd.type = t.type
     GROUP BY r.id

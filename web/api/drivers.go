@@ -44,6 +44,7 @@ func (h *Handlers) listDrivers(c echo.Context) error {
 		Status:            q.list("status"),
 		OfficeIDs:         q.uuids("office_id"),
 		Citizenship:       q.list("citizenship"),
+		Tags:              q.list("tag"),
 		DocumentStatus:    q.list("document_status"),
 		DocumentDueWithin: q.optInt("document_due_within"),
 		Search:            q.str("search"),

@@ -73,6 +73,10 @@ var pageRoutes = map[string]pageRoute{
 		webtest.OtherCompany: "another company's notification is 403: TestNotificationsAPI", webtest.RoleRefused: everyRole,
 		webtest.OtherDriver: "another user's notification is 404: TestNotificationsAPI"}},
 
+	"GET /dev/outbox": {action: auth.OutboxRead, notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
+	"GET /dev/outbox/:id/html": {action: auth.OutboxRead, ids: map[string]string{"id": webtest.KindOutbox},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+
 	"GET /document-rules": {action: auth.DocumentRules, notApplicable: map[webtest.Refusal]string{
 		webtest.OtherCompany: "the rules of the caller's own company", webtest.OtherDriver: noDriver}},
 	"POST /document-rules": {action: auth.DocumentRules, form: url.Values{"lead_days.passport": {"45"}},

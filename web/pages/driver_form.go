@@ -1,6 +1,8 @@
 package pages
 
 import (
+	"strings"
+
 	"net/http"
 	"strconv"
 
@@ -137,6 +139,11 @@ func (p *Pages) driverForm(c echo.Context, pr auth.Principal, values map[string]
 	for _, s := range drivers.Statuses {
 		d.Statuses = append(d.Statuses, views.Option{Value: s, Label: lang.T("driver.status." + s)})
 	}
+	for _, l := range drivers.Languages {
+		if name, ok := i18n.Parse(l); ok {
+			d.Languages = append(d.Languages, views.Option{Value: l, Label: name.Name()})
+		}
+	}
 	offices, err := p.svc.Drivers.Offices(c.Request().Context(), pr)
 	if err != nil {
 		return d, err
@@ -171,8 +178,11 @@ func driverInput(c echo.Context) (drivers.Input, map[string]string, error) {
 		v := sent[len(sent)-1]
 		values[name] = v
 		var value any = v
-		if name == "contract_indefinite" {
+		switch name {
+		case "contract_indefinite":
 			value = v == "true"
+		case "tags":
+			value = drivers.ParseTags(v)
 		}
 		if err := in.Set(name, value); err != nil {
 			return drivers.Input{}, nil, err
@@ -187,7 +197,15 @@ func driverInput(c echo.Context) (drivers.Input, map[string]string, error) {
 func formErrors(lang i18n.Lang, err error) (map[string][]string, bool) {
 	switch apperr.KindOf(err) {
 	case apperr.KindValidation:
-		return translatedFields(lang, err), true
+		fields := translatedFields(lang, err)
+		// A refused tag (tags.2) is shown at the one tags input.
+		for name, msgs := range fields {
+			if strings.HasPrefix(name, "tags.") {
+				fields["tags"] = append(fields["tags"], msgs...)
+				delete(fields, name)
+			}
+		}
+		return fields, true
 	case apperr.KindDuplicate:
 		msg, _ := messagesIn(lang, err)
 		return map[string][]string{"email": {msg}}, true
@@ -207,6 +225,7 @@ func driverValues(d drivers.Driver) map[string]string {
 		"contract_indefinite": strconv.FormatBool(d.ContractIndefinite), "work_location": deref(d.WorkLocation),
 		"bank_country": deref(d.BankCountry), "bank_account": deref(d.BankAccount),
 		"iban": deref(d.IBAN), "swift": deref(d.SWIFT),
+		"tags": strings.Join(d.Tags, ", "), "language": deref(d.Language),
 	}
 	if d.OfficeID != nil {
 		v["office_id"] = d.OfficeID.String()

@@ -50,7 +50,7 @@ func (p *Pages) mountDrivers(r *web.Routes) {
 type listState struct {
 	Search                              string
 	Status, Citizenship, DocumentStatus []string
-	Offices                             []string
+	Offices, Tags                       []string
 	// DueWithin is document_due_within in days (0: not filtered).
 	DueWithin         int
 	SortBy, SortOrder string
@@ -69,6 +69,7 @@ func readListState(q url.Values) listState {
 		Status:         listValues(q, "status"),
 		Offices:        listValues(q, "office_id"),
 		Citizenship:    listValues(q, "citizenship"),
+		Tags:           listValues(q, "tag"),
 		DocumentStatus: listValues(q, "document_status"),
 		SortBy:         q.Get("sort_by"),
 		SortOrder:      q.Get("sort_order"),
@@ -114,7 +115,7 @@ func (s listState) sortBy() string {
 // params turns the state into the service's list parameters.
 func (s listState) params() drivers.ListParams {
 	lp := drivers.ListParams{
-		Status: s.Status, Citizenship: s.Citizenship, DocumentStatus: s.DocumentStatus,
+		Status: s.Status, Citizenship: s.Citizenship, Tags: s.Tags, DocumentStatus: s.DocumentStatus,
 		Search: s.Search, SortBy: s.sortBy(), SortOrder: s.SortOrder, Page: s.Page, PerPage: driversPerPage,
 	}
 	if s.DueWithin != 0 {
@@ -140,6 +141,8 @@ func (s *listState) drop(fields map[string][]string) {
 			s.Status = nil
 		case "citizenship":
 			s.Citizenship = nil
+		case "tag":
+			s.Tags = nil
 		case "document_status":
 			s.DocumentStatus = nil
 		case "document_due_within":
@@ -155,7 +158,7 @@ func (s *listState) drop(fields map[string][]string) {
 }
 
 func (s listState) filtered() bool {
-	return s.Search != "" || s.DueWithin != 0 || len(s.Status)+len(s.Offices)+len(s.Citizenship)+len(s.DocumentStatus) > 0
+	return s.Search != "" || s.DueWithin != 0 || len(s.Status)+len(s.Offices)+len(s.Citizenship)+len(s.Tags)+len(s.DocumentStatus) > 0
 }
 
 // url is the canonical address of the state: empty values and defaults
@@ -173,6 +176,7 @@ func (s listState) url() string {
 	set("status", s.Status)
 	set("office_id", s.Offices)
 	set("citizenship", s.Citizenship)
+	set("tag", s.Tags)
 	set("document_status", s.DocumentStatus)
 	if s.DueWithin != 0 {
 		q.Set("document_due_within", strconv.Itoa(s.DueWithin))
@@ -240,6 +244,10 @@ func (p *Pages) driversList(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	tags, err := p.svc.Drivers.Tags(ctx, pr)
+	if err != nil {
+		return err
+	}
 	d := views.DriverListData{
 		Search:    st.Search,
 		CanCreate: pr.Grant(auth.DriversCreate) != auth.Deny,
@@ -255,6 +263,9 @@ func (p *Pages) driversList(c echo.Context) error {
 		d.Citizenships = append(d.Citizenships, views.Option{Value: code, Label: countryName(lang, code), Selected: slices.Contains(st.Citizenship, code)})
 	}
 	sortOptions(lang, d.Citizenships)
+	for _, t := range tags {
+		d.Tags = append(d.Tags, views.Option{Value: t, Label: t, Selected: slices.Contains(st.Tags, t)})
+	}
 	// The badges' status words, most urgent first, each with what it means.
 	for _, s := range summaryOrder {
 		d.DocumentStatuses = append(d.DocumentStatuses, views.Option{Value: s, Label: lang.T("doc.status." + s),

@@ -9,6 +9,7 @@ import (
 
 	"github.com/konvoj/konvoj/internal/alerts"
 	"github.com/konvoj/konvoj/internal/apperr"
+	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/views"
 	"github.com/konvoj/konvoj/web"
@@ -42,7 +43,7 @@ func (p *Pages) notifications(c echo.Context) error {
 		return err
 	}
 	lang, loc := i18n.From(ctx), pr.Location()
-	d := views.NotificationsData{CSRF: csrfToken(c), Page: page, LastPage: max(1, (total+notificationsPerPage-1)/notificationsPerPage)}
+	d := views.NotificationsData{CSRF: csrfToken(c), DevOutbox: p.devLogin && pr.Grant(auth.OutboxRead) != auth.Deny, Page: page, LastPage: max(1, (total+notificationsPerPage-1)/notificationsPerPage)}
 	for _, n := range list {
 		d.Items = append(d.Items, views.NotificationItem{ID: n.ID.String(), Title: n.Title, Body: n.Body, Unread: n.ReadAt == nil,
 			When: lang.DateTime(n.CreatedAt, loc), Link: driverURL(n.DriverID) + "/documents/" + n.DocumentID.String()})

@@ -28,6 +28,9 @@ type Tenant struct {
 	// Drivers[0] is the record a driver caller of the company is linked to
 	// (by e-mail); Drivers[1] is another driver of the same company.
 	Drivers [2]Records
+	// Outbox is an e-mail of the company's outbox. The daily scan writes
+	// them and no API does, so the world writes one directly.
+	Outbox uuid.UUID
 }
 
 // Records are one driver's records, by kind.
@@ -46,6 +49,7 @@ const (
 	KindPenalty     = "penalty"
 	KindEvidence    = "evidence"
 	KindCompany     = "company"
+	KindOutbox      = "outbox"
 )
 
 // ID is the record of the kind (KindCompany: the tenant's company).
@@ -68,6 +72,8 @@ func (t Tenant) ID(driver int, kind string) uuid.UUID {
 		return r.Evidence
 	case KindCompany:
 		return t.Company
+	case KindOutbox:
+		return t.Outbox
 	}
 	panic("webtest: unknown record kind " + kind)
 }
@@ -82,6 +88,11 @@ func (e *Env) World() *World {
 		t.Admin = e.As(t.Company, auth.RoleAdmin)
 		for d := range t.Drivers {
 			t.Drivers[d] = e.records(t.Admin, fmt.Sprintf("%s%dová", name, d))
+		}
+		if err := e.DB.QueryRow(context.Background(), `INSERT INTO outbox (company_id, kind, recipient, language, subject, text_body, html_body)
+			VALUES ($1, 'digest', 'hr@example.test', 'en', $2, 'text', '<p>html</p>') RETURNING id`,
+			t.Company, name+" digest").Scan(&t.Outbox); err != nil {
+			e.T.Fatalf("world: outbox e-mail: %v", err)
 		}
 	}
 	return w

@@ -39,6 +39,10 @@ type DriverResults struct {
 	Filtered bool
 	// ShowNextExpiry is false for roles that may not list documents.
 	ShowNextExpiry bool
+	// ExportCSV and ExportXLSX download the filtered list; Compliance the
+	// compliance report of the same drivers ("" for a role that may not
+	// list documents).
+	ExportCSV, ExportXLSX, Compliance string
 }
 
 // SortColumn is a header of the drivers table.

@@ -1,18 +1,17 @@
 // Package export writes tables (a header row, then rows of typed cells) as
 // CSV or XLSX, one row at a time, so an export of any size is streamed to
-// the client without being held in memory. The finance ledger export uses
-// it; any other list export (drivers, the compliance report) writes its
-// rows the same way (docs/finance.md, "Export").
+// the client without being held in memory. The finance ledger export, the
+// drivers export and the compliance report use it (docs/import-export.md).
 package export
 
 import (
 	"encoding/csv"
 	"fmt"
 	"io"
-	"time"
+	"strconv"
+	"strings"
 
 	"github.com/shopspring/decimal"
-	"github.com/xuri/excelize/v2"
 
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/civil"
@@ -51,10 +50,12 @@ func (f Format) Extension() string { return string(f) }
 // numbers with a decimal point and days as ISO dates (2026-11-21); XLSX
 // writes real number and date cells, so a spreadsheet sums and sorts them.
 type Cell struct {
-	kind   cellKind
-	text   string
-	number decimal.Decimal
-	day    civil.Date
+	kind    cellKind
+	text    string
+	number  decimal.Decimal
+	integer int64
+	day     civil.Date
+	fill    string // XLSX background colour (RRGGBB), "" for none
 }
 
 type cellKind int
@@ -62,6 +63,7 @@ type cellKind int
 const (
 	textCell cellKind = iota
 	numberCell
+	intCell
 	dateCell
 )
 
@@ -70,6 +72,24 @@ func Text(s string) Cell { return Cell{kind: textCell, text: s} }
 
 // Number is a number cell (an amount: two decimals are written).
 func Number(d decimal.Decimal) Cell { return Cell{kind: numberCell, number: d} }
+
+// Int is a whole number cell (a count, days left).
+func Int(n int64) Cell { return Cell{kind: intCell, integer: n} }
+
+// OptionalInt is Int of *n, an empty cell for nil.
+func OptionalInt(n *int) Cell {
+	if n == nil {
+		return Text("")
+	}
+	return Int(int64(*n))
+}
+
+// Fill returns the cell with a background colour (six hex digits, RRGGBB)
+// in XLSX; CSV has no colours and ignores it.
+func (c Cell) Fill(rgb string) Cell {
+	c.fill = rgb
+	return c
+}
 
 // Date is a calendar day cell; a zero day is an empty cell.
 func Date(d civil.Date) Cell {
@@ -111,6 +131,27 @@ func New(f Format, w io.Writer, sheet string) (Writer, error) {
 	return newCSV(w)
 }
 
+// Defuse keeps a spreadsheet from running a CSV text cell as a formula
+// (CSV injection, docs/import-export.md): a text that starts with =, +, -,
+// @, a tab or a carriage return gets a leading apostrophe, which
+// spreadsheets show as text and do not display. Numbers and dates are
+// written by their own cell kinds and never pass here. The import removes
+// the apostrophe again (Undefuse), so an exported file imports unchanged.
+func Defuse(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}
+
+// Undefuse removes the apostrophe Defuse added.
+func Undefuse(s string) string {
+	if len(s) > 1 && s[0] == '\'' && strings.ContainsRune("=+-@\t\r", rune(s[1])) {
+		return s[1:]
+	}
+	return s
+}
+
 // csvWriter writes RFC 4180 CSV in UTF-8, starting with a byte order
 // mark so that a spreadsheet opening the file reads the accents right.
 type csvWriter struct {
@@ -133,10 +174,12 @@ func (c *csvWriter) Row(cells []Cell) error {
 		switch cell.kind {
 		case numberCell:
 			rec[i] = cell.number.StringFixed(2)
+		case intCell:
+			rec[i] = strconv.FormatInt(cell.integer, 10)
 		case dateCell:
 			rec[i] = cell.day.String()
 		default:
-			rec[i] = cell.text
+			rec[i] = Defuse(cell.text)
 		}
 	}
 	if err := c.w.Write(rec); err != nil {
@@ -153,94 +196,6 @@ func (c *csvWriter) Row(cells []Cell) error {
 func (c *csvWriter) Close() error {
 	c.w.Flush()
 	return c.w.Error()
-}
-
-// xlsxWriter streams rows into one sheet with excelize's StreamWriter
-// (rows go to a temporary file, not memory); Close writes the workbook.
-type xlsxWriter struct {
-	out    io.Writer
-	file   *excelize.File
-	sw     *excelize.StreamWriter
-	row    int
-	number int // style ids
-	date   int
-	bold   int
-}
-
-func newXLSX(w io.Writer, sheet string) (*xlsxWriter, error) {
-	f := excelize.NewFile()
-	if sheet == "" {
-		sheet = "Sheet1"
-	}
-	if err := f.SetSheetName("Sheet1", sheet); err != nil {
-		return nil, fmt.Errorf("name sheet: %w", err)
-	}
-	x := &xlsxWriter{out: w, file: f}
-	var err error
-	numFmt := "#,##0.00"
-	if x.number, err = f.NewStyle(&excelize.Style{CustomNumFmt: &numFmt}); err != nil {
-		return nil, fmt.Errorf("number style: %w", err)
-	}
-	// 14 is the built-in short date, shown in the reader's locale.
-	if x.date, err = f.NewStyle(&excelize.Style{NumFmt: 14}); err != nil {
-		return nil, fmt.Errorf("date style: %w", err)
-	}
-	if x.bold, err = f.NewStyle(&excelize.Style{Font: &excelize.Font{Bold: true}}); err != nil {
-		return nil, fmt.Errorf("header style: %w", err)
-	}
-	if x.sw, err = f.NewStreamWriter(sheet); err != nil {
-		return nil, fmt.Errorf("stream writer: %w", err)
-	}
-	return x, nil
-}
-
-func (x *xlsxWriter) Header(names []string) error {
-	cells := make([]any, len(names))
-	for i, n := range names {
-		cells[i] = excelize.Cell{StyleID: x.bold, Value: n}
-	}
-	return x.next(cells)
-}
-
-func (x *xlsxWriter) Row(row []Cell) error {
-	cells := make([]any, len(row))
-	for i, c := range row {
-		switch c.kind {
-		case numberCell:
-			// A spreadsheet number is a binary double; an amount of two
-			// decimals below 10^8 converts to the double whose shortest
-			// decimal form is the amount itself.
-			cells[i] = excelize.Cell{StyleID: x.number, Value: c.number.Round(2).InexactFloat64()}
-		case dateCell:
-			cells[i] = excelize.Cell{StyleID: x.date, Value: time.Date(c.day.Year(), c.day.Month(), c.day.Day(), 0, 0, 0, 0, time.UTC)}
-		default:
-			cells[i] = c.text
-		}
-	}
-	return x.next(cells)
-}
-
-func (x *xlsxWriter) next(cells []any) error {
-	x.row++
-	at, err := excelize.CoordinatesToCellName(1, x.row)
-	if err != nil {
-		return err
-	}
-	if err := x.sw.SetRow(at, cells); err != nil {
-		return fmt.Errorf("write xlsx row %d: %w", x.row, err)
-	}
-	return nil
-}
-
-func (x *xlsxWriter) Close() error {
-	defer x.file.Close()
-	if err := x.sw.Flush(); err != nil {
-		return fmt.Errorf("finish sheet: %w", err)
-	}
-	if _, err := x.file.WriteTo(x.out); err != nil {
-		return fmt.Errorf("write workbook: %w", err)
-	}
-	return nil
 }
 
 // FormatParam reads the format of an export request: csv when empty, 422

@@ -73,6 +73,10 @@ var apiRoutes = map[string]authzRoute{
 	"POST /api/v0/drivers": {action: auth.DriversCreate,
 		body:          map[string]any{"first_name": "Nový", "last_name": "Řidič", "email": "new-driver@example.test"},
 		notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
+	"GET /api/v0/drivers/export": {action: auth.DriversRead, notApplicable: map[webtest.Refusal]string{
+		webtest.OtherCompany: collection, webtest.RoleRefused: everyRole, webtest.OtherDriver: ownList}},
+	"GET /api/v0/reports/compliance": {action: auth.DocumentsList, notApplicable: map[webtest.Refusal]string{
+		webtest.OtherCompany: collection, webtest.OtherDriver: ownList}},
 	"GET /api/v0/drivers/{id}": {action: auth.DriversRead, ids: driverIDs(),
 		notApplicable: map[webtest.Refusal]string{webtest.RoleRefused: everyRole}},
 	"PUT /api/v0/drivers/{id}": {action: auth.DriversUpdate, ids: driverIDs(), body: map[string]any{"phone": "+420 777 000 111"}},

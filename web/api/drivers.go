@@ -10,11 +10,14 @@ import (
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/drivers"
+	"github.com/konvoj/konvoj/internal/export"
 	"github.com/konvoj/konvoj/web"
 )
 
 func (h *Handlers) mountDrivers(g *web.Routes) {
 	g.GET("/drivers", h.listDrivers)
+	g.GET("/drivers/export", h.exportDrivers)
+	g.GET("/reports/compliance", h.complianceReport)
 	g.POST("/drivers", h.createDriver)
 	g.GET("/drivers/:id", h.getDriver)
 	g.PUT("/drivers/:id", h.updateDriver)
@@ -40,17 +43,7 @@ func (h *Handlers) listDrivers(c echo.Context) error {
 		return err
 	}
 	q := query{c: c}
-	lp := drivers.ListParams{
-		Status:            q.list("status"),
-		OfficeIDs:         q.uuids("office_id"),
-		Citizenship:       q.list("citizenship"),
-		Tags:              q.list("tag"),
-		DocumentStatus:    q.list("document_status"),
-		DocumentDueWithin: q.optInt("document_due_within"),
-		Search:            q.str("search"),
-		SortBy:            q.str("sort_by"),
-		SortOrder:         q.str("sort_order"),
-	}
+	lp := driverFilter(&q)
 	_, hasCursor := c.QueryParams()["cursor"]
 	_, hasLimit := c.QueryParams()["limit"]
 	if hasCursor || hasLimit {
@@ -79,6 +72,69 @@ func (h *Handlers) listDrivers(c echo.Context) error {
 		return listDriversJSON(c, lp, res, func(it drivers.ListItem) driverWithExpiry { return driverWithExpiry{it, it.NextExpiry} })
 	}
 	return listDriversJSON(c, lp, res, func(it drivers.ListItem) drivers.ListItem { return it })
+}
+
+// driverFilter reads the drivers list's filters and sort (docs/lists.md);
+// the exports take the same.
+func driverFilter(q *query) drivers.ListParams {
+	return drivers.ListParams{
+		Status:            q.list("status"),
+		OfficeIDs:         q.uuids("office_id"),
+		Citizenship:       q.list("citizenship"),
+		Tags:              q.list("tag"),
+		DocumentStatus:    q.list("document_status"),
+		DocumentDueWithin: q.optInt("document_due_within"),
+		Search:            q.str("search"),
+		SortBy:            q.str("sort_by"),
+		SortOrder:         q.str("sort_order"),
+	}
+}
+
+// exportDrivers streams the filtered drivers list as CSV or XLSX
+// (docs/import-export.md): the list's filters, sort and permission.
+func (h *Handlers) exportDrivers(c echo.Context) error {
+	p := web.Principal(c)
+	company, err := p.Scope(auth.DriversRead)
+	if err != nil {
+		return err
+	}
+	q := query{c: c}
+	lp := driverFilter(&q)
+	if err := q.err(); err != nil {
+		return err
+	}
+	format, err := export.FormatParam(q.str("format"))
+	if err != nil {
+		return err
+	}
+	lang := callerLang(c, p)
+	return web.Export(c, format, "drivers-"+p.Today().String(), lang.T("drivers.export.sheet"), func(start func() (export.Writer, error)) error {
+		return h.Drivers.Export(c.Request().Context(), p, company, lp, lang, start)
+	})
+}
+
+// complianceReport streams the compliance report (driver × required
+// document type) as CSV or XLSX, for the drivers the list's filters keep
+// (docs/import-export.md); the documents list's permission.
+func (h *Handlers) complianceReport(c echo.Context) error {
+	p := web.Principal(c)
+	company, err := p.Scope(auth.DocumentsList)
+	if err != nil {
+		return err
+	}
+	q := query{c: c}
+	lp := driverFilter(&q)
+	if err := q.err(); err != nil {
+		return err
+	}
+	format, err := export.FormatParam(q.str("format"))
+	if err != nil {
+		return err
+	}
+	lang := callerLang(c, p)
+	return web.Export(c, format, "compliance-"+p.Today().String(), lang.T("compliance.sheet"), func(start func() (export.Writer, error)) error {
+		return h.Drivers.Compliance(c.Request().Context(), p, company, lp, lang, start)
+	})
 }
 
 // driverWithExpiry is a list item with the next_expiry the client asked

@@ -84,6 +84,10 @@ var pageRoutes = map[string]pageRoute{
 
 	"GET /drivers": {action: auth.DriversRead, notApplicable: map[webtest.Refusal]string{
 		webtest.OtherCompany: collection, webtest.RoleRefused: everyRole, webtest.OtherDriver: ownList}},
+	"GET /drivers/export": {action: auth.DriversRead, notApplicable: map[webtest.Refusal]string{
+		webtest.OtherCompany: collection, webtest.RoleRefused: everyRole, webtest.OtherDriver: ownList}},
+	"GET /reports/compliance": {action: auth.DocumentsList, notApplicable: map[webtest.Refusal]string{
+		webtest.OtherCompany: collection, webtest.OtherDriver: ownList}},
 	"GET /drivers/new": {action: auth.DriversCreate, notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
 	"POST /drivers/new": {action: auth.DriversCreate,
 		form:          url.Values{"first_name": {"Nový"}, "last_name": {"Řidič"}, "email": {"page-new@example.test"}, "status": {"active"}},

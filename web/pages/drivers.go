@@ -1,6 +1,7 @@
 package pages
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"slices"
@@ -14,6 +15,7 @@ import (
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/drivers"
+	"github.com/konvoj/konvoj/internal/export"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/views"
 	"github.com/konvoj/konvoj/web"
@@ -34,6 +36,8 @@ func (p *Pages) mountDrivers(r *web.Routes) {
 			return views.NavItem{Href: href, Label: "nav.my_profile", Icon: "user", Description: "nav.my_profile.about"}, true
 		})
 	r.GET("/drivers", p.driversList)
+	r.GET("/drivers/export", p.exportDrivers)
+	r.GET("/reports/compliance", p.complianceReport)
 	r.GET("/drivers/new", p.newDriver)
 	r.POST("/drivers/new", p.createDriver)
 	r.GET("/drivers/:id", p.driverPage)
@@ -283,6 +287,37 @@ func (p *Pages) driversList(c echo.Context) error {
 	return p.render(c, http.StatusOK, "drivers.title", views.DriversList(d))
 }
 
+// exportDrivers downloads the filtered drivers list, the API's export on
+// the same service (docs/import-export.md): the list page's filters.
+func (p *Pages) exportDrivers(c echo.Context) error {
+	return p.driverDownload(c, auth.DriversRead, "drivers", "drivers.export.sheet", p.svc.Drivers.Export)
+}
+
+// complianceReport downloads the compliance report of the filtered drivers.
+func (p *Pages) complianceReport(c echo.Context) error {
+	return p.driverDownload(c, auth.DocumentsList, "compliance", "compliance.sheet", p.svc.Drivers.Compliance)
+}
+
+// driverDownload serves a table of the filtered drivers list.
+func (p *Pages) driverDownload(c echo.Context, a auth.Action, name, sheet string,
+	run func(context.Context, auth.Principal, auth.Ref, drivers.ListParams, i18n.Lang, func() (export.Writer, error)) error) error {
+	pr := web.Principal(c)
+	ctx := c.Request().Context()
+	company, err := pr.Scope(a)
+	if err != nil {
+		return err
+	}
+	format, err := export.FormatParam(c.QueryParam("format"))
+	if err != nil {
+		return err
+	}
+	st := readListState(c.QueryParams())
+	lang := i18n.From(ctx)
+	return web.Export(c, format, name+"-"+pr.Today().String(), lang.T(sheet), func(start func() (export.Writer, error)) error {
+		return run(ctx, pr, company, st.params(), lang, start)
+	})
+}
+
 // driverColumns are the list's columns; sortBy names the service's sort
 // field ("" not sortable).
 var driverColumns = []struct {
@@ -333,6 +368,20 @@ func (p *Pages) driverResults(lang i18n.Lang, pr auth.Principal, st listState, r
 		r.Columns = append(r.Columns, sc)
 	}
 	r.PrevURL, r.NextURL = pagerURLs(st.Page, r.LastPage, func(n int) string { at := st; at.Page = n; return at.url() })
+	// The downloads carry the list's filters and sort (not its page).
+	all := st
+	all.Page = 1
+	_, query, _ := strings.Cut(all.url(), "?")
+	with := func(path, format string) string {
+		if query != "" {
+			path += "?" + query
+		}
+		return withParam(path, "format", format)
+	}
+	r.ExportCSV, r.ExportXLSX = with("/drivers/export", "csv"), with("/drivers/export", "xlsx")
+	if r.ShowNextExpiry {
+		r.Compliance = with("/reports/compliance", "xlsx")
+	}
 	for _, it := range res.Items {
 		row := views.DriverRow{
 			URL: "/drivers/" + it.ID.String(), Number: it.InternalNumber, Name: it.FirstName + " " + it.LastName,

@@ -918,7 +918,7 @@ func Ranking(d RankingData) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = financePager(d.Pager).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = pagerNav(d.Pager, "").Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -67,7 +67,7 @@ func writeScripts(dir string, scripts []string) ([]string, error) {
 // in simple query mode: each statement is parsed and planned at every run,
 // as the server's custom plans are.
 func runPgbench(replay string, scripts []string, conns int, d time.Duration) pgbenchResult {
-	args := []string{"-n", "-M", "simple", "-c", fmt.Sprint(conns), "-j", "2", "-T", fmt.Sprint(max(1, int(d.Seconds())))}
+	args := []string{"-n", "-M", "simple", "-c", fmt.Sprint(conns), "-j", fmt.Sprint(min(2, conns)), "-T", fmt.Sprint(max(1, int(d.Seconds())))}
 	for _, s := range scripts {
 		args = append(args, "-f", s)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/internal/finance"
 	"github.com/konvoj/konvoj/internal/forms"
+	"github.com/konvoj/konvoj/internal/imports"
 	"github.com/konvoj/konvoj/internal/rating"
 	"github.com/konvoj/konvoj/internal/storage"
 	"github.com/konvoj/konvoj/internal/tenants"
@@ -31,6 +32,7 @@ type Set struct {
 	// Notifications are the caller's own alerts and e-mail settings.
 	Notifications *alerts.Service
 	Forms         *forms.Service
+	Imports       *imports.Service
 }
 
 // Options are what the services need besides the database.
@@ -70,10 +72,12 @@ func New(db *pgxpool.Pool, o Options) Set {
 	if system == nil {
 		system = db
 	}
+	drv := drivers.NewService(db, o.CursorKey)
 	return Set{
 		Tenants:       tenants.NewRequestService(db, system),
 		Audit:         audit.NewService(db),
-		Drivers:       drivers.NewService(db, o.CursorKey),
+		Drivers:       drv,
+		Imports:       imports.NewService(db, drv, o.UploadMaxBytes),
 		Documents:     documents.NewService(db, o.Files, o.UploadMaxBytes),
 		Finance:       finance.NewService(db, o.Files, o.UploadMaxBytes),
 		Rating:        rating.NewService(db),

@@ -60,13 +60,6 @@ type FinanceRow struct {
 	Selected bool
 }
 
-// Pager is a list's position and links.
-type Pager struct {
-	Total, From, To  int
-	Page, LastPage   int
-	PrevURL, NextURL string
-}
-
 // BulkResult is the outcome of one transaction of a bulk action.
 type BulkResult struct {
 	Driver, Date string

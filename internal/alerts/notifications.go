@@ -67,10 +67,11 @@ type ListFilter struct {
 func (s *Service) List(ctx context.Context, p auth.Principal, f ListFilter) ([]Notification, int, error) {
 	rows, err := s.db.Query(ctx, `
 		SELECT n.id, n.kind, a.stage, a.driver_id, a.document_id, a.document_type, a.valid_until,
-			concat_ws(' ', d.first_name, d.last_name), n.read_at, n.created_at, count(*) OVER ()
+			concat_ws(' ', d.first_name, d.last_name), n.read_at, n.created_at, f.review_reason, count(*) OVER ()
 		FROM notifications n
 		JOIN document_alerts a ON a.id = n.alert_id AND a.company_id = n.company_id
 		JOIN drivers d ON d.id = a.driver_id AND d.company_id = n.company_id
+		LEFT JOIN document_files f ON f.id = a.file_id AND f.company_id = a.company_id AND a.stage = 'rejected'
 		WHERE n.company_id = $1 AND n.user_id = $2 AND ($3::boolean IS NULL OR (n.read_at IS NULL) = $3)
 		ORDER BY n.created_at DESC, n.id DESC
 		LIMIT $4 OFFSET $5`, p.CompanyID, p.UserID, f.Unread, f.PerPage, (f.Page-1)*f.PerPage)
@@ -85,13 +86,23 @@ func (s *Service) List(ctx context.Context, p auth.Principal, f ListFilter) ([]N
 		var n Notification
 		var until *civil.Date
 		var driver string
-		if err := rows.Scan(&n.ID, &n.Kind, &n.Stage, &n.DriverID, &n.DocumentID, &n.DocumentType, &until, &driver, &n.ReadAt, &n.CreatedAt, &total); err != nil {
+		var reason *string
+		if err := rows.Scan(&n.ID, &n.Kind, &n.Stage, &n.DriverID, &n.DocumentID, &n.DocumentType, &until, &driver, &n.ReadAt, &n.CreatedAt, &reason, &total); err != nil {
 			return nil, 0, fmt.Errorf("scan notification: %w", err)
 		}
 		n.Title = lang.T("notify.title", "driver", driver, "type", lang.T("doc.type."+n.DocumentType), "stage", lang.T("alert.stage."+n.Stage))
-		if until != nil {
+		switch {
+		case n.Stage == StageRejected:
+			r := ""
+			if reason != nil {
+				r = *reason
+			}
+			n.Body = lang.T("notify.body.rejected", "reason", r)
+		case n.Stage == StageApproved:
+			n.Body = lang.T("notify.body.approved")
+		case until != nil:
 			n.Body = lang.T("notify.body.until", "date", lang.Date(*until))
-		} else {
+		default:
 			n.Body = lang.T("notify.body.missing")
 		}
 		out = append(out, n)

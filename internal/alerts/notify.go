@@ -138,11 +138,12 @@ func staffRecipients(ctx context.Context, tx pgx.Tx, co company) ([]recipient, e
 }
 
 // driverRecipients are the drivers with alerts: the driver record's
-// address, and the driver's user (by the same address) when the driver has
-// signed in, for in-app notifications, the language and the settings.
+// address and language (drivers.language, else its user's, else the
+// company's), and the driver's user (by the same address) when the driver
+// has signed in, for in-app notifications and the settings.
 func driverRecipients(ctx context.Context, tx pgx.Tx, co company, ids []uuid.UUID) (map[uuid.UUID]recipient, error) {
 	rows, err := tx.Query(ctx, `
-		SELECT d.id, coalesce(d.email, ''), u.id, coalesce(u.preferred_language, ''), coalesce(ns.email, '{}')
+		SELECT d.id, coalesce(d.email, ''), u.id, coalesce(d.language, u.preferred_language, ''), coalesce(ns.email, '{}')
 		FROM drivers d
 		LEFT JOIN LATERAL (
 			SELECT x.id, x.preferred_language FROM users x

@@ -40,13 +40,16 @@ const (
 	KindReminder = "document_reminder" // the weekly reminder of an expired document
 )
 
-// Kinds are the notification kinds.
-var Kinds = []string{KindAlert, KindReminder}
+// Kinds are the notification kinds (KindReview: review.go).
+var Kinds = []string{KindAlert, KindReminder, KindReview}
 
 // KindOf is the notification kind of a stage.
 func KindOf(stage string) string {
-	if stage == StageReminder {
+	switch stage {
+	case StageReminder:
 		return KindReminder
+	case StageApproved, StageRejected:
+		return KindReview
 	}
 	return KindAlert
 }

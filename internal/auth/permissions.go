@@ -14,6 +14,7 @@ const (
 	DocumentsList    Action = "documents.list"    // documents with status (dispatcher: no files)
 	DocumentsWrite   Action = "documents.write"   // upload, update metadata
 	FilesRead        Action = "files.read"        // download, versions
+	DocumentsReview  Action = "documents.review"  // review drivers' uploads: queue, approve, reject
 	RatingRead       Action = "rating.read"       // rating, history, ranking, config read
 	RatingManage     Action = "rating.manage"     // config update, recalculate
 	FinanceRead      Action = "finance.read"      // list, periods, aggregates
@@ -59,6 +60,7 @@ var Matrix = map[Action]map[Role]Grant{
 	DocumentsList:    {RoleAdmin: All, RoleHRManager: All, RoleDispatcher: NoFiles, RoleDriver: Own},
 	DocumentsWrite:   {RoleAdmin: All, RoleHRManager: All, RoleDriver: Own},
 	FilesRead:        {RoleAdmin: All, RoleHRManager: All, RoleDriver: Own},
+	DocumentsReview:  {RoleAdmin: All, RoleHRManager: All},
 	RatingRead:       {RoleAdmin: All, RoleHRManager: All, RoleAccountant: All, RoleDispatcher: All, RoleDriver: Own},
 	RatingManage:     {RoleAdmin: All, RoleHRManager: All},
 	FinanceRead:      {RoleAdmin: All, RoleHRManager: All, RoleAccountant: All, RoleDriver: Own},

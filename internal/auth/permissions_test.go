@@ -21,6 +21,7 @@ var matrixTable = map[Action]string{
 	DocumentsList:    "yes yes no status-only own",
 	DocumentsWrite:   "yes yes no no own",
 	FilesRead:        "yes yes no no own",
+	DocumentsReview:  "yes yes no no no",
 	RatingRead:       "yes yes yes yes own",
 	RatingManage:     "yes yes no no no",
 	FinanceRead:      "yes yes yes no own",

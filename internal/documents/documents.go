@@ -61,6 +61,7 @@ type FileSummary struct {
 	Version          int       `json:"version"`
 	IsCurrent        bool      `json:"is_current"`
 	UploadedAt       time.Time `json:"uploaded_at"`
+	Review
 }
 
 // Document is a document record as the API shows it.
@@ -86,6 +87,8 @@ type Service struct {
 	db       *pgxpool.Pool
 	files    storage.Store
 	maxBytes int64
+	// notifyReview tells a driver the outcome of a review (SetReviewNotifier).
+	notifyReview ReviewNotifier
 }
 
 // NewService returns a documents service that keeps files in files and
@@ -165,7 +168,8 @@ func queryDocuments(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, 
 		index[docs[i].ID] = i
 	}
 	frows, err := db.Query(ctx, `
-		SELECT f.id, f.document_id, f.filename, f.original_filename, f.mime_type, f.size_bytes, f.version, f.is_current, f.uploaded_at
+		SELECT f.id, f.document_id, f.filename, f.original_filename, f.mime_type, f.size_bytes, f.version, f.is_current, f.uploaded_at,
+			f.review_status, f.review_reason, f.reviewed_by, f.reviewed_at
 		FROM document_files f JOIN driver_documents d ON d.id = f.document_id AND d.company_id = f.company_id
 		WHERE f.company_id = $2 AND d.company_id = $2 AND `+where+`
 		ORDER BY f.version DESC`, arg, companyID)
@@ -176,7 +180,8 @@ func queryDocuments(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, 
 	for frows.Next() {
 		var f FileSummary
 		var docID uuid.UUID
-		if err := frows.Scan(&f.ID, &docID, &f.Filename, &f.OriginalFilename, &f.MimeType, &f.SizeBytes, &f.Version, &f.IsCurrent, &f.UploadedAt); err != nil {
+		if err := frows.Scan(&f.ID, &docID, &f.Filename, &f.OriginalFilename, &f.MimeType, &f.SizeBytes, &f.Version, &f.IsCurrent, &f.UploadedAt,
+			&f.Review.Status, &f.Review.Reason, &f.Review.ReviewedBy, &f.Review.ReviewedAt); err != nil {
 			return nil, fmt.Errorf("scan file: %w", err)
 		}
 		if i, ok := index[docID]; ok {

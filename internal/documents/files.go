@@ -34,6 +34,7 @@ type File struct {
 	HashSHA256       string     `json:"hash_sha256"`
 	UploadedBy       *uuid.UUID `json:"uploaded_by"`
 	UploadedAt       time.Time  `json:"uploaded_at"`
+	Review
 }
 
 // Version is a file version as the versions list shows it.
@@ -48,6 +49,12 @@ type Version struct {
 	// UploadedBy is the uploader's display name (null when unknown).
 	UploadedBy *string   `json:"uploaded_by"`
 	UploadedAt time.Time `json:"uploaded_at"`
+	// The review of the version (docs/drivers-and-documents.md); reviewed_by
+	// is the reviewer's display name, like uploaded_by.
+	ReviewStatus string     `json:"review_status"`
+	ReviewReason *string    `json:"review_reason"`
+	ReviewedBy   *string    `json:"reviewed_by"`
+	ReviewedAt   *time.Time `json:"reviewed_at"`
 }
 
 // Download is an opened stored file with what a response needs to serve it.
@@ -67,7 +74,12 @@ type Download struct {
 type Ref struct {
 	auth.Ref
 	docType string
+	docID   uuid.UUID
 }
+
+// DocumentID is the id of the document (for a file's Ref, the file's
+// document).
+func (r Ref) DocumentID() uuid.UUID { return r.docID }
 
 // Authorize is the documents area's guard for one document: the role may do
 // the action (403 Forbidden), the document exists and its driver is not
@@ -95,21 +107,22 @@ func (s *Service) Authorize(ctx context.Context, p auth.Principal, a auth.Action
 	if err != nil {
 		return Ref{}, err
 	}
-	return Ref{Ref: ref, docType: docType}, nil
+	return Ref{Ref: ref, docType: docType, docID: ref.ID()}, nil
 }
 
 // AuthorizeFile is the guard for one stored file version (a download),
 // with the checks of Authorize on the file's document.
 func (s *Service) AuthorizeFile(ctx context.Context, p auth.Principal, a auth.Action, id uuid.UUID) (Ref, error) {
 	var docType string
+	var docID uuid.UUID
 	ref, err := auth.Authorize(ctx, p, a, id, func(ctx context.Context, id uuid.UUID) (auth.Owner, error) {
 		var o auth.Owner
 		err := s.db.QueryRow(ctx, `
-			SELECT f.company_id, d.driver_id, d.type
+			SELECT f.company_id, d.driver_id, d.type, d.id
 			FROM document_files f
 			JOIN driver_documents d ON d.id = f.document_id AND d.company_id = f.company_id
 			JOIN drivers dr ON dr.id = d.driver_id AND dr.company_id = d.company_id
-			WHERE f.id = $1 AND dr.deleted_at IS NULL`, id).Scan(&o.CompanyID, &o.DriverID, &docType)
+			WHERE f.id = $1 AND dr.deleted_at IS NULL`, id).Scan(&o.CompanyID, &o.DriverID, &docType, &docID)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return tenants.HiddenOwner(ctx, s.db, p, "document_files", id, apperr.NotFound("msg.common.not_found.file"))
 		}
@@ -121,7 +134,7 @@ func (s *Service) AuthorizeFile(ctx context.Context, p auth.Principal, a auth.Ac
 	if err != nil {
 		return Ref{}, err
 	}
-	return Ref{Ref: ref, docType: docType}, nil
+	return Ref{Ref: ref, docType: docType, docID: docID}, nil
 }
 
 // List returns a driver's 14 documents with status and, for callers who
@@ -164,6 +177,7 @@ func (s *Service) store(ctx context.Context, p auth.Principal, ref Ref, up *uplo
 		ID: uuid.New(), DocumentID: ref.ID(), OriginalFilename: up.originalName,
 		MimeType: up.mimeType, SizeBytes: up.size, IsCurrent: true,
 		StorageDisk: s.files.Disk(), HashSHA256: up.sha256, UploadedBy: &p.UserID,
+		Review: Review{Status: ReviewApproved},
 	}
 	err := storeInTx(ctx, s.db, s.files, up, "document_files", ref.CompanyID(), f.ID, func(tx pgx.Tx, put func(string) error) error {
 		before, currentFile, err := lockDocument(ctx, tx, ref)
@@ -173,6 +187,20 @@ func (s *Service) store(ctx context.Context, p auth.Principal, ref Ref, up *uplo
 		after := before.apply(ch)
 		if err := after.check(); err != nil {
 			return err
+		}
+		// A driver's own upload of a type under review waits for HR: it
+		// is stored as a pending version, and the document (current file,
+		// metadata, status) stays as it is until the version is approved.
+		pending, err := s.needsReview(ctx, tx, p, ref)
+		if err != nil {
+			return err
+		}
+		var reviewChange []byte
+		if pending {
+			f.IsCurrent, f.Review.Status = false, ReviewPending
+			if reviewChange, err = json.Marshal(ch.body()); err != nil {
+				return fmt.Errorf("encode the fields of a pending upload: %w", err)
+			}
 		}
 		if err := tx.QueryRow(ctx, `SELECT coalesce(max(version), 0) + 1 FROM document_files WHERE company_id = $1 AND document_id = $2`,
 			ref.CompanyID(), ref.ID()).Scan(&f.Version); err != nil {
@@ -185,31 +213,46 @@ func (s *Service) store(ctx context.Context, p auth.Principal, ref Ref, up *uplo
 			return fmt.Errorf("document %s: %w", ref.ID(), err)
 		}
 
-		// The old flag goes first: a unique index allows one current file.
-		if _, err := tx.Exec(ctx, `
-			UPDATE document_files SET is_current = false, updated_at = now()
-			WHERE company_id = $1 AND document_id = $2 AND is_current`, ref.CompanyID(), ref.ID()); err != nil {
-			return fmt.Errorf("clear current file of document %s: %w", ref.ID(), err)
+		if !pending {
+			// The old flag goes first: a unique index allows one current file.
+			if err := clearCurrent(ctx, tx, ref); err != nil {
+				return err
+			}
 		}
 		if err := tx.QueryRow(ctx, `
 			INSERT INTO document_files (id, company_id, document_id, filename, original_filename, mime_type, size_bytes,
-				version, is_current, storage_path, storage_disk, hash_sha256, uploaded_by)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, true, $9, $10, $11, $12)
+				version, is_current, storage_path, storage_disk, hash_sha256, uploaded_by, review_status, review_change)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
 			RETURNING uploaded_at`,
 			f.ID, ref.CompanyID(), ref.ID(), f.Filename, f.OriginalFilename, f.MimeType, f.SizeBytes,
-			f.Version, f.StoragePath, f.StorageDisk, f.HashSHA256, f.UploadedBy).Scan(&f.UploadedAt); err != nil {
+			f.Version, f.IsCurrent, f.StoragePath, f.StorageDisk, f.HashSHA256, f.UploadedBy,
+			f.Review.Status, reviewChange).Scan(&f.UploadedAt); err != nil {
 			return fmt.Errorf("insert file of document %s: %w", ref.ID(), err)
+		}
+		fileValues := map[string]any{
+			"version": f.Version, "filename": f.Filename,
+			"original_filename": f.OriginalFilename, "mime_type": f.MimeType, "size_bytes": f.SizeBytes,
+			"hash_sha256": f.HashSHA256, "storage_disk": f.StorageDisk,
+		}
+		if pending {
+			// The document is unchanged; the row records the new version
+			// and the fields that will apply once it is approved.
+			newValues := map[string]any{"file_id": f.ID, "review_status": ReviewPending, "review_change": ch.body()}
+			for k, v := range fileValues {
+				newValues[k] = v
+			}
+			return audit.Record(ctx, tx, p, audit.Entry{
+				EntityType: "document", EntityID: ref.ID(), Action: "document.uploaded",
+				OldValues: map[string]any{}, NewValues: newValues,
+			})
 		}
 		if err := saveDocument(ctx, tx, ref, after, &f.ID); err != nil {
 			return err
 		}
 		oldValues, newValues := audit.Diff(before.auditValues(currentFile != nil, today), after.auditValues(true, today))
 		oldValues["current_file_id"] = currentFile
-		for k, v := range map[string]any{
-			"current_file_id": f.ID, "version": f.Version, "filename": f.Filename,
-			"original_filename": f.OriginalFilename, "mime_type": f.MimeType, "size_bytes": f.SizeBytes,
-			"hash_sha256": f.HashSHA256, "storage_disk": f.StorageDisk,
-		} {
+		newValues["current_file_id"] = f.ID
+		for k, v := range fileValues {
 			newValues[k] = v
 		}
 		return audit.Record(ctx, tx, p, audit.Entry{
@@ -223,8 +266,20 @@ func (s *Service) store(ctx context.Context, p auth.Principal, ref Ref, up *uplo
 	return f, nil
 }
 
-// lockDocument locks the document row for the rest of the transaction and
-// returns its metadata and current file.
+// clearCurrent takes the current flag off the document's current version
+// (of a document's or a file's Ref), before another version gets it.
+func clearCurrent(ctx context.Context, tx pgx.Tx, ref Ref) error {
+	if _, err := tx.Exec(ctx, `
+		UPDATE document_files SET is_current = false, updated_at = now()
+		WHERE company_id = $1 AND document_id = $2 AND is_current`, ref.CompanyID(), ref.DocumentID()); err != nil {
+		return fmt.Errorf("clear current file of document %s: %w", ref.DocumentID(), err)
+	}
+	return nil
+}
+
+// lockDocument locks the document row (of a document's or a file's Ref)
+// for the rest of the transaction and returns its metadata and current
+// file.
 func lockDocument(ctx context.Context, tx pgx.Tx, ref Ref) (metadata, *uuid.UUID, error) {
 	var m metadata
 	var current *uuid.UUID
@@ -232,12 +287,12 @@ func lockDocument(ctx context.Context, tx pgx.Tx, ref Ref) (metadata, *uuid.UUID
 		SELECT d.number, d.country, d.valid_from, d.valid_until, d.meta, d.current_file_id
 		FROM driver_documents d JOIN drivers dr ON dr.id = d.driver_id AND dr.company_id = d.company_id
 		WHERE d.id = $1 AND d.company_id = $2 AND dr.deleted_at IS NULL
-		FOR UPDATE OF d`, ref.ID(), ref.CompanyID()).Scan(&m.Number, &m.Country, &m.ValidFrom, &m.ValidUntil, &m.Meta, &current)
+		FOR UPDATE OF d`, ref.DocumentID(), ref.CompanyID()).Scan(&m.Number, &m.Country, &m.ValidFrom, &m.ValidUntil, &m.Meta, &current)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return m, nil, apperr.NotFound("msg.common.not_found.document") // the driver was deleted meanwhile
 	}
 	if err != nil {
-		return m, nil, fmt.Errorf("lock document %s: %w", ref.ID(), err)
+		return m, nil, fmt.Errorf("lock document %s: %w", ref.DocumentID(), err)
 	}
 	return m, current, nil
 }
@@ -253,9 +308,9 @@ func saveDocument(ctx context.Context, tx pgx.Tx, ref Ref, m metadata, currentFi
 		UPDATE driver_documents
 		SET number = $2, country = $3, valid_from = $4, valid_until = $5, meta = $6,
 			current_file_id = coalesce($7, current_file_id), updated_at = now()
-		WHERE id = $1 AND company_id = $8`, ref.ID(), m.Number, m.Country, m.ValidFrom, m.ValidUntil, meta, currentFile, ref.CompanyID())
+		WHERE id = $1 AND company_id = $8`, ref.DocumentID(), m.Number, m.Country, m.ValidFrom, m.ValidUntil, meta, currentFile, ref.CompanyID())
 	if err != nil {
-		return fmt.Errorf("update document %s: %w", ref.ID(), err)
+		return fmt.Errorf("update document %s: %w", ref.DocumentID(), err)
 	}
 	return nil
 }
@@ -314,8 +369,10 @@ func (s *Service) Versions(ctx context.Context, p auth.Principal, ref Ref) ([]Ve
 	}
 	rows, err := s.db.Query(ctx, `
 		SELECT f.id, f.version, f.is_current, f.filename, f.original_filename, f.size_bytes, f.mime_type,
-			coalesce(nullif(btrim(concat_ws(' ', u.first_name, u.last_name)), ''), u.email), f.uploaded_at
-		FROM document_files f LEFT JOIN users u ON u.id = f.uploaded_by
+			coalesce(nullif(btrim(concat_ws(' ', u.first_name, u.last_name)), ''), u.email), f.uploaded_at,
+			f.review_status, f.review_reason,
+			coalesce(nullif(btrim(concat_ws(' ', r.first_name, r.last_name)), ''), r.email), f.reviewed_at
+		FROM document_files f LEFT JOIN users u ON u.id = f.uploaded_by LEFT JOIN users r ON r.id = f.reviewed_by
 		WHERE f.document_id = $1 AND f.company_id = $2
 		ORDER BY f.version DESC`, ref.ID(), ref.CompanyID())
 	if err != nil {
@@ -323,7 +380,8 @@ func (s *Service) Versions(ctx context.Context, p auth.Principal, ref Ref) ([]Ve
 	}
 	versions, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Version, error) {
 		var v Version
-		err := row.Scan(&v.ID, &v.Version, &v.IsCurrent, &v.Filename, &v.OriginalFilename, &v.SizeBytes, &v.MimeType, &v.UploadedBy, &v.UploadedAt)
+		err := row.Scan(&v.ID, &v.Version, &v.IsCurrent, &v.Filename, &v.OriginalFilename, &v.SizeBytes, &v.MimeType, &v.UploadedBy, &v.UploadedAt,
+			&v.ReviewStatus, &v.ReviewReason, &v.ReviewedBy, &v.ReviewedAt)
 		return v, err
 	})
 	if err != nil {

@@ -168,7 +168,10 @@ uploads AS (
         (f.uploaded_at AT TIME ZONE c.timezone)::date AS upload_day,
         CASE WHEN ch.found THEN ch.old_valid_until ELSE dd.valid_until END AS previous_valid_until
     FROM company c
+    -- Only versions that became the document's (a pending or rejected
+    -- upload renews nothing).
     JOIN document_files f ON f.company_id = c.id AND f.uploaded_at >= c.starts_at AND f.uploaded_at < c.ends_at
+        AND f.review_status = 'approved'
     JOIN driver_documents dd ON dd.company_id = f.company_id AND dd.id = f.document_id
     JOIN rated r ON r.id = dd.driver_id
     LEFT JOIN LATERAL (

@@ -51,12 +51,15 @@ type Options struct {
 	// span companies. Nil means db, for commands and tests that run as the
 	// owner.
 	System *pgxpool.Pool
+	// PublicURL is the external base URL, for the links in e-mails (a
+	// review's outcome to the driver).
+	PublicURL string
 }
 
 // FromConfig returns the options of a configuration, with the given file
 // store.
 func FromConfig(cfg config.Config, files storage.Store) Options {
-	return Options{Files: files, UploadMaxBytes: cfg.UploadMaxBytes, CursorKey: cursorKey(cfg)}
+	return Options{Files: files, UploadMaxBytes: cfg.UploadMaxBytes, CursorKey: cursorKey(cfg), PublicURL: cfg.PublicURL}
 }
 
 // cursorKey derives the key that signs list cursors from secrets every
@@ -72,13 +75,16 @@ func New(db *pgxpool.Pool, o Options) Set {
 	if system == nil {
 		system = db
 	}
+	docs := documents.NewService(db, o.Files, o.UploadMaxBytes)
+	// A review's outcome is told to the driver like an alert.
+	docs.SetReviewNotifier(alerts.ReviewNotifier(o.PublicURL))
 	drv := drivers.NewService(db, o.CursorKey)
 	return Set{
 		Tenants:       tenants.NewRequestService(db, system),
 		Audit:         audit.NewService(db),
 		Drivers:       drv,
 		Imports:       imports.NewService(db, drv, o.UploadMaxBytes),
-		Documents:     documents.NewService(db, o.Files, o.UploadMaxBytes),
+		Documents:     docs,
 		Finance:       finance.NewService(db, o.Files, o.UploadMaxBytes),
 		Rating:        rating.NewService(db),
 		Notifications: alerts.NewService(db),

@@ -95,6 +95,10 @@ var apiRoutes = map[string]authzRoute{
 		ids: map[string]string{"document_id": webtest.KindDocument}, body: "upload"},
 	"GET /api/v0/documents/{document_id}/files/versions": {action: auth.FilesRead,
 		ids: map[string]string{"document_id": webtest.KindDocument}},
+	"POST /api/v0/documents/{document_id}/files/{file_id}/review": {action: auth.DocumentsReview,
+		ids:           map[string]string{"document_id": webtest.KindDocument, "file_id": webtest.KindFile},
+		body:          map[string]any{"decision": "reject", "reason": "Blurred."},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
 	"GET /api/v0/files/{file_id}/download": {action: auth.FilesRead,
 		ids: map[string]string{"file_id": webtest.KindFile}},
 

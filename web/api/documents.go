@@ -6,7 +6,9 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/web"
 )
 
@@ -15,6 +17,7 @@ func (h *Handlers) mountDocuments(g *web.Routes) {
 	g.PUT("/documents/:document_id", h.updateDocument)
 	g.POST("/documents/:document_id/files", h.uploadDocumentFile)
 	g.GET("/documents/:document_id/files/versions", h.listDocumentVersions)
+	g.POST("/documents/:document_id/files/:file_id/review", h.reviewDocumentFile)
 	g.GET("/files/:file_id/download", h.downloadFile)
 }
 
@@ -66,6 +69,28 @@ func (h *Handlers) uploadDocumentFile(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusCreated, f)
+}
+
+// reviewDocumentFile approves or rejects a version waiting for review
+// (docs/drivers-and-documents.md, "Review of drivers' uploads").
+func (h *Handlers) reviewDocumentFile(c echo.Context) error {
+	ctx, p := c.Request().Context(), web.Principal(c)
+	ref, err := h.Documents.AuthorizeFile(ctx, p, auth.DocumentsReview, web.PathID(c, "file_id"))
+	if err != nil {
+		return err
+	}
+	if ref.DocumentID() != web.PathID(c, "document_id") {
+		return apperr.NotFound("msg.common.not_found.file") // a version of another document than the path's
+	}
+	var in documents.ReviewInput
+	if err := bindJSON(c, &in); err != nil {
+		return err
+	}
+	f, err := h.Documents.ReviewFile(ctx, p, ref, in)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, f)
 }
 
 func (h *Handlers) listDocumentVersions(c echo.Context) error {

@@ -3,7 +3,8 @@
 // app.css is built by `make css`, htmx.min.js copied by `make htmx`; both
 // are committed. upload.js is hand-written (document uploads with a
 // progress bar, drag-and-drop and the camera), and so are finance.js (the
-// approval queue's "select all") and forms.js (forms sent once).
+// approval queue's "select all"), forms.js (forms sent once) and rating.js
+// (the rating configuration's running sum of the weights).
 package static
 
 import (
@@ -16,7 +17,7 @@ import (
 
 // FS holds the assets.
 //
-//go:embed app.css htmx.min.js upload.js finance.js forms.js apidocs
+//go:embed app.css htmx.min.js upload.js finance.js forms.js rating.js apidocs
 var FS embed.FS
 
 var (

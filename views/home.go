@@ -131,6 +131,10 @@ type DriverHome struct {
 	Month     string
 	// Pay is this month's net so far, per currency (the company's first).
 	Pay []Amount
+	// Rating is this month's score so far ("" when the role may not read
+	// it), with its percentile; RatingURL the driver's rating page.
+	Rating, RatingURL string
+	RatingPercentile  int
 }
 
 // DriverTodo is a document the driver has to renew or hand in.

@@ -61,6 +61,7 @@ var StaffOnly = []string{
 	"review.", "home.review.", "msg.review.",
 	"msg.drivers.tag", "msg.drivers.too_many_tags", "msg.drivers.language", "field.tags", "field.language",
 	"doctypes.", "nav.document_types", "msg.document_types.", "field.document_type.",
+	"nav.ranking", "ranking.", "ratingcfg.", "rating.recalculate",
 }
 
 // IsStaffOnly reports whether key is a text only office staff see.

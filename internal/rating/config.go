@@ -334,3 +334,7 @@ func loadConfig(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, forU
 	}
 	return cfg, nil
 }
+
+// ThresholdKey is the name of the metric's one threshold ("" for an
+// unknown metric).
+func ThresholdKey(metric string) string { return thresholdRules[metric].Key }

@@ -148,6 +148,18 @@ var pageRoutes = map[string]pageRoute{
 	"POST /drivers/:id/penalties/:penalty_id/resolve": {action: auth.PenaltiesManage, ids: penaltyIDs,
 		form:          url.Values{"resolution_action": {"cancel"}},
 		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+
+	"GET /ratings": {action: auth.RatingRead, notApplicable: map[webtest.Refusal]string{
+		webtest.OtherCompany: collection, webtest.RoleRefused: everyRole, webtest.OtherDriver: "a driver has no ranking: it is sent to its own rating"}},
+	"GET /ratings/export": {action: auth.RatingRead, notApplicable: map[webtest.Refusal]string{
+		webtest.OtherCompany: collection, webtest.RoleRefused: everyRole, webtest.OtherDriver: "a driver has no ranking to export: 403 (TestRatingPages)"}},
+	"GET /ratings/config": {action: auth.RatingManage, notApplicable: map[webtest.Refusal]string{
+		webtest.OtherCompany: "the configuration of the caller's own company", webtest.OtherDriver: noDriver}},
+	"POST /ratings/config": {action: auth.RatingManage, form: url.Values{"weight.activity": {"10"}, "action": {"save"}},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: "the configuration of the caller's own company", webtest.OtherDriver: noDriver}},
+	"GET /drivers/:id/rating": {action: auth.RatingRead, ids: driverID, notApplicable: map[webtest.Refusal]string{webtest.RoleRefused: everyRole}},
+	"POST /drivers/:id/rating/recalculate": {action: auth.RatingManage, ids: driverID, form: url.Values{},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
 }
 
 var penaltyIDs = map[string]string{"id": webtest.KindDriver, "penalty_id": webtest.KindPenalty}

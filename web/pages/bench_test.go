@@ -10,6 +10,7 @@ import (
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/config"
 	"github.com/konvoj/konvoj/internal/fixtures"
+	"github.com/konvoj/konvoj/internal/rating"
 	"github.com/konvoj/konvoj/internal/seed"
 	"github.com/konvoj/konvoj/web/webtest"
 )
@@ -131,6 +132,56 @@ func BenchmarkHomePages(b *testing.B) {
 				res, err := br.c.Do(req)
 				if err != nil || res.StatusCode != http.StatusOK {
 					b.Fatalf("GET /: %v %v", err, res)
+				}
+				_, _ = io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+			}
+		})
+	}
+}
+
+// BenchmarkRatingPages are the rating pages of a company of 2,000 drivers
+// with a year of documents, penalties and orders (the scale data set),
+// the current and the previous month stored: the ranking (the whole
+// month read, sorted, the histogram, the first 50 rows), sorted by change,
+// searched by name, and one driver's rating page (the current month
+// computed at read time, 12 months of history).
+func BenchmarkRatingPages(b *testing.B) {
+	env := webtest.New(b, webtest.WithConfig(func(c *config.Config) { c.AuthDevLogin = true }))
+	ctx := context.Background()
+	ids, err := seed.Scale(ctx, env.DB, seed.ScaleOptions{Companies: 1, DriversPerCompany: 2000, TransactionsPerDrv: 1, OrdersPerMonth: 2, Months: 2})
+	if err != nil {
+		b.Fatal(err)
+	}
+	svc := rating.NewService(env.DB)
+	var current rating.Period
+	if current, _, err = svc.RefreshCurrentMonth(ctx, ids[0]); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := svc.RateCompany(ctx, ids[0], current.Prev()); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := env.DB.Exec(ctx, `VACUUM ANALYZE rating_snapshots`); err != nil {
+		b.Fatal(err)
+	}
+	var driver string
+	if err := env.DB.QueryRow(ctx, `SELECT driver_id FROM rating_snapshots WHERE company_id = $1 LIMIT 1`, ids[0]).Scan(&driver); err != nil {
+		b.Fatal(err)
+	}
+	br := newBrowser(b, env.Server.URL)
+	br.devSignIn(ids[0], auth.RoleHRManager, "hr@scale.test")
+	for _, bc := range []struct{ name, path string }{
+		{"ranking", "/ratings"},
+		{"ranking_by_change", "/ratings?sort_by=score_change"},
+		{"ranking_search", "/ratings?q=novak"},
+		{"driver", "/drivers/" + driver + "/rating"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			req, _ := http.NewRequest(http.MethodGet, env.Server.URL+bc.path, nil)
+			for b.Loop() {
+				res, err := br.c.Do(req)
+				if err != nil || res.StatusCode != http.StatusOK {
+					b.Fatalf("GET %s: %v %v", bc.path, err, res)
 				}
 				_, _ = io.Copy(io.Discard, res.Body)
 				res.Body.Close()

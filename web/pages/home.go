@@ -276,6 +276,17 @@ func (p *Pages) driverHome(ctx context.Context, pr auth.Principal, lang i18n.Lan
 	for _, sm := range sums {
 		out.Pay = append(out.Pay, amountView(lang, sm.NetAmount, sm.Currency))
 	}
+	if pr.Grant(auth.RatingRead) != auth.Deny {
+		ref, err := p.svc.Rating.Authorize(ctx, pr, auth.RatingRead, id)
+		if err != nil {
+			return nil, err
+		}
+		r, err := p.svc.Rating.Get(ctx, pr, ref, nil)
+		if err != nil {
+			return nil, err
+		}
+		out.RatingURL, out.Rating, out.RatingPercentile = ratingURL(id), scoreText(lang, numberDecimal(r.TotalScore)), r.RankPercentile
+	}
 	return out, nil
 }
 

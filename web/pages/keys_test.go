@@ -4,12 +4,14 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"testing"
 
 	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/internal/finance"
 	"github.com/konvoj/konvoj/internal/i18n"
+	"github.com/konvoj/konvoj/internal/rating"
 	"github.com/konvoj/konvoj/views"
 )
 
@@ -56,6 +58,24 @@ func TestTextKeysExist(t *testing.T) {
 	}
 	for _, ty := range finance.PenaltyTypes {
 		keys["pay.penalty_type."+ty] = true
+	}
+	for _, m := range rating.Metrics {
+		keys["rating.metric."+m] = true
+		keys["ratingcfg.about."+m] = true
+		keys["ratingcfg.threshold."+rating.ThresholdKey(m)] = true
+	}
+	for _, tr := range []string{rating.TrendImproving, rating.TrendDeclining, rating.TrendStable, rating.TrendInsufficientData} {
+		keys["rating.trend."+tr] = true
+	}
+	for m := 1; m <= 12; m++ {
+		keys["rating.month."+strconv.Itoa(m)] = true
+	}
+	for _, b := range []string{"0-50", "50-70", "70-85", "85-100"} {
+		keys["ranking.band."+b] = true
+	}
+	for _, k := range []string{"place", "internal_number", "first_name", "last_name", "office", "status", "score",
+		"percentile", "previous", "change", "weakest", "weakest_score"} {
+		keys["ranking.export."+k] = true
 	}
 	for _, f := range views.DriverFormFields() {
 		keys["driver.field."+f] = true

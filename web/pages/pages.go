@@ -109,6 +109,7 @@ func Mount(s *web.Server, cfg config.Config, svc services.Set, log *slog.Logger)
 	p.mountDocumentRules(app)
 	p.mountPay(app)
 	p.mountPenalties(app)
+	p.mountRating(app)
 	p.mountNotifications(app)
 	p.mountOutbox(app)
 	return p, nil

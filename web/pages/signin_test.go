@@ -126,19 +126,19 @@ func navLinks(body string) []string {
 	return out
 }
 
-// A driver's menu: its home page (to-dos), its profile, its pay and its
-// penalties.
+// A driver's menu: its home page (to-dos), its profile, its pay, its
+// penalties and its rating.
 func TestDriverMenu(t *testing.T) {
 	env := devEnv(t)
 	company := env.Company("Acme", "free")
 	own := env.Driver(company, fixtures.Name("Petr", "Malý"), fixtures.Email("petr@acme.test"))
 	drv := signIn(t, env, company, auth.RoleDriver, "petr@acme.test", "en")
 	res := drv.get("/drivers/"+own.String()).expect(t, http.StatusOK)
-	want := []string{"/", "/drivers/" + own.String(), "/drivers/" + own.String() + "/pay", "/drivers/" + own.String() + "/penalties"}
+	want := []string{"/", "/drivers/" + own.String(), "/drivers/" + own.String() + "/pay", "/drivers/" + own.String() + "/penalties", "/drivers/" + own.String() + "/rating"}
 	if got := navLinks(res.Body); !slices.Equal(got, want) {
 		t.Errorf("driver's menu %v, want %v", got, want)
 	}
-	res.contains(t, "My profile", "My pay", "My penalties", `aria-current="page"`)
+	res.contains(t, "My profile", "My pay", "My penalties", "My rating", `aria-current="page"`)
 
 	// An unlinked driver account has no pay of its own to open.
 	lost := signIn(t, env, company, auth.RoleDriver, "nobody@acme.test", "en")

@@ -1,0 +1,273 @@
+package rating
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+
+	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/postgres"
+)
+
+// The read-only views behind the rating pages (docs/rating.md, "Pages"):
+// the whole ranking board of a month, a driver's rating inputs (what the
+// page names as the way to raise the score), and the preview of a
+// configuration change. None writes or locks anything.
+
+// BoardRow is one driver of a month's ranking board: its stored snapshot
+// with what the ranking page filters on.
+type BoardRow struct {
+	DriverID       uuid.UUID
+	InternalNumber string
+	FirstName      string
+	LastName       string
+	OfficeID       *uuid.UUID
+	Status         string
+	TotalScore     decimal.Decimal
+	RankPercentile int
+	PreviousScore  *decimal.Decimal
+	ScoreChange    *decimal.Decimal
+	// Weakest is the applicable component with the lowest score (on a tie
+	// the heavier, then the first in display order; "" when none is
+	// applicable) and WeakestScore its score.
+	Weakest      string
+	WeakestScore decimal.Decimal
+	// SearchText is the driver's lower-case, accent-free name, e-mail and
+	// internal number (the drivers list's search text).
+	SearchText string
+}
+
+// Board lists every stored snapshot of the company's month (default: the
+// current month, as the background refresh last stored it) with the
+// driver's office, status and weakest component, ordered by total_score
+// descending then internal number. A driver caller gets only its own row.
+// company is Principal.Scope(auth.RatingRead).
+func (s *Service) Board(ctx context.Context, p auth.Principal, company auth.Ref, period *Period) ([]BoardRow, Period, error) {
+	if err := company.Check(p, auth.RatingRead); err != nil {
+		return nil, Period{}, err
+	}
+	month := s.currentPeriod(p)
+	if period != nil {
+		month = *period
+	}
+	if err := s.checkNotFuture(p, month); err != nil {
+		return nil, Period{}, err
+	}
+	rows, err := boardRows(ctx, s.db, company.CompanyID(), month, company.Only())
+	return rows, month, err
+}
+
+// boardSQL reads a month's board. The weakest component is picked in SQL
+// from the snapshot's components object, so the page does not decode 2,000
+// JSON objects.
+const boardSQL = `
+SELECT s.driver_id, d.internal_number, d.first_name, d.last_name, d.office_id, d.status, d.search_text,
+	s.total_score::text, coalesce(s.rank_percentile, 100), s.previous_score::text,
+	w.metric, w.score::text
+FROM rating_snapshots s
+JOIN drivers d ON d.company_id = s.company_id AND d.id = s.driver_id AND d.deleted_at IS NULL
+LEFT JOIN LATERAL (
+	SELECT c.key AS metric, (c.value->>'score')::numeric AS score
+	FROM jsonb_each(s.components) c
+	WHERE (c.value->>'applicable')::boolean
+	ORDER BY (c.value->>'score')::numeric, (c.value->>'weight')::numeric DESC,
+		array_position($4::text[], c.key::text)
+	LIMIT 1
+) w ON true
+WHERE s.company_id = $1 AND s.rating_period = $2 AND ($3::uuid IS NULL OR s.driver_id = $3)
+ORDER BY s.total_score DESC, d.internal_seq, s.id`
+
+func boardRows(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, month Period, own *uuid.UUID) ([]BoardRow, error) {
+	rows, err := db.Query(ctx, boardSQL, companyID, month.First(), own, Metrics)
+	if err != nil {
+		return nil, fmt.Errorf("rating board %s: %w", month, err)
+	}
+	defer rows.Close()
+	out := []BoardRow{}
+	for rows.Next() {
+		var r BoardRow
+		var total string
+		var prev, weakest, weakScore *string
+		if err := rows.Scan(&r.DriverID, &r.InternalNumber, &r.FirstName, &r.LastName, &r.OfficeID, &r.Status, &r.SearchText,
+			&total, &r.RankPercentile, &prev, &weakest, &weakScore); err != nil {
+			return nil, fmt.Errorf("scan rating board: %w", err)
+		}
+		if r.TotalScore, err = decimal.NewFromString(total); err != nil {
+			return nil, fmt.Errorf("rating board score %q: %w", total, err)
+		}
+		if prev != nil {
+			pv, err := decimal.NewFromString(*prev)
+			if err != nil {
+				return nil, fmt.Errorf("rating board previous score %q: %w", *prev, err)
+			}
+			ch := r.TotalScore.Sub(pv)
+			r.PreviousScore, r.ScoreChange = &pv, &ch
+		}
+		if weakest != nil && weakScore != nil {
+			r.Weakest = *weakest
+			if r.WeakestScore, err = decimal.NewFromString(*weakScore); err != nil {
+				return nil, fmt.Errorf("rating board component score %q: %w", *weakScore, err)
+			}
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("rating board %s: %w", month, err)
+	}
+	return out, nil
+}
+
+// Inputs returns what the driver's rating of the month is computed from
+// (its required documents as of the month's last day, penalties, filled
+// profile fields, renewals, orders), read from current data like the
+// current month's rating, without writing or locking. The driver's rating
+// page names from them what would raise the score.
+func (s *Service) Inputs(ctx context.Context, p auth.Principal, driver auth.Ref, period *Period) (Inputs, error) {
+	if err := driver.Check(p, auth.RatingRead); err != nil {
+		return Inputs{}, err
+	}
+	month := s.currentPeriod(p)
+	if period != nil {
+		month = *period
+	}
+	if err := s.checkNotFuture(p, month); err != nil {
+		return Inputs{}, err
+	}
+	in, err := gatherInputs(ctx, s.db, driver.CompanyID(), month, []uuid.UUID{driver.ID()})
+	if err != nil {
+		return Inputs{}, err
+	}
+	if len(in) == 0 {
+		return Inputs{DriverID: driver.ID()}, nil
+	}
+	return in[0], nil
+}
+
+// PreviewRow is one driver in the preview of a configuration change: its
+// total and place under the current configuration and under the new one.
+type PreviewRow struct {
+	DriverID                          uuid.UUID
+	InternalNumber                    string
+	FirstName, LastName               string
+	Before, After                     decimal.Decimal
+	PlaceBefore, PlaceAfter           int // 1 = best; tied totals share a place
+	PercentileBefore, PercentileAfter int
+}
+
+// Preview is how a month's ranking would change under a new configuration.
+type Preview struct {
+	Period Period
+	// Config is the merged configuration the preview used.
+	Config Config
+	// Rows are ordered by the new place, then internal number.
+	Rows []PreviewRow
+}
+
+// PreviewConfig merges the update into the company's configuration and
+// validates it exactly as UpdateConfig does (the same 422), then scores
+// every driver the month's rating covers (active drivers and drivers with
+// a snapshot; default: the month before the current one) under the
+// current and the merged configuration from current data, without
+// storing anything (admin, HR). Both sides use the same inputs, so the
+// difference is the configuration's alone.
+func (s *Service) PreviewConfig(ctx context.Context, p auth.Principal, company auth.Ref, u ConfigUpdate, period *Period) (Preview, error) {
+	if err := company.Check(p, auth.RatingManage); err != nil {
+		return Preview{}, err
+	}
+	month := s.currentPeriod(p).Prev()
+	if period != nil {
+		month = *period
+	}
+	companyID := company.CompanyID()
+	cfg, err := loadConfig(ctx, s.db, companyID, false)
+	if err != nil {
+		return Preview{}, err
+	}
+	merged, err := cfg.Merge(u)
+	if err != nil {
+		return Preview{}, err
+	}
+	co, err := loadCompany(ctx, s.db, companyID)
+	if err != nil {
+		return Preview{}, err
+	}
+	inputs, err := gatherInputs(ctx, s.db, companyID, month, nil)
+	if err != nil {
+		return Preview{}, err
+	}
+	names, err := driverNames(ctx, s.db, companyID, inputs)
+	if err != nil {
+		return Preview{}, err
+	}
+	out := Preview{Period: month, Config: merged, Rows: make([]PreviewRow, len(inputs))}
+	before := make([]decimal.Decimal, len(inputs))
+	after := make([]decimal.Decimal, len(inputs))
+	for i, in := range inputs {
+		before[i] = Score(in, cfg, month, co.Currency).Total
+		after[i] = Score(in, merged, month, co.Currency).Total
+		n := names[in.DriverID]
+		out.Rows[i] = PreviewRow{DriverID: in.DriverID, InternalNumber: n.number, FirstName: n.first, LastName: n.last,
+			Before: before[i], After: after[i]}
+	}
+	placesB, pctB := Places(before)
+	placesA, pctA := Places(after)
+	for i := range out.Rows {
+		out.Rows[i].PlaceBefore, out.Rows[i].PercentileBefore = placesB[i], pctB[i]
+		out.Rows[i].PlaceAfter, out.Rows[i].PercentileAfter = placesA[i], pctA[i]
+	}
+	sort.SliceStable(out.Rows, func(i, j int) bool { return out.Rows[i].PlaceAfter < out.Rows[j].PlaceAfter })
+	return out, nil
+}
+
+// Places gives each total its place (1 = highest; equal totals share the
+// better place) and its rank percentile by the rule of docs/rating.md.
+func Places(totals []decimal.Decimal) (places, percentiles []int) {
+	n := len(totals)
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return totals[idx[a]].GreaterThan(totals[idx[b]]) })
+	places, percentiles = make([]int, n), make([]int, n)
+	for k := 0; k < n; {
+		j := k
+		for j < n && totals[idx[j]].Equal(totals[idx[k]]) {
+			j++
+		}
+		// idx[k:j] tie; n-k totals are at or below them.
+		for _, i := range idx[k:j] {
+			places[i] = k + 1
+			percentiles[i] = percentile(n-k, n)
+		}
+		k = j
+	}
+	return places, percentiles
+}
+
+type driverName struct{ number, first, last string }
+
+func driverNames(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, inputs []Inputs) (map[uuid.UUID]driverName, error) {
+	ids := make([]uuid.UUID, len(inputs))
+	for i, in := range inputs {
+		ids[i] = in.DriverID
+	}
+	rows, err := db.Query(ctx, `SELECT id, internal_number, first_name, last_name FROM drivers WHERE company_id = $1 AND id = ANY($2)`,
+		companyID, ids)
+	if err != nil {
+		return nil, fmt.Errorf("names of rated drivers: %w", err)
+	}
+	defer rows.Close()
+	out := make(map[uuid.UUID]driverName, len(ids))
+	for rows.Next() {
+		var id uuid.UUID
+		var n driverName
+		if err := rows.Scan(&id, &n.number, &n.first, &n.last); err != nil {
+			return nil, fmt.Errorf("scan driver name: %w", err)
+		}
+		out[id] = n
+	}
+	return out, rows.Err()
+}

@@ -56,6 +56,6 @@ vet:
 tidy:
 	@$(GO) mod tidy -diff || { echo "go.mod/go.sum not tidy: run 'go mod tidy'"; exit 1; }
 
-## bench: load benchmark on the scale data set (README performance table), then the Go benchmarks
+## bench: each read endpoint against a pgbench replay of its own SQL, the mix, profiles (docs/performance.md; BENCH_SETS, BENCH_CONNS, BENCH_DURATION …), then the Go benchmarks
 bench:
 	@scripts/bench.sh

@@ -17,18 +17,25 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 go build -o bin/konvoj ./cmd/konvoj
+# Each data set gets a database of its own on this server (loadbench
+# creates, migrates and seeds it), so BENCH_DATABASE_URL must be allowed
+# to CREATE DATABASE; without it a private PostgreSQL under ./data is used.
 if [ -z "${BENCH_DATABASE_URL:-}" ]; then
   port=${KONVOJ_PG_PORT:-54329}
-  admin=$(scripts/pg.sh start ./data/pg "$port")
-  psql "$admin" -tAc "SELECT 1 FROM pg_database WHERE datname = 'konvoj_bench'" | grep -q 1 \
-    || psql "$admin" -qc "CREATE DATABASE konvoj_bench" >/dev/null
-  BENCH_DATABASE_URL="postgres://postgres@127.0.0.1:$port/konvoj_bench?sslmode=disable"
+  BENCH_DATABASE_URL=$(scripts/pg.sh start ./data/pg "$port")
 fi
-export DATABASE_URL=$BENCH_DATABASE_URL
-./bin/konvoj migrate
 
+# Knobs (docs/performance.md): BENCH_SETS, BENCH_CONNS, BENCH_DURATION,
+# BENCH_MIX_DURATION, BENCH_REQUESTS, BENCH_README (empty: leave the README
+# alone), DATABASE_MAX_CONNS (passed to the server), BENCH_GO=0 skips the
+# Go benchmarks.
 echo "== load benchmark"
-go run ./cmd/loadbench -db "$DATABASE_URL" -bin ./bin/konvoj -duration "${BENCH_DURATION:-30s}" -readme README.md
+go run ./cmd/loadbench -db "$BENCH_DATABASE_URL" -bin ./bin/konvoj \
+  -sets "${BENCH_SETS:-10x2000:500,1x20000:20}" -conns "${BENCH_CONNS:-8,32}" \
+  -duration "${BENCH_DURATION:-10s}" -mix-duration "${BENCH_MIX_DURATION:-30s}" \
+  -requests "${BENCH_REQUESTS:-20}" -out data/bench -readme "${BENCH_README-README.md}"
 
-echo "== Go benchmarks (per request, through the HTTP server, on generated data)"
-scripts/test.sh -run '^$' -bench . -benchmem -benchtime "${BENCH_TIME:-20x}" ./internal/... ./web/...
+if [ "${BENCH_GO:-1}" != 0 ]; then
+  echo "== Go benchmarks (per request, through the HTTP server, on generated data)"
+  scripts/test.sh -run '^$' -bench . -benchmem -benchtime "${BENCH_TIME:-20x}" ./internal/... ./web/...
+fi

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"time"
 
@@ -130,6 +131,16 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			errc <- metricsSrv.ListenAndServe()
 		}()
 	}
+	var pprofSrv *http.Server
+	if cfg.PprofAddr != "" {
+		// Profiles on their own loopback listener only (config refuses
+		// any other address; docs/operations.md).
+		pprofSrv = &http.Server{Addr: cfg.PprofAddr, Handler: pprofHandler(), ReadHeaderTimeout: 10 * time.Second}
+		go func() {
+			log.Info("pprof listening", slog.String("addr", cfg.PprofAddr))
+			errc <- pprofSrv.ListenAndServe()
+		}()
+	}
 	select {
 	case err := <-errc:
 		return fmt.Errorf("http server: %w", err)
@@ -140,6 +151,9 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer cancel()
 	if metricsSrv != nil {
 		_ = metricsSrv.Shutdown(shutCtx)
+	}
+	if pprofSrv != nil {
+		_ = pprofSrv.Close() // a running CPU profile need not finish
 	}
 	if err := httpSrv.Shutdown(shutCtx); err != nil {
 		return fmt.Errorf("graceful shutdown: %w", err)
@@ -170,6 +184,18 @@ func newVerifier(ctx context.Context, cfg config.Config) (*auth.Verifier, error)
 		vc.JWKSURL = meta.JWKSURI
 	}
 	return auth.NewVerifier(ctx, vc)
+}
+
+// pprofHandler serves Go's runtime profiles (net/http/pprof) under
+// /debug/pprof/, on a mux of its own: nothing else is on that listener.
+func pprofHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	return mux
 }
 
 // sweepTemp removes stale upload spool files from the temporary folder and,

@@ -1,567 +1,348 @@
-// Command loadbench is `make bench`: it makes sure the scale data set
-// exists, starts the konvoj server, drives it from separate wrk processes with
-// a realistic mix of requests at a fixed concurrency for a fixed time, runs
-// the driver list's SQL directly with pgbench at the same concurrency, and
-// prints one table (and optionally writes it into the README).
+// Command loadbench is `make bench` (docs/performance.md). For each data
+// set, in a database of its own, it:
 //
-// Usage (see Makefile): loadbench -db URL -bin ./bin/konvoj [-duration 30s]
-// [-readme README.md]
+//  1. seeds the set (konvoj seed-scale) and picks K fixed requests per read
+//     endpoint (K different drivers, or K search terms);
+//  2. captures exactly the SQL statements each of those requests runs, with
+//     their arguments, by running the product in-process (app.New, the same
+//     wiring as `konvoj serve`) on pools with a recording query tracer, and
+//     writes one pgbench script per request, the arguments as typed literals;
+//  3. starts the konvoj binary and, at each concurrency, drives every
+//     endpoint alone with wrk over its K requests, then replays the K
+//     scripts with pgbench at the same concurrency, as the server's request
+//     role and company: API req/s against SQL replays/s, per endpoint;
+//  4. saves CPU and allocation profiles of the server (PPROF_ADDR) over the
+//     single-record endpoints' runs and prints their top functions;
+//  5. runs the realistic mix, and times the rating of the set's first
+//     company for the past month (the monthly job's work).
+//
+// Usage (see scripts/bench.sh): loadbench -db ADMIN_URL -bin ./bin/konvoj
+// [-sets 10x2000:500,1x20000:20] [-conns 8,32] [-duration 10s] [-requests 20]
+// [-out data/bench] [-readme README.md]
 package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/golang-jwt/jwt/v5"
-	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
-
-	"github.com/konvoj/konvoj/internal/auth"
-	"github.com/konvoj/konvoj/internal/drivers"
+	"github.com/konvoj/konvoj/internal/config"
 	"github.com/konvoj/konvoj/internal/postgres"
-	"github.com/konvoj/konvoj/internal/seed"
-	"github.com/konvoj/konvoj/internal/services"
+	"github.com/konvoj/konvoj/internal/rating"
 )
 
+// secret signs the benchmark's tokens; the server is started with it.
 const secret = "loadbench-secret-0123456789abcdef-0123456789"
 
-// endpoint is one part of the mix: a wrk script and its share of the
-// connections.
-type endpoint struct {
-	Name  string
-	Conns int
-	Lua   string // body of request(); helpers below are prepended
+type options struct {
+	adminURL, bin, out, readme string
+	sets                       []dataSet
+	conns                      []int
+	duration, mixDuration      time.Duration
+	k, profileSeconds          int
+	mix                        bool
 }
 
 func main() {
 	var (
-		dbURL     = flag.String("db", os.Getenv("DATABASE_URL"), "PostgreSQL URL of the benchmark database")
-		bin       = flag.String("bin", "./bin/konvoj", "the konvoj binary")
-		duration  = flag.Duration("duration", 30*time.Second, "length of the load run")
-		companies = flag.Int("companies", 10, "scale set: companies")
-		perComp   = flag.Int("drivers-per-company", 2000, "scale set: drivers per company")
-		readme    = flag.String("readme", "", "write the results table into this README's performance section")
+		o             options
+		sets, conns   string
+		adminFallback = os.Getenv("DATABASE_URL")
 	)
+	flag.StringVar(&o.adminURL, "db", adminFallback, "PostgreSQL URL allowed to CREATE DATABASE; each data set gets a database of its own on that server")
+	flag.StringVar(&o.bin, "bin", "./bin/konvoj", "the konvoj binary")
+	flag.StringVar(&sets, "sets", "10x2000:500,1x20000:20", "data sets: COMPANIESxDRIVERS[:TRANSACTIONS per driver], comma-separated")
+	flag.StringVar(&conns, "conns", "8,32", "concurrencies (wrk connections = pgbench clients), comma-separated")
+	flag.DurationVar(&o.duration, "duration", 10*time.Second, "length of each endpoint's wrk run and of each pgbench replay")
+	flag.DurationVar(&o.mixDuration, "mix-duration", 30*time.Second, "length of the realistic mix")
+	flag.BoolVar(&o.mix, "mix", true, "run the realistic mix")
+	flag.IntVar(&o.k, "requests", 20, "K: fixed requests per endpoint (different drivers or search terms)")
+	flag.IntVar(&o.profileSeconds, "profile-seconds", 10, "length of the CPU and allocation profiles (at most the single-record runs' total)")
+	flag.StringVar(&o.out, "out", "data/bench", "folder for the pgbench scripts and the profiles")
+	flag.StringVar(&o.readme, "readme", "", "write the results into this README's performance section")
 	flag.Parse()
-	if err := run(*dbURL, *bin, *duration, *companies, *perComp, *readme); err != nil {
+	err := func() error {
+		var err error
+		if o.sets, err = parseSets(sets); err != nil {
+			return err
+		}
+		for _, c := range strings.Split(conns, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(c))
+			if err != nil || n < 1 {
+				return fmt.Errorf("-conns %q: want positive integers", conns)
+			}
+			o.conns = append(o.conns, n)
+		}
+		if o.k < 1 {
+			return errors.New("-requests must be at least 1")
+		}
+		return run(o)
+	}()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "loadbench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dbURL, bin string, duration time.Duration, companies, perComp int, readme string) error {
-	if dbURL == "" {
+func run(o options) error {
+	if o.adminURL == "" {
 		return errors.New("-db (or DATABASE_URL) is required")
 	}
-	for _, tool := range []string{"wrk", "pgbench"} {
+	for _, tool := range []string{"wrk", "pgbench", "go"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			return fmt.Errorf("%s is not installed (scripts/install-deps.sh --bench installs it)", tool)
+			return fmt.Errorf("%s is not installed (scripts/bench.sh installs wrk and pgbench)", tool)
 		}
+	}
+	// The request pool's size, as the server will read it.
+	cfg, err := config.Load(func(k string) string {
+		if k == "DATABASE_MAX_CONNS" {
+			return os.Getenv(k)
+		}
+		if k == "JWT_SECRET" {
+			return secret
+		}
+		return ""
+	})
+	if err != nil {
+		return err
 	}
 	ctx := context.Background()
-	work, err := os.MkdirTemp("", "konvoj-loadbench-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(work)
-
-	// 1. The data set.
-	seedStart := time.Now()
-	seedCmd := exec.Command(bin, "seed-scale", "--companies", fmt.Sprint(companies), "--drivers-per-company", fmt.Sprint(perComp))
-	seedCmd.Env = append(os.Environ(), "DATABASE_URL="+dbURL)
-	out, err := seedCmd.CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("seed-scale: %v\n%s", err, out)
-	}
-	seedTook := time.Since(seedStart)
-	var tail []string
-	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		if strings.HasPrefix(l, "seed-scale: ") && !strings.HasPrefix(l, "seed-scale:   ") {
-			tail = append(tail, l)
+	fmt.Printf("Machine: %s.\n", machine())
+	fmt.Printf("Server pool: DATABASE_MAX_CONNS=%d%s.\n", cfg.DatabaseMaxConns, map[bool]string{true: " (from the environment)", false: " (the default)"}[os.Getenv("DATABASE_MAX_CONNS") != ""])
+	var report strings.Builder
+	fmt.Fprintf(&report, "Machine: %s. Server pool DATABASE_MAX_CONNS=%d.\n", machine(), cfg.DatabaseMaxConns)
+	for _, set := range o.sets {
+		section, err := runSet(ctx, o, set)
+		if err != nil {
+			return fmt.Errorf("data set %s: %w", set, err)
 		}
+		report.WriteString("\n" + section)
 	}
-	fmt.Println(strings.Join(tail, "\n"))
-
-	var tracer lastQuery
-	pool, err := postgres.OpenSystem(ctx, dbURL, &tracer)
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
-	fx, err := loadFixtures(ctx, pool, work)
-	if err != nil {
-		return err
-	}
-
-	// 2. The server.
-	port, err := freePort()
-	if err != nil {
-		return err
-	}
-	base := "http://127.0.0.1:" + port
-	srv := exec.Command(bin, "serve", "--no-migrate")
-	srv.Env = append(os.Environ(), "DATABASE_URL="+dbURL, "HTTP_ADDR=127.0.0.1:"+port, "JWT_ALG=HS256", "JWT_SECRET="+secret,
-		"STORAGE_LOCAL_DIR="+filepath.Join(work, "files"), "LOG_LEVEL=error", "LOG_FORMAT=json",
-		// The benchmark measures Konvoj, not the limiter's 429s.
-		"RATE_LIMIT_STORE=none")
-	srvLog, _ := os.Create(filepath.Join(work, "server.log"))
-	srv.Stdout, srv.Stderr = srvLog, srvLog
-	if err := srv.Start(); err != nil {
-		return err
-	}
-	defer func() { _ = srv.Process.Kill(); _, _ = srv.Process.Wait() }()
-	if err := waitHealthy(base + "/readyz"); err != nil {
-		log, _ := os.ReadFile(srvLog.Name())
-		return fmt.Errorf("%w\n%s", err, log)
-	}
-
-	// 3. The mix, all endpoints at once, one wrk process each.
-	mix := []endpoint{
-		{"GET /drivers (filters, search, sort)", 4, `
-			local q = list_queries[math.random(#list_queries)]
-			return get("/api/v0/drivers?" .. q)`},
-		{"GET /drivers/{id}", 2, `return get("/api/v0/drivers/" .. driver())`},
-		{"GET /drivers/{id}/documents", 2, `return get("/api/v0/drivers/" .. driver() .. "/documents")`},
-		{"GET /drivers/{id}/finance (summary)", 2, `return get("/api/v0/drivers/" .. driver() .. "/finance?per_page=20")`},
-		{"GET /drivers/{id}/penalties", 2, `return get("/api/v0/drivers/" .. driver() .. "/penalties")`},
-		{"GET /drivers/{id}/rating", 2, `return get("/api/v0/drivers/" .. driver() .. "/rating")`},
-		{"POST /documents/{id}/files (1 MiB)", 1, `return upload()`},
-	}
-	conns := 0
-	for _, e := range mix {
-		conns += e.Conns
-	}
-	fmt.Printf("\nload: %d endpoints, %d connections in all, %s, server and load generator on the same %d cores\n",
-		len(mix), conns, duration, runtime.NumCPU())
-	pid := srv.Process.Pid
-	var peak peakMemory
-	stopPeak := peak.watch(pid)
-	results := make([]wrkResult, len(mix))
-	var wg sync.WaitGroup
-	for i, e := range mix {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			results[i] = runWrk(work, base, e, duration, fx)
-		}()
-	}
-	wg.Wait()
-	stopPeak()
-
-	// 4. The list's SQL straight into PostgreSQL, same concurrency.
-	pgb, err := runPgbench(ctx, pool, &tracer, dbURL, work, fx, conns, duration)
-	if err != nil {
-		return err
-	}
-
-	// 5. The table.
-	table := render(results, pgb, peak.max(), conns, duration, seedTook, companies, perComp)
-	fmt.Println()
-	fmt.Println(table)
-	if readme != "" {
-		if err := writeReadme(readme, table); err != nil {
+	if o.readme != "" {
+		if err := writeReadme(o.readme, report.String()); err != nil {
 			return err
 		}
-		fmt.Println("written into", readme)
+		fmt.Println("written into", o.readme)
 	}
 	return nil
 }
 
-// fixtures are ids and tokens the load scripts pick from.
-type fixtures struct {
-	company   uuid.UUID
-	token     string
-	driverIDs []uuid.UUID
-	docIDs    []uuid.UUID
-	admin     auth.Principal
-}
-
-func loadFixtures(ctx context.Context, db *pgxpool.Pool, work string) (fixtures, error) {
-	var fx fixtures
-	err := db.QueryRow(ctx, `SELECT id FROM companies WHERE settings->>'seed' = $1 ORDER BY name LIMIT 1`, seed.ScaleMarker).Scan(&fx.company)
+// runSet measures one data set and returns its part of the report.
+func runSet(ctx context.Context, o options, set dataSet) (string, error) {
+	var rep strings.Builder
+	say := func(format string, a ...any) {
+		s := fmt.Sprintf(format, a...)
+		fmt.Print(s)
+		rep.WriteString(s)
+	}
+	fmt.Printf("\n== data set %s (database %s)\n", set, set.database())
+	dbURL, seedTook, err := prepareSet(ctx, o.adminURL, o.bin, set)
 	if err != nil {
-		return fx, fmt.Errorf("find a scale company: %w", err)
+		return "", err
 	}
-	rows, err := db.Query(ctx, `SELECT id FROM drivers WHERE company_id = $1 AND deleted_at IS NULL ORDER BY internal_seq`, fx.company)
+	work, err := os.MkdirTemp("", "konvoj-loadbench-")
 	if err != nil {
-		return fx, err
+		return "", err
 	}
-	fx.driverIDs, err = pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+	defer os.RemoveAll(work)
+	outDir := filepath.Join(o.out, fmt.Sprintf("%dx%d", set.Companies, set.Drivers))
+	if err := os.RemoveAll(outDir); err != nil {
+		return "", err
+	}
+
+	system, err := postgres.OpenSystem(ctx, dbURL, nil)
 	if err != nil {
-		return fx, err
+		return "", err
 	}
-	rows, err = db.Query(ctx, `SELECT id FROM driver_documents WHERE company_id = $1 ORDER BY id LIMIT 2000`, fx.company)
+	defer system.Close()
+	fx, err := loadFixtures(ctx, system, work, o.k)
 	if err != nil {
-		return fx, err
+		return "", err
 	}
-	fx.docIDs, err = pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+	say("### %s\n\nData: %s (14 documents each, penalties, orders, 12 months of ratings); seed check %s. Company %s, %d requests per endpoint.\n",
+		set, set, seedTook.Round(time.Second), fx.company, len(fx.sample))
+
+	// Capture each endpoint's K requests and write their pgbench scripts.
+	endpoints := readEndpoints(fx)
+	capt, err := newCapturer(ctx, dbURL, work, fx.token)
 	if err != nil {
-		return fx, err
+		return "", err
 	}
-	sub := uuid.New()
-	fx.token, err = jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{
-		"sub": sub.String(), "email": "loadbench@scale.test", "iat": time.Now().Unix(), "exp": time.Now().Add(2 * time.Hour).Unix(),
-		"app_metadata": map[string]any{"company_id": fx.company.String()}, "user_metadata": map[string]any{"role": "admin"},
-	}).SignedString([]byte(secret))
-	if err != nil {
-		return fx, err
+	lit := newLiteralizer()
+	type prepared struct {
+		def        endpointDef
+		paths      []string
+		scripts    []string
+		statements float64
+		replayable string
 	}
-	fx.admin = auth.Principal{UserID: sub, CompanyID: fx.company, Role: auth.RoleAdmin, CompanyTimezone: "Europe/Prague"}
-	var b strings.Builder
-	for _, id := range fx.driverIDs {
-		b.WriteString(id.String() + "\n")
-	}
-	if err := os.WriteFile(filepath.Join(work, "drivers.txt"), []byte(b.String()), 0o600); err != nil {
-		return fx, err
-	}
-	b.Reset()
-	for _, id := range fx.docIDs {
-		b.WriteString(id.String() + "\n")
-	}
-	if err := os.WriteFile(filepath.Join(work, "documents.txt"), []byte(b.String()), 0o600); err != nil {
-		return fx, err
-	}
-	// A 1 MiB PDF-looking file for uploads.
-	pdf := make([]byte, 1<<20)
-	copy(pdf, "%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
-	for i := 20; i < len(pdf); i++ {
-		pdf[i] = byte('a' + rand.IntN(26))
-	}
-	copy(pdf[len(pdf)-6:], "%%EOF\n")
-	return fx, os.WriteFile(filepath.Join(work, "upload.pdf"), pdf, 0o600)
-}
-
-// luaPrelude is shared by every wrk script: ids, auth header, helpers, and a
-// done() that prints the numbers as JSON.
-const luaPrelude = `
-local function lines(path)
-  local t = {}
-  for l in io.lines(path) do t[#t + 1] = l end
-  return t
-end
-local drivers = lines(WORK .. "/drivers.txt")
-local documents = lines(WORK .. "/documents.txt")
-local f = io.open(WORK .. "/upload.pdf", "rb")
-local pdf = f:read("*a")
-f:close()
-local boundary = "konvojloadbench"
-local upload_body = "--" .. boundary .. "\r\n" ..
-  'Content-Disposition: form-data; name="file"; filename="scan.pdf"\r\n' ..
-  "Content-Type: application/pdf\r\n\r\n" .. pdf .. "\r\n--" .. boundary .. "--\r\n"
-list_queries = {
-  "per_page=20",
-  "per_page=50&sort_by=last_name",
-  "status=active&per_page=20",
-  "search=novak",
-  "search=kowal&status=active,on_leave",
-  "document_status=expired&per_page=20",
-  "citizenship=PL,UA&sort_by=hire_date&sort_order=desc",
-  "limit=20",
-}
-math.randomseed(os.time() + math.floor(os.clock() * 1000000))
-function driver() return drivers[math.random(#drivers)] end
-local headers = { ["Authorization"] = "Bearer " .. TOKEN }
-function get(path) return wrk.format("GET", path, headers) end
-function upload()
-  local h = { ["Authorization"] = "Bearer " .. TOKEN,
-    ["Content-Type"] = "multipart/form-data; boundary=" .. boundary }
-  return wrk.format("POST", "/api/v0/documents/" .. documents[math.random(#documents)] .. "/files", h, upload_body)
-end
-function done(summary, latency, requests)
-  local e = summary.errors
-  io.write(string.format('RESULT {"requests":%d,"duration_us":%d,"p50":%d,"p95":%d,"p99":%d,"socket_errors":%d,"status_errors":%d}\n',
-    summary.requests, summary.duration, latency:percentile(50), latency:percentile(95), latency:percentile(99),
-    e.connect + e.read + e.write + e.timeout, e.status))
-end
-`
-
-type wrkResult struct {
-	Name                      string
-	Conns                     int
-	Requests                  int     `json:"requests"`
-	DurationUS                int64   `json:"duration_us"`
-	P50, P95, P99             float64 // microseconds
-	SocketErrors, StatusError int
-	Err                       string
-}
-
-func runWrk(work, base string, e endpoint, d time.Duration, fx fixtures) wrkResult {
-	res := wrkResult{Name: e.Name, Conns: e.Conns}
-	script := fmt.Sprintf("WORK = %q\nTOKEN = %q\n%s\nfunction request()\n%s\nend\n", work, fx.token, luaPrelude, e.Lua)
-	path := filepath.Join(work, fmt.Sprintf("wrk-%x.lua", rand.Uint32()))
-	if err := os.WriteFile(path, []byte(script), 0o600); err != nil {
-		res.Err = err.Error()
-		return res
-	}
-	cmd := exec.Command("wrk", "-t1", "-c"+fmt.Sprint(e.Conns), "-d"+fmt.Sprintf("%ds", int(d.Seconds())), "--timeout", "10s", "-s", path, base)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		res.Err = fmt.Sprintf("%v: %s", err, out)
-		return res
-	}
-	m := regexp.MustCompile(`RESULT (\{.*\})`).FindSubmatch(out)
-	if m == nil {
-		res.Err = "no result line: " + string(out)
-		return res
-	}
-	var raw struct {
-		Requests     int     `json:"requests"`
-		DurationUS   int64   `json:"duration_us"`
-		P50          float64 `json:"p50"`
-		P95          float64 `json:"p95"`
-		P99          float64 `json:"p99"`
-		SocketErrors int     `json:"socket_errors"`
-		StatusErrors int     `json:"status_errors"`
-	}
-	if err := json.Unmarshal(m[1], &raw); err != nil {
-		res.Err = err.Error()
-		return res
-	}
-	res.Requests, res.DurationUS = raw.Requests, raw.DurationUS
-	res.P50, res.P95, res.P99 = raw.P50, raw.P95, raw.P99
-	res.SocketErrors, res.StatusError = raw.SocketErrors, raw.StatusErrors
-	return res
-}
-
-// lastQuery is a pgx tracer that remembers the last statement and arguments.
-type lastQuery struct {
-	mu   sync.Mutex
-	sql  string
-	args []any
-}
-
-func (l *lastQuery) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if strings.Contains(d.SQL, "FROM drivers") {
-		l.sql, l.args = d.SQL, d.Args
-	}
-	return ctx
-}
-
-func (l *lastQuery) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
-
-type pgbenchResult struct {
-	TPS     float64
-	Latency float64 // ms
-}
-
-// runPgbench captures the SQL the drivers list runs for the default list
-// and replays it with pgbench at the same concurrency.
-func runPgbench(ctx context.Context, pool *pgxpool.Pool, tr *lastQuery, dbURL, work string, fx fixtures, conns int, d time.Duration) (pgbenchResult, error) {
-	svc := services.New(pool, services.Options{CursorKey: []byte("loadbench")}).Drivers
-	company, err := fx.admin.Scope(auth.DriversRead)
-	if err != nil {
-		return pgbenchResult{}, err
-	}
-	if _, err := svc.List(ctx, fx.admin, company, drivers.ListParams{Page: 1, PerPage: 20}); err != nil {
-		return pgbenchResult{}, fmt.Errorf("list drivers for pgbench: %w", err)
-	}
-	tr.mu.Lock()
-	sql, args := tr.sql, tr.args
-	tr.mu.Unlock()
-	if sql == "" {
-		return pgbenchResult{}, errors.New("no driver list SQL captured")
-	}
-	literal, err := inline(sql, args)
-	if err != nil {
-		return pgbenchResult{}, err
-	}
-	script := filepath.Join(work, "list.sql")
-	if err := os.WriteFile(script, []byte(strings.Join(strings.Fields(literal), " ")+";\n"), 0o600); err != nil {
-		return pgbenchResult{}, err
-	}
-	out, err := exec.Command("pgbench", "-n", "-c", fmt.Sprint(conns), "-j", "2", "-T", fmt.Sprint(int(d.Seconds())),
-		"-f", script, dbURL).CombinedOutput()
-	if err != nil {
-		return pgbenchResult{}, fmt.Errorf("pgbench: %v\n%s", err, out)
-	}
-	var r pgbenchResult
-	if m := regexp.MustCompile(`tps = ([0-9.]+)`).FindSubmatch(out); m != nil {
-		r.TPS, _ = strconv.ParseFloat(string(m[1]), 64)
-	}
-	if m := regexp.MustCompile(`latency average = ([0-9.]+) ms`).FindSubmatch(out); m != nil {
-		r.Latency, _ = strconv.ParseFloat(string(m[1]), 64)
-	}
-	if r.TPS == 0 {
-		return r, fmt.Errorf("pgbench printed no tps:\n%s", out)
-	}
-	return r, nil
-}
-
-// inline replaces $n placeholders with SQL literals of the arguments.
-func inline(sql string, args []any) (string, error) {
-	var err error
-	out := regexp.MustCompile(`\$(\d+)`).ReplaceAllStringFunc(sql, func(m string) string {
-		n, _ := strconv.Atoi(m[1:])
-		if n < 1 || n > len(args) {
-			err = fmt.Errorf("placeholder %s without argument", m)
-			return m
+	var eps []prepared
+	for _, e := range endpoints {
+		p := prepared{def: e}
+		for i := range fx.sample {
+			p.paths = append(p.paths, e.Path(i))
 		}
-		lit, e := literal(args[n-1])
-		if e != nil {
-			err = e
+		got, err := capt.captureEndpoint(p.paths)
+		if err != nil {
+			capt.close()
+			return "", fmt.Errorf("capture %s: %w", e.Name, err)
 		}
-		return lit
-	})
-	return out, err
-}
-
-func literal(v any) (string, error) {
-	quote := func(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
-	switch x := v.(type) {
-	case nil:
-		return "NULL", nil
-	case string:
-		return quote(x), nil
-	case uuid.UUID:
-		return quote(x.String()) + "::uuid", nil
-	case *uuid.UUID:
-		if x == nil {
-			return "NULL::uuid", nil
-		}
-		return quote(x.String()) + "::uuid", nil
-	case int, int32, int64:
-		return fmt.Sprint(x), nil
-	case bool:
-		return fmt.Sprint(x), nil
-	case []string:
-		parts := make([]string, len(x))
-		for i, s := range x {
-			parts[i] = quote(s)
-		}
-		return "ARRAY[" + strings.Join(parts, ",") + "]::text[]", nil
-	case []uuid.UUID:
-		parts := make([]string, len(x))
-		for i, s := range x {
-			parts[i] = quote(s.String())
-		}
-		return "ARRAY[" + strings.Join(parts, ",") + "]::uuid[]", nil
-	case time.Time:
-		return quote(x.Format(time.RFC3339Nano)), nil
-	}
-	return "", fmt.Errorf("cannot inline an argument of type %T", v)
-}
-
-// peakMemory samples the server's peak resident memory (VmHWM).
-type peakMemory struct {
-	mu  sync.Mutex
-	kib int
-}
-
-func (p *peakMemory) watch(pid int) func() {
-	stop := make(chan struct{})
-	go func() {
-		t := time.NewTicker(500 * time.Millisecond)
-		defer t.Stop()
-		for {
-			p.sample(pid)
-			select {
-			case <-stop:
-				return
-			case <-t.C:
+		texts := make([]string, len(got))
+		n := 0
+		for i, g := range got {
+			n += len(g.Statements)
+			if g.Copies > 0 {
+				p.replayable = "the read runs COPY"
 			}
+			if texts[i], err = script(ctx, system, lit, g); err != nil {
+				capt.close()
+				return "", fmt.Errorf("script for %s: %w", e.Name, err)
+			}
+			texts[i] = "-- GET " + g.Path + "\n" + texts[i]
 		}
-	}()
-	return func() { close(stop); p.sample(pid) }
-}
-
-func (p *peakMemory) sample(pid int) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+		p.statements = float64(n) / float64(len(got))
+		if p.scripts, err = writeScripts(filepath.Join(outDir, "sql", slug(e.Name)), texts); err != nil {
+			capt.close()
+			return "", err
+		}
+		eps = append(eps, p)
+	}
+	capt.close()
+	fmt.Printf("pgbench scripts (one per captured request) in %s\n", filepath.Join(outDir, "sql"))
+	replay, err := replayURL(dbURL, fx.company)
 	if err != nil {
-		return
+		return "", err
 	}
-	if m := regexp.MustCompile(`VmHWM:\s+(\d+) kB`).FindSubmatch(b); m != nil {
-		n, _ := strconv.Atoi(string(m[1]))
-		p.mu.Lock()
-		if n > p.kib {
-			p.kib = n
-		}
-		p.mu.Unlock()
-	}
-}
 
-func (p *peakMemory) max() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.kib
-}
-
-func render(rs []wrkResult, pgb pgbenchResult, peakKiB, conns int, d time.Duration, seedTook time.Duration, companies, perComp int) string {
-	var b strings.Builder
-	cpu := "unknown CPU"
-	if info, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		if m := regexp.MustCompile(`model name\s*:\s*(.+)`).FindSubmatch(info); m != nil {
-			cpu = strings.TrimSpace(string(m[1]))
-		}
-	}
-	fmt.Fprintf(&b, "Machine: %d cores (%s), PostgreSQL on the same machine; load generator (wrk) and server share the cores.\n", runtime.NumCPU(), cpu)
-	fmt.Fprintf(&b, "Data: %d companies × %d drivers (14 documents each, 500 finance transactions each, penalties, orders, 12 months of ratings); the seed check took %s.\n",
-		companies, perComp, seedTook.Round(time.Second))
-	fmt.Fprintf(&b, "Load: %d connections in all for %s, every endpoint at once; one scale company, random drivers.\n\n", conns, d)
-	b.WriteString("| endpoint | conns | req/s | p50 ms | p95 ms | p99 ms | errors |\n|---|---:|---:|---:|---:|---:|---:|\n")
-	var listRPS float64
-	for i, r := range rs {
-		if r.Err != "" {
-			fmt.Fprintf(&b, "| %s | | | | | | failed: %s |\n", r.Name, strings.ReplaceAll(firstLine(r.Err), "|", "/"))
-			continue
-		}
-		rps := float64(r.Requests) / (float64(r.DurationUS) / 1e6)
-		if i == 0 {
-			listRPS = rps
-		}
-		fmt.Fprintf(&b, "| %s | %d | %.1f | %.1f | %.1f | %.1f | %d |\n", r.Name, r.Conns, rps, r.P50/1000, r.P95/1000, r.P99/1000, r.SocketErrors+r.StatusError)
-	}
-	fmt.Fprintf(&b, "\nServer peak memory (VmHWM): %.1f MiB.\n", float64(peakKiB)/1024)
-	fmt.Fprintf(&b, "Driver list SQL alone (pgbench, %d clients, %s): %.1f tps, %.2f ms average.\n", conns, d, pgb.TPS, pgb.Latency)
-	if pgb.TPS > 0 && listRPS > 0 {
-		fmt.Fprintf(&b, "API list throughput / raw SQL throughput: %.2f (the list endpoint shared the machine with the rest of the mix; the SQL ran alone).\n", listRPS/pgb.TPS)
-	}
-	return b.String()
-}
-
-func firstLine(s string) string {
-	l, _, _ := strings.Cut(s, "\n")
-	if len(l) > 80 {
-		l = l[:80]
-	}
-	return l
-}
-
-const (
-	readmeBegin = "<!-- bench:begin -->"
-	readmeEnd   = "<!-- bench:end -->"
-)
-
-func writeReadme(path, table string) error {
-	raw, err := os.ReadFile(path)
+	// The server.
+	srv, err := startServer(o.bin, dbURL, work)
 	if err != nil {
-		return err
+		return "", err
 	}
-	s := string(raw)
-	block := readmeBegin + "\n" + table + "\n_Generated by `make bench` on " + time.Now().UTC().Format("2006-01-02") + "._\n" + readmeEnd
-	i, j := strings.Index(s, readmeBegin), strings.Index(s, readmeEnd)
-	if i < 0 || j < i {
-		return fmt.Errorf("%s has no %s … %s markers", path, readmeBegin, readmeEnd)
+	defer srv.stop()
+	peak := watchPeak(srv.cmd.Process.Pid)
+	prof := profiler{addr: srv.pprof, dir: filepath.Join(outDir, "profiles"), bin: o.bin}
+
+	for ci, conns := range o.conns {
+		runs := make([]endpointRun, len(eps))
+		var wait func() []profileFile
+		for i, p := range eps {
+			if ci == 0 && p.def.Single && wait == nil {
+				singles := 0
+				for _, q := range eps[i:] {
+					if q.def.Single {
+						singles++
+					}
+				}
+				secs := min(o.profileSeconds, singles*max(1, int(o.duration.Seconds())))
+				fmt.Printf("profiling the server for %d s over the single-record endpoints' runs\n", secs)
+				wait = prof.start(fmt.Sprintf("single-record-c%d", conns), secs)
+			}
+			fmt.Printf("wrk %-42s %d conns, %s\n", p.def.Name, conns, o.duration)
+			runs[i] = endpointRun{Name: p.def.Name, Statements: p.statements, Replayable: p.replayable,
+				API: runWrkPaths(work, srv.base, fx.token, p.def.Name, p.paths, conns, o.duration)}
+		}
+		var profiles []profileFile
+		if wait != nil {
+			profiles = wait()
+		}
+		for i, p := range eps {
+			if p.replayable != "" {
+				continue
+			}
+			fmt.Printf("pgbench %-38s %d clients, %s\n", p.def.Name, conns, o.duration)
+			runs[i].SQL = runPgbench(replay, p.scripts, conns, o.duration)
+		}
+		say("\n%s", renderEndpoints(runs, conns, o.duration, len(fx.sample)))
+		for _, f := range profiles {
+			if f.Err == nil {
+				fmt.Printf("\nprofile saved: %s\n", f.Path)
+			}
+			fmt.Print(prof.top(f, 15))
+		}
 	}
-	s = s[:i] + block + s[j+len(readmeEnd):]
-	return os.WriteFile(path, []byte(s), 0o644)
+
+	if o.mix {
+		results := make([]wrkResult, len(realisticMix))
+		done := make(chan struct{})
+		for i, part := range realisticMix {
+			go func() {
+				results[i] = runWrkMix(work, srv.base, fx.token, part, o.mixDuration)
+				done <- struct{}{}
+			}()
+		}
+		for range realisticMix {
+			<-done
+		}
+		say("\n%s", renderMix(results, o.mixDuration, peak.max()))
+	}
+
+	// The monthly job's work for the past month, on the set's first company.
+	y, m, _ := time.Now().UTC().AddDate(0, -1, 0).Date()
+	period := rating.MonthOf(y, m)
+	start := time.Now()
+	n, err := rating.NewService(system).RateCompany(ctx, fx.company, period)
+	if err != nil {
+		return "", fmt.Errorf("rate company %s for %s: %w", fx.company, period, err)
+	}
+	say("\nRating the company (%s drivers rated) for %s (RateCompany, the monthly job's work): %.2f s.\n",
+		thousands(n), period, time.Since(start).Seconds())
+	return rep.String(), nil
+}
+
+// server is the konvoj binary serving the set's database.
+type server struct {
+	cmd   *exec.Cmd
+	base  string
+	pprof string
+	log   string
+}
+
+func startServer(bin, dbURL, work string) (*server, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	pport, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	s := &server{base: "http://127.0.0.1:" + port, pprof: "127.0.0.1:" + pport, log: filepath.Join(work, "server.log")}
+	s.cmd = exec.Command(bin, "serve", "--no-migrate")
+	// DATABASE_MAX_CONNS, when set, comes with the environment.
+	s.cmd.Env = append(os.Environ(), "DATABASE_URL="+dbURL, "HTTP_ADDR=127.0.0.1:"+port, "JWT_ALG=HS256", "JWT_SECRET="+secret,
+		"STORAGE_LOCAL_DIR="+filepath.Join(work, "files"), "LOG_LEVEL=error", "LOG_FORMAT=json", "PPROF_ADDR="+s.pprof,
+		// The benchmark measures Konvoj, not the limiter's 429s.
+		"RATE_LIMIT_STORE=none")
+	logf, err := os.Create(s.log)
+	if err != nil {
+		return nil, err
+	}
+	s.cmd.Stdout, s.cmd.Stderr = logf, logf
+	if err := s.cmd.Start(); err != nil {
+		return nil, err
+	}
+	if err := waitHealthy(s.base + "/readyz"); err != nil {
+		s.stop()
+		log, _ := os.ReadFile(s.log)
+		return nil, fmt.Errorf("%w\n%s", err, log)
+	}
+	return s, nil
+}
+
+func (s *server) stop() {
+	_ = s.cmd.Process.Kill()
+	_, _ = s.cmd.Process.Wait()
 }
 
 func freePort() (string, error) {
@@ -585,4 +366,10 @@ func waitHealthy(url string) error {
 		time.Sleep(200 * time.Millisecond)
 	}
 	return errors.New("server not ready within 60 s")
+}
+
+// slug is a folder name for an endpoint: "get-drivers-id-rating-past-month".
+func slug(name string) string {
+	s := strings.Trim(regexp.MustCompile(`[^a-z0-9]+`).ReplaceAllString(strings.ToLower(name), "-"), "-")
+	return s
 }

@@ -21,6 +21,9 @@ type Config struct {
 	PublicURL   string
 	// MetricsAddr, when set, is the only listener serving /metrics.
 	MetricsAddr string
+	// PprofAddr, when set, is a loopback address serving net/http/pprof
+	// (profiling; make bench uses it). Never on HTTP_ADDR.
+	PprofAddr string
 	// DatabaseMaxConns is the request pool's size.
 	DatabaseMaxConns int32
 	// TrustedProxies are the networks whose X-Forwarded-For is believed.
@@ -82,6 +85,7 @@ var Vars = []Var{
 	{"HTTP_ADDR", ":8080", "listen address"},
 	{"PUBLIC_URL", "http://localhost:8080", "external base URL (links, OIDC redirect); https also turns on HSTS and Secure cookies"},
 	{"METRICS_ADDR", "", "when set, /metrics is served on this address only, not on HTTP_ADDR"},
+	{"PPROF_ADDR", "", "when set, a loopback address (127.0.0.1:PORT, [::1]:PORT, localhost:PORT) serving Go's /debug/pprof/ profiles; never on HTTP_ADDR"},
 	{"DATABASE_MAX_CONNS", "max(8, 4 × CPU cores)", "the server's PostgreSQL pool size"},
 	{"TRUSTED_PROXIES", "", "comma-separated CIDRs whose X-Forwarded-For is believed for the client address (none: the peer address is the client)"},
 	{"JWT_ALG", "HS256", "token algorithm: HS256, RS256 or ES256"},
@@ -136,6 +140,7 @@ func Load(getenv func(string) string) (Config, error) {
 		DatabaseURL:       get("DATABASE_URL", ""),
 		HTTPAddr:          get("HTTP_ADDR", ":8080"),
 		MetricsAddr:       get("METRICS_ADDR", ""),
+		PprofAddr:         get("PPROF_ADDR", ""),
 		PublicURL:         strings.TrimRight(get("PUBLIC_URL", "http://localhost:8080"), "/"),
 		JWTAlg:            strings.ToUpper(get("JWT_ALG", "HS256")),
 		JWTSecret:         get("JWT_SECRET", ""),
@@ -220,6 +225,10 @@ func Load(getenv func(string) string) (Config, error) {
 		// companies' users to anyone and signs in as any of them.
 		bad("AUTH_DEV_LOGIN=true is refused with an https PUBLIC_URL (development only)")
 	}
+	if c.PprofAddr != "" && !loopback(c.PprofAddr) {
+		// Profiles show code paths and memory: never offered to the network.
+		bad("PPROF_ADDR must be a loopback address with a port (127.0.0.1:6060, [::1]:6060, localhost:6060), got %q", c.PprofAddr)
+	}
 	c.DatabaseMaxConns = int32(max(8, 4*runtime.NumCPU()))
 	if raw, ok := lookup(getenv, "DATABASE_MAX_CONNS"); ok {
 		if n, err := strconv.ParseInt(raw, 10, 32); err != nil || n < 1 {
@@ -296,4 +305,17 @@ func Load(getenv func(string) string) (Config, error) {
 func lookup(getenv func(string) string, name string) (string, bool) {
 	v := strings.TrimSpace(getenv(name))
 	return v, v != ""
+}
+
+// loopback reports whether addr is host:port with a loopback host.
+func loopback(addr string) bool {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || port == "" {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

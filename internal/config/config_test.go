@@ -83,6 +83,17 @@ func TestPoolSizeProxiesAndMetricsAddr(t *testing.T) {
 		c.TrustedProxies[2].String() != "::1/128" || c.MetricsAddr != "127.0.0.1:9090" || !c.HTTPS() {
 		t.Fatalf("parsed: %+v", c)
 	}
+	// Profiles are served on loopback only.
+	for _, addr := range []string{"127.0.0.1:6060", "[::1]:6060", "localhost:6060"} {
+		if c, err := Load(env(map[string]string{"JWT_SECRET": strings.Repeat("s", 32), "PPROF_ADDR": addr})); err != nil || c.PprofAddr != addr {
+			t.Fatalf("PPROF_ADDR %s: %v %q", addr, err, c.PprofAddr)
+		}
+	}
+	for _, addr := range []string{":6060", "0.0.0.0:6060", "10.0.0.5:6060", "127.0.0.1", "example.com:6060"} {
+		if _, err := Load(env(map[string]string{"JWT_SECRET": strings.Repeat("s", 32), "PPROF_ADDR": addr})); err == nil || !strings.Contains(err.Error(), "PPROF_ADDR") {
+			t.Fatalf("PPROF_ADDR %s accepted: %v", addr, err)
+		}
+	}
 	// The development sign-in stays possible on http.
 	if _, err := Load(env(map[string]string{"JWT_SECRET": strings.Repeat("s", 32), "AUTH_DEV_LOGIN": "true"})); err != nil {
 		t.Fatal(err)

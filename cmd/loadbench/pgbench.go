@@ -1,0 +1,109 @@
+package main
+
+import (
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/konvoj/konvoj/internal/postgres"
+)
+
+// pgbenchResult is one replay's numbers.
+type pgbenchResult struct {
+	TPS     float64 // replays of one request's statements per second
+	Latency float64 // ms, average
+	Err     string
+}
+
+// replayURL is the database URL as the server's request pool connects:
+// the request role and the request's company as session settings, UTC,
+// custom plans, the same statement timeout (internal/postgres).
+func replayURL(dbURL string, company uuid.UUID) (string, error) {
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		return "", err
+	}
+	opts := strings.Join([]string{
+		"-c role=" + postgres.RequestRole,
+		"-c app.company_id=" + company.String(),
+		"-c timezone=UTC",
+		"-c plan_cache_mode=force_custom_plan",
+		"-c statement_timeout=" + postgres.RequestStatementTimeout,
+	}, " ")
+	// libpq decodes %20, not +, as a space.
+	if u.RawQuery != "" {
+		u.RawQuery += "&"
+	}
+	u.RawQuery += "options=" + strings.ReplaceAll(url.QueryEscape(opts), "+", "%20")
+	return u.String(), nil
+}
+
+// writeScripts writes one pgbench script per captured request and returns
+// their paths.
+func writeScripts(dir string, scripts []string) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	paths := make([]string, len(scripts))
+	for i, s := range scripts {
+		paths[i] = filepath.Join(dir, fmt.Sprintf("request-%02d.sql", i+1))
+		if err := os.WriteFile(paths[i], []byte(s), 0o644); err != nil {
+			return nil, err
+		}
+	}
+	return paths, nil
+}
+
+// runPgbench replays the scripts (pgbench picks one at random for each
+// transaction, so all K requests weigh the same) with conns clients for d,
+// in simple query mode: each statement is parsed and planned at every run,
+// as the server's custom plans are.
+func runPgbench(replay string, scripts []string, conns int, d time.Duration) pgbenchResult {
+	args := []string{"-n", "-M", "simple", "-c", fmt.Sprint(conns), "-j", fmt.Sprint(min(2, conns)), "-T", fmt.Sprint(max(1, int(d.Seconds())))}
+	for _, s := range scripts {
+		args = append(args, "-f", s)
+	}
+	args = append(args, replay)
+	out, err := exec.Command("pgbench", args...).CombinedOutput()
+	var r pgbenchResult
+	if err != nil {
+		r.Err = fmt.Sprintf("pgbench: %v: %s", err, lastLines(string(out), 5))
+		return r
+	}
+	if m := tpsLine.FindSubmatch(out); m != nil {
+		r.TPS, _ = strconv.ParseFloat(string(m[1]), 64)
+	}
+	if m := latencyLine.FindSubmatch(out); m != nil {
+		r.Latency, _ = strconv.ParseFloat(string(m[1]), 64)
+	}
+	if r.TPS == 0 {
+		r.Err = "pgbench printed no tps: " + lastLines(string(out), 5)
+		if strings.Contains(string(out), "actually processed: 0") {
+			// pgbench connects its clients inside the measured time; on
+			// a loaded machine that can take all of a short run.
+			r.Err = "no replay finished (connecting the clients took the whole run: use a longer -duration)"
+		}
+	}
+	return r
+}
+
+var (
+	tpsLine     = regexp.MustCompile(`tps = ([0-9.]+)`)
+	latencyLine = regexp.MustCompile(`latency average = ([0-9.]+) ms`)
+)
+
+func lastLines(s string, n int) string {
+	l := strings.Split(strings.TrimSpace(s), "\n")
+	if len(l) > n {
+		l = l[len(l)-n:]
+	}
+	return strings.Join(l, " / ")
+}

@@ -201,3 +201,7 @@ func summary(l i18n.Lang, fields map[string][]string) string {
 	}
 	return l.T("msg.common.and_more", "message", first, "count", n-1)
 }
+
+// Messages returns the collected messages by field (nil when none), for
+// callers that report them row by row (the driver import).
+func (v *Validation) Messages() map[string][]i18n.Message { return v.fields }

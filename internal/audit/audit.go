@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/konvoj/konvoj/internal/apperr"
@@ -49,6 +50,28 @@ func Record(ctx context.Context, tx postgres.DBTX, p auth.Principal, e Entry) er
 	if err != nil {
 		return fmt.Errorf("record audit %s %s %s: %w", e.EntityType, e.Action, e.EntityID, err)
 	}
+	return nil
+}
+
+// Queue adds an entry to a batch of statements, written like Record (the
+// driver import sends its many audit rows pipelined, in its transaction).
+func Queue(b *pgx.Batch, p auth.Principal, e Entry) error {
+	oldJSON, err := jsonOrNil(e.OldValues)
+	if err != nil {
+		return err
+	}
+	newJSON, err := jsonOrNil(e.NewValues)
+	if err != nil {
+		return err
+	}
+	var userID *uuid.UUID
+	if p.UserID != uuid.Nil {
+		userID = &p.UserID
+	}
+	b.Queue(`
+		INSERT INTO audit_logs (company_id, entity_type, entity_id, user_id, user_name, action, old_values, new_values, ip_address, user_agent)
+		VALUES ($1, $2, $3, $4, NULLIF($5, ''), $6, $7, $8, NULLIF($9, ''), NULLIF($10, ''))`,
+		p.CompanyID, e.EntityType, e.EntityID, userID, p.Name, e.Action, oldJSON, newJSON, p.IPAddress, truncate(p.UserAgent, 500))
 	return nil
 }
 

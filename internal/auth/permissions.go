@@ -9,6 +9,7 @@ const (
 	DriversCreate    Action = "drivers.create"    // create
 	DriversUpdate    Action = "drivers.update"    // update (a driver: own phone, addresses, bank fields)
 	DriversDelete    Action = "drivers.delete"    // soft delete
+	DriversImport    Action = "drivers.import"    // import a file of drivers, read imports
 	DriversPersonal  Action = "drivers.personal"  // read the personal fields (PersonalFields)
 	DocumentsList    Action = "documents.list"    // documents with status (dispatcher: no files)
 	DocumentsWrite   Action = "documents.write"   // upload, update metadata
@@ -53,6 +54,7 @@ var Matrix = map[Action]map[Role]Grant{
 	DriversRead:      {RoleAdmin: All, RoleHRManager: All, RoleAccountant: All, RoleDispatcher: All, RoleDriver: Own},
 	DriversCreate:    {RoleAdmin: All, RoleHRManager: All},
 	DriversDelete:    {RoleAdmin: All, RoleHRManager: All},
+	DriversImport:    {RoleAdmin: All, RoleHRManager: All},
 	DriversUpdate:    {RoleAdmin: All, RoleHRManager: All, RoleDriver: Own},
 	DriversPersonal:  {RoleAdmin: All, RoleHRManager: All, RoleAccountant: All, RoleDriver: Own},
 	DocumentsList:    {RoleAdmin: All, RoleHRManager: All, RoleDispatcher: NoFiles, RoleDriver: Own},

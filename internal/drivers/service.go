@@ -143,16 +143,33 @@ func (s *Service) Delete(ctx context.Context, p auth.Principal, ref auth.Ref) er
 // validate applies the input to d and checks it, including that a newly
 // set office is a live office of the company.
 func (s *Service) validate(ctx context.Context, companyID uuid.UUID, in Input, d *Driver, creating bool, oldOffice *uuid.UUID) error {
-	var v apperr.Validation
-	in.apply(d, creating, &v)
-	if d.OfficeID != nil && !v.Has("office_id") && (oldOffice == nil || *oldOffice != *d.OfficeID) {
-		ok, err := officeExists(ctx, s.db, companyID, *d.OfficeID)
+	v := checkInput(in, d, creating, oldOffice, func(id uuid.UUID) (bool, error) { return officeExists(ctx, s.db, companyID, id) })
+	return v.err
+}
+
+// checked is the outcome of checkInput: the field messages, or an error
+// of the office lookup.
+type checked struct {
+	v   apperr.Validation
+	err error
+}
+
+// checkInput is the validation of a create or update (the import runs it
+// too, with its offices looked up once): the field rules, the rules across
+// fields, and that a newly set office is live (office reports that).
+func checkInput(in Input, d *Driver, creating bool, oldOffice *uuid.UUID, office func(uuid.UUID) (bool, error)) checked {
+	var c checked
+	in.apply(d, creating, &c.v)
+	if d.OfficeID != nil && !c.v.Has("office_id") && (oldOffice == nil || *oldOffice != *d.OfficeID) {
+		ok, err := office(*d.OfficeID)
 		if err != nil {
-			return err
+			c.err = err
+			return c
 		}
 		if !ok {
-			v.Add("office_id", "msg.drivers.office_unknown")
+			c.v.Add("office_id", "msg.drivers.office_unknown")
 		}
 	}
-	return v.Err()
+	c.err = c.v.Err()
+	return c
 }

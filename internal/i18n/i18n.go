@@ -57,7 +57,7 @@ var StaffOnly = []string{
 	"msg.api.", "msg.list.", "msg.tenants.", "msg.audit.", "msg.finance.", "msg.rating.", "msg.auth.role",
 	"field.tenant.", "field.company_id",
 	"devoutbox.", "msg.outbox.",
-	"nav.disputes", "disputes.", "compliance.", "imports.", "export.", "penalty.list", "penalty.new.", "penalty.resolve.", "penalty.severity.",
+	"nav.disputes", "disputes.", "compliance.", "imports.", "msg.imports.", "export.", "penalty.list", "penalty.new.", "penalty.resolve.", "penalty.severity.",
 	"review.", "home.review.", "msg.review.",
 	"msg.drivers.tag", "msg.drivers.too_many_tags", "msg.drivers.language", "field.tags", "field.language",
 	"doctypes.", "nav.document_types", "msg.document_types.", "field.document_type.",

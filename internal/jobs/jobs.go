@@ -34,6 +34,7 @@ import (
 
 	"github.com/konvoj/konvoj/internal/alerts"
 	"github.com/konvoj/konvoj/internal/apperr"
+	"github.com/konvoj/konvoj/internal/imports"
 	"github.com/konvoj/konvoj/internal/rating"
 )
 
@@ -227,6 +228,36 @@ func (w *RefreshAllRatingsWorker) Work(ctx context.Context, _ *river.Job[Refresh
 	return err
 }
 
+// ImportArgs runs one driver import (docs/import-export.md).
+type ImportArgs struct {
+	ImportID  uuid.UUID `json:"import_id"`
+	CompanyID uuid.UUID `json:"company_id"`
+}
+
+// Kind names the job in the queue.
+func (ImportArgs) Kind() string { return "driver_import" }
+
+// InsertOpts: an import is run once; a failure is recorded on the import,
+// not retried (the user uploads again).
+func (ImportArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{MaxAttempts: 1} }
+
+// ImportWorker runs imports.
+type ImportWorker struct {
+	river.WorkerDefaults[ImportArgs]
+	Imports *imports.Service
+}
+
+// Timeout leaves a file of 20,000 rows plenty of time.
+func (w *ImportWorker) Timeout(*river.Job[ImportArgs]) time.Duration { return 15 * time.Minute }
+
+// Work runs the import; its failure is already recorded on it.
+func (w *ImportWorker) Work(ctx context.Context, job *river.Job[ImportArgs]) error {
+	if err := w.Imports.Run(ctx, job.Args.CompanyID, job.Args.ImportID); err != nil {
+		return river.JobCancel(fmt.Errorf("import %s: %w", job.Args.ImportID, err))
+	}
+	return nil
+}
+
 // Options configure the client.
 type Options struct {
 	// Workers is the number of jobs worked at once by this instance.
@@ -242,6 +273,8 @@ type Options struct {
 	Mailer  *alerts.Mailer
 	// Now is the alert scheduler's clock (tests); nil is time.Now.
 	Now func() time.Time
+	// Imports runs driver imports (nil: no import jobs).
+	Imports *imports.Service
 }
 
 // NewClient builds the River client with every worker; Start it to work.
@@ -258,6 +291,9 @@ func NewClient(db *pgxpool.Pool, ratings *rating.Service, log *slog.Logger, o Op
 	river.AddWorker(workers, &RefreshCurrentRatingsWorker{Rating: ratings, Log: log})
 	river.AddWorker(workers, &ClaimRatingRefreshesWorker{DB: db, Rating: ratings})
 	river.AddWorker(workers, &RefreshAllRatingsWorker{Rating: ratings})
+	if o.Imports != nil {
+		river.AddWorker(workers, &ImportWorker{Imports: o.Imports})
+	}
 	if o.Scanner != nil {
 		river.AddWorker(workers, &ScanCompanyAlertsWorker{Scanner: o.Scanner, Mailer: o.Mailer, Log: log})
 		river.AddWorker(workers, &DeliverEmailWorker{Mailer: o.Mailer})

@@ -15,6 +15,7 @@ import (
 	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/internal/finance"
 	"github.com/konvoj/konvoj/internal/forms"
+	"github.com/konvoj/konvoj/internal/imports"
 	"github.com/konvoj/konvoj/internal/rating"
 	"github.com/konvoj/konvoj/internal/storage"
 	"github.com/konvoj/konvoj/internal/tenants"
@@ -31,6 +32,7 @@ type Set struct {
 	// Notifications are the caller's own alerts and e-mail settings.
 	Notifications *alerts.Service
 	Forms         *forms.Service
+	Imports       *imports.Service
 }
 
 // Options are what the services need besides the database.
@@ -76,10 +78,12 @@ func New(db *pgxpool.Pool, o Options) Set {
 	docs := documents.NewService(db, o.Files, o.UploadMaxBytes)
 	// A review's outcome is told to the driver like an alert.
 	docs.SetReviewNotifier(alerts.ReviewNotifier(o.PublicURL))
+	drv := drivers.NewService(db, o.CursorKey)
 	return Set{
 		Tenants:       tenants.NewRequestService(db, system),
 		Audit:         audit.NewService(db),
-		Drivers:       drivers.NewService(db, o.CursorKey),
+		Drivers:       drv,
+		Imports:       imports.NewService(db, drv, o.UploadMaxBytes),
 		Documents:     docs,
 		Finance:       finance.NewService(db, o.Files, o.UploadMaxBytes),
 		Rating:        rating.NewService(db),

@@ -36,6 +36,7 @@ func Mount(s *web.Server, h *Handlers) {
 	h.mountDocumentRules(g)
 	h.mountNotifications(g)
 	h.mountDrivers(g)
+	h.mountImports(g)
 	h.mountRating(g)
 	h.mountFinance(g)
 	h.mountPenalties(g)

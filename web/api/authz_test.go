@@ -77,6 +77,10 @@ var apiRoutes = map[string]authzRoute{
 		webtest.OtherCompany: collection, webtest.RoleRefused: everyRole, webtest.OtherDriver: ownList}},
 	"GET /api/v0/reports/compliance": {action: auth.DocumentsList, notApplicable: map[webtest.Refusal]string{
 		webtest.OtherCompany: collection, webtest.OtherDriver: ownList}},
+	"POST /api/v0/imports/drivers": {action: auth.DriversImport, body: "upload",
+		notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
+	"GET /api/v0/imports/{id}": {action: auth.DriversImport, ids: map[string]string{"id": webtest.KindImport},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
 	"GET /api/v0/drivers/{id}": {action: auth.DriversRead, ids: driverIDs(),
 		notApplicable: map[webtest.Refusal]string{webtest.RoleRefused: everyRole}},
 	"PUT /api/v0/drivers/{id}": {action: auth.DriversUpdate, ids: driverIDs(), body: map[string]any{"phone": "+420 777 000 111"}},

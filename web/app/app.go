@@ -8,8 +8,14 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/google/uuid"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+
 	"github.com/konvoj/konvoj/internal/alerts"
 	"github.com/konvoj/konvoj/internal/config"
+	"github.com/konvoj/konvoj/internal/drivers"
+	"github.com/konvoj/konvoj/internal/imports"
 	"github.com/konvoj/konvoj/internal/jobs"
 	"github.com/konvoj/konvoj/internal/rating"
 	"github.com/konvoj/konvoj/internal/services"
@@ -55,6 +61,9 @@ func New(ctx context.Context, o Options) (*App, error) {
 	o.Server.Tenants = svc.Tenants
 	s := web.NewServer(o.Server)
 	a := &App{Server: s, Services: svc, Files: files}
+	if err := a.importQueue(o); err != nil {
+		return nil, err
+	}
 	api.Mount(s, &api.Handlers{Set: svc})
 	if _, err := pages.Mount(s, o.Server.Config, svc, o.Server.Logger); err != nil {
 		return nil, fmt.Errorf("mount pages: %w", err)
@@ -80,7 +89,8 @@ func (a *App) startJobs(ctx context.Context, o Options) error {
 		return err
 	}
 	client, err := jobs.NewClient(system, rating.NewService(system), o.Server.Logger, jobs.Options{
-		Periodic: true, Scanner: alerts.NewScanner(system, cfg.PublicURL), Mailer: mailer})
+		Periodic: true, Scanner: alerts.NewScanner(system, cfg.PublicURL), Mailer: mailer,
+		Imports: imports.NewService(system, drivers.NewService(system, nil), cfg.UploadMaxBytes)})
 	if err != nil {
 		return err
 	}
@@ -97,6 +107,28 @@ func (a *App) startJobs(ctx context.Context, o Options) error {
 			_ = client.StopAndCancel(hardCtx)
 		}
 	})
+	return nil
+}
+
+// importQueue lets the imports service queue large files as River jobs
+// (docs/import-export.md): an insert-only client on the system pool. The
+// jobs are worked where the job queue runs (Jobs); without it, as in most
+// tests, a large import stays queued.
+func (a *App) importQueue(o Options) error {
+	system := o.Server.System
+	if system == nil {
+		return nil
+	}
+	client, err := river.NewClient(riverpgxv5.New(system), &river.Config{})
+	if err != nil {
+		return fmt.Errorf("import queue client: %w", err)
+	}
+	a.Services.Imports.Enqueue = func(ctx context.Context, id, companyID uuid.UUID) error {
+		if _, err := client.Insert(ctx, jobs.ImportArgs{ImportID: id, CompanyID: companyID}, nil); err != nil {
+			return fmt.Errorf("queue import %s: %w", id, err)
+		}
+		return nil
+	}
 	return nil
 }
 

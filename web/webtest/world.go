@@ -31,6 +31,8 @@ type Tenant struct {
 	// Outbox is an e-mail of the company's outbox. The daily scan writes
 	// them and no API does, so the world writes one directly.
 	Outbox uuid.UUID
+	// Import is a finished driver import of the company, written directly.
+	Import uuid.UUID
 }
 
 // Records are one driver's records, by kind.
@@ -50,6 +52,7 @@ const (
 	KindEvidence    = "evidence"
 	KindCompany     = "company"
 	KindOutbox      = "outbox"
+	KindImport      = "import"
 )
 
 // ID is the record of the kind (KindCompany: the tenant's company).
@@ -74,6 +77,8 @@ func (t Tenant) ID(driver int, kind string) uuid.UUID {
 		return t.Company
 	case KindOutbox:
 		return t.Outbox
+	case KindImport:
+		return t.Import
 	}
 	panic("webtest: unknown record kind " + kind)
 }
@@ -93,6 +98,10 @@ func (e *Env) World() *World {
 			VALUES ($1, 'digest', 'hr@example.test', 'en', $2, 'text', '<p>html</p>') RETURNING id`,
 			t.Company, name+" digest").Scan(&t.Outbox); err != nil {
 			e.T.Fatalf("world: outbox e-mail: %v", err)
+		}
+		if err := e.DB.QueryRow(context.Background(), `INSERT INTO imports (company_id, user_role, status, dry_run, filename)
+			VALUES ($1, 'admin', 'done', true, 'drivers.csv') RETURNING id`, t.Company).Scan(&t.Import); err != nil {
+			e.T.Fatalf("world: import: %v", err)
 		}
 	}
 	return w

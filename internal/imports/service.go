@@ -1,0 +1,323 @@
+package imports
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/konvoj/konvoj/internal/apperr"
+	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/drivers"
+	"github.com/konvoj/konvoj/internal/i18n"
+	"github.com/konvoj/konvoj/internal/postgres"
+	"github.com/konvoj/konvoj/internal/tenants"
+)
+
+// SyncRows is the most rows an import runs within its request; a larger
+// file is queued as a River job and its progress is polled.
+const SyncRows = 1000
+
+// Import is an import as the API answers it (docs/import-export.md).
+type Import struct {
+	ID        uuid.UUID         `json:"id"`
+	Status    string            `json:"status"` // queued, running, done, failed
+	DryRun    bool              `json:"dry_run"`
+	Filename  string            `json:"filename"`
+	Rows      int               `json:"rows"`
+	Created   int               `json:"created"`
+	Updated   int               `json:"updated"`
+	Unchanged int               `json:"unchanged"`
+	Errors    []RowError        `json:"errors"`
+	Progress  int               `json:"progress"` // percent of the rows done
+	Columns   []Column          `json:"columns"`
+	Unknown   []string          `json:"unknown_columns"`
+	Mapping   map[string]string `json:"-"`
+	CreatedAt time.Time         `json:"created_at"`
+	// FinishedAt is when it ended (null while queued or running).
+	FinishedAt *time.Time `json:"finished_at"`
+}
+
+// RowError is a problem of one row (row 1 is the header) and field; Texts
+// holds the message in each complete language, Message the one answered.
+type RowError struct {
+	Row     int               `json:"row"`
+	Field   string            `json:"field"`
+	Message string            `json:"message"`
+	Texts   map[string]string `json:"-"`
+}
+
+// storedError is a RowError as the imports table keeps it.
+type storedError struct {
+	Row   int               `json:"row"`
+	Field string            `json:"field"`
+	Texts map[string]string `json:"texts"`
+}
+
+// Enqueuer queues the job of an import (a River client).
+type Enqueuer func(ctx context.Context, id, companyID uuid.UUID) error
+
+// Service runs imports.
+type Service struct {
+	db      *pgxpool.Pool
+	drivers *drivers.Service
+	// Enqueue queues a large import's job; nil runs it in the request.
+	Enqueue  Enqueuer
+	Log      *slog.Logger
+	maxBytes int64
+}
+
+// NewService returns an imports service on db with the drivers service
+// that checks and writes the rows.
+func NewService(db *pgxpool.Pool, d *drivers.Service, maxBytes int64) *Service {
+	if maxBytes <= 0 {
+		maxBytes = 20 << 20
+	}
+	return &Service{db: db, drivers: d, Log: slog.Default(), maxBytes: maxBytes}
+}
+
+// Upload is an uploaded file and the request's choices.
+type Upload struct {
+	Filename string
+	Data     []byte
+	DryRun   bool
+	Mapping  map[string]string
+}
+
+// Start reads and matches the file (refusals: 415, 422), records the
+// import and runs it: within the request up to SyncRows rows, else as a
+// job (status queued). company is Principal.Scope(auth.DriversImport).
+func (s *Service) Start(ctx context.Context, p auth.Principal, company auth.Ref, u Upload) (Import, error) {
+	if err := company.Check(p, auth.DriversImport); err != nil {
+		return Import{}, err
+	}
+	t, err := Read(u.Data)
+	if err != nil {
+		return Import{}, err
+	}
+	if _, _, err := Match(t.Header, u.Mapping); err != nil {
+		return Import{}, err
+	}
+	if u.Mapping == nil {
+		u.Mapping = map[string]string{}
+	}
+	mapping, _ := json.Marshal(u.Mapping)
+	var id uuid.UUID
+	err = s.db.QueryRow(ctx, `INSERT INTO imports (company_id, user_id, user_name, user_role, user_email, ip_address, user_agent,
+			status, dry_run, filename, file, mapping, rows)
+		VALUES ($1, $2, NULLIF($3, ''), $4, NULLIF($5, ''), NULLIF($6, ''), NULLIF($7, ''), 'queued', $8, $9, $10, $11, $12)
+		RETURNING id`,
+		company.CompanyID(), nilUUID(p.UserID), p.Name, string(p.Role), p.Email, p.IPAddress, truncate(p.UserAgent, 500),
+		u.DryRun, truncate(u.Filename, 255), u.Data, mapping, len(t.Rows)).Scan(&id)
+	if err != nil {
+		return Import{}, fmt.Errorf("record import: %w", err)
+	}
+	if len(t.Rows) > SyncRows && s.Enqueue != nil {
+		if err := s.Enqueue(ctx, id, company.CompanyID()); err != nil {
+			return Import{}, err
+		}
+	} else if err := s.Run(ctx, company.CompanyID(), id); err != nil {
+		return Import{}, err
+	}
+	return s.load(ctx, company.CompanyID(), id, i18n.EN)
+}
+
+// Get returns an import of the caller's company: the guard's order (role
+// 403 Forbidden, none 404, another company's 403 AccessDenied).
+func (s *Service) Get(ctx context.Context, p auth.Principal, id uuid.UUID, lang i18n.Lang) (Import, error) {
+	ref, err := auth.Authorize(ctx, p, auth.DriversImport, id, func(ctx context.Context, id uuid.UUID) (auth.Owner, error) {
+		var o auth.Owner
+		err := s.db.QueryRow(ctx, `SELECT company_id FROM imports WHERE id = $1`, id).Scan(&o.CompanyID)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return tenants.HiddenOwner(ctx, s.db, p, "imports", id, apperr.NotFound("msg.imports.not_found"))
+		}
+		if err != nil {
+			return o, fmt.Errorf("load import %s: %w", id, err)
+		}
+		return o, nil
+	})
+	if err != nil {
+		return Import{}, err
+	}
+	return s.load(ctx, ref.CompanyID(), id, lang)
+}
+
+// File returns an import's file and mapping (the page re-reads it for the
+// preview and for a confirmed run).
+func (s *Service) File(ctx context.Context, p auth.Principal, id uuid.UUID) (Import, []byte, error) {
+	im, err := s.Get(ctx, p, id, i18n.EN)
+	if err != nil {
+		return Import{}, nil, err
+	}
+	var data []byte
+	if err := s.db.QueryRow(ctx, `SELECT file FROM imports WHERE company_id = $1 AND id = $2`, p.CompanyID, id).Scan(&data); err != nil {
+		return Import{}, nil, fmt.Errorf("import file %s: %w", id, err)
+	}
+	return im, data, nil
+}
+
+func (s *Service) load(ctx context.Context, company, id uuid.UUID, lang i18n.Lang) (Import, error) {
+	var im Import
+	var errs, mapping []byte
+	var data []byte
+	err := s.db.QueryRow(ctx, `SELECT id, status, dry_run, filename, rows, created, updated, unchanged, errors, progress,
+			mapping, file, created_at, finished_at
+		FROM imports WHERE company_id = $1 AND id = $2`, company, id).Scan(&im.ID, &im.Status, &im.DryRun, &im.Filename,
+		&im.Rows, &im.Created, &im.Updated, &im.Unchanged, &errs, &im.Progress, &mapping, &data, &im.CreatedAt, &im.FinishedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Import{}, apperr.NotFound("msg.imports.not_found")
+	}
+	if err != nil {
+		return Import{}, fmt.Errorf("load import %s: %w", id, err)
+	}
+	var stored []storedError
+	if err := json.Unmarshal(errs, &stored); err != nil {
+		return Import{}, fmt.Errorf("import %s errors: %w", id, err)
+	}
+	im.Errors = make([]RowError, len(stored))
+	for i, e := range stored {
+		msg := e.Texts[string(lang)]
+		if msg == "" {
+			msg = e.Texts[string(i18n.EN)]
+		}
+		im.Errors[i] = RowError{Row: e.Row, Field: e.Field, Message: msg, Texts: e.Texts}
+	}
+	_ = json.Unmarshal(mapping, &im.Mapping)
+	im.Columns, im.Unknown = []Column{}, []string{}
+	if t, err := Read(data); err == nil {
+		if cols, unknown, err := Match(t.Header, im.Mapping); err == nil {
+			im.Columns, im.Unknown = cols, unknown
+			if unknown == nil {
+				im.Unknown = []string{}
+			}
+		}
+	}
+	return im, nil
+}
+
+// Run checks and, unless it is a dry run or a row has an error, applies an
+// import; it is the job's work and the request's for small files. A
+// failure (not a row error) marks the import failed.
+func (s *Service) Run(ctx context.Context, company, id uuid.UUID) error {
+	var p auth.Principal
+	var data, mapping []byte
+	var dryRun bool
+	var role string
+	var userID *uuid.UUID
+	var name, email, ip, ua *string
+	err := s.db.QueryRow(ctx, `UPDATE imports SET status = 'running' WHERE company_id = $1 AND id = $2
+		RETURNING file, mapping, dry_run, user_id, user_name, user_role, user_email, ip_address, user_agent`, company, id).
+		Scan(&data, &mapping, &dryRun, &userID, &name, &role, &email, &ip, &ua)
+	if err != nil {
+		return fmt.Errorf("start import %s: %w", id, err)
+	}
+	p = auth.Principal{CompanyID: company, Role: auth.Role(role), Name: deref(name), Email: deref(email),
+		IPAddress: deref(ip), UserAgent: deref(ua)}
+	if userID != nil {
+		p.UserID = *userID
+	}
+	company0, err := p.Scope(auth.DriversImport)
+	if err != nil {
+		return s.fail(ctx, company, id, err)
+	}
+	var m map[string]string
+	_ = json.Unmarshal(mapping, &m)
+	t, err := Read(data)
+	if err != nil {
+		return s.fail(ctx, company, id, err)
+	}
+	cols, _, err := Match(t.Header, m)
+	if err != nil {
+		return s.fail(ctx, company, id, err)
+	}
+	rows := rowsOf(t, cols)
+	lastPct := -1
+	progress := func(done int) {
+		pct := 100 * done / max(1, len(rows))
+		if pct/5 == lastPct/5 {
+			return
+		}
+		lastPct = pct
+		// Written apart from the import's transaction, so a poll sees it.
+		if _, err := s.db.Exec(context.WithoutCancel(ctx), `UPDATE imports SET progress = $3 WHERE company_id = $1 AND id = $2`,
+			company, id, min(pct, 99)); err != nil {
+			s.Log.Warn("import progress", slog.Any("error", err))
+		}
+	}
+	finish := func(ctx context.Context, tx pgx.Tx, res drivers.ImportResult) error {
+		return s.finish(ctx, tx, company, id, res)
+	}
+	res, err := s.drivers.Import(ctx, p, company0, rows, drivers.ImportOptions{ID: id, DryRun: dryRun, Progress: progress, Finish: finish})
+	if err != nil {
+		return s.fail(ctx, company, id, err)
+	}
+	if dryRun || len(res.Errors) > 0 {
+		// Nothing was written: the result is stored on its own.
+		if err := s.finish(ctx, s.db, company, id, res); err != nil {
+			return err
+		}
+	}
+	s.Log.Info("import done", slog.String("import_id", id.String()), slog.String("file", t.describe()),
+		slog.Bool("dry_run", dryRun), slog.Int("created", res.Created), slog.Int("updated", res.Updated),
+		slog.Int("unchanged", res.Unchanged), slog.Int("errors", len(res.Errors)))
+	return nil
+}
+
+// finish stores the result (in the import's transaction for a real run).
+func (s *Service) finish(ctx context.Context, db postgres.DBTX, company, id uuid.UUID, res drivers.ImportResult) error {
+	stored := make([]storedError, len(res.Errors))
+	for i, e := range res.Errors {
+		texts := map[string]string{}
+		for _, l := range i18n.Complete {
+			texts[string(l)] = l.Text(e.Message)
+		}
+		stored[i] = storedError{Row: e.Row, Field: e.Field, Texts: texts}
+	}
+	errs, err := json.Marshal(stored)
+	if err != nil {
+		return fmt.Errorf("import %s errors: %w", id, err)
+	}
+	_, err = db.Exec(ctx, `UPDATE imports SET status = 'done', progress = 100, rows = $3, created = $4, updated = $5,
+			unchanged = $6, errors = $7, finished_at = now()
+		WHERE company_id = $1 AND id = $2`, company, id, res.Rows, res.Created, res.Updated, res.Unchanged, errs)
+	if err != nil {
+		return fmt.Errorf("finish import %s: %w", id, err)
+	}
+	return nil
+}
+
+// fail marks the import failed and returns the cause.
+func (s *Service) fail(ctx context.Context, company, id uuid.UUID, cause error) error {
+	if _, err := s.db.Exec(context.WithoutCancel(ctx), `UPDATE imports SET status = 'failed', failure = $3, finished_at = now()
+		WHERE company_id = $1 AND id = $2`, company, id, cause.Error()); err != nil {
+		return errors.Join(cause, fmt.Errorf("mark import %s failed: %w", id, err))
+	}
+	return cause
+}
+
+func nilUUID(id uuid.UUID) *uuid.UUID {
+	if id == uuid.Nil {
+		return nil
+	}
+	return &id
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}

@@ -1,0 +1,53 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/i18n"
+	"github.com/konvoj/konvoj/internal/imports"
+	"github.com/konvoj/konvoj/web"
+)
+
+func (h *Handlers) mountImports(g *web.Routes) {
+	g.POST("/imports/drivers", h.importDrivers)
+	g.GET("/imports/:id", h.getImport)
+}
+
+// importDrivers starts a driver import (docs/import-export.md): 201 with
+// the result when it ran within the request, 202 while its job is queued.
+func (h *Handlers) importDrivers(c echo.Context) error {
+	ctx, p := c.Request().Context(), web.Principal(c)
+	company, err := p.Scope(auth.DriversImport)
+	if err != nil {
+		return err
+	}
+	mr, err := web.UploadBody(c, h.Imports.MaxBytes())
+	if err != nil {
+		return err
+	}
+	u, err := imports.ReadUpload(mr, h.Imports.MaxBytes(), c.QueryParam("dry_run"))
+	if err != nil {
+		return err
+	}
+	im, err := h.Imports.Start(ctx, p, company, u)
+	if err != nil {
+		return err
+	}
+	status := http.StatusCreated
+	if im.Status == "queued" || im.Status == "running" {
+		status = http.StatusAccepted
+	}
+	return c.JSON(status, im)
+}
+
+func (h *Handlers) getImport(c echo.Context) error {
+	ctx, p := c.Request().Context(), web.Principal(c)
+	im, err := h.Imports.Get(ctx, p, web.PathID(c, "id"), i18n.EN)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, im)
+}

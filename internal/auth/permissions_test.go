@@ -16,6 +16,7 @@ var matrixTable = map[Action]string{
 	DriversRead:      "yes yes yes yes own",
 	DriversCreate:    "yes yes no no no",
 	DriversDelete:    "yes yes no no no",
+	DriversImport:    "yes yes no no no",
 	DriversUpdate:    "yes yes no no own",
 	DriversPersonal:  "yes yes yes no own",
 	DocumentsList:    "yes yes no status-only own",

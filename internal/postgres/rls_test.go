@@ -86,12 +86,15 @@ ns AS (
 ob AS (
 	INSERT INTO outbox (company_id, kind, recipient, language, subject, text_body, html_body)
 	VALUES ($1, 'digest', 'hr@example.test', 'en', 'Subject', 'Text', '<p>HTML</p>') RETURNING id
+),
+im AS (
+	INSERT INTO imports (company_id, user_role, status, dry_run, filename) VALUES ($1, 'admin', 'done', true, 'drivers.csv') RETURNING id
 )
 SELECT (SELECT count(*) FROM tu) + (SELECT count(*) FROM al) + (SELECT count(*) FROM fa) + (SELECT count(*) FROM rr)
 	+ (SELECT count(*) FROM pe) + (SELECT count(*) FROM ev) + (SELECT count(*) FROM rc) + (SELECT count(*) FROM dd)
 	+ (SELECT count(*) FROM fs)
 	+ (SELECT count(*) FROM dr) + (SELECT count(*) FROM ar) + (SELECT count(*) FROM nt) + (SELECT count(*) FROM ns)
-	+ (SELECT count(*) FROM ob)`
+	+ (SELECT count(*) FROM ob) + (SELECT count(*) FROM im)`
 
 // The second wall (docs/security.md, "Row-level security"): on the request
 // pool, with company A set, no row of company B can be read or changed in any

@@ -332,3 +332,64 @@ func TestDueScans(t *testing.T) {
 		t.Errorf("07:00 New York: %v", d)
 	}
 }
+
+// TestStagesOnTheCompanysDay: the scheduler names the company's own day,
+// so a document expires on the company's calendar, not UTC's: in Auckland
+// 07:00 on 1 July is 30 June 19:00 UTC, and on 5 April 2026, when New
+// Zealand leaves summer time at 03:00, 07:00 is 19:00 UTC (not 18:00).
+func TestStagesOnTheCompanysDay(t *testing.T) {
+	st := newSetup(t)
+	if _, err := st.db.Exec(ctx, `UPDATE companies SET timezone = 'Pacific/Auckland' WHERE id = $1`, st.f.Company); err != nil {
+		t.Fatal(err)
+	}
+	eva := st.f.Driver(fixtures.Name("Eva", "Malá"), fixtures.Email("eva@example.test"))
+	st.f.Document(eva, "passport", "2026-04-04", time.Date(2025, 1, 1, 10, 0, 0, 0, time.UTC))
+	// runDue scans what is due at now, and returns the day it scanned ("" none)
+	// and the passports it found expired that day, by driver.
+	runDue := func(now time.Time) (string, map[uuid.UUID]bool) {
+		t.Helper()
+		list, err := alerts.DueScans(ctx, st.db, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range list {
+			if d.CompanyID != st.f.Company {
+				continue
+			}
+			expired := map[uuid.UUID]bool{}
+			for _, a := range scan(t, st.s, d.CompanyID, d.Date.String()).Alerts {
+				if a.DocumentType == "passport" && a.Stage == "expired" {
+					expired[a.DriverID] = true
+				}
+			}
+			return d.Date.String(), expired
+		}
+		return "", nil
+	}
+
+	// The last day of summer time: 07:00 NZDT on 4 April is 18:00 UTC on 3 April.
+	if date, _ := runDue(time.Date(2026, 4, 3, 18, 0, 0, 0, time.UTC)); date != "2026-04-04" {
+		t.Fatalf("07:00 on 4 April (NZDT): scanned %q", date)
+	}
+	// 5 April: summer time ended at 03:00, so 18:00 UTC is only 06:00.
+	if date, _ := runDue(time.Date(2026, 4, 4, 18, 0, 0, 0, time.UTC)); date != "" {
+		t.Errorf("06:00 NZST on 5 April: scanned %q, want nothing yet", date)
+	}
+	date, expired := runDue(time.Date(2026, 4, 4, 19, 0, 0, 0, time.UTC))
+	if date != "2026-04-05" || !expired[eva] || len(expired) != 1 {
+		t.Errorf("07:00 NZST on 5 April: scanned %q, expired passports %v; want 2026-04-05 and Eva's only", date, expired)
+	}
+
+	// Jan's passport is valid until 30 June: expired on 1 July in Auckland,
+	// while UTC still has 30 June. Scan up to 30 June first.
+	if _, err := st.s.Scan(ctx, st.f.Company, day("2026-06-30"), nil); err != nil {
+		t.Fatal(err)
+	}
+	if date, _ := runDue(time.Date(2026, 6, 30, 18, 59, 0, 0, time.UTC)); date != "" {
+		t.Errorf("06:59 on 1 July: scanned %q, want nothing yet", date)
+	}
+	date, expired = runDue(time.Date(2026, 6, 30, 19, 0, 0, 0, time.UTC))
+	if date != "2026-07-01" || !expired[st.driver] || len(expired) != 1 {
+		t.Errorf("07:00 on 1 July (30 June in UTC): scanned %q, expired passports %v; want 2026-07-01 and Jan's only", date, expired)
+	}
+}

@@ -26,9 +26,9 @@ type Notification struct {
 	ID           uuid.UUID  `json:"id"`
 	Kind         string     `json:"kind"`
 	Stage        string     `json:"stage"`
-	DriverID     uuid.UUID  `json:"driver_id"`
-	DocumentID   uuid.UUID  `json:"document_id"`
-	DocumentType string     `json:"document_type"`
+	DriverID     *uuid.UUID `json:"driver_id"`
+	DocumentID   *uuid.UUID `json:"document_id"`
+	DocumentType *string    `json:"document_type"`
 	Title        string     `json:"title"`
 	Body         string     `json:"body"`
 	ReadAt       *time.Time `json:"read_at"`
@@ -66,13 +66,16 @@ type ListFilter struct {
 // List returns the caller's notifications, newest first, and the total.
 func (s *Service) List(ctx context.Context, p auth.Principal, f ListFilter) ([]Notification, int, error) {
 	rows, err := s.db.Query(ctx, `
-		SELECT n.id, n.kind, a.stage, a.driver_id, a.document_id, a.document_type, a.valid_until,
-			concat_ws(' ', d.first_name, d.last_name), n.read_at, n.created_at, f.review_reason, count(*) OVER ()
+		SELECT n.id, n.kind, coalesce(a.stage, 'disabled'), a.driver_id, a.document_id, a.document_type, a.valid_until,
+			concat_ws(' ', d.first_name, d.last_name), n.read_at, n.created_at, f.review_reason, w.url, count(*) OVER ()
 		FROM notifications n
-		JOIN document_alerts a ON a.id = n.alert_id AND a.company_id = n.company_id
-		JOIN drivers d ON d.id = a.driver_id AND d.company_id = n.company_id
+		LEFT JOIN document_alerts a ON a.id = n.alert_id AND a.company_id = n.company_id
+		LEFT JOIN drivers d ON d.id = a.driver_id AND d.company_id = n.company_id
 		LEFT JOIN document_files f ON f.id = a.file_id AND f.company_id = a.company_id AND a.stage = 'rejected'
+		-- A webhook endpoint Konvoj disabled (docs/webhooks.md); one deleted since still shows.
+		LEFT JOIN webhook_endpoints w ON w.id = n.webhook_id AND w.company_id = n.company_id
 		WHERE n.company_id = $1 AND n.user_id = $2 AND ($3::boolean IS NULL OR (n.read_at IS NULL) = $3)
+			AND (n.alert_id IS NULL OR d.id IS NOT NULL)
 		ORDER BY n.created_at DESC, n.id DESC
 		LIMIT $4 OFFSET $5`, p.CompanyID, p.UserID, f.Unread, f.PerPage, (f.Page-1)*f.PerPage)
 	if err != nil {
@@ -86,11 +89,21 @@ func (s *Service) List(ctx context.Context, p auth.Principal, f ListFilter) ([]N
 		var n Notification
 		var until *civil.Date
 		var driver string
-		var reason *string
-		if err := rows.Scan(&n.ID, &n.Kind, &n.Stage, &n.DriverID, &n.DocumentID, &n.DocumentType, &until, &driver, &n.ReadAt, &n.CreatedAt, &reason, &total); err != nil {
+		var reason, hookURL *string
+		if err := rows.Scan(&n.ID, &n.Kind, &n.Stage, &n.DriverID, &n.DocumentID, &n.DocumentType, &until, &driver, &n.ReadAt, &n.CreatedAt, &reason, &hookURL, &total); err != nil {
 			return nil, 0, fmt.Errorf("scan notification: %w", err)
 		}
-		n.Title = lang.T("notify.title", "driver", driver, "type", lang.T("doc.type."+n.DocumentType), "stage", lang.T("alert.stage."+n.Stage))
+		if n.Kind == KindWebhookDisabled {
+			u := ""
+			if hookURL != nil {
+				u = *hookURL
+			}
+			n.Title = lang.T("notify.webhook_disabled.title", "url", u)
+			n.Body = lang.T("notify.webhook_disabled.body")
+			out = append(out, n)
+			continue
+		}
+		n.Title = lang.T("notify.title", "driver", driver, "type", lang.T("doc.type."+*n.DocumentType), "stage", lang.T("alert.stage."+n.Stage))
 		switch {
 		case n.Stage == StageRejected:
 			r := ""

@@ -40,6 +40,11 @@ const (
 	KindReminder = "document_reminder" // the weekly reminder of an expired document
 )
 
+// KindWebhookDisabled is the in-app notification to a company's admins
+// that Konvoj disabled a failing webhook endpoint (docs/webhooks.md); it
+// has no e-mail, so it is not among Kinds.
+const KindWebhookDisabled = "webhook_disabled"
+
 // Kinds are the notification kinds (KindReview: review.go).
 var Kinds = []string{KindAlert, KindReminder, KindReview}
 

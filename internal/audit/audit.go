@@ -167,11 +167,11 @@ type Filter struct {
 }
 
 // EntityTypes are the values of entity_type.
-var EntityTypes = []string{"driver", "document", "document_file", "finance_transaction", "penalty", "finance_period", "rating_config", "document_rule"}
+var EntityTypes = []string{"driver", "document", "document_file", "finance_transaction", "penalty", "finance_period", "rating_config", "document_rule", "webhook_endpoint"}
 
 // Actions are the actions the services record, for filters and texts.
 var Actions = []string{"created", "updated", "deleted", "document.uploaded", "document.updated", "penalty.created",
-	"penalty.disputed", "penalty.accepted", "penalty.resolved", "period.closed", "period.paid"}
+	"penalty.disputed", "penalty.accepted", "penalty.resolved", "period.closed", "period.paid", "webhook.secret_rotated"}
 
 // Service reads the audit log.
 type Service struct{ db *pgxpool.Pool }

@@ -27,6 +27,7 @@ const (
 	AuditRead        Action = "audit.read"        // audit log
 	DocumentRules    Action = "document_rules"    // document rules: read, change
 	OutboxRead       Action = "outbox.read"       // the e-mail outbox (development page)
+	WebhooksManage   Action = "webhooks.manage"   // webhook endpoints: list, create, change, delete, deliveries
 )
 
 // Grant says how far a role may go with an action.
@@ -73,6 +74,7 @@ var Matrix = map[Action]map[Role]Grant{
 	AuditRead:        {RoleAdmin: All, RoleHRManager: All},
 	DocumentRules:    {RoleAdmin: All, RoleHRManager: All},
 	OutboxRead:       {RoleAdmin: All, RoleHRManager: All},
+	WebhooksManage:   {RoleAdmin: All},
 }
 
 // Allowed returns the grant of a role for an action (Deny when unlisted).

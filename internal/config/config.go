@@ -63,6 +63,10 @@ type Config struct {
 	SMTPURL  string
 	MailFrom string
 
+	// WebhookAllowPrivate lets webhook URLs use plain http and point at
+	// loopback and private addresses (tests, development).
+	WebhookAllowPrivate bool
+
 	LogFormat string
 	LogLevel  slog.Level
 
@@ -112,6 +116,7 @@ var Vars = []Var{
 	{"REDIS_URL", "", "Redis URL for RATE_LIMIT_STORE=redis"},
 	{"SMTP_URL", "", "outgoing e-mail: smtp://user:pass@host:587 (STARTTLS) or smtps://… (implicit TLS); unset: e-mails stay in the outbox table and the log"},
 	{"MAIL_FROM", "Konvoj <noreply@localhost>", "sender of outgoing e-mail"},
+	{"WEBHOOK_ALLOW_PRIVATE", "false", "true lets webhook URLs use plain http and point at loopback, private and link-local addresses (tests, development; never in production)"},
 	{"LOG_FORMAT", "text in a terminal, else json", "json or text"},
 	{"LOG_LEVEL", "info", "debug, info, warn or error"},
 }
@@ -137,34 +142,35 @@ func Load(getenv func(string) string) (Config, error) {
 	}
 
 	c := Config{
-		DatabaseURL:       get("DATABASE_URL", ""),
-		HTTPAddr:          get("HTTP_ADDR", ":8080"),
-		MetricsAddr:       get("METRICS_ADDR", ""),
-		PprofAddr:         get("PPROF_ADDR", ""),
-		PublicURL:         strings.TrimRight(get("PUBLIC_URL", "http://localhost:8080"), "/"),
-		JWTAlg:            strings.ToUpper(get("JWT_ALG", "HS256")),
-		JWTSecret:         get("JWT_SECRET", ""),
-		JWTPublicKeyFile:  get("JWT_PUBLIC_KEY_FILE", ""),
-		JWTJWKSURL:        get("JWT_JWKS_URL", ""),
-		JWTIssuer:         get("JWT_ISSUER", ""),
-		JWTAudience:       get("JWT_AUDIENCE", ""),
-		OIDCIssuerURL:     get("OIDC_ISSUER_URL", ""),
-		OIDCClientID:      get("OIDC_CLIENT_ID", ""),
-		OIDCClientSecret:  get("OIDC_CLIENT_SECRET", ""),
-		AuthDevLogin:      boolVar("AUTH_DEV_LOGIN"),
-		StorageDisk:       strings.ToLower(get("STORAGE_DISK", "local")),
-		StorageLocalDir:   get("STORAGE_LOCAL_DIR", "./data/files"),
-		S3Endpoint:        get("S3_ENDPOINT", ""),
-		S3Region:          get("S3_REGION", ""),
-		S3Bucket:          get("S3_BUCKET", ""),
-		S3AccessKeyID:     get("S3_ACCESS_KEY_ID", ""),
-		S3SecretAccessKey: get("S3_SECRET_ACCESS_KEY", ""),
-		S3UsePathStyle:    boolVar("S3_USE_PATH_STYLE"),
-		RateLimitStore:    strings.ToLower(get("RATE_LIMIT_STORE", "memory")),
-		RedisURL:          get("REDIS_URL", ""),
-		SMTPURL:           get("SMTP_URL", ""),
-		MailFrom:          get("MAIL_FROM", "Konvoj <noreply@localhost>"),
-		LogFormat:         strings.ToLower(get("LOG_FORMAT", "")),
+		DatabaseURL:         get("DATABASE_URL", ""),
+		HTTPAddr:            get("HTTP_ADDR", ":8080"),
+		MetricsAddr:         get("METRICS_ADDR", ""),
+		PprofAddr:           get("PPROF_ADDR", ""),
+		PublicURL:           strings.TrimRight(get("PUBLIC_URL", "http://localhost:8080"), "/"),
+		JWTAlg:              strings.ToUpper(get("JWT_ALG", "HS256")),
+		JWTSecret:           get("JWT_SECRET", ""),
+		JWTPublicKeyFile:    get("JWT_PUBLIC_KEY_FILE", ""),
+		JWTJWKSURL:          get("JWT_JWKS_URL", ""),
+		JWTIssuer:           get("JWT_ISSUER", ""),
+		JWTAudience:         get("JWT_AUDIENCE", ""),
+		OIDCIssuerURL:       get("OIDC_ISSUER_URL", ""),
+		OIDCClientID:        get("OIDC_CLIENT_ID", ""),
+		OIDCClientSecret:    get("OIDC_CLIENT_SECRET", ""),
+		AuthDevLogin:        boolVar("AUTH_DEV_LOGIN"),
+		StorageDisk:         strings.ToLower(get("STORAGE_DISK", "local")),
+		StorageLocalDir:     get("STORAGE_LOCAL_DIR", "./data/files"),
+		S3Endpoint:          get("S3_ENDPOINT", ""),
+		S3Region:            get("S3_REGION", ""),
+		S3Bucket:            get("S3_BUCKET", ""),
+		S3AccessKeyID:       get("S3_ACCESS_KEY_ID", ""),
+		S3SecretAccessKey:   get("S3_SECRET_ACCESS_KEY", ""),
+		S3UsePathStyle:      boolVar("S3_USE_PATH_STYLE"),
+		RateLimitStore:      strings.ToLower(get("RATE_LIMIT_STORE", "memory")),
+		RedisURL:            get("REDIS_URL", ""),
+		SMTPURL:             get("SMTP_URL", ""),
+		MailFrom:            get("MAIL_FROM", "Konvoj <noreply@localhost>"),
+		WebhookAllowPrivate: boolVar("WEBHOOK_ALLOW_PRIVATE"),
+		LogFormat:           strings.ToLower(get("LOG_FORMAT", "")),
 	}
 
 	if c.DatabaseURL != "" {

@@ -57,6 +57,7 @@ var StaffOnly = []string{
 	"msg.api.", "msg.list.", "msg.tenants.", "msg.audit.", "msg.finance.", "msg.rating.", "msg.auth.role",
 	"field.tenant.", "field.company_id",
 	"devoutbox.", "msg.outbox.",
+	"webhooks.", "msg.webhooks.", "field.webhook.", "nav.webhooks", "notify.webhook_disabled.",
 	"nav.disputes", "disputes.", "compliance.", "imports.", "msg.imports.", "export.", "penalty.list", "penalty.new.", "penalty.resolve.", "penalty.severity.",
 	"review.", "home.review.", "msg.review.",
 	"msg.drivers.tag", "msg.drivers.too_many_tags", "msg.drivers.language", "field.tags", "field.language",

@@ -89,12 +89,22 @@ ob AS (
 ),
 im AS (
 	INSERT INTO imports (company_id, user_role, status, dry_run, filename) VALUES ($1, 'admin', 'done', true, 'drivers.csv') RETURNING id
+),
+wh AS (
+	INSERT INTO webhook_endpoints (company_id, url, events, secret)
+	VALUES ($1, 'https://hooks.example.test/konvoj', '{*}', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw') RETURNING id
+),
+we AS (
+	INSERT INTO webhook_events (company_id, type, occurred_at, body) VALUES ($1, 'driver.created', now(), '{}') RETURNING id
+),
+wd AS (
+	INSERT INTO webhook_deliveries (company_id, endpoint_id, event_id) SELECT $1, wh.id, we.id FROM wh, we RETURNING id
 )
 SELECT (SELECT count(*) FROM tu) + (SELECT count(*) FROM al) + (SELECT count(*) FROM fa) + (SELECT count(*) FROM rr)
 	+ (SELECT count(*) FROM pe) + (SELECT count(*) FROM ev) + (SELECT count(*) FROM rc) + (SELECT count(*) FROM dd)
 	+ (SELECT count(*) FROM fs)
 	+ (SELECT count(*) FROM dr) + (SELECT count(*) FROM ar) + (SELECT count(*) FROM nt) + (SELECT count(*) FROM ns)
-	+ (SELECT count(*) FROM ob) + (SELECT count(*) FROM im)`
+	+ (SELECT count(*) FROM ob) + (SELECT count(*) FROM im) + (SELECT count(*) FROM wd)`
 
 // The second wall (docs/security.md, "Row-level security"): on the request
 // pool, with company A set, no row of company B can be read or changed in any

@@ -19,6 +19,7 @@ import (
 	"github.com/konvoj/konvoj/internal/rating"
 	"github.com/konvoj/konvoj/internal/storage"
 	"github.com/konvoj/konvoj/internal/tenants"
+	"github.com/konvoj/konvoj/internal/webhooks"
 )
 
 // Set is every domain service, sharing one database pool.
@@ -33,6 +34,8 @@ type Set struct {
 	Notifications *alerts.Service
 	Forms         *forms.Service
 	Imports       *imports.Service
+	// Webhooks are the company's webhook endpoints (admins).
+	Webhooks *webhooks.Service
 }
 
 // Options are what the services need besides the database.
@@ -54,12 +57,15 @@ type Options struct {
 	// PublicURL is the external base URL, for the links in e-mails (a
 	// review's outcome to the driver).
 	PublicURL string
+	// Webhooks is the guard of webhook URLs (WEBHOOK_ALLOW_PRIVATE).
+	Webhooks webhooks.Guard
 }
 
 // FromConfig returns the options of a configuration, with the given file
 // store.
 func FromConfig(cfg config.Config, files storage.Store) Options {
-	return Options{Files: files, UploadMaxBytes: cfg.UploadMaxBytes, CursorKey: cursorKey(cfg), PublicURL: cfg.PublicURL}
+	return Options{Files: files, UploadMaxBytes: cfg.UploadMaxBytes, CursorKey: cursorKey(cfg), PublicURL: cfg.PublicURL,
+		Webhooks: webhooks.Guard{AllowPrivate: cfg.WebhookAllowPrivate}}
 }
 
 // cursorKey derives the key that signs list cursors from secrets every
@@ -89,5 +95,6 @@ func New(db *pgxpool.Pool, o Options) Set {
 		Rating:        rating.NewService(db),
 		Notifications: alerts.NewService(db),
 		Forms:         forms.NewService(db),
+		Webhooks:      webhooks.NewService(db, o.Webhooks),
 	}
 }

@@ -41,6 +41,7 @@ func Mount(s *web.Server, h *Handlers) {
 	h.mountFinance(g)
 	h.mountPenalties(g)
 	h.mountEvidence(g)
+	h.mountWebhooks(g)
 
 	for _, p := range PlannedPaths {
 		g.Any(p, notImplemented)

@@ -171,6 +171,27 @@ var apiRoutes = map[string]authzRoute{
 		webtest.OtherCompany: "another company's notification is 403: TestNotificationsAPI", webtest.RoleRefused: everyRole,
 		webtest.OtherDriver: "another user's notification is 404: TestNotificationsAPI"}},
 	"GET /api/v0/me/notification-settings": {notApplicable: ownNotifications},
+
+	"GET /api/v0/webhooks": {action: auth.WebhooksManage, notApplicable: map[webtest.Refusal]string{
+		webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
+	"POST /api/v0/webhooks": {action: auth.WebhooksManage,
+		body:          map[string]any{"url": "https://93.184.215.14/hook", "events": []string{"*"}},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
+	"GET /api/v0/webhooks/{id}": {action: auth.WebhooksManage, ids: map[string]string{"id": webtest.KindWebhook},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"PUT /api/v0/webhooks/{id}": {action: auth.WebhooksManage, ids: map[string]string{"id": webtest.KindWebhook},
+		body: map[string]any{"description": "changed"}, notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"DELETE /api/v0/webhooks/{id}": {action: auth.WebhooksManage, ids: map[string]string{"id": webtest.KindWebhook},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"POST /api/v0/webhooks/{id}/rotate-secret": {action: auth.WebhooksManage, ids: map[string]string{"id": webtest.KindWebhook},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"POST /api/v0/webhooks/{id}/test": {action: auth.WebhooksManage, ids: map[string]string{"id": webtest.KindWebhook},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"GET /api/v0/webhooks/{id}/deliveries": {action: auth.WebhooksManage, ids: map[string]string{"id": webtest.KindWebhook},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"POST /api/v0/webhooks/{id}/deliveries/{delivery_id}/redeliver": {action: auth.WebhooksManage,
+		ids:           map[string]string{"id": webtest.KindWebhook, "delivery_id": webtest.KindDelivery},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
 	"PUT /api/v0/me/notification-settings": {notApplicable: ownNotifications},
 }
 

@@ -5,6 +5,7 @@ package app
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 	"github.com/konvoj/konvoj/internal/rating"
 	"github.com/konvoj/konvoj/internal/services"
 	"github.com/konvoj/konvoj/internal/storage"
+	"github.com/konvoj/konvoj/internal/webhooks"
 	"github.com/konvoj/konvoj/web"
 	"github.com/konvoj/konvoj/web/api"
 	"github.com/konvoj/konvoj/web/pages"
@@ -34,6 +36,9 @@ type Options struct {
 	// Jobs starts the background job queue (the monthly rating); on in
 	// `konvoj serve`, off in tests unless asked for.
 	Jobs bool
+	// WebhookTLS is the TLS configuration of webhook deliveries (tests:
+	// their own certificate authority); nil is the system's roots.
+	WebhookTLS *tls.Config
 }
 
 // App is the running product.
@@ -90,7 +95,8 @@ func (a *App) startJobs(ctx context.Context, o Options) error {
 	}
 	client, err := jobs.NewClient(system, rating.NewService(system), o.Server.Logger, jobs.Options{
 		Periodic: true, Scanner: alerts.NewScanner(system, cfg.PublicURL), Mailer: mailer,
-		Imports: imports.NewService(system, drivers.NewService(system, nil), cfg.UploadMaxBytes)})
+		Imports:  imports.NewService(system, drivers.NewService(system, nil), cfg.UploadMaxBytes),
+		Webhooks: webhooks.NewSender(system, webhooks.Guard{AllowPrivate: cfg.WebhookAllowPrivate}, o.WebhookTLS, o.Server.Logger)})
 	if err != nil {
 		return err
 	}

@@ -45,8 +45,12 @@ func (p *Pages) notifications(c echo.Context) error {
 	lang, loc := i18n.From(ctx), pr.Location()
 	d := views.NotificationsData{CSRF: csrfToken(c), DevOutbox: p.devLogin && pr.Grant(auth.OutboxRead) != auth.Deny, Page: page, LastPage: max(1, (total+notificationsPerPage-1)/notificationsPerPage)}
 	for _, n := range list {
+		link := "/settings/webhooks" // a disabled webhook endpoint
+		if n.DriverID != nil && n.DocumentID != nil {
+			link = driverURL(*n.DriverID) + "/documents/" + n.DocumentID.String()
+		}
 		d.Items = append(d.Items, views.NotificationItem{ID: n.ID.String(), Title: n.Title, Body: n.Body, Unread: n.ReadAt == nil,
-			When: lang.DateTime(n.CreatedAt, loc), Link: driverURL(n.DriverID) + "/documents/" + n.DocumentID.String()})
+			When: lang.DateTime(n.CreatedAt, loc), Link: link})
 	}
 	for _, k := range alerts.Kinds {
 		d.Settings = append(d.Settings, views.NotificationSetting{Kind: k, On: settings.Email[k]})

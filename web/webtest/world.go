@@ -33,6 +33,9 @@ type Tenant struct {
 	Outbox uuid.UUID
 	// Import is a finished driver import of the company, written directly.
 	Import uuid.UUID
+	// Webhook is a webhook endpoint of the company and Delivery a delivery
+	// to it, written directly (the API refuses the test's local URLs).
+	Webhook, Delivery uuid.UUID
 }
 
 // Records are one driver's records, by kind.
@@ -53,6 +56,8 @@ const (
 	KindCompany     = "company"
 	KindOutbox      = "outbox"
 	KindImport      = "import"
+	KindWebhook     = "webhook"
+	KindDelivery    = "delivery"
 )
 
 // ID is the record of the kind (KindCompany: the tenant's company).
@@ -79,6 +84,10 @@ func (t Tenant) ID(driver int, kind string) uuid.UUID {
 		return t.Outbox
 	case KindImport:
 		return t.Import
+	case KindWebhook:
+		return t.Webhook
+	case KindDelivery:
+		return t.Delivery
 	}
 	panic("webtest: unknown record kind " + kind)
 }
@@ -102,6 +111,16 @@ func (e *Env) World() *World {
 		if err := e.DB.QueryRow(context.Background(), `INSERT INTO imports (company_id, user_role, status, dry_run, filename)
 			VALUES ($1, 'admin', 'done', true, 'drivers.csv') RETURNING id`, t.Company).Scan(&t.Import); err != nil {
 			e.T.Fatalf("world: import: %v", err)
+		}
+		if err := e.DB.QueryRow(context.Background(), `WITH w AS (
+				INSERT INTO webhook_endpoints (company_id, url, events, secret, enabled)
+				VALUES ($1, 'https://hooks.example.test/konvoj', '{*}', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', false) RETURNING id),
+			ev AS (INSERT INTO webhook_events (company_id, type, occurred_at, body)
+				VALUES ($1, 'webhook.test', now(), '{}') RETURNING id),
+			d AS (INSERT INTO webhook_deliveries (company_id, endpoint_id, event_id, status, attempts)
+				SELECT $1, w.id, ev.id, 'delivered', 1 FROM w, ev RETURNING id, endpoint_id)
+			SELECT endpoint_id, id FROM d`, t.Company).Scan(&t.Webhook, &t.Delivery); err != nil {
+			e.T.Fatalf("world: webhook: %v", err)
 		}
 	}
 	return w

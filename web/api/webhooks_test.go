@@ -253,8 +253,8 @@ func TestWebhookEndpointsAPI(t *testing.T) {
 	// Other roles: refused; another company's endpoint: AccessDenied.
 	env.As(company, auth.RoleHRManager).Get("/api/v0/webhooks").ExpectError(http.StatusForbidden, "Forbidden")
 	other := env.As(env.Company("Other", "free"), auth.RoleAdmin)
-	other.Get("/api/v0/webhooks/" + id).ExpectError(http.StatusForbidden, "AccessDenied")
-	admin.Get("/api/v0/webhooks/" + uuid.NewString()).ExpectError(http.StatusNotFound, "NotFound")
+	other.Get("/api/v0/webhooks/"+id).ExpectError(http.StatusForbidden, "AccessDenied")
+	admin.Get("/api/v0/webhooks/"+uuid.NewString()).ExpectError(http.StatusNotFound, "NotFound")
 	admin.Get("/api/v0/webhooks/" + id + "/deliveries/" + uuid.NewString() + "/redeliver").Expect(http.StatusMethodNotAllowed)
 	admin.Post("/api/v0/webhooks/"+id+"/deliveries/"+uuid.NewString()+"/redeliver", nil).ExpectError(http.StatusNotFound, "NotFound")
 	// Audit.
@@ -263,7 +263,7 @@ func TestWebhookEndpointsAPI(t *testing.T) {
 		t.Errorf("audit rows: %d, %v", n, err)
 	}
 	admin.Delete("/api/v0/webhooks/" + id).Expect(http.StatusNoContent)
-	admin.Get("/api/v0/webhooks/" + id).ExpectError(http.StatusNotFound, "NotFound")
+	admin.Get("/api/v0/webhooks/"+id).ExpectError(http.StatusNotFound, "NotFound")
 }
 
 // A test event reaches the receiver signed, and the log shows it; a

@@ -14,9 +14,11 @@ import (
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/audit"
 	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/storage"
 	"github.com/konvoj/konvoj/internal/tenants"
+	"github.com/konvoj/konvoj/internal/webhooks"
 )
 
 // File is an uploaded file version as the upload answers it.
@@ -244,10 +246,13 @@ func (s *Service) store(ctx context.Context, p auth.Principal, ref Ref, up *uplo
 			for k, v := range fileValues {
 				newValues[k] = v
 			}
-			return audit.Record(ctx, tx, p, audit.Entry{
+			if err := audit.Record(ctx, tx, p, audit.Entry{
 				EntityType: "document", EntityID: ref.ID(), Action: "document.uploaded",
 				OldValues: map[string]any{}, NewValues: newValues,
-			})
+			}); err != nil {
+				return err
+			}
+			return emitDocument(ctx, tx, ref, today, webhooks.DocumentFileUploaded)
 		}
 		if err := saveDocument(ctx, tx, ref, after, &f.ID); err != nil {
 			return err
@@ -258,15 +263,35 @@ func (s *Service) store(ctx context.Context, p auth.Principal, ref Ref, up *uplo
 		for k, v := range fileValues {
 			newValues[k] = v
 		}
-		return audit.Record(ctx, tx, p, audit.Entry{
+		if err := audit.Record(ctx, tx, p, audit.Entry{
 			EntityType: "document", EntityID: ref.ID(), Action: "document.uploaded",
 			OldValues: oldValues, NewValues: newValues,
-		})
+		}); err != nil {
+			return err
+		}
+		return emitDocument(ctx, tx, ref, today, webhooks.DocumentFileUploaded)
 	})
 	if err != nil {
 		return nil, err
 	}
 	return f, nil
+}
+
+// emitDocument writes a webhook event whose data is the document as the
+// API returns it to HR (with its files), docs/webhooks.md.
+func emitDocument(ctx context.Context, tx pgx.Tx, ref Ref, today civil.Date, event string) error {
+	wanted, err := webhooks.Wanted(ctx, tx, ref.CompanyID(), event)
+	if err != nil || !wanted {
+		return err
+	}
+	docs, err := queryDocuments(ctx, tx, ref.CompanyID(), "d.id = $1", ref.DocumentID(), today, true)
+	if err != nil {
+		return fmt.Errorf("document %s: %w", ref.DocumentID(), err)
+	}
+	if len(docs) != 1 {
+		return apperr.NotFound("msg.common.not_found.document")
+	}
+	return webhooks.Emit(ctx, tx, ref.CompanyID(), event, docs[0])
 }
 
 // clearCurrent takes the current flag off the document's current version
@@ -353,6 +378,9 @@ func (s *Service) Update(ctx context.Context, p auth.Principal, ref Ref, body ma
 				EntityType: "document", EntityID: ref.ID(), Action: "document.updated",
 				OldValues: oldValues, NewValues: newValues,
 			}); err != nil {
+				return err
+			}
+			if err := emitDocument(ctx, tx, ref, today, webhooks.DocumentUpdated); err != nil {
 				return err
 			}
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/textin"
+	"github.com/konvoj/konvoj/internal/webhooks"
 )
 
 // Review statuses of a file version (docs/drivers-and-documents.md,
@@ -253,8 +254,10 @@ func (s *Service) ReviewFile(ctx context.Context, p auth.Principal, ref Ref, in 
 				return err
 			}
 		}
-		out, err = fileByID(ctx, tx, ref.CompanyID(), fileID)
-		return err
+		if out, err = fileByID(ctx, tx, ref.CompanyID(), fileID); err != nil {
+			return err
+		}
+		return webhooks.Emit(ctx, tx, ref.CompanyID(), webhooks.DocumentReviewCompleted, out)
 	})
 	if err != nil {
 		return nil, err

@@ -19,6 +19,7 @@ import (
 	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/internal/postgres"
+	"github.com/konvoj/konvoj/internal/webhooks"
 )
 
 // The driver import (docs/import-export.md): rows of a file, already
@@ -247,7 +248,11 @@ func (s *Service) Import(ctx context.Context, p auth.Principal, company auth.Ref
 		return res, nil
 	}
 	err = postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
-		if err := s.writeImport(ctx, tx, p, company, targets, o); err != nil {
+		var changed []importChange
+		if err := s.writeImport(ctx, tx, p, company, targets, o, &changed); err != nil {
+			return err
+		}
+		if err := emitImported(ctx, tx, company, changed); err != nil {
 			return err
 		}
 		// The row belongs to the company (an import is no audited entity of
@@ -270,7 +275,39 @@ func (s *Service) Import(ctx context.Context, p auth.Principal, company auth.Ref
 // writeImport writes the rows that change something, pipelined in batches.
 // New drivers get their numbers in one step (the company row stays locked
 // until the transaction ends, as for a single create).
-func (s *Service) writeImport(ctx context.Context, tx pgx.Tx, p auth.Principal, company auth.Ref, targets []importTarget, o ImportOptions) error {
+// importChange is a driver an import created or updated, for its webhook
+// event.
+type importChange struct {
+	id      uuid.UUID
+	created bool
+}
+
+// emitImported writes the driver.created and driver.updated events of an
+// import (docs/webhooks.md), reading the drivers back only when an
+// endpoint wants them.
+func emitImported(ctx context.Context, tx pgx.Tx, company auth.Ref, changed []importChange) error {
+	wanted, err := webhooks.Wanted(ctx, tx, company.CompanyID(), webhooks.DriverCreated, webhooks.DriverUpdated)
+	if err != nil || !wanted {
+		return err
+	}
+	for _, c := range changed {
+		d, err := getDriver(ctx, tx, company, c.id, false)
+		if err != nil {
+			return err
+		}
+		event := webhooks.DriverUpdated
+		if c.created {
+			event = webhooks.DriverCreated
+		}
+		if err := webhooks.Emit(ctx, tx, company.CompanyID(), event, d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Service) writeImport(ctx context.Context, tx pgx.Tx, p auth.Principal, company auth.Ref, targets []importTarget, o ImportOptions,
+	changed *[]importChange) error {
 	creates := 0
 	for _, t := range targets {
 		if t.existing == nil {
@@ -340,6 +377,7 @@ func (s *Service) writeImport(ctx context.Context, tx pgx.Tx, p auth.Principal, 
 				WHERE company_id = $1 AND driver_id = $2 AND type = $3`, args...)
 		}
 		if len(newValues) > 0 || action == "created" {
+			*changed = append(*changed, importChange{id: d.ID, created: action == "created"})
 			if err := audit.Queue(batch, p, audit.Entry{EntityType: entityType, EntityID: d.ID, Action: action,
 				OldValues: oldValues, NewValues: newValues}); err != nil {
 				return err

@@ -13,6 +13,7 @@ import (
 	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/tenants"
+	"github.com/konvoj/konvoj/internal/webhooks"
 )
 
 // entityType is the audit log's name for drivers.
@@ -48,7 +49,10 @@ func (s *Service) Create(ctx context.Context, p auth.Principal, company auth.Ref
 		if out, err = getDriver(ctx, tx, company, id, false); err != nil {
 			return err
 		}
-		return audit.Record(ctx, tx, p, audit.Entry{EntityType: entityType, EntityID: id, Action: "created", NewValues: out.auditValues()})
+		if err := audit.Record(ctx, tx, p, audit.Entry{EntityType: entityType, EntityID: id, Action: "created", NewValues: out.auditValues()}); err != nil {
+			return err
+		}
+		return webhooks.Emit(ctx, tx, company.CompanyID(), webhooks.DriverCreated, out)
 	})
 	if err != nil {
 		return Driver{}, err
@@ -112,8 +116,11 @@ func (s *Service) Update(ctx context.Context, p auth.Principal, ref auth.Ref, in
 		if out, err = getDriver(ctx, tx, ref, ref.ID(), false); err != nil {
 			return err
 		}
-		return audit.Record(ctx, tx, p, audit.Entry{EntityType: entityType, EntityID: id, Action: "updated",
-			OldValues: oldValues, NewValues: newValues})
+		if err := audit.Record(ctx, tx, p, audit.Entry{EntityType: entityType, EntityID: id, Action: "updated",
+			OldValues: oldValues, NewValues: newValues}); err != nil {
+			return err
+		}
+		return webhooks.Emit(ctx, tx, ref.CompanyID(), webhooks.DriverUpdated, out)
 	})
 	if err != nil {
 		return Driver{}, err
@@ -136,7 +143,10 @@ func (s *Service) Delete(ctx context.Context, p auth.Principal, ref auth.Ref) er
 		if err := SoftDelete(ctx, tx, ref.CompanyID(), ref.ID()); err != nil {
 			return err
 		}
-		return audit.Record(ctx, tx, p, audit.Entry{EntityType: entityType, EntityID: ref.ID(), Action: "deleted", OldValues: cur.auditValues()})
+		if err := audit.Record(ctx, tx, p, audit.Entry{EntityType: entityType, EntityID: ref.ID(), Action: "deleted", OldValues: cur.auditValues()}); err != nil {
+			return err
+		}
+		return webhooks.Emit(ctx, tx, ref.CompanyID(), webhooks.DriverDeleted, cur)
 	})
 }
 

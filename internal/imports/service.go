@@ -18,6 +18,7 @@ import (
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/tenants"
+	"github.com/konvoj/konvoj/internal/webhooks"
 )
 
 // SyncRows is the most rows an import runs within its request; a larger
@@ -125,7 +126,7 @@ func (s *Service) Start(ctx context.Context, p auth.Principal, company auth.Ref,
 	} else if err := s.Run(ctx, company.CompanyID(), id); err != nil {
 		return Import{}, err
 	}
-	return s.load(ctx, company.CompanyID(), id, i18n.EN)
+	return s.load(ctx, s.db, company.CompanyID(), id, i18n.EN)
 }
 
 // Get returns an import of the caller's company: the guard's order (role
@@ -145,7 +146,7 @@ func (s *Service) Get(ctx context.Context, p auth.Principal, id uuid.UUID, lang 
 	if err != nil {
 		return Import{}, err
 	}
-	return s.load(ctx, ref.CompanyID(), id, lang)
+	return s.load(ctx, s.db, ref.CompanyID(), id, lang)
 }
 
 // File returns an import's file and mapping (the page re-reads it for the
@@ -162,11 +163,11 @@ func (s *Service) File(ctx context.Context, p auth.Principal, id uuid.UUID) (Imp
 	return im, data, nil
 }
 
-func (s *Service) load(ctx context.Context, company, id uuid.UUID, lang i18n.Lang) (Import, error) {
+func (s *Service) load(ctx context.Context, db postgres.DBTX, company, id uuid.UUID, lang i18n.Lang) (Import, error) {
 	var im Import
 	var errs, mapping []byte
 	var data []byte
-	err := s.db.QueryRow(ctx, `SELECT id, status, dry_run, filename, rows, created, updated, unchanged, errors, progress,
+	err := db.QueryRow(ctx, `SELECT id, status, dry_run, filename, rows, created, updated, unchanged, errors, progress,
 			mapping, file, created_at, finished_at
 		FROM imports WHERE company_id = $1 AND id = $2`, company, id).Scan(&im.ID, &im.Status, &im.DryRun, &im.Filename,
 		&im.Rows, &im.Created, &im.Updated, &im.Unchanged, &errs, &im.Progress, &mapping, &data, &im.CreatedAt, &im.FinishedAt)
@@ -251,7 +252,15 @@ func (s *Service) Run(ctx context.Context, company, id uuid.UUID) error {
 		}
 	}
 	finish := func(ctx context.Context, tx pgx.Tx, res drivers.ImportResult) error {
-		return s.finish(ctx, tx, company, id, res)
+		if err := s.finish(ctx, tx, company, id, res); err != nil {
+			return err
+		}
+		// A real run that changed the drivers (docs/webhooks.md).
+		im, err := s.load(ctx, tx, company, id, i18n.EN)
+		if err != nil {
+			return err
+		}
+		return webhooks.Emit(ctx, tx, company, webhooks.ImportCompleted, im)
 	}
 	res, err := s.drivers.Import(ctx, p, company0, rows, drivers.ImportOptions{ID: id, DryRun: dryRun, Progress: progress, Finish: finish})
 	if err != nil {

@@ -105,6 +105,18 @@ func Emit(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, eventType string,
 	return EnqueueTx(ctx, tx, slices.DeleteFunc(endpoints, func(id uuid.UUID) bool { return slices.Contains(queued, id) }))
 }
 
+// Wanted reports whether an enabled endpoint of the company wants any of
+// the event types, so a bulk change (an import) reads its entities back
+// for events only when someone listens.
+func Wanted(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, eventTypes ...string) (bool, error) {
+	var ok bool
+	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT FROM webhook_endpoints
+		WHERE company_id = $1 AND enabled AND (events && $2::text[] OR events @> ARRAY['*']))`, companyID, eventTypes).Scan(&ok); err != nil {
+		return false, fmt.Errorf("webhook endpoints: %w", err)
+	}
+	return ok, nil
+}
+
 // Body is what a delivery sends: the event's type, when it happened and
 // the entity.
 type Body struct {

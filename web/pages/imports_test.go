@@ -53,7 +53,7 @@ func TestImportPages(t *testing.T) {
 	// A file with one bad row: the e-mail of row 3.
 	bad := "Jméno;Příjmení;E-mail;Stav;Poznámka\nJan;Novák;jan@dopravce.test;Aktivní;Brno\nEva;Malá;neni-email;Aktivní;Praha\n"
 	first := importAt(t, hr.upload("/drivers/import", "ridici.csv", []byte(bad), nil, true).expect(t, http.StatusSeeOther))
-	res := hr.get("/drivers/import/" + first).expect(t, http.StatusOK).
+	res := hr.get("/drivers/import/"+first).expect(t, http.StatusOK).
 		contains(t, "ridici.csv", `data-testid="import-has-errors"`, `data-testid="import-count-errors">1<`,
 			`data-testid="import-count-created">2<`, `data-testid="preview-row-3"`, "Sloupec vynechat").
 		lacks(t, `data-testid="import-confirm"`, `hx-get=`)

@@ -19,6 +19,7 @@ import (
 	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/internal/postgres"
+	"github.com/konvoj/konvoj/internal/webhooks"
 )
 
 // The stages of a document version, in the order a document goes through
@@ -150,6 +151,9 @@ func (s *Scanner) run(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, date 
 	if res.Alerts, err = recordStages(ctx, tx, companyID, date); err != nil || len(res.Alerts) == 0 {
 		return res, err
 	}
+	if err := emitStages(ctx, tx, companyID, date, res.Alerts); err != nil {
+		return res, err
+	}
 	if res.Emails, err = s.notify(ctx, tx, co, date, res.Alerts); err != nil {
 		return res, err
 	}
@@ -158,6 +162,43 @@ func (s *Scanner) run(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, date 
 		return res, fmt.Errorf("count alert run: %w", err)
 	}
 	return res, nil
+}
+
+// StageChange is the data of a document.status_changed webhook event: the
+// document as the API returns it, and the stage it entered.
+type StageChange struct {
+	documents.Document
+	Stage string `json:"stage"`
+}
+
+// emitStages writes a document.status_changed webhook event for each
+// recorded lead, expiring_soon and expired stage (docs/webhooks.md).
+func emitStages(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, date civil.Date, alerts []Alert) error {
+	wanted, err := webhooks.Wanted(ctx, tx, companyID, webhooks.DocumentStatusChanged)
+	if err != nil || !wanted {
+		return err
+	}
+	stage := map[uuid.UUID]string{}
+	var ids []uuid.UUID
+	for _, a := range alerts {
+		if a.Stage == StageLead || a.Stage == StageExpiringSoon || a.Stage == StageExpired {
+			stage[a.DocumentID] = a.Stage
+			ids = append(ids, a.DocumentID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	docs, err := documents.DocumentsByID(ctx, tx, companyID, ids, date)
+	if err != nil {
+		return err
+	}
+	for _, d := range docs {
+		if err := webhooks.Emit(ctx, tx, companyID, webhooks.DocumentStatusChanged, StageChange{Document: d, Stage: stage[d.ID]}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // company is what the scan needs of the company.

@@ -124,6 +124,17 @@ func ForDriver(ctx context.Context, db postgres.DBTX, driver auth.Ref, today civ
 	return docs, nil
 }
 
+// DocumentsByID returns the company's documents with these ids, with their
+// files, as the API returns them (for background work without a caller:
+// the webhook events of the daily scan).
+func DocumentsByID(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, ids []uuid.UUID, today civil.Date) ([]Document, error) {
+	docs, err := queryDocuments(ctx, db, companyID, "d.id = ANY($1)", ids, today, true)
+	if err != nil {
+		return nil, fmt.Errorf("documents of company %s: %w", companyID, err)
+	}
+	return docs, nil
+}
+
 // documentByID returns one document with its files.
 func documentByID(ctx context.Context, db postgres.DBTX, ref Ref, today civil.Date, withFiles bool) (*Document, error) {
 	docs, err := queryDocuments(ctx, db, ref.CompanyID(), "d.id = $1", ref.ID(), today, withFiles)

@@ -11,6 +11,7 @@ import (
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/audit"
 	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/webhooks"
 )
 
 // CreatePenalty records a pending penalty and, in the same database
@@ -38,8 +39,11 @@ func (s *Service) CreatePenalty(ctx context.Context, p auth.Principal, ref Ref, 
 		if id, err = insertPenaltyRow(ctx, tx, pen, financeID, userID(p)); err != nil {
 			return err
 		}
-		return audit.Record(ctx, tx, p, audit.Entry{EntityType: "penalty", EntityID: id, Action: "penalty.created",
-			NewValues: pen.createdValues(financeID)})
+		if err := audit.Record(ctx, tx, p, audit.Entry{EntityType: "penalty", EntityID: id, Action: "penalty.created",
+			NewValues: pen.createdValues(financeID)}); err != nil {
+			return err
+		}
+		return emitPenalty(ctx, tx, d.CompanyID(), d.ID(), id, webhooks.PenaltyCreated)
 	})
 	if err != nil {
 		return Penalty{}, err
@@ -179,10 +183,16 @@ func applyPenaltyMove(ctx context.Context, tx pgx.Tx, p auth.Principal, cur Pena
 		return err
 	}
 	if oldValues, newValues := audit.Diff(rec.auditValues(), next.auditValues()); len(newValues) > 0 {
-		return audit.Record(ctx, tx, p, audit.Entry{EntityType: "finance_transaction", EntityID: rec.ID, Action: "updated",
-			OldValues: oldValues, NewValues: newValues})
+		if err := audit.Record(ctx, tx, p, audit.Entry{EntityType: "finance_transaction", EntityID: rec.ID, Action: "updated",
+			OldValues: oldValues, NewValues: newValues}); err != nil {
+			return err
+		}
+		if err := emitMove(ctx, tx, next, rec.Status); err != nil {
+			return err
+		}
 	}
-	return nil
+	// The actions are the event names: penalty.disputed, .accepted, .resolved.
+	return emitPenalty(ctx, tx, cur.CompanyID, cur.DriverID, cur.ID, m.action)
 }
 
 func mustJSON(v any) []byte {

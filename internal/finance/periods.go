@@ -13,6 +13,7 @@ import (
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/money"
+	"github.com/konvoj/konvoj/internal/webhooks"
 )
 
 // Period is a driver's pay period in one currency. Its totals cover the
@@ -112,9 +113,15 @@ func (s *Service) movePeriod(ctx context.Context, p auth.Principal, ref Ref, fro
 			return err
 		}
 		if to == PeriodPaid {
-			return payApproved(ctx, tx, p, cur, payDate)
+			if err := payApproved(ctx, tx, p, cur, payDate); err != nil {
+				return err
+			}
 		}
-		return nil
+		event := webhooks.PeriodClosed
+		if to == PeriodPaid {
+			event = webhooks.PeriodPaid
+		}
+		return emitPeriod(ctx, tx, d.CompanyID(), d.ID(), periodID, event)
 	})
 	if err != nil {
 		return Period{}, err
@@ -134,6 +141,9 @@ func payApproved(ctx context.Context, tx pgx.Tx, p auth.Principal, per Period, p
 		if err := audit.Record(ctx, tx, p, audit.Entry{EntityType: "finance_transaction", EntityID: id, Action: "updated",
 			OldValues: map[string]any{"status": StatusApproved},
 			NewValues: map[string]any{"status": StatusPaid, "payment_date": payDate, "period_id": per.ID}}); err != nil {
+			return err
+		}
+		if err := emitTransaction(ctx, tx, per.CompanyID, per.DriverID, id, webhooks.TransactionPaid); err != nil {
 			return err
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/konvoj/konvoj/internal/money"
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/tenants"
+	"github.com/konvoj/konvoj/internal/webhooks"
 )
 
 // CreateTransaction records a pending transaction, placed in the driver's
@@ -85,6 +86,9 @@ func insertTransaction(ctx context.Context, tx pgx.Tx, p auth.Principal, t Trans
 	}
 	if err := audit.Record(ctx, tx, p, audit.Entry{EntityType: "finance_transaction", EntityID: t.ID, Action: "created",
 		NewValues: t.auditValues()}); err != nil {
+		return uuid.Nil, err
+	}
+	if err := emitTransaction(ctx, tx, t.CompanyID, t.DriverID, t.ID, webhooks.TransactionCreated); err != nil {
 		return uuid.Nil, err
 	}
 	return t.ID, nil
@@ -172,8 +176,11 @@ func updateTransaction(ctx context.Context, tx pgx.Tx, p auth.Principal, d tenan
 	if err := periods.recompute(ctx, tx); err != nil {
 		return err
 	}
-	return audit.Record(ctx, tx, p, audit.Entry{EntityType: "finance_transaction", EntityID: id, Action: "updated",
-		OldValues: oldValues, NewValues: newValues})
+	if err := audit.Record(ctx, tx, p, audit.Entry{EntityType: "finance_transaction", EntityID: id, Action: "updated",
+		OldValues: oldValues, NewValues: newValues}); err != nil {
+		return err
+	}
+	return emitMove(ctx, tx, next, cur.Status)
 }
 
 // settle returns the record as the update leaves it: in its new period
@@ -239,8 +246,11 @@ func (s *Service) DeleteTransaction(ctx context.Context, p auth.Principal, ref R
 		if err := periods.recompute(ctx, tx); err != nil {
 			return err
 		}
-		return audit.Record(ctx, tx, p, audit.Entry{EntityType: "finance_transaction", EntityID: id, Action: "deleted",
-			OldValues: cur.auditValues()})
+		if err := audit.Record(ctx, tx, p, audit.Entry{EntityType: "finance_transaction", EntityID: id, Action: "deleted",
+			OldValues: cur.auditValues()}); err != nil {
+			return err
+		}
+		return webhooks.Emit(ctx, tx, d.CompanyID(), webhooks.TransactionDeleted, cur)
 	})
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/tenants"
+	"github.com/konvoj/konvoj/internal/webhooks"
 )
 
 // Service rates drivers and serves ratings, history, ranking and the
@@ -149,10 +150,21 @@ func (s *Service) RateCompany(ctx context.Context, companyID uuid.UUID, period P
 	var n int
 	err := postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
 		w, err := rateTx(ctx, tx, companyID, period, nil, true)
+		if err != nil {
+			return err
+		}
 		n = len(w)
-		return err
+		return webhooks.Emit(ctx, tx, companyID, webhooks.RatingMonthCompleted, MonthCompleted{Period: period.String(), DriversRated: n})
 	})
 	return n, err
+}
+
+// MonthCompleted is the data of a rating.month_completed webhook event
+// (docs/webhooks.md): the month rated and how many drivers it rated; the
+// snapshots are read with the rating endpoints.
+type MonthCompleted struct {
+	Period       string `json:"rating_period"`
+	DriversRated int    `json:"drivers_rated"`
 }
 
 // DueMonths lists, for every company, the month that has just ended in the

@@ -1,0 +1,69 @@
+package finance
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/konvoj/konvoj/internal/webhooks"
+)
+
+// The finance area's webhook events (docs/webhooks.md), written in the
+// change's transaction with the record as the API returns it.
+
+// transactionEvents are the events of a transaction's status moves.
+var transactionEvents = map[string]string{
+	StatusApproved:  webhooks.TransactionApproved,
+	StatusPaid:      webhooks.TransactionPaid,
+	StatusCancelled: webhooks.TransactionCancelled,
+}
+
+// emitTransaction writes an event about the transaction id as it now is.
+func emitTransaction(ctx context.Context, tx pgx.Tx, companyID, driverID, id uuid.UUID, event string) error {
+	wanted, err := webhooks.Wanted(ctx, tx, companyID, event)
+	if err != nil || !wanted {
+		return err
+	}
+	t, err := getTransaction(ctx, tx, companyID, driverID, id, false)
+	if err != nil {
+		return err
+	}
+	return webhooks.Emit(ctx, tx, companyID, event, t)
+}
+
+// emitMove writes the event of a status move of a transaction, if the move
+// has one.
+func emitMove(ctx context.Context, tx pgx.Tx, t Transaction, from string) error {
+	event, ok := transactionEvents[t.Status]
+	if !ok || t.Status == from {
+		return nil
+	}
+	return emitTransaction(ctx, tx, t.CompanyID, t.DriverID, t.ID, event)
+}
+
+// emitPenalty writes an event about the penalty id as it now is.
+func emitPenalty(ctx context.Context, tx pgx.Tx, companyID, driverID, id uuid.UUID, event string) error {
+	wanted, err := webhooks.Wanted(ctx, tx, companyID, event)
+	if err != nil || !wanted {
+		return err
+	}
+	pen, err := getPenalty(ctx, tx, companyID, driverID, id, false)
+	if err != nil {
+		return err
+	}
+	return webhooks.Emit(ctx, tx, companyID, event, pen)
+}
+
+// emitPeriod writes an event about the period id as it now is.
+func emitPeriod(ctx context.Context, tx pgx.Tx, companyID, driverID, id uuid.UUID, event string) error {
+	wanted, err := webhooks.Wanted(ctx, tx, companyID, event)
+	if err != nil || !wanted {
+		return err
+	}
+	per, err := getPeriod(ctx, tx, companyID, driverID, id, false)
+	if err != nil {
+		return err
+	}
+	return webhooks.Emit(ctx, tx, companyID, event, per)
+}

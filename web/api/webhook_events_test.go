@@ -1,0 +1,157 @@
+package api_test
+
+import (
+	"context"
+	"net/http"
+	"sort"
+	"testing"
+
+	"github.com/konvoj/konvoj/internal/alerts"
+	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/civil"
+	"github.com/konvoj/konvoj/internal/rating"
+	"github.com/konvoj/konvoj/internal/webhooks"
+	"github.com/konvoj/konvoj/web/webtest"
+)
+
+// Every event type reaches a receiver subscribed to all, signed (checked by
+// the Standard Webhooks library), with the entity the API returns.
+func TestWebhookEveryEventType(t *testing.T) {
+	env := webhookEnv(t)
+	company := env.Company("Events", "enterprise")
+	admin := env.As(company, auth.RoleAdmin)
+	r := newHookReceiver(t)
+	createHook(t, admin, r, "*")
+	startDeliveries(t, env, r, nil, webhooks.Guard{AllowPrivate: true})
+	ctx := context.Background()
+
+	// Drivers.
+	email := "eva.events@example.test"
+	drv := admin.Post("/api/v0/drivers", map[string]any{"first_name": "Eva", "last_name": "Events", "email": email}).
+		Expect(http.StatusCreated).JSON()
+	id := drv["id"].(string)
+	admin.Put("/api/v0/drivers/"+id, map[string]any{"phone": "+420 777 000 222"}).Expect(http.StatusOK)
+	gone := admin.Post("/api/v0/drivers", map[string]any{"first_name": "Gone", "last_name": "Soon", "email": "gone@example.test"}).
+		Expect(http.StatusCreated).JSON()["id"].(string)
+	admin.Delete("/api/v0/drivers/" + gone).Expect(http.StatusNoContent)
+
+	// Documents: upload, metadata, a driver's upload reviewed by HR.
+	var docs struct {
+		Data []struct {
+			ID   string `json:"id"`
+			Type string `json:"type"`
+		}
+	}
+	admin.Get("/api/v0/drivers/" + id + "/documents").Expect(http.StatusOK).Decode(&docs)
+	doc, reviewed := docs.Data[0], docs.Data[1]
+	body, h := webtest.PDFUpload("passport.pdf")
+	admin.Send(http.MethodPost, "/api/v0/documents/"+doc.ID+"/files", body, h).Expect(http.StatusCreated)
+	today, err := civil.Parse(webtest.Today())
+	if err != nil {
+		t.Fatal(err)
+	}
+	soon := today.AddDays(10).String()
+	admin.Put("/api/v0/documents/"+doc.ID, map[string]any{"number": "P-1", "valid_until": soon}).Expect(http.StatusOK)
+	admin.Put("/api/v0/companies/"+company.String()+"/document-rules", map[string]any{"rules": []any{
+		map[string]any{"document_type": reviewed.Type, "requires_review": true}}}).Expect(http.StatusOK)
+	driver := env.As(company, auth.RoleDriver, email)
+	body, h = webtest.PDFUpload("own.pdf")
+	file := driver.Send(http.MethodPost, "/api/v0/documents/"+reviewed.ID+"/files", body, h).Expect(http.StatusCreated).JSON()["id"].(string)
+	admin.Post("/api/v0/documents/"+reviewed.ID+"/files/"+file+"/review", map[string]any{"decision": "approve"}).Expect(http.StatusOK)
+
+	// Finance.
+	base := "/api/v0/drivers/" + id + "/finance"
+	tx := func() string {
+		return admin.Post(base, map[string]any{"transaction_type": "bonus", "amount": "100.00", "transaction_date": webtest.Today()}).
+			Expect(http.StatusCreated).JSON()["id"].(string)
+	}
+	paid, cancelled, deleted := tx(), tx(), tx()
+	admin.Put(base+"/"+paid, map[string]any{"status": "approved"}).Expect(http.StatusOK)
+	admin.Put(base+"/"+paid, map[string]any{"status": "paid"}).Expect(http.StatusOK)
+	admin.Put(base+"/"+cancelled, map[string]any{"status": "cancelled"}).Expect(http.StatusOK)
+	admin.Delete(base + "/" + deleted).Expect(http.StatusNoContent)
+
+	// Penalties.
+	pbase := "/api/v0/drivers/" + id + "/penalties"
+	penalty := func() string {
+		return admin.Post(pbase, map[string]any{"penalty_type": "other", "amount": "10.00", "incident_date": webtest.Today(), "description": "x"}).
+			Expect(http.StatusCreated).JSON()["id"].(string)
+	}
+	disputed, accepted := penalty(), penalty()
+	driver.Put(pbase+"/"+disputed+"/dispute", map[string]any{"dispute_reason": "Not me."}).Expect(http.StatusOK)
+	admin.Put(pbase+"/"+disputed+"/resolve", map[string]any{"resolution_action": "keep", "resolution": "It was."}).Expect(http.StatusOK)
+	driver.Put(pbase+"/"+accepted+"/accept", nil).Expect(http.StatusOK)
+
+	// Periods: closed, then paid.
+	var periods struct{ Data []struct{ ID string } }
+	admin.Get(base + "/periods").Expect(http.StatusOK).Decode(&periods)
+	period := periods.Data[0].ID
+	admin.Post(base+"/periods/"+period+"/close", nil).Expect(http.StatusOK)
+	admin.Post(base+"/periods/"+period+"/pay", map[string]any{}).Expect(http.StatusOK)
+
+	// Import, the daily scan and the monthly rating.
+	res := sendImport(t, admin, "drivers.csv", []byte("first_name,last_name,email\nIva,Importovaná,iva@example.test\n"),
+		part{name: "dry_run", body: []byte("false")})
+	res.Expect(http.StatusCreated)
+	scanDay := today.AddDays(1)
+	if _, err := alerts.NewScanner(env.DB, "https://konvoj.example").Scan(ctx, company, scanDay, nil); err != nil {
+		t.Fatal(err)
+	}
+	month, err := rating.ParsePeriod(today.Time().Format("2006-01"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rating.NewService(env.DB).RateCompany(ctx, company, month); err != nil {
+		t.Fatal(err)
+	}
+
+	got := r.waitFor("every event type", func(d []hookDelivery) bool {
+		seen := map[string]bool{}
+		for _, e := range d {
+			seen[e.Type] = true
+		}
+		for _, e := range webhooks.Events {
+			if !seen[e] {
+				return false
+			}
+		}
+		return true
+	})
+	byType := map[string]hookDelivery{}
+	var types []string
+	for _, e := range got {
+		if _, ok := byType[e.Type]; !ok { // the first of each type
+			types = append(types, e.Type)
+			byType[e.Type] = e
+		}
+	}
+	sort.Strings(types)
+	t.Logf("event types received: %v", types)
+	for typ, want := range map[string]string{
+		webhooks.DriverCreated: id, webhooks.DriverUpdated: id, webhooks.DriverDeleted: gone,
+		webhooks.DocumentUpdated: doc.ID, webhooks.DocumentStatusChanged: doc.ID, webhooks.DocumentReviewCompleted: file,
+		webhooks.TransactionApproved: paid, webhooks.TransactionPaid: paid, webhooks.TransactionCancelled: cancelled,
+		webhooks.TransactionDeleted: deleted, webhooks.PeriodClosed: period, webhooks.PeriodPaid: period,
+		webhooks.PenaltyDisputed: disputed, webhooks.PenaltyResolved: disputed, webhooks.PenaltyAccepted: accepted,
+		webhooks.ImportCompleted: res.JSON()["id"].(string),
+	} {
+		if byType[typ].Data["id"] != want {
+			t.Errorf("%s: data %v, want the record %s", typ, byType[typ].Data, want)
+		}
+	}
+	if d := byType[webhooks.DocumentStatusChanged].Data; d["stage"] != "expiring_soon" || d["number"] != "P-1" {
+		t.Errorf("document.status_changed: %v", d)
+	}
+	if d := byType[webhooks.DriverUpdated].Data; d["phone"] != "+420 777 000 222" || d["internal_number"] == nil {
+		t.Errorf("driver.updated: %v", d)
+	}
+	if d := byType[webhooks.TransactionPaid].Data; d["status"] != "paid" || d["amount"] != 100.0 {
+		t.Errorf("finance_transaction.paid: %v", d)
+	}
+	if d := byType[webhooks.RatingMonthCompleted].Data; d["rating_period"] != month.String() {
+		t.Errorf("rating.month_completed: %v", d)
+	}
+	if d := byType[webhooks.DocumentReviewCompleted].Data; d["review_status"] != "approved" || d["document_id"] != reviewed.ID {
+		t.Errorf("document.review_completed: %v", d)
+	}
+}

@@ -36,6 +36,7 @@ import (
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/imports"
 	"github.com/konvoj/konvoj/internal/rating"
+	"github.com/konvoj/konvoj/internal/sessions"
 )
 
 // EnqueueInterval is how often the scheduler looks for months to rate. Hourly
@@ -275,6 +276,8 @@ type Options struct {
 	Now func() time.Time
 	// Imports runs driver imports (nil: no import jobs).
 	Imports *imports.Service
+	// Sessions purges expired web sessions (nil: no purge jobs).
+	Sessions *sessions.Service
 }
 
 // NewClient builds the River client with every worker; Start it to work.
@@ -293,6 +296,9 @@ func NewClient(db *pgxpool.Pool, ratings *rating.Service, log *slog.Logger, o Op
 	river.AddWorker(workers, &RefreshAllRatingsWorker{Rating: ratings})
 	if o.Imports != nil {
 		river.AddWorker(workers, &ImportWorker{Imports: o.Imports})
+	}
+	if o.Sessions != nil {
+		river.AddWorker(workers, &PurgeSessionsWorker{Sessions: o.Sessions, Log: log})
 	}
 	if o.Scanner != nil {
 		river.AddWorker(workers, &ScanCompanyAlertsWorker{Scanner: o.Scanner, Mailer: o.Mailer, Log: log})
@@ -319,6 +325,11 @@ func NewClient(db *pgxpool.Pool, ratings *rating.Service, log *slog.Logger, o Op
 			river.NewPeriodicJob(river.PeriodicInterval(RefreshAllInterval),
 				func() (river.JobArgs, *river.InsertOpts) { return RefreshAllRatingsArgs{}, nil },
 				&river.PeriodicJobOpts{ID: "refresh_all_ratings", RunOnStart: true}),
+		}
+		if o.Sessions != nil {
+			cfg.PeriodicJobs = append(cfg.PeriodicJobs, river.NewPeriodicJob(river.PeriodicInterval(PurgeSessionsInterval),
+				func() (river.JobArgs, *river.InsertOpts) { return PurgeSessionsArgs{}, nil },
+				&river.PeriodicJobOpts{ID: "purge_web_sessions", RunOnStart: true}))
 		}
 		if o.Scanner != nil {
 			cfg.PeriodicJobs = append(cfg.PeriodicJobs, river.NewPeriodicJob(river.PeriodicInterval(AlertScanInterval),

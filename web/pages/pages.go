@@ -87,7 +87,7 @@ func Mount(s *web.Server, cfg config.Config, svc services.Set, log *slog.Logger)
 
 	csrf := middleware.CSRFWithConfig(middleware.CSRFConfig{
 		TokenLookup:    "header:" + echo.HeaderXCSRFToken + ",form:_csrf",
-		CookieName:     csrfCookie,
+		CookieName:     ck.name(csrfCookie),
 		CookiePath:     "/",
 		CookieMaxAge:   int(sessionTTL.Seconds()),
 		CookieHTTPOnly: true,

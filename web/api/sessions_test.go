@@ -71,9 +71,9 @@ func TestMySessionsAPI(t *testing.T) {
 	}
 
 	// Another user's session is 404, another company's 403; both live on.
-	hana.Delete("/api/v0/me/sessions/" + dans.String()).ExpectError(http.StatusNotFound, "NotFound")
-	hana.Delete("/api/v0/me/sessions/" + olgas.String()).ExpectError(http.StatusForbidden, "AccessDenied")
-	hana.Delete("/api/v0/me/sessions/" + uuid.NewString()).ExpectError(http.StatusNotFound, "NotFound")
+	hana.Delete("/api/v0/me/sessions/"+dans.String()).ExpectError(http.StatusNotFound, "NotFound")
+	hana.Delete("/api/v0/me/sessions/"+olgas.String()).ExpectError(http.StatusForbidden, "AccessDenied")
+	hana.Delete("/api/v0/me/sessions/"+uuid.NewString()).ExpectError(http.StatusNotFound, "NotFound")
 	hana.Delete("/api/v0/me/sessions/not-a-uuid").ExpectError(http.StatusNotFound, "NotFound")
 	var left int
 	if err := env.DB.QueryRow(context.Background(), `SELECT count(*) FROM web_sessions WHERE id = ANY($1)`,
@@ -91,5 +91,5 @@ func TestMySessionsAPI(t *testing.T) {
 	if len(list.Data) != 1 || list.Data[0].ID != laptop {
 		t.Errorf("after ending the phone's: %+v", list.Data)
 	}
-	hana.Delete("/api/v0/me/sessions/" + phone.String()).ExpectError(http.StatusNotFound, "NotFound")
+	hana.Delete("/api/v0/me/sessions/"+phone.String()).ExpectError(http.StatusNotFound, "NotFound")
 }

@@ -114,6 +114,7 @@ func Mount(s *web.Server, cfg config.Config, svc services.Set, log *slog.Logger)
 	p.mountPenalties(app)
 	p.mountRating(app)
 	p.mountNotifications(app)
+	p.mountSessions(app)
 	p.mountReview(app)
 	p.mountOutbox(app)
 	return p, nil

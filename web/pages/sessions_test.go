@@ -279,3 +279,77 @@ func TestSessionCookiesOverHTTPS(t *testing.T) {
 		t.Errorf("with the unprefixed name: %d", got)
 	}
 }
+
+// TestSessionsPage: the page lists the caller's sessions with device,
+// address and "this device"; ending another one sends that browser to the
+// sign-in page; "sign out everywhere else" keeps only this one; another
+// user's session is 404 and another company's 403, and neither ends.
+func TestSessionsPage(t *testing.T) {
+	env := devEnv(t)
+	ctx := context.Background()
+	company, other := env.Company("Acme", "free"), env.Company("Other", "free")
+	hana := env.As(company, auth.RoleHRManager)
+	hana.Get("/api/v0/drivers").Expect(http.StatusOK)
+	laptop, phone, tablet := newBrowser(t, env.Server.URL), newBrowser(t, env.Server.URL), newBrowser(t, env.Server.URL)
+	laptop.Header.Set("User-Agent", "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:140.0) Gecko/20100101 Firefox/140.0")
+	phone.Header.Set("User-Agent", "Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Mobile/15E148 Safari/604.1")
+	tablet.Header.Set("User-Agent", "Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36")
+	for _, b := range []*browser{laptop, phone, tablet} {
+		b.Header.Set("Accept-Language", "en")
+		b.signInAs(hana)
+	}
+	page := laptop.get("/sessions").expect(t, http.StatusOK).
+		contains(t, "Signed-in devices", "Firefox on Windows", "Safari on iOS", "Chrome on Android", "This device", "127.0.0.1",
+			"Sign out everywhere else", `href="/sessions"`)
+	if n := strings.Count(page.Body, `data-testid="session"`); n != 3 {
+		t.Errorf("%d sessions listed, want 3", n)
+	}
+	if n := strings.Count(page.Body, `data-testid="end-session"`); n != 2 {
+		t.Errorf("%d End buttons, want 2 (not on this device)", n)
+	}
+
+	var phoneID, dansID, olgasID uuid.UUID
+	if err := env.DB.QueryRow(ctx, `SELECT id FROM web_sessions WHERE user_agent LIKE '%iPhone%'`).Scan(&phoneID); err != nil {
+		t.Fatal(err)
+	}
+	laptop.post("/sessions/"+phoneID.String()+"/end", nil).expect(t, http.StatusSeeOther)
+	laptop.get("/sessions").expect(t, http.StatusOK).contains(t, "The session was ended.").lacks(t, "Safari on iOS")
+	phone.get("/").expect(t, http.StatusSeeOther)
+	tablet.get("/").expect(t, http.StatusOK)
+
+	// Other people's sessions cannot be ended from here.
+	dan := env.As(company, auth.RoleDispatcher)
+	dan.Get("/api/v0/drivers").Expect(http.StatusOK)
+	dans := newBrowser(t, env.Server.URL)
+	dans.signInAs(dan)
+	olga := env.As(other, auth.RoleAdmin)
+	olga.Get("/api/v0/drivers").Expect(http.StatusOK)
+	olgas := newBrowser(t, env.Server.URL)
+	olgas.signInAs(olga)
+	if err := env.DB.QueryRow(ctx, `SELECT id FROM web_sessions WHERE user_id = $1`, dan.UserID).Scan(&dansID); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.DB.QueryRow(ctx, `SELECT id FROM web_sessions WHERE user_id = $1`, olga.UserID).Scan(&olgasID); err != nil {
+		t.Fatal(err)
+	}
+	laptop.post("/sessions/"+dansID.String()+"/end", nil).expect(t, http.StatusNotFound)
+	laptop.post("/sessions/"+olgasID.String()+"/end", nil).expect(t, http.StatusForbidden)
+	dans.get("/").expect(t, http.StatusOK)
+	olgas.get("/").expect(t, http.StatusOK)
+
+	// Everywhere else: the tablet goes, the laptop and the others stay.
+	laptop.post("/sessions/end-others", nil).expect(t, http.StatusSeeOther)
+	laptop.get("/sessions").expect(t, http.StatusOK).
+		contains(t, "Signed out on the other devices (1).", "No other device is signed in.").lacks(t, "Sign out everywhere else")
+	tablet.get("/").expect(t, http.StatusSeeOther)
+	dans.get("/").expect(t, http.StatusOK)
+	if n := sessionsOf(t, env, hana.UserID); n != 1 {
+		t.Errorf("hana's sessions after signing out everywhere else: %d", n)
+	}
+
+	// In Czech, an unknown browser too.
+	cz := newBrowser(t, env.Server.URL)
+	cz.Header.Set("User-Agent", "curl/8.5")
+	cz.devSignIn(company, auth.RoleAccountant, "adam@acme.test").expect(t, http.StatusSeeOther)
+	cz.get("/sessions").expect(t, http.StatusOK).contains(t, "Přihlášená zařízení", "Neznámý prohlížeč, systém neznámý", "Toto zařízení")
+}

@@ -81,14 +81,17 @@ func New(db *pgxpool.Pool, o Options) Set {
 	docs := documents.NewService(db, o.Files, o.UploadMaxBytes)
 	// A review's outcome is told to the driver like an alert.
 	docs.SetReviewNotifier(alerts.ReviewNotifier(o.PublicURL))
+	docs.SetCursorKey(o.CursorKey)
 	drv := drivers.NewService(db, o.CursorKey)
+	fin := finance.NewService(db, o.Files, o.UploadMaxBytes)
+	fin.SetCursorKey(o.CursorKey)
 	return Set{
 		Tenants:       tenants.NewRequestService(db, system),
 		Audit:         audit.NewService(db),
 		Drivers:       drv,
 		Imports:       imports.NewService(db, drv, o.UploadMaxBytes),
 		Documents:     docs,
-		Finance:       finance.NewService(db, o.Files, o.UploadMaxBytes),
+		Finance:       fin,
 		Rating:        rating.NewService(db),
 		Notifications: alerts.NewService(db),
 		Forms:         forms.NewService(db),

@@ -90,7 +90,7 @@ func (a *App) startJobs(ctx context.Context, o Options) error {
 	}
 	client, err := jobs.NewClient(system, rating.NewService(system), o.Server.Logger, jobs.Options{
 		Periodic: true, Scanner: alerts.NewScanner(system, cfg.PublicURL), Mailer: mailer,
-		Imports: imports.NewService(system, drivers.NewService(system, nil), cfg.UploadMaxBytes)})
+		Imports: imports.NewService(system, drivers.NewService(system, nil), cfg.UploadMaxBytes), Files: a.Files})
 	if err != nil {
 		return err
 	}

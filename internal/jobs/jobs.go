@@ -41,6 +41,7 @@ import (
 	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/imports"
 	"github.com/konvoj/konvoj/internal/rating"
+	"github.com/konvoj/konvoj/internal/sessions"
 	"github.com/konvoj/konvoj/internal/storage"
 )
 
@@ -315,6 +316,8 @@ type Options struct {
 	Now func() time.Time
 	// Imports runs driver imports (nil: no import jobs).
 	Imports *imports.Service
+	// Sessions purges expired web sessions (nil: no purge jobs).
+	Sessions *sessions.Service
 	// Files is the file store whose orphaned upload objects the hourly
 	// sweep deletes (nil: no sweep).
 	Files storage.Store
@@ -336,6 +339,9 @@ func NewClient(db *pgxpool.Pool, ratings *rating.Service, log *slog.Logger, o Op
 	river.AddWorker(workers, &RefreshAllRatingsWorker{Rating: ratings})
 	if o.Imports != nil {
 		river.AddWorker(workers, &ImportWorker{Imports: o.Imports})
+	}
+	if o.Sessions != nil {
+		river.AddWorker(workers, &PurgeSessionsWorker{Sessions: o.Sessions, Log: log})
 	}
 	if o.Files != nil {
 		river.AddWorker(workers, &SweepUploadsWorker{DB: db, Files: o.Files, Log: log})
@@ -365,6 +371,11 @@ func NewClient(db *pgxpool.Pool, ratings *rating.Service, log *slog.Logger, o Op
 			river.NewPeriodicJob(river.PeriodicInterval(RefreshAllInterval),
 				func() (river.JobArgs, *river.InsertOpts) { return RefreshAllRatingsArgs{}, nil },
 				&river.PeriodicJobOpts{ID: "refresh_all_ratings", RunOnStart: true}),
+		}
+		if o.Sessions != nil {
+			cfg.PeriodicJobs = append(cfg.PeriodicJobs, river.NewPeriodicJob(river.PeriodicInterval(PurgeSessionsInterval),
+				func() (river.JobArgs, *river.InsertOpts) { return PurgeSessionsArgs{}, nil },
+				&river.PeriodicJobOpts{ID: "purge_web_sessions", RunOnStart: true}))
 		}
 		if o.Files != nil {
 			// Not on start: konvoj serve sweeps at start itself, without

@@ -17,6 +17,7 @@ import (
 	"github.com/konvoj/konvoj/internal/forms"
 	"github.com/konvoj/konvoj/internal/imports"
 	"github.com/konvoj/konvoj/internal/rating"
+	"github.com/konvoj/konvoj/internal/sessions"
 	"github.com/konvoj/konvoj/internal/storage"
 	"github.com/konvoj/konvoj/internal/tenants"
 )
@@ -33,6 +34,8 @@ type Set struct {
 	Notifications *alerts.Service
 	Forms         *forms.Service
 	Imports       *imports.Service
+	// Sessions are the web pages' sign-in sessions.
+	Sessions *sessions.Service
 }
 
 // Options are what the services need besides the database.
@@ -92,5 +95,6 @@ func New(db *pgxpool.Pool, o Options) Set {
 		Rating:        rating.NewService(db),
 		Notifications: alerts.NewService(db),
 		Forms:         forms.NewService(db),
+		Sessions:      sessions.NewService(db),
 	}
 }

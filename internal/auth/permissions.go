@@ -28,6 +28,7 @@ const (
 	DocumentRules    Action = "document_rules"    // document rules: read, change
 	OutboxRead       Action = "outbox.read"       // the e-mail outbox (development page)
 	WebhooksManage   Action = "webhooks.manage"   // webhook endpoints: list, create, change, delete, deliveries
+	SessionsOwn      Action = "sessions.own"      // the caller's own web sessions: list, end
 )
 
 // Grant says how far a role may go with an action.
@@ -75,6 +76,9 @@ var Matrix = map[Action]map[Role]Grant{
 	DocumentRules:    {RoleAdmin: All, RoleHRManager: All},
 	OutboxRead:       {RoleAdmin: All, RoleHRManager: All},
 	WebhooksManage:   {RoleAdmin: All},
+	// Every user, its own sessions only (the sessions service never looks
+	// at another user's).
+	SessionsOwn: {RoleAdmin: All, RoleHRManager: All, RoleAccountant: All, RoleDispatcher: All, RoleDriver: All},
 }
 
 // Allowed returns the grant of a role for an action (Deny when unlisted).

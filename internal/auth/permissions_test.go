@@ -36,6 +36,7 @@ var matrixTable = map[Action]string{
 	DocumentRules:    "yes yes no no no",
 	OutboxRead:       "yes yes no no no",
 	WebhooksManage:   "yes no no no no",
+	SessionsOwn:      "yes yes yes yes yes",
 }
 
 func TestMatrixMatchesDecisions(t *testing.T) {

@@ -4,8 +4,9 @@
 //
 // The points only work in a binary built with `-tags faultinject`, and only
 // for the point the KONVOJ_FAULT environment variable names there
-// (faults_on.go). In every other build At does nothing and Reader returns
-// its reader (faults_off.go): production binaries hold no trace of them.
+// (faults_on.go; "point:n" for its n-th pass). In every other build At
+// does nothing and Reader returns its reader (faults_off.go): production
+// binaries hold no trace of them.
 package faults
 
 // Point names a place in an upload.

@@ -41,6 +41,7 @@ import (
 	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/imports"
 	"github.com/konvoj/konvoj/internal/rating"
+	"github.com/konvoj/konvoj/internal/sessions"
 	"github.com/konvoj/konvoj/internal/storage"
 	"github.com/konvoj/konvoj/internal/webhooks"
 )
@@ -318,6 +319,8 @@ type Options struct {
 	Imports *imports.Service
 	// Webhooks delivers webhook events (nil: no delivery jobs).
 	Webhooks *webhooks.Sender
+	// Sessions purges expired web sessions (nil: no purge jobs).
+	Sessions *sessions.Service
 	// Files is the file store whose orphaned upload objects the hourly
 	// sweep deletes (nil: no sweep).
 	Files storage.Store
@@ -337,12 +340,16 @@ func NewClient(db *pgxpool.Pool, ratings *rating.Service, log *slog.Logger, o Op
 	river.AddWorker(workers, &RefreshCurrentRatingsWorker{Rating: ratings, Log: log})
 	river.AddWorker(workers, &ClaimRatingRefreshesWorker{DB: db, Rating: ratings})
 	river.AddWorker(workers, &RefreshAllRatingsWorker{Rating: ratings})
+	river.AddWorker(workers, &PurgeIdempotencyKeysWorker{DB: db})
 	if o.Imports != nil {
 		river.AddWorker(workers, &ImportWorker{Imports: o.Imports})
 	}
 	if o.Webhooks != nil {
 		river.AddWorker(workers, &DeliverWebhooksWorker{Sender: o.Webhooks})
 		river.AddWorker(workers, &SweepWebhooksWorker{Sender: o.Webhooks})
+	}
+	if o.Sessions != nil {
+		river.AddWorker(workers, &PurgeSessionsWorker{Sessions: o.Sessions, Log: log})
 	}
 	if o.Files != nil {
 		river.AddWorker(workers, &SweepUploadsWorker{DB: db, Files: o.Files, Log: log})
@@ -372,6 +379,14 @@ func NewClient(db *pgxpool.Pool, ratings *rating.Service, log *slog.Logger, o Op
 			river.NewPeriodicJob(river.PeriodicInterval(RefreshAllInterval),
 				func() (river.JobArgs, *river.InsertOpts) { return RefreshAllRatingsArgs{}, nil },
 				&river.PeriodicJobOpts{ID: "refresh_all_ratings", RunOnStart: true}),
+			river.NewPeriodicJob(river.PeriodicInterval(PurgeIdempotencyInterval),
+				func() (river.JobArgs, *river.InsertOpts) { return PurgeIdempotencyKeysArgs{}, nil },
+				&river.PeriodicJobOpts{ID: "purge_idempotency_keys", RunOnStart: true}),
+		}
+		if o.Sessions != nil {
+			cfg.PeriodicJobs = append(cfg.PeriodicJobs, river.NewPeriodicJob(river.PeriodicInterval(PurgeSessionsInterval),
+				func() (river.JobArgs, *river.InsertOpts) { return PurgeSessionsArgs{}, nil },
+				&river.PeriodicJobOpts{ID: "purge_web_sessions", RunOnStart: true}))
 		}
 		if o.Webhooks != nil {
 			cfg.PeriodicJobs = append(cfg.PeriodicJobs, river.NewPeriodicJob(river.PeriodicInterval(WebhookSweepInterval),

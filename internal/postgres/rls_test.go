@@ -100,6 +100,11 @@ we AS (
 wd AS (
 	INSERT INTO webhook_deliveries (company_id, endpoint_id, event_id) SELECT $1, wh.id, we.id FROM wh, we RETURNING id
 ),
+ws AS (
+	INSERT INTO web_sessions (company_id, user_id, token_hash, subject, email, role, created_at, last_seen_at)
+	SELECT $1, us.id, sha256(gen_random_uuid()::text::bytea), us.id::text, 'rls@example.test', 'admin', now(), now() FROM us
+	RETURNING id
+),
 po AS (
 	INSERT INTO pending_objects (id, company_id, row_table, folder, storage_disk)
 	VALUES (gen_random_uuid(), $1, 'document_files', 'x/y', 'local') RETURNING id
@@ -112,7 +117,7 @@ SELECT (SELECT count(*) FROM tu) + (SELECT count(*) FROM al) + (SELECT count(*) 
 	+ (SELECT count(*) FROM pe) + (SELECT count(*) FROM ev) + (SELECT count(*) FROM rc) + (SELECT count(*) FROM dd)
 	+ (SELECT count(*) FROM fs)
 	+ (SELECT count(*) FROM dr) + (SELECT count(*) FROM ar) + (SELECT count(*) FROM nt) + (SELECT count(*) FROM ns)
-	+ (SELECT count(*) FROM ob) + (SELECT count(*) FROM im) + (SELECT count(*) FROM po) + (SELECT count(*) FROM ik) + (SELECT count(*) FROM wd)`
+	+ (SELECT count(*) FROM ob) + (SELECT count(*) FROM im) + (SELECT count(*) FROM ws) + (SELECT count(*) FROM po) + (SELECT count(*) FROM ik) + (SELECT count(*) FROM wd)`
 
 // The second wall (docs/security.md, "Row-level security"): on the request
 // pool, with company A set, no row of company B can be read or changed in any

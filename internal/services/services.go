@@ -17,6 +17,7 @@ import (
 	"github.com/konvoj/konvoj/internal/forms"
 	"github.com/konvoj/konvoj/internal/imports"
 	"github.com/konvoj/konvoj/internal/rating"
+	"github.com/konvoj/konvoj/internal/sessions"
 	"github.com/konvoj/konvoj/internal/storage"
 	"github.com/konvoj/konvoj/internal/tenants"
 	"github.com/konvoj/konvoj/internal/webhooks"
@@ -36,6 +37,8 @@ type Set struct {
 	Imports       *imports.Service
 	// Webhooks are the company's webhook endpoints (admins).
 	Webhooks *webhooks.Service
+	// Sessions are the web pages' sign-in sessions.
+	Sessions *sessions.Service
 }
 
 // Options are what the services need besides the database.
@@ -99,5 +102,6 @@ func New(db *pgxpool.Pool, o Options) Set {
 		Notifications: alerts.NewService(db),
 		Forms:         forms.NewService(db),
 		Webhooks:      webhooks.NewService(db, o.Webhooks),
+		Sessions:      sessions.NewService(db),
 	}
 }

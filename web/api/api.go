@@ -35,6 +35,7 @@ func Mount(s *web.Server, h *Handlers) {
 	h.mountDocuments(g)
 	h.mountDocumentRules(g)
 	h.mountNotifications(g)
+	h.mountSessions(g)
 	h.mountDrivers(g)
 	h.mountImports(g)
 	h.mountRating(g)

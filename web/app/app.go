@@ -20,6 +20,7 @@ import (
 	"github.com/konvoj/konvoj/internal/jobs"
 	"github.com/konvoj/konvoj/internal/rating"
 	"github.com/konvoj/konvoj/internal/services"
+	"github.com/konvoj/konvoj/internal/sessions"
 	"github.com/konvoj/konvoj/internal/storage"
 	"github.com/konvoj/konvoj/internal/webhooks"
 	"github.com/konvoj/konvoj/web"
@@ -96,7 +97,8 @@ func (a *App) startJobs(ctx context.Context, o Options) error {
 	client, err := jobs.NewClient(system, rating.NewService(system), o.Server.Logger, jobs.Options{
 		Periodic: true, Scanner: alerts.NewScanner(system, cfg.PublicURL), Mailer: mailer,
 		Imports: imports.NewService(system, drivers.NewService(system, nil), cfg.UploadMaxBytes), Files: a.Files,
-		Webhooks: webhooks.NewSender(system, webhooks.Guard{AllowPrivate: cfg.WebhookAllowPrivate}, o.WebhookTLS, o.Server.Logger)})
+		Webhooks: webhooks.NewSender(system, webhooks.Guard{AllowPrivate: cfg.WebhookAllowPrivate}, o.WebhookTLS, o.Server.Logger),
+		Sessions: sessions.NewService(system)})
 	if err != nil {
 		return err
 	}

@@ -123,6 +123,27 @@ func LoadTypeNames(ctx context.Context, db postgres.DBTX, companyID uuid.UUID) (
 	return out, nil
 }
 
+// TypeNames returns the names of the caller's company's custom types: every
+// role sees document names wherever a document is shown.
+func (s *Service) TypeNames(ctx context.Context, p auth.Principal) (TypeNames, error) {
+	return LoadTypeNames(ctx, s.db, p.CompanyID)
+}
+
+type typeNamesKey struct{}
+
+// WithTypeNames puts the company's type names into the context, for the
+// views.
+func WithTypeNames(ctx context.Context, n TypeNames) context.Context {
+	return context.WithValue(ctx, typeNamesKey{}, n)
+}
+
+// TypeNamesFrom is the context's type names (none: the built-in names
+// only).
+func TypeNamesFrom(ctx context.Context) TypeNames {
+	n, _ := ctx.Value(typeNamesKey{}).(TypeNames)
+	return n
+}
+
 // customType is a stored row of document_types.
 type customType struct {
 	Code      string

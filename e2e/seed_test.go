@@ -41,17 +41,7 @@ func (a *App) seedDrivers(t *testing.T, company uuid.UUID, list []seedDriver) ma
 		"Ostrava": fixtures.Office(t, a.DB, company, "Ostrava", fixtures.City("Ostrava", "CZ")),
 	}
 
-	files, err := storage.NewLocal(a.Files)
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc := services.New(a.DB, services.Options{Files: files, UploadMaxBytes: 10 << 20, CursorKey: []byte("seed")})
-	hr, err := svc.Tenants.Principal(ctx, auth.Identity{Subject: "seed-hr", Email: "seed@acme.test",
-		CompanyID: company.String(), Role: auth.RoleHRManager, FirstName: "Olga", LastName: "Seedová"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	docs := svc.Documents
+	svc, hr := a.seedServices(t, company)
 	today := time.Now()
 	ids := map[string]uuid.UUID{}
 	for _, s := range list {
@@ -74,7 +64,7 @@ func (a *App) seedDrivers(t *testing.T, company uuid.UUID, list []seedDriver) ma
 		if err != nil {
 			t.Fatal(err)
 		}
-		list, err := docs.List(ctx, hr, driver)
+		list, err := svc.Documents.List(ctx, hr, driver)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,20 +73,68 @@ func (a *App) seedDrivers(t *testing.T, company uuid.UUID, list []seedDriver) ma
 			if !ok {
 				continue
 			}
-			until := today.AddDate(0, 0, days).Format(time.DateOnly)
-			body := []byte(fmt.Sprintf("%%PDF-1.7\n%% %s of %s\n", doc.Type, s.Email))
-			ref, err := docs.Authorize(ctx, hr, auth.DocumentsWrite, doc.ID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := docs.Upload(ctx, hr, ref, multipartFile(t, doc.Type+".pdf", body, map[string]string{
-				"number": fmt.Sprintf("%s-%d", doc.Type[:2], 1000+len(ids)), "valid_until": until,
-			})); err != nil {
-				t.Fatalf("seed upload %s: %v", doc.Type, err)
-			}
+			upload(t, svc, hr, doc.ID, doc.Type, s.Email, fmt.Sprintf("%s-%d", doc.Type[:2], 1000+len(ids)), today.AddDate(0, 0, days).Format(time.DateOnly))
 		}
 	}
 	return ids
+}
+
+// seedServices are the app's services in this process, on the app's
+// database and file store, with an HR manager of the company to act as.
+func (a *App) seedServices(t *testing.T, company uuid.UUID) (services.Set, auth.Principal) {
+	t.Helper()
+	files, err := storage.NewLocal(a.Files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := services.New(a.DB, services.Options{Files: files, UploadMaxBytes: 10 << 20, CursorKey: []byte("seed")})
+	hr, err := svc.Tenants.Principal(context.Background(), auth.Identity{Subject: "seed-hr", Email: "seed@acme.test",
+		CompanyID: company.String(), Role: auth.RoleHRManager, FirstName: "Olga", LastName: "Seedová"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc, hr
+}
+
+// uploadDocument uploads a new version of a driver's document of the type,
+// valid until the date (YYYY-MM-DD), as an HR manager.
+func (a *App) uploadDocument(t *testing.T, company, driverID uuid.UUID, docType, validUntil string) {
+	t.Helper()
+	svc, hr := a.seedServices(t, company)
+	driver, err := svc.Drivers.Authorize(context.Background(), hr, auth.DocumentsList, driverID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := svc.Documents.List(context.Background(), hr, driver)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, doc := range list {
+		if doc.Type == docType {
+			upload(t, svc, hr, doc.ID, docType, driverID.String(), "E2E-"+docType[:2], validUntil)
+			return
+		}
+	}
+	t.Fatalf("driver %s has no %s document", driverID, docType)
+}
+
+func upload(t *testing.T, svc services.Set, hr auth.Principal, docID uuid.UUID, docType, owner, number, validUntil string) {
+	t.Helper()
+	ctx := context.Background()
+	ref, err := svc.Documents.Authorize(ctx, hr, auth.DocumentsWrite, docID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	until, err := time.Parse(time.DateOnly, validUntil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := []byte(fmt.Sprintf("%%PDF-1.7\n%% %s of %s\n", docType, owner))
+	if _, err := svc.Documents.Upload(ctx, hr, ref, multipartFile(t, docType+".pdf", body, map[string]string{
+		"number": number, "valid_from": until.AddDate(-2, 0, 0).Format(time.DateOnly), "valid_until": validUntil,
+	})); err != nil {
+		t.Fatalf("upload %s: %v", docType, err)
+	}
 }
 
 // multipartFile is an upload body for documents.Service.Upload.

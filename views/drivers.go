@@ -20,6 +20,8 @@ type DriverListData struct {
 	// DueWithin are the "expiring within N days" choices.
 	DueWithin []Option
 	CanCreate bool
+	// CanImport shows the link to the import page.
+	CanImport bool
 	Results   DriverResults
 }
 

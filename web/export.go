@@ -17,13 +17,26 @@ import (
 // can only cut the download short (it is logged).
 func Export(c echo.Context, format export.Format, name, sheet string, run func(start func() (export.Writer, error)) error) error {
 	start := func() (export.Writer, error) {
-		hdr := c.Response().Header()
-		hdr.Set(echo.HeaderContentType, format.ContentType())
-		hdr.Set(echo.HeaderContentDisposition, ContentDisposition(name+"."+format.Extension()))
-		hdr.Set("X-Content-Type-Options", "nosniff")
-		hdr.Set(echo.HeaderCacheControl, "private, no-store")
+		downloadHeaders(c, format, name)
 		c.Response().WriteHeader(http.StatusOK)
 		return export.New(format, c.Response(), sheet)
 	}
 	return run(start)
+}
+
+// ExportFile answers a table built whole (the import template) with the
+// download headers of Export.
+func ExportFile(c echo.Context, format export.Format, name string, data []byte) error {
+	downloadHeaders(c, format, name)
+	return c.Blob(http.StatusOK, format.ContentType(), data)
+}
+
+// downloadHeaders: the format's type, name as an RFC 6266 attachment, no
+// sniffing, no caching.
+func downloadHeaders(c echo.Context, format export.Format, name string) {
+	hdr := c.Response().Header()
+	hdr.Set(echo.HeaderContentType, format.ContentType())
+	hdr.Set(echo.HeaderContentDisposition, ContentDisposition(name+"."+format.Extension()))
+	hdr.Set("X-Content-Type-Options", "nosniff")
+	hdr.Set(echo.HeaderCacheControl, "private, no-store")
 }

@@ -4,6 +4,7 @@
 package auth
 
 import (
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -67,11 +68,25 @@ type Principal struct {
 // Location is the company's time zone (UTC when unknown); "today" for
 // document status, default dates and rating months is taken in it.
 func (p Principal) Location() *time.Location {
-	if loc, err := time.LoadLocation(p.CompanyTimezone); err == nil && p.CompanyTimezone != "" {
-		return loc
+	if p.CompanyTimezone == "" {
+		return time.UTC
 	}
-	return time.UTC
+	if loc, ok := zones.Load(p.CompanyTimezone); ok {
+		return loc.(*time.Location)
+	}
+	loc, err := time.LoadLocation(p.CompanyTimezone)
+	if err != nil {
+		return time.UTC
+	}
+	zones.Store(p.CompanyTimezone, loc)
+	return loc
 }
+
+// zones caches the loaded time zones by name: time.LoadLocation reads and
+// parses the zone's file on every call, and every request asks for its
+// company's zone (a profile of the read endpoints showed it per request).
+// The set of names is the companies' few zones, so it stays small.
+var zones sync.Map
 
 // Today is the current date in the company's time zone: "today" for
 // document status, default dates and the current rating month.

@@ -131,7 +131,17 @@ func (s *Service) Start(ctx context.Context, p auth.Principal, company auth.Ref,
 // Get returns an import of the caller's company: the guard's order (role
 // 403 Forbidden, none 404, another company's 403 AccessDenied).
 func (s *Service) Get(ctx context.Context, p auth.Principal, id uuid.UUID, lang i18n.Lang) (Import, error) {
-	ref, err := auth.Authorize(ctx, p, auth.DriversImport, id, func(ctx context.Context, id uuid.UUID) (auth.Owner, error) {
+	ref, err := s.Authorize(ctx, p, id)
+	if err != nil {
+		return Import{}, err
+	}
+	return s.load(ctx, ref.CompanyID(), id, lang)
+}
+
+// Authorize is the guard of one import (auth.DriversImport): role 403
+// Forbidden, none 404, another company's 403 AccessDenied.
+func (s *Service) Authorize(ctx context.Context, p auth.Principal, id uuid.UUID) (auth.Ref, error) {
+	return auth.Authorize(ctx, p, auth.DriversImport, id, func(ctx context.Context, id uuid.UUID) (auth.Owner, error) {
 		var o auth.Owner
 		err := s.db.QueryRow(ctx, `SELECT company_id FROM imports WHERE id = $1`, id).Scan(&o.CompanyID)
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -142,24 +152,94 @@ func (s *Service) Get(ctx context.Context, p auth.Principal, id uuid.UUID, lang 
 		}
 		return o, nil
 	})
-	if err != nil {
-		return Import{}, err
-	}
-	return s.load(ctx, ref.CompanyID(), id, lang)
 }
 
-// File returns an import's file and mapping (the page re-reads it for the
-// preview and for a confirmed run).
-func (s *Service) File(ctx context.Context, p auth.Principal, id uuid.UUID) (Import, []byte, error) {
-	im, err := s.Get(ctx, p, id, i18n.EN)
+// State is an import's status, progress, file name, kind and row count,
+// without reading its file or result: what a page polls while it runs.
+func (s *Service) State(ctx context.Context, p auth.Principal, ref auth.Ref, id uuid.UUID) (Import, error) {
+	if err := ref.Check(p, auth.DriversImport); err != nil {
+		return Import{}, err
+	}
+	im := Import{ID: id}
+	err := s.db.QueryRow(ctx, `SELECT status, progress, dry_run, filename, rows FROM imports WHERE company_id = $1 AND id = $2`,
+		ref.CompanyID(), id).Scan(&im.Status, &im.Progress, &im.DryRun, &im.Filename, &im.Rows)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Import{}, apperr.NotFound("msg.imports.not_found")
+	}
 	if err != nil {
-		return Import{}, nil, err
+		return Import{}, fmt.Errorf("import %s state: %w", id, err)
 	}
+	return im, nil
+}
+
+// Again starts a new import of an earlier import's file (ref, from
+// Authorize): a dry run with another column matching (mapping; nil keeps
+// the earlier one), or the real run of a checked file (dryRun false). It
+// answers as Start does; the earlier import stays as it was.
+func (s *Service) Again(ctx context.Context, p auth.Principal, ref auth.Ref, id uuid.UUID, dryRun bool, mapping map[string]string) (Import, error) {
+	if err := ref.Check(p, auth.DriversImport); err != nil {
+		return Import{}, err
+	}
+	var u Upload
+	var stored []byte
+	err := s.db.QueryRow(ctx, `SELECT filename, file, mapping FROM imports WHERE company_id = $1 AND id = $2`, ref.CompanyID(), id).
+		Scan(&u.Filename, &u.Data, &stored)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Import{}, apperr.NotFound("msg.imports.not_found")
+	}
+	if err != nil {
+		return Import{}, fmt.Errorf("import %s file: %w", id, err)
+	}
+	u.DryRun, u.Mapping = dryRun, mapping
+	if mapping == nil {
+		_ = json.Unmarshal(stored, &u.Mapping)
+	}
+	return s.Start(ctx, p, ref, u)
+}
+
+// Preview is an import with the rows of its file a page shows (Lines):
+// every row with an error (up to max of them) and the first rows, up to
+// max rows in all, in file order.
+type Preview struct {
+	Import
+	Header []string
+	Lines  []Row
+}
+
+// Preview returns the import (messages in lang) and the rows to show of
+// its file (ref, from Authorize).
+func (s *Service) Preview(ctx context.Context, p auth.Principal, ref auth.Ref, id uuid.UUID, lang i18n.Lang, max int) (Preview, error) {
+	if err := ref.Check(p, auth.DriversImport); err != nil {
+		return Preview{}, err
+	}
+	im, err := s.load(ctx, ref.CompanyID(), id, lang)
+	if err != nil {
+		return Preview{}, err
+	}
+	pv := Preview{Import: im}
 	var data []byte
-	if err := s.db.QueryRow(ctx, `SELECT file FROM imports WHERE company_id = $1 AND id = $2`, p.CompanyID, id).Scan(&data); err != nil {
-		return Import{}, nil, fmt.Errorf("import file %s: %w", id, err)
+	if err := s.db.QueryRow(ctx, `SELECT file FROM imports WHERE company_id = $1 AND id = $2`, ref.CompanyID(), id).Scan(&data); err != nil {
+		return Preview{}, fmt.Errorf("import %s file: %w", id, err)
 	}
-	return im, data, nil
+	t, err := Read(data)
+	if err != nil {
+		// A file that cannot be read was never recorded (Start refuses it).
+		return pv, nil
+	}
+	pv.Header = t.Header
+	bad := map[int]bool{}
+	for _, e := range im.Errors {
+		if len(bad) < max {
+			bad[e.Row] = true
+		}
+	}
+	first := max - len(bad)
+	for i, r := range t.Rows {
+		if bad[r.Line] || i < first {
+			pv.Lines = append(pv.Lines, r)
+		}
+	}
+	return pv, nil
 }
 
 func (s *Service) load(ctx context.Context, company, id uuid.UUID, lang i18n.Lang) (Import, error) {

@@ -79,6 +79,8 @@ var apiRoutes = map[string]authzRoute{
 		webtest.OtherCompany: collection, webtest.OtherDriver: ownList}},
 	"POST /api/v0/imports/drivers": {action: auth.DriversImport, body: "upload",
 		notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
+	"GET /api/v0/imports/drivers/template": {action: auth.DriversImport,
+		notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
 	"GET /api/v0/imports/{id}": {action: auth.DriversImport, ids: map[string]string{"id": webtest.KindImport},
 		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
 	"GET /api/v0/drivers/{id}": {action: auth.DriversRead, ids: driverIDs(),

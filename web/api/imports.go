@@ -6,6 +6,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/export"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/internal/imports"
 	"github.com/konvoj/konvoj/web"
@@ -13,6 +14,7 @@ import (
 
 func (h *Handlers) mountImports(g *web.Routes) {
 	g.POST("/imports/drivers", h.importDrivers)
+	g.GET("/imports/drivers/template", h.importTemplate)
 	g.GET("/imports/:id", h.getImport)
 }
 
@@ -41,6 +43,25 @@ func (h *Handlers) importDrivers(c echo.Context) error {
 		status = http.StatusAccepted
 	}
 	return c.JSON(status, im)
+}
+
+// importTemplate downloads the import template in the caller's language
+// (docs/import-export.md): XLSX with drop-down lists, or CSV.
+func (h *Handlers) importTemplate(c echo.Context) error {
+	p := web.Principal(c)
+	company, err := p.Scope(auth.DriversImport)
+	if err != nil {
+		return err
+	}
+	format, err := export.FormatParam(c.QueryParam("format"))
+	if err != nil {
+		return err
+	}
+	data, err := h.Imports.Template(c.Request().Context(), p, company, callerLang(c, p), format)
+	if err != nil {
+		return err
+	}
+	return web.ExportFile(c, format, imports.TemplateName, data)
 }
 
 func (h *Handlers) getImport(c echo.Context) error {

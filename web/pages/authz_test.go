@@ -42,6 +42,8 @@ var notInMatrix = map[webtest.Refusal]string{webtest.OtherCompany: signInPage, w
 
 var driverID = map[string]string{"id": webtest.KindDriver}
 
+var importID = map[string]string{"id": webtest.KindImport}
+
 // ownNotifications: the caller's own notifications, which every role has.
 var ownNotifications = map[webtest.Refusal]string{
 	webtest.OtherCompany: "the caller's own notifications: no path id", webtest.RoleRefused: everyRole,
@@ -88,6 +90,16 @@ var pageRoutes = map[string]pageRoute{
 		webtest.OtherCompany: collection, webtest.RoleRefused: everyRole, webtest.OtherDriver: ownList}},
 	"GET /reports/compliance": {action: auth.DocumentsList, notApplicable: map[webtest.Refusal]string{
 		webtest.OtherCompany: collection, webtest.OtherDriver: ownList}},
+	"GET /drivers/import":          {action: auth.DriversImport, notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
+	"POST /drivers/import":         {action: auth.DriversImport, upload: true, notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
+	"GET /drivers/import/template": {action: auth.DriversImport, notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
+	"GET /drivers/import/:id":      {action: auth.DriversImport, ids: importID, notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"GET /drivers/import/:id/progress": {action: auth.DriversImport, ids: importID,
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"POST /drivers/import/:id/mapping": {action: auth.DriversImport, ids: importID, form: url.Values{"field.0": {"last_name"}},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"POST /drivers/import/:id/confirm": {action: auth.DriversImport, ids: importID, form: url.Values{},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
 	"GET /drivers/new": {action: auth.DriversCreate, notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
 	"POST /drivers/new": {action: auth.DriversCreate,
 		form:          url.Values{"first_name": {"Nový"}, "last_name": {"Řidič"}, "email": {"page-new@example.test"}, "status": {"active"}},

@@ -255,6 +255,7 @@ func (p *Pages) driversList(c echo.Context) error {
 	d := views.DriverListData{
 		Search:    st.Search,
 		CanCreate: pr.Grant(auth.DriversCreate) != auth.Deny,
+		CanImport: pr.Grant(auth.DriversImport) != auth.Deny,
 		Results:   results,
 	}
 	for _, s := range drivers.Statuses {

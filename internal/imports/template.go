@@ -1,0 +1,281 @@
+package imports
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/civil"
+	"github.com/konvoj/konvoj/internal/countries"
+	"github.com/konvoj/konvoj/internal/documents"
+	"github.com/konvoj/konvoj/internal/drivers"
+	"github.com/konvoj/konvoj/internal/export"
+	"github.com/konvoj/konvoj/internal/i18n"
+)
+
+// Label is a field's name as people read it in lang: the export's column
+// header of a driver field, "<document type> number" / "… valid until" of
+// a document column. The import matches these labels back (aliases), so a
+// header written with Label is always recognised.
+func Label(lang i18n.Lang, field string) string {
+	for _, t := range documents.Types {
+		switch field {
+		case t + "_number":
+			return lang.T("imports.col.doc_number", "type", lang.T("doc.type."+t))
+		case t + "_valid_until":
+			return lang.T("imports.col.doc_valid_until", "type", lang.T("doc.type."+t))
+		}
+	}
+	return lang.T("drivers.field." + field)
+}
+
+// TemplateFields are the template's columns: every driver field the import
+// reads (the office by its name, not its id), then the document columns.
+func TemplateFields() []string {
+	return slices.DeleteFunc(Fields(), func(f string) bool { return f == "office_id" })
+}
+
+// sample is a value of the template's example row: text, or a day (a
+// date cell in XLSX, ISO in CSV).
+type sample struct {
+	text string
+	day  *civil.Date
+}
+
+func (v sample) cell() export.Cell {
+	if v.day != nil {
+		return export.Date(*v.day)
+	}
+	return export.Text(v.text)
+}
+
+// exampleDriver is the template's example row by field: a complete driver
+// that imports without an error. Words (status, yes/no) are written in the
+// template's language.
+func exampleDriver(lang i18n.Lang, office string) map[string]sample {
+	day := func(y int, m time.Month, d int) sample { v := civil.NewDate(y, m, d); return sample{day: &v} }
+	txt := func(s string) sample { return sample{text: s} }
+	return map[string]sample{
+		"first_name":                  txt("Jan"),
+		"last_name":                   txt("Novák"),
+		"email":                       txt("jan.novak@example.com"),
+		"phone":                       txt("+420 777 123 456"),
+		"citizenship":                 txt("CZ"),
+		"status":                      txt(lang.T("driver.status.active")),
+		"office":                      txt(office),
+		"hire_date":                   day(2025, time.March, 1),
+		"contract_from":               day(2025, time.March, 1),
+		"contract_indefinite":         txt(lang.T("export.yes")),
+		"work_location":               txt("Praha"),
+		"tags":                        txt("adr"),
+		"language":                    txt(string(lang)),
+		"birth_date":                  day(1985, time.April, 12),
+		"registration_address":        txt("Dlouhá 12, 110 00 Praha 1"),
+		"bank_country":                txt("CZ"),
+		"iban":                        txt("CZ6508000000192000145399"),
+		"swift":                       txt("GIBACZPX"),
+		"drivers_license_number":      txt("EK123456"),
+		"drivers_license_valid_until": day(2031, time.June, 30),
+		"passport_number":             txt("45123456"),
+		"passport_valid_until":        day(2032, time.January, 31),
+	}
+}
+
+// Template is the import template (docs/import-export.md) in lang: the
+// header row of TemplateFields with their labels in lang, and an example
+// row. The XLSX holds drop-down lists for the status, citizenship, bank
+// country, office, language and yes/no columns and date checks on the
+// date and document validity columns; the CSV holds the same two rows.
+// company is Principal.Scope(auth.DriversImport).
+func (s *Service) Template(ctx context.Context, p auth.Principal, company auth.Ref, lang i18n.Lang, format export.Format) ([]byte, error) {
+	if err := company.Check(p, auth.DriversImport); err != nil {
+		return nil, err
+	}
+	offices, err := s.drivers.Offices(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	var officeNames []string
+	for _, o := range offices {
+		officeNames = append(officeNames, o.Name)
+	}
+	first := ""
+	if len(officeNames) > 0 {
+		first = officeNames[0]
+	}
+	fields := TemplateFields()
+	headers := make([]string, len(fields))
+	for i, f := range fields {
+		headers[i] = Label(lang, f)
+	}
+	example := exampleDriver(lang, first)
+	row := make([]export.Cell, len(fields))
+	for i, f := range fields {
+		row[i] = example[f].cell()
+	}
+	if format == export.CSV {
+		var buf bytes.Buffer
+		w, err := export.New(export.CSV, &buf, "")
+		if err != nil {
+			return nil, err
+		}
+		if err := w.Header(headers); err != nil {
+			return nil, err
+		}
+		if err := w.Row(row); err != nil {
+			return nil, err
+		}
+		if err := w.Close(); err != nil {
+			return nil, err
+		}
+		return buf.Bytes(), nil
+	}
+	return templateXLSX(lang, fields, headers, example, officeNames)
+}
+
+// templateRows is how far down the XLSX's checks reach: the most rows an
+// import takes, below the header.
+const templateRows = MaxRows + 1
+
+// templateXLSX builds the workbook with excelize: the template is small,
+// so it is built whole (the exports stream theirs).
+func templateXLSX(lang i18n.Lang, fields, headers []string, example map[string]sample, offices []string) ([]byte, error) {
+	f := excelize.NewFile()
+	defer f.Close()
+	sheet := lang.T("drivers.export.sheet")
+	if err := f.SetSheetName("Sheet1", sheet); err != nil {
+		return nil, fmt.Errorf("template sheet: %w", err)
+	}
+	// The long choices (countries, offices) live on a hidden sheet; a list
+	// written into the check itself is limited to 255 characters.
+	const lists = "Lists"
+	if _, err := f.NewSheet(lists); err != nil {
+		return nil, fmt.Errorf("template lists: %w", err)
+	}
+	codes := countries.Codes()
+	for i, code := range codes {
+		if err := f.SetCellStr(lists, fmt.Sprintf("A%d", i+1), code); err != nil {
+			return nil, fmt.Errorf("template lists: %w", err)
+		}
+	}
+	for i, name := range offices {
+		if err := f.SetCellStr(lists, fmt.Sprintf("B%d", i+1), name); err != nil {
+			return nil, fmt.Errorf("template lists: %w", err)
+		}
+	}
+	if err := f.SetSheetVisible(lists, false); err != nil {
+		return nil, fmt.Errorf("template lists: %w", err)
+	}
+
+	bold, err := f.NewStyle(&excelize.Style{Font: &excelize.Font{Bold: true}})
+	if err != nil {
+		return nil, fmt.Errorf("template style: %w", err)
+	}
+	date, err := f.NewStyle(&excelize.Style{NumFmt: 14})
+	if err != nil {
+		return nil, fmt.Errorf("template style: %w", err)
+	}
+	text, err := f.NewStyle(&excelize.Style{NumFmt: 49}) // "@": typed numbers stay text (phone, IBAN)
+	if err != nil {
+		return nil, fmt.Errorf("template style: %w", err)
+	}
+
+	var statuses []string
+	for _, st := range drivers.Statuses {
+		statuses = append(statuses, lang.T("driver.status."+st))
+	}
+	var langs []string
+	for _, l := range i18n.Langs {
+		langs = append(langs, string(l))
+	}
+	for i, field := range fields {
+		col, err := excelize.ColumnNumberToName(i + 1)
+		if err != nil {
+			return nil, fmt.Errorf("template column: %w", err)
+		}
+		if err := f.SetCellStr(sheet, col+"1", headers[i]); err != nil {
+			return nil, fmt.Errorf("template header: %w", err)
+		}
+		width := float64(max(12, min(40, len([]rune(headers[i]))+2)))
+		if err := f.SetColWidth(sheet, col, col, width); err != nil {
+			return nil, fmt.Errorf("template width: %w", err)
+		}
+		isDate := strings.HasSuffix(field, "_valid_until") || strings.HasSuffix(field, "_date") ||
+			field == "contract_from" || field == "contract_to"
+		style := text
+		if isDate {
+			style = date
+		}
+		if err := f.SetColStyle(sheet, col, style); err != nil {
+			return nil, fmt.Errorf("template style: %w", err)
+		}
+		if v, ok := example[field]; ok && (v.text != "" || v.day != nil) {
+			if err := setCell(f, sheet, col+"2", v, date); err != nil {
+				return nil, err
+			}
+		}
+		dv := excelize.NewDataValidation(true)
+		dv.Sqref = fmt.Sprintf("%s2:%s%d", col, col, templateRows)
+		dv.SetError(excelize.DataValidationErrorStyleStop, headers[i], lang.T("imports.template.invalid"))
+		switch {
+		case field == "status":
+			err = dv.SetDropList(statuses)
+		case field == "contract_indefinite":
+			err = dv.SetDropList([]string{lang.T("export.yes"), lang.T("export.no")})
+		case field == "language":
+			err = dv.SetDropList(langs)
+		case field == "citizenship" || field == "bank_country":
+			dv.SetSqrefDropList(fmt.Sprintf("%s!$A$1:$A$%d", lists, len(codes)))
+		case field == "office" && len(offices) > 0:
+			dv.SetSqrefDropList(fmt.Sprintf("%s!$B$1:$B$%d", lists, len(offices)))
+		case isDate:
+			// Any day from 1900 to 2199: a date cell, not text.
+			err = dv.SetRange(1, 109573, excelize.DataValidationTypeDate, excelize.DataValidationOperatorBetween)
+		default:
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("template check of %s: %w", field, err)
+		}
+		if err := f.AddDataValidation(sheet, dv); err != nil {
+			return nil, fmt.Errorf("template check of %s: %w", field, err)
+		}
+	}
+	last, _ := excelize.ColumnNumberToName(len(fields))
+	if err := f.SetCellStyle(sheet, "A1", last+"1", bold); err != nil {
+		return nil, fmt.Errorf("template style: %w", err)
+	}
+	if err := f.SetPanes(sheet, &excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"}); err != nil {
+		return nil, fmt.Errorf("template panes: %w", err)
+	}
+	var buf bytes.Buffer
+	if err := f.Write(&buf); err != nil {
+		return nil, fmt.Errorf("write template: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// setCell writes an example cell: a day as a date cell, text as text.
+func setCell(f *excelize.File, sheet, cell string, v sample, dateStyle int) error {
+	var err error
+	if v.day != nil {
+		if err = f.SetCellValue(sheet, cell, v.day.Time()); err == nil {
+			err = f.SetCellStyle(sheet, cell, cell, dateStyle)
+		}
+	} else {
+		err = f.SetCellStr(sheet, cell, v.text)
+	}
+	if err != nil {
+		return fmt.Errorf("template cell %s: %w", cell, err)
+	}
+	return nil
+}
+
+// TemplateName is the template's file name, without the extension.
+const TemplateName = "drivers-import-template"

@@ -1,0 +1,261 @@
+package pages
+
+import (
+	"io"
+	"net/http"
+	"strconv"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+
+	"github.com/konvoj/konvoj/internal/apperr"
+	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/export"
+	"github.com/konvoj/konvoj/internal/i18n"
+	"github.com/konvoj/konvoj/internal/imports"
+	"github.com/konvoj/konvoj/views"
+	"github.com/konvoj/konvoj/web"
+)
+
+// The driver import pages (docs/import-export.md), on the imports service
+// the API uses: upload (always a dry run first), the check with its column
+// matching and preview, a new check with other matches, the confirmed run,
+// and the progress of a large file, which runs as a job.
+
+// importPreviewRows is the most rows the preview shows.
+const importPreviewRows = 50
+
+func (p *Pages) mountImports(r *web.Routes) {
+	r.GET("/drivers/import", p.importUpload)
+	r.POST("/drivers/import", p.importStart)
+	r.GET("/drivers/import/template", p.importTemplate)
+	r.GET("/drivers/import/:id", p.importPage)
+	r.GET("/drivers/import/:id/progress", p.importProgress)
+	r.POST("/drivers/import/:id/mapping", p.importMapping)
+	r.POST("/drivers/import/:id/confirm", p.importConfirm)
+}
+
+func importURL(id uuid.UUID) string { return "/drivers/import/" + id.String() }
+
+func (p *Pages) importUpload(c echo.Context) error {
+	pr := web.Principal(c)
+	if _, err := pr.Scope(auth.DriversImport); err != nil {
+		return err
+	}
+	return p.render(c, http.StatusOK, "imports.title", views.ImportUploadPage(p.importUploadData(c)))
+}
+
+func (p *Pages) importUploadData(c echo.Context) views.ImportUploadData {
+	lang := i18n.From(c.Request().Context())
+	return views.ImportUploadData{CSRF: csrfToken(c), MaxSize: formatSize(lang, p.svc.Imports.MaxBytes())}
+}
+
+// importStart checks an uploaded file as a dry run and opens its page; a
+// refused file comes back in the form.
+func (p *Pages) importStart(c echo.Context) error {
+	ctx, pr := c.Request().Context(), web.Principal(c)
+	company, err := pr.Scope(auth.DriversImport)
+	if err != nil {
+		return err
+	}
+	im, err := p.startImport(c, pr, company)
+	if err == nil {
+		return p.redirect(c, importURL(im.ID))
+	}
+	lang := i18n.From(ctx)
+	errs, ok := uploadErrors(lang, err, formatSize(lang, p.svc.Imports.MaxBytes()))
+	if !ok {
+		return err
+	}
+	// Read what the browser still sends (bounded by the cap), so it gets
+	// the answer rather than a reset connection.
+	_, _ = io.Copy(io.Discard, c.Request().Body)
+	d := p.importUploadData(c)
+	for _, msgs := range errs {
+		d.Errors = append(d.Errors, msgs...)
+	}
+	status, _, _ := web.ToBody(err, "")
+	if isHTMX(c) {
+		return p.fragment(c, status, views.ImportUploadForm(d))
+	}
+	return p.render(c, status, "imports.title", views.ImportUploadPage(d))
+}
+
+// startImport reads the upload as the API does, always as a dry run.
+func (p *Pages) startImport(c echo.Context, pr auth.Principal, company auth.Ref) (imports.Import, error) {
+	mr, err := web.UploadBody(c, p.svc.Imports.MaxBytes())
+	if err != nil {
+		return imports.Import{}, err
+	}
+	u, err := imports.ReadUpload(mr, p.svc.Imports.MaxBytes(), "")
+	if err != nil {
+		return imports.Import{}, err
+	}
+	u.DryRun = true
+	return p.svc.Imports.Start(c.Request().Context(), pr, company, u)
+}
+
+// importTemplate downloads the template in the page's language.
+func (p *Pages) importTemplate(c echo.Context) error {
+	ctx, pr := c.Request().Context(), web.Principal(c)
+	company, err := pr.Scope(auth.DriversImport)
+	if err != nil {
+		return err
+	}
+	format, err := export.FormatParam(c.QueryParam("format"))
+	if err != nil {
+		return err
+	}
+	data, err := p.svc.Imports.Template(ctx, pr, company, i18n.From(ctx), format)
+	if err != nil {
+		return err
+	}
+	return web.ExportFile(c, format, imports.TemplateName, data)
+}
+
+func (p *Pages) importPage(c echo.Context) error {
+	d, err := p.importState(c)
+	if err != nil {
+		return err
+	}
+	return p.render(c, http.StatusOK, "imports.title", views.ImportPage(d))
+}
+
+// importProgress is what the page polls while the import runs: the
+// progress, then the result.
+func (p *Pages) importProgress(c echo.Context) error {
+	d, err := p.importState(c)
+	if err != nil {
+		return err
+	}
+	return p.fragment(c, http.StatusOK, views.ImportState(d))
+}
+
+// importState guards the import of the path and reads what its page shows.
+func (p *Pages) importState(c echo.Context) (views.ImportData, error) {
+	ctx, pr := c.Request().Context(), web.Principal(c)
+	id := web.PathID(c, "id")
+	ref, err := p.svc.Imports.Authorize(ctx, pr, id)
+	if err != nil {
+		return views.ImportData{}, err
+	}
+	return p.importData(c, ref, id)
+}
+
+func (p *Pages) importData(c echo.Context, ref auth.Ref, id uuid.UUID) (views.ImportData, error) {
+	ctx, pr := c.Request().Context(), web.Principal(c)
+	lang := i18n.From(ctx)
+	st, err := p.svc.Imports.State(ctx, pr, ref, id)
+	if err != nil {
+		return views.ImportData{}, err
+	}
+	d := views.ImportData{CSRF: csrfToken(c), URL: importURL(id), Filename: st.Filename, Status: st.Status,
+		DryRun: st.DryRun, Progress: st.Progress, Rows: st.Rows}
+	if d.Running() || d.Status == "failed" {
+		return d, nil
+	}
+	pv, err := p.svc.Imports.Preview(ctx, pr, ref, id, lang, importPreviewRows)
+	if err != nil {
+		return views.ImportData{}, err
+	}
+	d.Rows, d.Created, d.Updated, d.Unchanged, d.Problems = pv.Rows, pv.Created, pv.Updated, pv.Unchanged, len(pv.Errors)
+	d.Fields = []views.Option{{Value: "", Label: lang.T("imports.ignore")}}
+	for _, f := range imports.Fields() {
+		d.Fields = append(d.Fields, views.Option{Value: f, Label: imports.Label(lang, f)})
+	}
+	column := map[string]int{} // field → its column
+	for i, col := range pv.Columns {
+		vc := views.ImportColumn{Header: col.Header, Field: col.Field}
+		if col.Field != "" {
+			vc.Label = imports.Label(lang, col.Field)
+			column[col.Field] = i
+		}
+		for _, r := range pv.Lines {
+			if i < len(r.Cells) && r.Cells[i] != "" {
+				vc.Sample = r.Cells[i]
+				break
+			}
+		}
+		d.Columns = append(d.Columns, vc)
+	}
+	byRow := map[int][]imports.RowError{}
+	for _, e := range pv.Errors {
+		byRow[e.Row] = append(byRow[e.Row], e)
+	}
+	d.ErrorRows = len(byRow)
+	for _, r := range pv.Lines {
+		row := views.ImportPreviewRow{Line: r.Line, Cells: make([]views.ImportCell, len(pv.Columns))}
+		for i := range row.Cells {
+			if i < len(r.Cells) {
+				row.Cells[i].Text = r.Cells[i]
+			}
+		}
+		for _, e := range byRow[r.Line] {
+			if i, ok := column[e.Field]; ok {
+				row.Cells[i].Errors = append(row.Cells[i].Errors, e.Message)
+			} else {
+				row.Others = append(row.Others, e.Message)
+			}
+		}
+		d.Preview = append(d.Preview, row)
+	}
+	return d, nil
+}
+
+// importMapping checks the file again with the columns matched as the
+// form says: a new dry run, whose page opens.
+func (p *Pages) importMapping(c echo.Context) error {
+	ctx, pr := c.Request().Context(), web.Principal(c)
+	id := web.PathID(c, "id")
+	ref, err := p.svc.Imports.Authorize(ctx, pr, id)
+	if err != nil {
+		return err
+	}
+	form, err := c.FormParams()
+	if err != nil {
+		return apperr.BadRequest("msg.common.form_unreadable")
+	}
+	cur, err := p.svc.Imports.Get(ctx, pr, id, i18n.From(ctx))
+	if err != nil {
+		return err
+	}
+	mapping := map[string]string{}
+	for i, col := range cur.Columns {
+		if v, ok := form["field."+strconv.Itoa(i)]; ok && len(v) > 0 {
+			mapping[col.Header] = v[0]
+		}
+	}
+	return p.importAgain(c, ref, id, true, mapping)
+}
+
+// importConfirm runs a checked file for real, with its column matching.
+func (p *Pages) importConfirm(c echo.Context) error {
+	ctx, pr := c.Request().Context(), web.Principal(c)
+	id := web.PathID(c, "id")
+	ref, err := p.svc.Imports.Authorize(ctx, pr, id)
+	if err != nil {
+		return err
+	}
+	return p.importAgain(c, ref, id, false, nil)
+}
+
+// importAgain starts the new run and opens its page; a refused matching
+// comes back on the import's page with the messages.
+func (p *Pages) importAgain(c echo.Context, ref auth.Ref, id uuid.UUID, dryRun bool, mapping map[string]string) error {
+	ctx, pr := c.Request().Context(), web.Principal(c)
+	im, err := p.svc.Imports.Again(ctx, pr, ref, id, dryRun, mapping)
+	if err == nil {
+		return p.redirect(c, importURL(im.ID))
+	}
+	if apperr.KindOf(err) != apperr.KindValidation {
+		return err
+	}
+	d, derr := p.importData(c, ref, id)
+	if derr != nil {
+		return derr
+	}
+	for _, msgs := range translatedFields(i18n.From(ctx), err) {
+		d.Errors = append(d.Errors, msgs...)
+	}
+	return p.render(c, http.StatusUnprocessableEntity, "imports.title", views.ImportPage(d))
+}

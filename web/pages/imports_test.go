@@ -1,0 +1,175 @@
+package pages_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/drivers"
+	"github.com/konvoj/konvoj/internal/imports"
+)
+
+var importLocation = regexp.MustCompile(`^/drivers/import/([0-9a-f-]{36})$`)
+
+// importID is the import a redirect opens.
+func importAt(t *testing.T, p page) string {
+	t.Helper()
+	loc := p.Header.Get("Location")
+	if loc == "" {
+		loc = p.Header.Get("HX-Redirect")
+	}
+	m := importLocation.FindStringSubmatch(loc)
+	if m == nil {
+		t.Fatalf("no import page in the answer (%d, Location %q): %s", p.Status, loc, truncate(p.Body))
+	}
+	return m[1]
+}
+
+// The import pages in Czech: the link on the list, the template, a file
+// with a bad row (the error at its row and cell), another column match,
+// the fixed file confirmed, and the refusals.
+func TestImportPages(t *testing.T) {
+	env := devEnv(t)
+	company := env.Company("Dopravce", "free")
+	hr := signIn(t, env, company, auth.RoleHRManager, "hana@dopravce.test", "cs")
+
+	hr.get("/drivers").expect(t, http.StatusOK).contains(t, `href="/drivers/import"`, "Import řidičů")
+	hr.get("/drivers/import").expect(t, http.StatusOK).
+		contains(t, "Šablona pro Excel (XLSX)", `href="/drivers/import/template?format=xlsx"`, `href="/drivers/import/template?format=csv"`,
+			`enctype="multipart/form-data"`, `hx-post="/drivers/import"`, "Zkontrolovat soubor")
+	tpl := hr.get("/drivers/import/template?format=csv").expect(t, http.StatusOK)
+	if !strings.HasPrefix(tpl.Header.Get("Content-Type"), "text/csv") || !strings.Contains(tpl.Body, "Příjmení") ||
+		!strings.Contains(tpl.Body, "Aktivní") || !strings.Contains(tpl.Header.Get("Content-Disposition"), "drivers-import-template.csv") {
+		t.Errorf("template: %v %s", tpl.Header, truncate(tpl.Body))
+	}
+
+	// A file with one bad row: the e-mail of row 3.
+	bad := "Jméno;Příjmení;E-mail;Stav;Poznámka\nJan;Novák;jan@dopravce.test;Aktivní;Brno\nEva;Malá;neni-email;Aktivní;Praha\n"
+	first := importAt(t, hr.upload("/drivers/import", "ridici.csv", []byte(bad), nil, true).expect(t, http.StatusSeeOther))
+	res := hr.get("/drivers/import/"+first).expect(t, http.StatusOK).
+		contains(t, "ridici.csv", `data-testid="import-has-errors"`, `data-testid="import-count-errors">1<`,
+			`data-testid="import-count-created">2<`, `data-testid="preview-row-3"`, "Sloupec vynechat").
+		lacks(t, `data-testid="import-confirm"`, `hx-get=`)
+	cell := regexp.MustCompile(`(?s)data-testid="preview-cell-3-2">(.*?)</td>`).FindStringSubmatch(res.Body)
+	if cell == nil || !strings.Contains(cell[1], "neni-email") || !strings.Contains(cell[1], `data-testid="preview-cell-error"`) {
+		t.Errorf("row 3, column E-mail: %v", cell)
+	}
+	if ok := regexp.MustCompile(`(?s)data-testid="preview-cell-2-2">[^<]*<span[^>]*>jan@dopravce.test</span>\s*</td>`).MatchString(res.Body); !ok {
+		t.Errorf("row 2's e-mail cell has an error or is missing")
+	}
+	// "Poznámka" is not known: ignored, the select says so.
+	if !regexp.MustCompile(`(?s)name="field.4".*?<option value="" selected>Sloupec vynechat</option>`).MatchString(res.Body) {
+		t.Errorf("the unknown column is not shown as ignored")
+	}
+
+	// Nothing can be confirmed while a row has an error: a confirm changes nothing.
+	again := importAt(t, hr.post("/drivers/import/"+first+"/confirm", nil).expect(t, http.StatusSeeOther))
+	hr.get("/drivers/import/"+again).expect(t, http.StatusOK).
+		contains(t, `data-dry-run="false"`, "se nic nezměnilo").lacks(t, `data-testid="import-done"`)
+	countDrivers := func() int {
+		var n int
+		if err := env.DB.QueryRow(context.Background(), `SELECT count(*) FROM drivers WHERE company_id = $1`, company).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := countDrivers(); n != 0 {
+		t.Fatalf("%d drivers after a run with errors", n)
+	}
+
+	// The fixed file, "Poznámka" matched to the work location.
+	fixed := strings.Replace(bad, "neni-email", "eva@dopravce.test", 1)
+	checked := importAt(t, hr.upload("/drivers/import", "ridici.csv", []byte(fixed), nil, true).expect(t, http.StatusSeeOther))
+	hr.get("/drivers/import/"+checked).expect(t, http.StatusOK).contains(t, `data-testid="import-confirm"`, `data-testid="import-count-errors">0<`)
+	match := url.Values{"field.0": {"first_name"}, "field.1": {"last_name"}, "field.2": {"email"}, "field.3": {"status"}, "field.4": {"work_location"}}
+	rematched := importAt(t, hr.post("/drivers/import/"+checked+"/mapping", match).expect(t, http.StatusSeeOther))
+	hr.get("/drivers/import/"+rematched).expect(t, http.StatusOK).
+		contains(t, `<option value="work_location" selected>Místo výkonu práce</option>`, `data-testid="import-confirm"`)
+
+	// Two columns of one field: refused on the page, nothing started.
+	match.Set("field.1", "first_name")
+	hr.post("/drivers/import/"+rematched+"/mapping", match).expect(t, http.StatusUnprocessableEntity).
+		contains(t, `data-testid="import-columns-error"`, "jsou totéž pole")
+
+	done := importAt(t, hr.post("/drivers/import/"+rematched+"/confirm", nil).expect(t, http.StatusSeeOther))
+	hr.get("/drivers/import/"+done).expect(t, http.StatusOK).
+		contains(t, `data-testid="import-done"`, "přibylo řidičů 2", `href="/drivers"`)
+	var place string
+	if err := env.DB.QueryRow(context.Background(), `SELECT work_location FROM drivers WHERE company_id = $1 AND email = 'eva@dopravce.test'`,
+		company).Scan(&place); err != nil || place != "Praha" {
+		t.Errorf("Eva's work location %q %v", place, err)
+	}
+
+	// A refused file comes back in the form: the whole page, or the form
+	// alone for htmx.
+	hr.upload("/drivers/import", "scan.pdf", []byte("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\x00\x01"), nil, true).expect(t, http.StatusUnsupportedMediaType).
+		contains(t, `data-testid="import-upload-error"`, "<html")
+	hr.Header.Set("HX-Request", "true")
+	hr.upload("/drivers/import", "prazdny.csv", []byte("Jméno;Příjmení\n"), nil, true).expect(t, http.StatusUnprocessableEntity).
+		contains(t, `data-testid="import-upload-error"`, "Soubor má řádek záhlaví, ale žádné řidiče.").lacks(t, "<html")
+	hr.Header.Del("HX-Request")
+
+	// A dispatcher and a driver get none of it.
+	var driverEmail string
+	if err := env.DB.QueryRow(context.Background(), `SELECT email FROM drivers WHERE company_id = $1 LIMIT 1`, company).Scan(&driverEmail); err != nil {
+		t.Fatal(err)
+	}
+	var before int
+	_ = env.DB.QueryRow(context.Background(), `SELECT count(*) FROM imports`).Scan(&before)
+	for _, b := range []*browser{
+		signIn(t, env, company, auth.RoleDispatcher, "dispecer@dopravce.test", "cs"),
+		signIn(t, env, company, auth.RoleDriver, driverEmail, "cs"),
+	} {
+		b.get("/drivers").lacks(t, `href="/drivers/import"`)
+		for _, path := range []string{"/drivers/import", "/drivers/import/template?format=xlsx", "/drivers/import/" + done,
+			"/drivers/import/" + done + "/progress"} {
+			b.get(path).expect(t, http.StatusForbidden)
+		}
+		b.upload("/drivers/import", "ridici.csv", []byte(fixed), nil, true).expect(t, http.StatusForbidden)
+		b.post("/drivers/import/"+checked+"/confirm", nil).expect(t, http.StatusForbidden)
+		b.post("/drivers/import/"+checked+"/mapping", match).expect(t, http.StatusForbidden)
+	}
+	var after int
+	_ = env.DB.QueryRow(context.Background(), `SELECT count(*) FROM imports`).Scan(&after)
+	if after != before || countDrivers() != 2 {
+		t.Errorf("refused requests changed data: %d imports (was %d), %d drivers", after, before, countDrivers())
+	}
+}
+
+// A file of more than 1,000 rows is queued as a job: its page shows the
+// progress bar, which polls the progress fragment; once the job (run here
+// as the job queue runs it) is done, the fragment is the result and polls
+// no more.
+func TestImportPageProgress(t *testing.T) {
+	env := devEnv(t)
+	company := env.Company("Velký dopravce", "enterprise")
+	hr := signIn(t, env, company, auth.RoleHRManager, "hana@velky.test", "en")
+	var sb strings.Builder
+	sb.WriteString("first_name,last_name,email\n")
+	for i := range 1200 {
+		fmt.Fprintf(&sb, "Jan,Novák%d,jan%d@velky.test\n", i, i)
+	}
+	id := importAt(t, hr.upload("/drivers/import", "big.csv", []byte(sb.String()), nil, true).expect(t, http.StatusSeeOther))
+	hr.get("/drivers/import/"+id).expect(t, http.StatusOK).
+		contains(t, `data-testid="import-progress"`, `hx-get="/drivers/import/`+id+`/progress"`, `hx-trigger="every 1s"`,
+			`<progress max="100" value="0"`, "Checking 1200 rows")
+	hr.Header.Set("HX-Request", "true")
+	hr.get("/drivers/import/"+id+"/progress").expect(t, http.StatusOK).contains(t, `data-status="queued"`).lacks(t, "<html")
+
+	// The job's work, on the system pool as the job queue runs it.
+	jobs := imports.NewService(env.DB, drivers.NewService(env.DB, nil), 0)
+	if err := jobs.Run(context.Background(), company, uuid.MustParse(id)); err != nil {
+		t.Fatal(err)
+	}
+	hr.get("/drivers/import/"+id+"/progress").expect(t, http.StatusOK).
+		contains(t, `data-testid="import-result"`, `data-testid="import-count-created">1200<`, `data-testid="import-confirm"`,
+			"The rows with errors and the first rows of the file: 50 of 1200.").
+		lacks(t, "hx-get", "<html")
+}

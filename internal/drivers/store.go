@@ -268,7 +268,7 @@ func (q *listQuery) where() string {
 		conds = append(conds, `d.id IN (
 				SELECT dd.driver_id FROM driver_documents dd
 				WHERE dd.company_id = $1 AND dd.current_file_id IS NOT NULL`+types+`
-					AND dd.type <> ALL ((SELECT retired FROM co))
+					AND dd.type <> ALL ((SELECT retired FROM co)::text[])
 					AND dd.valid_until BETWEEN (SELECT today FROM co) AND (SELECT today FROM co) + `+q.arg(*lp.DocumentDueWithin)+`::int)`)
 	}
 	if len(lp.DocumentStatus) > 0 {
@@ -334,7 +334,7 @@ const nextExpiryJoin = `LEFT JOIN LATERAL (
 				SELECT dd.valid_until FROM driver_documents dd
 				WHERE dd.driver_id = d.id AND dd.company_id = d.company_id
 					AND dd.current_file_id IS NOT NULL AND dd.valid_until IS NOT NULL
-					AND dd.type <> ALL ((SELECT retired FROM co))
+					AND dd.type <> ALL ((SELECT retired FROM co)::text[])
 				ORDER BY dd.valid_until, dd.type
 				LIMIT 1
 			) nx ON true`

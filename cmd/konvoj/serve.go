@@ -13,10 +13,12 @@ import (
 	"time"
 
 	"github.com/coreos/go-oidc/v3/oidc"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/config"
+	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/ratelimit"
 	"github.com/konvoj/konvoj/internal/storage"
@@ -112,9 +114,9 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	// Temporary files a crash left behind (upload spool files, the local
-	// store's half-written objects): swept at start and every hour.
-	go sweepTemp(ctx, log, cfg)
+	// What a crash during an upload left behind: swept at start, then
+	// hourly (docs/security.md, "Uploads and crashes").
+	go sweepUploads(ctx, log, cfg, system, srv.Files)
 	httpSrv := web.HTTPServer(cfg.HTTPAddr, srv.Echo, web.DefaultDeadlines)
 	errc := make(chan error, 2)
 	go func() {
@@ -198,24 +200,29 @@ func pprofHandler() http.Handler {
 	return mux
 }
 
-// sweepTemp removes stale upload spool files from the temporary folder and,
-// for local storage, half-written objects from the storage folder, at start
-// and then hourly until ctx ends (docs/security.md).
-func sweepTemp(ctx context.Context, log *slog.Logger, cfg config.Config) {
-	sweep := func() {
-		n, err := storage.SweepTemp(os.TempDir(), "konvoj-upload-*", storage.StaleAge, false)
+// sweepUploads removes what a crash during an upload left behind: at start
+// the stored objects whose row never committed (documents.SweepOrphans;
+// after that the hourly River job sweeps them, once across instances) and
+// this instance's temporary files; then, every hour until ctx ends, the
+// temporary files again (they are on this machine, so each instance sweeps
+// its own).
+func sweepUploads(ctx context.Context, log *slog.Logger, cfg config.Config, system *pgxpool.Pool, files storage.Store) {
+	temp := func() int {
+		n, err := storage.SweepTemp(os.TempDir(), documents.SpoolPattern, storage.StaleAge, false)
 		if cfg.StorageDisk == "local" {
-			m, lerr := storage.SweepTemp(cfg.StorageLocalDir, ".put-*.tmp", storage.StaleAge, true)
+			m, lerr := storage.SweepTemp(cfg.StorageLocalDir, storage.TempPattern, storage.StaleAge, true)
 			n, err = n+m, errors.Join(err, lerr)
 		}
 		if err != nil {
 			log.Warn("temporary file sweep", slog.Any("error", err))
 		}
-		if n > 0 {
-			log.Info("temporary files swept", slog.Int("removed", n))
-		}
+		return n
 	}
-	sweep()
+	objects, err := documents.SweepOrphans(ctx, system, files, documents.OrphanAge)
+	if err != nil {
+		log.Warn("orphaned upload object sweep", slog.Any("error", err))
+	}
+	log.Info("uploads swept", slog.Int("temporary_files", temp()), slog.Int("objects", objects))
 	t := time.NewTicker(time.Hour)
 	defer t.Stop()
 	for {
@@ -223,7 +230,9 @@ func sweepTemp(ctx context.Context, log *slog.Logger, cfg config.Config) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			sweep()
+			if n := temp(); n > 0 {
+				log.Info("uploads swept", slog.Int("temporary_files", n))
+			}
 		}
 	}
 }

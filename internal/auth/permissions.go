@@ -27,6 +27,7 @@ const (
 	AuditRead        Action = "audit.read"        // audit log
 	DocumentRules    Action = "document_rules"    // document rules and the company's document types: read, change
 	OutboxRead       Action = "outbox.read"       // the e-mail outbox (development page)
+	SessionsOwn      Action = "sessions.own"      // the caller's own web sessions: list, end
 )
 
 // Grant says how far a role may go with an action.
@@ -73,6 +74,9 @@ var Matrix = map[Action]map[Role]Grant{
 	AuditRead:        {RoleAdmin: All, RoleHRManager: All},
 	DocumentRules:    {RoleAdmin: All, RoleHRManager: All},
 	OutboxRead:       {RoleAdmin: All, RoleHRManager: All},
+	// Every user, its own sessions only (the sessions service never looks
+	// at another user's).
+	SessionsOwn: {RoleAdmin: All, RoleHRManager: All, RoleAccountant: All, RoleDispatcher: All, RoleDriver: All},
 }
 
 // Allowed returns the grant of a role for an action (Deny when unlisted).

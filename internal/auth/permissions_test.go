@@ -35,6 +35,7 @@ var matrixTable = map[Action]string{
 	AuditRead:        "yes yes no no no",
 	DocumentRules:    "yes yes no no no",
 	OutboxRead:       "yes yes no no no",
+	SessionsOwn:      "yes yes yes yes yes",
 }
 
 func TestMatrixMatchesDecisions(t *testing.T) {

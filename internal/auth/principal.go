@@ -60,6 +60,10 @@ type Principal struct {
 	// none: the pages then follow the browser before the company.
 	PreferredLanguage string
 
+	// SessionID is the web session the request came with (the pages'
+	// cookie); uuid.Nil for a bearer token, which is no session.
+	SessionID uuid.UUID
+
 	// Client facts for the audit log.
 	IPAddress string
 	UserAgent string

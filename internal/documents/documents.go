@@ -16,6 +16,7 @@ import (
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/civil"
+	"github.com/konvoj/konvoj/internal/feed"
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/storage"
 )
@@ -95,7 +96,13 @@ type Service struct {
 	maxBytes int64
 	// notifyReview tells a driver the outcome of a review (SetReviewNotifier).
 	notifyReview ReviewNotifier
+	// feedCodec signs the change feed's cursors (SetCursorKey).
+	feedCodec feed.Codec
 }
+
+// SetCursorKey sets the key that signs the change feed's cursors; it must
+// be secret and the same on every instance.
+func (s *Service) SetCursorKey(key []byte) { s.feedCodec = feed.NewCodec(key) }
 
 // NewService returns a documents service that keeps files in files and
 // accepts files of up to maxBytes bytes (UPLOAD_MAX_BYTES).

@@ -182,7 +182,9 @@ func (s *Service) store(ctx context.Context, p auth.Principal, ref Ref, up *uplo
 		StorageDisk: s.files.Disk(), HashSHA256: up.sha256, UploadedBy: &p.UserID,
 		Review: Review{Status: ReviewApproved},
 	}
-	err := storeInTx(ctx, s.db, s.files, up, "document_files", ref.CompanyID(), f.ID, func(tx pgx.Tx, put func(string) error) error {
+	folder := fmt.Sprintf("%s/%s/%s", ref.CompanyID(), ref.DriverID(), ref.docType)
+	obj := Object{Table: "document_files", CompanyID: ref.CompanyID(), ID: f.ID, Folder: folder}
+	err := storeInTx(ctx, s.db, s.files, up, obj, func(tx pgx.Tx, put func(string) error) error {
 		before, currentFile, err := lockDocument(ctx, tx, ref)
 		if err != nil {
 			return err
@@ -210,7 +212,7 @@ func (s *Service) store(ctx context.Context, p auth.Principal, ref Ref, up *uplo
 			return fmt.Errorf("next version of document %s: %w", ref.ID(), err)
 		}
 		f.Filename = fmt.Sprintf("v%d_%s.%s", f.Version, f.ID, up.ext)
-		f.StoragePath = fmt.Sprintf("%s/%s/%s/%s", ref.CompanyID(), ref.DriverID(), ref.docType, f.Filename)
+		f.StoragePath = folder + "/" + f.Filename
 
 		if err := put(f.StoragePath); err != nil {
 			return fmt.Errorf("document %s: %w", ref.ID(), err)

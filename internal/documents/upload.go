@@ -18,6 +18,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/konvoj/konvoj/internal/apperr"
+	"github.com/konvoj/konvoj/internal/faults"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/internal/textin"
 )
@@ -123,6 +124,12 @@ func SanitizeFilename(name, fallback string) string {
 func isControl(r rune) bool {
 	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r)
 }
+
+// SpoolPattern names the temporary files uploads are spooled to, in the
+// system's temporary folder (os.CreateTemp's pattern; also a filepath.Match
+// pattern). A crash can leave one behind; the sweeper removes them
+// (storage.SweepTemp).
+const SpoolPattern = "konvoj-upload-*"
 
 // upload is a received file, spooled to a temporary file.
 type upload struct {
@@ -267,7 +274,7 @@ func isMetadataField(name string) bool {
 // reading at most maxBytes+1 bytes, after checking the type from the first
 // bytes (so a wrong type is refused before the rest is read).
 func spool(part *multipart.Part, maxBytes int64, fallback string) (*upload, error) {
-	body := &readErr{r: part}
+	body := &readErr{r: faults.Reader(faults.MidBody, part, 1<<20)}
 	head := make([]byte, sniffLen)
 	n, err := io.ReadFull(body, head)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
@@ -286,7 +293,7 @@ func spool(part *multipart.Part, maxBytes int64, fallback string) (*upload, erro
 		return nil, tooLarge(maxBytes)
 	}
 
-	tmp, err := os.CreateTemp("", "konvoj-upload-*")
+	tmp, err := os.CreateTemp("", SpoolPattern)
 	if err != nil {
 		return nil, fmt.Errorf("spool upload: %w", err)
 	}

@@ -121,6 +121,8 @@ func formBody(t *testing.T, parts ...[2]string) *multipart.Reader {
 }
 
 func TestReadUpload(t *testing.T) {
+	// A folder of its own: other tests and processes spool uploads too.
+	t.Setenv("TMPDIR", t.TempDir())
 	pdf := "%PDF-1.7\n" + strings.Repeat("x", 2000)
 	t.Run("metadata before and after the file", func(t *testing.T) {
 		up, ch, err := readUpload(formBody(t,

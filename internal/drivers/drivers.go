@@ -122,6 +122,9 @@ type ListItem struct {
 	NextExpiry *NextExpiry `json:"-"`
 	CreatedAt  time.Time   `json:"created_at"`
 	UpdatedAt  time.Time   `json:"updated_at"`
+	// DeletedAt is set on a soft-deleted driver, which only the change
+	// feed with include_deleted=true shows (the key is absent otherwise).
+	DeletedAt *time.Time `json:"deleted_at,omitempty"`
 }
 
 // NextExpiry is a driver's most urgent document: of its documents that

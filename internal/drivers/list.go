@@ -12,6 +12,7 @@ import (
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/countries"
 	"github.com/konvoj/konvoj/internal/documents"
+	"github.com/konvoj/konvoj/internal/feed"
 )
 
 // ListParams are the list's query parameters. Several values of one filter
@@ -43,6 +44,11 @@ type ListParams struct {
 	CursorMode bool
 	Cursor     string
 	Limit      int
+
+	// Feed asks for the change feed (docs/change-feed.md): the drivers
+	// changed since, oldest first, paged by a feed cursor. It keeps the
+	// filters and refuses sort_by and sort_order.
+	Feed feed.Params
 }
 
 // ListResult is one page of drivers. Offset mode fills Total; cursor mode
@@ -53,6 +59,9 @@ type ListResult struct {
 	NextCursor *string
 	HasMore    bool
 }
+
+// feedList names the drivers feed in its cursors.
+const feedList = "drivers"
 
 // MaxSearchLength bounds the search text.
 const MaxSearchLength = 100
@@ -92,6 +101,9 @@ func (s *Service) List(ctx context.Context, p auth.Principal, company auth.Ref, 
 	}
 	if err := lp.normalize(); err != nil {
 		return ListResult{}, err
+	}
+	if lp.Feed.On() {
+		return s.listFeed(ctx, p, company, lp)
 	}
 	var after *cursor
 	if lp.CursorMode && lp.Cursor != "" {
@@ -142,6 +154,31 @@ func (s *Service) List(ctx context.Context, p auth.Principal, company auth.Ref, 
 		}
 	}
 	return res, nil
+}
+
+// listFeed answers the drivers list in feed mode.
+func (s *Service) listFeed(ctx context.Context, p auth.Principal, company auth.Ref, lp ListParams) (ListResult, error) {
+	if lp.SortBy != "" || lp.SortOrder != "" {
+		return ListResult{}, apperr.Invalid("sort_by", "msg.list.feed_sort")
+	}
+	fq, err := feed.Prepare(ctx, s.db, feed.NewCodec(s.cursorKey), feedList, lp.Feed)
+	if err != nil {
+		return ListResult{}, err
+	}
+	q := listQuery{params: lp, companyID: company.CompanyID(), only: company.Only(), feed: &fq}
+	items, _, _, err := q.run(ctx, s.db)
+	if err != nil {
+		return ListResult{}, err
+	}
+	if p.Grant(auth.DocumentsList) == auth.Deny {
+		for i := range items {
+			items[i].NextExpiry = nil
+		}
+	}
+	page := feed.Finish(feed.NewCodec(s.cursorKey), fq, items, func(it ListItem) feed.Position {
+		return feed.Position{UpdatedAt: it.UpdatedAt, ID: it.ID}
+	})
+	return ListResult{Items: page.Items, NextCursor: &page.NextCursor, HasMore: page.HasMore}, nil
 }
 
 // normalize validates filter and sort values (422) and tidies them.

@@ -13,6 +13,7 @@ import (
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/documents"
+	"github.com/konvoj/konvoj/internal/feed"
 	"github.com/konvoj/konvoj/internal/postgres"
 )
 
@@ -223,6 +224,7 @@ type listQuery struct {
 	companyID uuid.UUID
 	only      *uuid.UUID // a driver caller's own record
 	after     *cursor
+	feed      *feed.Query // the change feed instead of a sort
 	args      []any
 }
 
@@ -234,7 +236,12 @@ func (q *listQuery) arg(v any) string {
 // where returns the filter conditions; $1 is the company.
 func (q *listQuery) where() string {
 	q.args = []any{q.companyID}
-	conds := []string{"d.company_id = $1", "d.deleted_at IS NULL"}
+	conds := []string{"d.company_id = $1"}
+	if q.feed != nil {
+		conds = append(conds, q.feed.Where("d", true, q.arg))
+	} else {
+		conds = append(conds, "d.deleted_at IS NULL")
+	}
 	lp := q.params
 	if q.only != nil {
 		conds = append(conds, "d.id = "+q.arg(*q.only))
@@ -327,6 +334,10 @@ var statusRanges = map[string]string{
 	"expired": "dd.current_file_id IS NOT NULL AND dd.valid_until < (SELECT today FROM co)",
 }
 
+// feedColumn is the feed's order (updated_at, then id; ascending), served by
+// drivers_company_updated_at_idx.
+var feedColumn = sortColumn{expr: "d.updated_at", cast: "timestamptz"}
+
 // nextExpiryJoin finds the valid_until of driver d's most urgent document
 // (nx.valid_until, null when none) from the index
 // driver_documents_next_expiry_idx: one index probe per driver.
@@ -373,6 +384,9 @@ func (q *listQuery) keyset(col sortColumn, op string) string {
 func (q *listQuery) run(ctx context.Context, db postgres.DBTX) ([]ListItem, []*string, int, error) {
 	lp := q.params
 	col := sortColumns[lp.SortBy]
+	if q.feed != nil {
+		col = feedColumn
+	}
 	dir, op := "ASC", ">"
 	if lp.SortOrder == "desc" {
 		dir, op = "DESC", "<"
@@ -383,9 +397,12 @@ func (q *listQuery) run(ctx context.Context, db postgres.DBTX) ([]ListItem, []*s
 	}
 	order := fmt.Sprintf("%s %s NULLS LAST, d.id %s", col.expr, dir, dir)
 	total, limit, offset := "count(*) OVER ()", "", ""
-	if lp.CursorMode {
+	switch {
+	case q.feed != nil:
+		total, limit, offset = "0", q.arg(q.feed.Limit+1), "0"
+	case lp.CursorMode:
 		total, limit, offset = "0", q.arg(lp.Limit+1), "0"
-	} else {
+	default:
 		limit, offset = q.arg(lp.PerPage), q.arg((lp.Page-1)*lp.PerPage)
 	}
 	// The outer query sorts the page again by the paging query's key
@@ -394,7 +411,7 @@ func (q *listQuery) run(ctx context.Context, db postgres.DBTX) ([]ListItem, []*s
 	sql := fmt.Sprintf(`
 		WITH co AS MATERIALIZED (%s WHERE c.id = $1)
 		SELECT d.id, d.internal_number, d.first_name, d.last_name, d.email, d.phone, d.citizenship, d.status,
-			d.hire_date, d.created_at, d.updated_at,
+			d.hire_date, d.created_at, d.updated_at, d.deleted_at,
 			s.total, s.valid, s.warning, s.expiring_soon, s.expired, s.no_data, %s,
 			ne.id, ne.type, ne.valid_until, ne.days, ne.status,
 			p.sort_key, p.total_rows
@@ -426,7 +443,7 @@ func (q *listQuery) run(ctx context.Context, db postgres.DBTX) ([]ListItem, []*s
 		var ne nextExpiryRow
 		s := &it.DocumentsSummary
 		if err := rows.Scan(&it.ID, &it.InternalNumber, &it.FirstName, &it.LastName, &it.Email, &it.Phone, &it.Citizenship,
-			&it.Status, &it.HireDate, &it.CreatedAt, &it.UpdatedAt,
+			&it.Status, &it.HireDate, &it.CreatedAt, &it.UpdatedAt, &it.DeletedAt,
 			&s.Total, &s.Valid, &s.Warning, &s.ExpiringSoon, &s.Expired, &s.NoData, &it.IsReady,
 			&ne.id, &ne.typ, &ne.validUntil, &ne.days, &ne.status, &key, &n); err != nil {
 			return nil, nil, 0, fmt.Errorf("scan driver: %w", err)

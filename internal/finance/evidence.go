@@ -150,7 +150,9 @@ func (s *Service) storeEvidence(ctx context.Context, p auth.Principal, companyID
 	file *documents.Received, note *string) (EvidenceFile, error) {
 	fileID := uuid.New()
 	f := EvidenceFile{ID: fileID, OriginalFilename: file.OriginalName(), Mime: file.MimeType(), Size: file.Size(), Note: note}
-	err := documents.StoreInTx(ctx, s.db, s.files, file, "penalty_evidence", companyID, fileID, func(tx pgx.Tx, put func(string) error) error {
+	folder := fmt.Sprintf("%s/%s/penalties/%s", companyID, driverID, id)
+	obj := documents.Object{Table: "penalty_evidence", CompanyID: companyID, ID: fileID, Folder: folder}
+	err := documents.StoreInTx(ctx, s.db, s.files, file, obj, func(tx pgx.Tx, put func(string) error) error {
 		cur, err := getPenalty(ctx, tx, companyID, driverID, id, true)
 		if err != nil {
 			return err
@@ -167,7 +169,7 @@ func (s *Service) storeEvidence(ctx context.Context, p auth.Principal, companyID
 			return apperr.Invalid("file", "msg.penalties.evidence_total", "max", maxEvidenceFiles)
 		}
 		filename := fmt.Sprintf("%s.%s", fileID, file.Ext())
-		path := fmt.Sprintf("%s/%s/penalties/%s/%s", companyID, driverID, id, filename)
+		path := folder + "/" + filename
 		if err := put(path); err != nil {
 			return fmt.Errorf("evidence of penalty %s: %w", id, err)
 		}

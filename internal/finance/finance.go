@@ -18,6 +18,7 @@ import (
 
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/feed"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/storage"
@@ -75,7 +76,13 @@ type Service struct {
 	db       *pgxpool.Pool
 	files    storage.Store
 	maxBytes int64
+	// feedCodec signs the change feed's cursors (SetCursorKey).
+	feedCodec feed.Codec
 }
+
+// SetCursorKey sets the key that signs the change feed's cursors; it must
+// be secret and the same on every instance.
+func (s *Service) SetCursorKey(key []byte) { s.feedCodec = feed.NewCodec(key) }
 
 // NewService returns the finance service; penalty evidence files are kept
 // in files, at most maxBytes each (UPLOAD_MAX_BYTES, as document files).

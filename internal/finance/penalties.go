@@ -66,6 +66,9 @@ type Penalty struct {
 	CreatedBy          *string         `json:"created_by"`
 	CreatedAt          time.Time       `json:"created_at"`
 	UpdatedAt          time.Time       `json:"updated_at"`
+	// DeletedAt is set on a deleted penalty, which only the change feed
+	// with include_deleted=true shows (the key is absent otherwise).
+	DeletedAt *time.Time `json:"deleted_at,omitempty"`
 }
 
 // financeRecord is the finance record a new penalty creates: type penalty,

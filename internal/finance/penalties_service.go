@@ -201,11 +201,7 @@ func (s *Service) ListPenalties(ctx context.Context, p auth.Principal, ref Ref, 
 	if err != nil {
 		return PenaltyList{}, err
 	}
-	var v apperr.Validation
-	checkValues(&v, "type", f.Types, PenaltyTypes)
-	checkValues(&v, "status", f.Statuses, PenaltyStatuses)
-	checkValues(&v, "severity", f.Severities, PenaltySeverities)
-	if err := v.Err(); err != nil {
+	if err := f.check(); err != nil {
 		return PenaltyList{}, err
 	}
 	counts, err := countPenalties(ctx, s.db, d.CompanyID(), d.ID(), f)
@@ -220,6 +216,15 @@ func (s *Service) ListPenalties(ctx context.Context, p auth.Principal, ref Ref, 
 		return PenaltyList{}, err
 	}
 	return out, nil
+}
+
+// check validates the filter's values (422).
+func (f PenaltyFilter) check() error {
+	var v apperr.Validation
+	checkValues(&v, "type", f.Types, PenaltyTypes)
+	checkValues(&v, "status", f.Statuses, PenaltyStatuses)
+	checkValues(&v, "severity", f.Severities, PenaltySeverities)
+	return v.Err()
 }
 
 // summarizePenalties builds the list's totals and summary from the counts

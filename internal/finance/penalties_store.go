@@ -18,7 +18,7 @@ var (
 	penaltyColumns = `
 	SELECT pe.id, pe.finance_id, ft.status, pe.company_id, pe.driver_id, pe.penalty_type, pe.severity, pe.amount, pe.currency,
 		pe.status, pe.incident_date, pe.location, pe.description, pe.evidence, pe.dispute_reason, pe.dispute_submitted_at,
-		pe.resolution, ` + userName("ru") + `, pe.resolved_at, pe.metadata, ` + userName("cu") + `, pe.created_at, pe.updated_at`
+		pe.resolution, ` + userName("ru") + `, pe.resolved_at, pe.metadata, ` + userName("cu") + `, pe.created_at, pe.updated_at, pe.deleted_at`
 	penaltyFrom = `
 	FROM penalties pe
 	JOIN finance_transactions ft ON ft.id = pe.finance_id
@@ -33,7 +33,7 @@ func scanPenalty(row pgx.Row, extra ...any) (Penalty, error) {
 	var p Penalty
 	err := row.Scan(append([]any{&p.ID, &p.FinanceID, &p.FinanceStatus, &p.CompanyID, &p.DriverID, &p.PenaltyType, &p.Severity, &p.Amount, &p.Currency,
 		&p.Status, &p.IncidentDate, &p.Location, &p.Description, &p.Evidence, &p.DisputeReason, &p.DisputeSubmittedAt,
-		&p.Resolution, &p.ResolvedBy, &p.ResolvedAt, &p.Metadata, &p.CreatedBy, &p.CreatedAt, &p.UpdatedAt}, extra...)...)
+		&p.Resolution, &p.ResolvedBy, &p.ResolvedAt, &p.Metadata, &p.CreatedBy, &p.CreatedAt, &p.UpdatedAt, &p.DeletedAt}, extra...)...)
 	if p.Evidence == nil {
 		p.Evidence = []Evidence{}
 	}
@@ -104,7 +104,11 @@ func movePenaltyRows(ctx context.Context, tx pgx.Tx, id uuid.UUID, m penaltyMove
 
 // penaltyWhere is the WHERE clause of the penalty list over $1..$5.
 const penaltyWhere = `
-		WHERE pe.company_id = $1 AND pe.driver_id = $2 AND pe.deleted_at IS NULL
+		WHERE pe.deleted_at IS NULL AND ` + penaltyFilterSQL
+
+// penaltyFilterSQL is the filter of the penalty list over $1..$5, deleted
+// penalties included.
+const penaltyFilterSQL = `pe.company_id = $1 AND pe.driver_id = $2
 			AND (COALESCE(cardinality($3::text[]), 0) = 0 OR pe.penalty_type = ANY($3))
 			AND (COALESCE(cardinality($4::text[]), 0) = 0 OR pe.status = ANY($4))
 			AND (COALESCE(cardinality($5::text[]), 0) = 0 OR pe.severity = ANY($5))`

@@ -38,6 +38,9 @@ type Transaction struct {
 	Metadata        json.RawMessage `json:"metadata"`
 	CreatedAt       time.Time       `json:"created_at"`
 	UpdatedAt       time.Time       `json:"updated_at"`
+	// DeletedAt is set on a deleted transaction, which only the change feed
+	// with include_deleted=true shows (the key is absent otherwise).
+	DeletedAt *time.Time `json:"deleted_at,omitempty"`
 }
 
 // auditValues is the audited view of a transaction.

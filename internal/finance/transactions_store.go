@@ -16,7 +16,7 @@ import (
 var txColumns = `t.id, t.company_id, t.driver_id, t.period_id, pen.id, t.transaction_type, t.category, t.amount,
 		t.currency, t.status, t.transaction_date, t.payment_date, t.description, t.reference, t.order_id,
 		` + userName("cu") + `, ` + userName("au") + `, t.approved_at, ` + userName("pu") + `, t.paid_at,
-		t.metadata, t.created_at, t.updated_at`
+		t.metadata, t.created_at, t.updated_at, t.deleted_at`
 
 // txJoins are the joins txColumns reads from.
 const txJoins = `
@@ -31,7 +31,7 @@ func scanTransaction(row pgx.Row) (Transaction, error) {
 	var t Transaction
 	err := row.Scan(&t.ID, &t.CompanyID, &t.DriverID, &t.PeriodID, &t.PenaltyID, &t.TransactionType, &t.Category, &t.Amount,
 		&t.Currency, &t.Status, &t.TransactionDate, &t.PaymentDate, &t.Description, &t.Reference, &t.OrderID,
-		&t.CreatedBy, &t.ApprovedBy, &t.ApprovedAt, &t.PaidBy, &t.PaidAt, &t.Metadata, &t.CreatedAt, &t.UpdatedAt)
+		&t.CreatedBy, &t.ApprovedBy, &t.ApprovedAt, &t.PaidBy, &t.PaidAt, &t.Metadata, &t.CreatedAt, &t.UpdatedAt, &t.DeletedAt)
 	return t, err
 }
 
@@ -127,7 +127,11 @@ func lockPenaltyOf(ctx context.Context, tx pgx.Tx, companyID, financeID uuid.UUI
 
 // transactionWhere is the WHERE clause of the transaction list over $1..$7.
 const transactionWhere = `
-		WHERE t.company_id = $1 AND t.driver_id = $2 AND t.deleted_at IS NULL
+		WHERE t.deleted_at IS NULL AND ` + transactionFilterSQL
+
+// transactionFilterSQL is the filter of the transaction list over $1..$7,
+// deleted transactions included.
+const transactionFilterSQL = `t.company_id = $1 AND t.driver_id = $2
 			AND (COALESCE(cardinality($3::text[]), 0) = 0 OR t.transaction_type = ANY($3))
 			AND (COALESCE(cardinality($4::text[]), 0) = 0 OR t.status = ANY($4))
 			AND ($5::date IS NULL OR t.transaction_date >= $5)

@@ -17,6 +17,10 @@
 // refresh_current_ratings job per company in the same transaction, so a
 // burst of changes causes one refresh. An hourly job marks every company
 // with active drivers, so snapshots are never more than an hour old.
+//
+// The upload sweeper: an hourly job deletes the stored objects of uploads
+// that a crash cut off before their row committed (docs/security.md,
+// "Uploads and crashes").
 package jobs
 
 import (
@@ -34,8 +38,11 @@ import (
 
 	"github.com/konvoj/konvoj/internal/alerts"
 	"github.com/konvoj/konvoj/internal/apperr"
+	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/imports"
 	"github.com/konvoj/konvoj/internal/rating"
+	"github.com/konvoj/konvoj/internal/sessions"
+	"github.com/konvoj/konvoj/internal/storage"
 )
 
 // EnqueueInterval is how often the scheduler looks for months to rate. Hourly
@@ -258,6 +265,40 @@ func (w *ImportWorker) Work(ctx context.Context, job *river.Job[ImportArgs]) err
 	return nil
 }
 
+// SweepUploadsInterval is how often the stored objects of uploads whose
+// row never committed are swept (documents.SweepOrphans). Each instance
+// also sweeps once at start (konvoj serve).
+const SweepUploadsInterval = time.Hour
+
+// SweepUploadsArgs is the periodic job that deletes the stored objects of
+// uploads a crash cut off before their row committed.
+type SweepUploadsArgs struct{}
+
+// Kind names the job in the queue.
+func (SweepUploadsArgs) Kind() string { return "sweep_orphaned_uploads" }
+
+// SweepUploadsWorker sweeps the orphaned objects of the file store in use.
+type SweepUploadsWorker struct {
+	river.WorkerDefaults[SweepUploadsArgs]
+	DB    *pgxpool.Pool
+	Files storage.Store
+	Log   *slog.Logger
+}
+
+// Timeout leaves a slow object store time for a large backlog.
+func (w *SweepUploadsWorker) Timeout(*river.Job[SweepUploadsArgs]) time.Duration {
+	return 15 * time.Minute
+}
+
+// Work sweeps; what failed stays for the next run.
+func (w *SweepUploadsWorker) Work(ctx context.Context, _ *river.Job[SweepUploadsArgs]) error {
+	n, err := documents.SweepOrphans(ctx, w.DB, w.Files, documents.OrphanAge)
+	if n > 0 {
+		w.Log.InfoContext(ctx, "orphaned upload objects swept", slog.Int("removed", n))
+	}
+	return err
+}
+
 // Options configure the client.
 type Options struct {
 	// Workers is the number of jobs worked at once by this instance.
@@ -275,6 +316,11 @@ type Options struct {
 	Now func() time.Time
 	// Imports runs driver imports (nil: no import jobs).
 	Imports *imports.Service
+	// Sessions purges expired web sessions (nil: no purge jobs).
+	Sessions *sessions.Service
+	// Files is the file store whose orphaned upload objects the hourly
+	// sweep deletes (nil: no sweep).
+	Files storage.Store
 }
 
 // NewClient builds the River client with every worker; Start it to work.
@@ -293,6 +339,12 @@ func NewClient(db *pgxpool.Pool, ratings *rating.Service, log *slog.Logger, o Op
 	river.AddWorker(workers, &RefreshAllRatingsWorker{Rating: ratings})
 	if o.Imports != nil {
 		river.AddWorker(workers, &ImportWorker{Imports: o.Imports})
+	}
+	if o.Sessions != nil {
+		river.AddWorker(workers, &PurgeSessionsWorker{Sessions: o.Sessions, Log: log})
+	}
+	if o.Files != nil {
+		river.AddWorker(workers, &SweepUploadsWorker{DB: db, Files: o.Files, Log: log})
 	}
 	if o.Scanner != nil {
 		river.AddWorker(workers, &ScanCompanyAlertsWorker{Scanner: o.Scanner, Mailer: o.Mailer, Log: log})
@@ -319,6 +371,18 @@ func NewClient(db *pgxpool.Pool, ratings *rating.Service, log *slog.Logger, o Op
 			river.NewPeriodicJob(river.PeriodicInterval(RefreshAllInterval),
 				func() (river.JobArgs, *river.InsertOpts) { return RefreshAllRatingsArgs{}, nil },
 				&river.PeriodicJobOpts{ID: "refresh_all_ratings", RunOnStart: true}),
+		}
+		if o.Sessions != nil {
+			cfg.PeriodicJobs = append(cfg.PeriodicJobs, river.NewPeriodicJob(river.PeriodicInterval(PurgeSessionsInterval),
+				func() (river.JobArgs, *river.InsertOpts) { return PurgeSessionsArgs{}, nil },
+				&river.PeriodicJobOpts{ID: "purge_web_sessions", RunOnStart: true}))
+		}
+		if o.Files != nil {
+			// Not on start: konvoj serve sweeps at start itself, without
+			// waiting for an instance to be elected leader.
+			cfg.PeriodicJobs = append(cfg.PeriodicJobs, river.NewPeriodicJob(river.PeriodicInterval(SweepUploadsInterval),
+				func() (river.JobArgs, *river.InsertOpts) { return SweepUploadsArgs{}, nil },
+				&river.PeriodicJobOpts{ID: "sweep_orphaned_uploads"}))
 		}
 		if o.Scanner != nil {
 			cfg.PeriodicJobs = append(cfg.PeriodicJobs, river.NewPeriodicJob(river.PeriodicInterval(AlertScanInterval),

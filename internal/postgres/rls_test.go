@@ -93,12 +93,25 @@ ob AS (
 ),
 im AS (
 	INSERT INTO imports (company_id, user_role, status, dry_run, filename) VALUES ($1, 'admin', 'done', true, 'drivers.csv') RETURNING id
+),
+ws AS (
+	INSERT INTO web_sessions (company_id, user_id, token_hash, subject, email, role, created_at, last_seen_at)
+	SELECT $1, us.id, sha256(gen_random_uuid()::text::bytea), us.id::text, 'rls@example.test', 'admin', now(), now() FROM us
+	RETURNING id
+),
+po AS (
+	INSERT INTO pending_objects (id, company_id, row_table, folder, storage_disk)
+	VALUES (gen_random_uuid(), $1, 'document_files', 'x/y', 'local') RETURNING id
+),
+ik AS (
+	INSERT INTO idempotency_keys (company_id, key, method, path, expires_at)
+	VALUES ($1, 'rls-test', 'POST', '/api/v0/drivers', now() + interval '1 day') RETURNING company_id
 )
 SELECT (SELECT count(*) FROM tu) + (SELECT count(*) FROM al) + (SELECT count(*) FROM fa) + (SELECT count(*) FROM rr)
 	+ (SELECT count(*) FROM pe) + (SELECT count(*) FROM ev) + (SELECT count(*) FROM rc) + (SELECT count(*) FROM dd)
 	+ (SELECT count(*) FROM fs)
 	+ (SELECT count(*) FROM dr) + (SELECT count(*) FROM ar) + (SELECT count(*) FROM nt) + (SELECT count(*) FROM ns)
-	+ (SELECT count(*) FROM ob) + (SELECT count(*) FROM im)`
+	+ (SELECT count(*) FROM ob) + (SELECT count(*) FROM im) + (SELECT count(*) FROM ws) + (SELECT count(*) FROM po) + (SELECT count(*) FROM ik)`
 
 // The second wall (docs/security.md, "Row-level security"): on the request
 // pool, with company A set, no row of company B can be read or changed in any

@@ -60,28 +60,20 @@ func (s *Service) Board(ctx context.Context, p auth.Principal, company auth.Ref,
 	return rows, month, err
 }
 
-// boardSQL reads a month's board. The weakest component is picked in SQL
-// from the snapshot's components object, so the page does not decode 2,000
-// JSON objects.
+// boardSQL reads a month's board. The weakest component is kept on the
+// snapshot by a trigger (migration 00025), so the page neither decodes
+// 2,000 JSON objects nor has the database pick it on every view.
 const boardSQL = `
 SELECT s.driver_id, d.internal_number, d.first_name, d.last_name, d.office_id, d.status, d.search_text,
 	s.total_score::text, coalesce(s.rank_percentile, 100), s.previous_score::text,
-	w.metric, w.score::text
+	s.weakest_metric, s.weakest_score::text
 FROM rating_snapshots s
 JOIN drivers d ON d.company_id = s.company_id AND d.id = s.driver_id AND d.deleted_at IS NULL
-LEFT JOIN LATERAL (
-	SELECT c.key AS metric, (c.value->>'score')::numeric AS score
-	FROM jsonb_each(s.components) c
-	WHERE (c.value->>'applicable')::boolean
-	ORDER BY (c.value->>'score')::numeric, (c.value->>'weight')::numeric DESC,
-		array_position($4::text[], c.key::text)
-	LIMIT 1
-) w ON true
 WHERE s.company_id = $1 AND s.rating_period = $2 AND ($3::uuid IS NULL OR s.driver_id = $3)
 ORDER BY s.total_score DESC, d.internal_seq, s.id`
 
 func boardRows(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, month Period, own *uuid.UUID) ([]BoardRow, error) {
-	rows, err := db.Query(ctx, boardSQL, companyID, month.First(), own, Metrics)
+	rows, err := db.Query(ctx, boardSQL, companyID, month.First(), own)
 	if err != nil {
 		return nil, fmt.Errorf("rating board %s: %w", month, err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/konvoj/konvoj/internal/forms"
 	"github.com/konvoj/konvoj/internal/imports"
 	"github.com/konvoj/konvoj/internal/rating"
+	"github.com/konvoj/konvoj/internal/sessions"
 	"github.com/konvoj/konvoj/internal/storage"
 	"github.com/konvoj/konvoj/internal/tenants"
 )
@@ -33,6 +34,8 @@ type Set struct {
 	Notifications *alerts.Service
 	Forms         *forms.Service
 	Imports       *imports.Service
+	// Sessions are the web pages' sign-in sessions.
+	Sessions *sessions.Service
 }
 
 // Options are what the services need besides the database.
@@ -78,16 +81,20 @@ func New(db *pgxpool.Pool, o Options) Set {
 	docs := documents.NewService(db, o.Files, o.UploadMaxBytes)
 	// A review's outcome is told to the driver like an alert.
 	docs.SetReviewNotifier(alerts.ReviewNotifier(o.PublicURL))
+	docs.SetCursorKey(o.CursorKey)
 	drv := drivers.NewService(db, o.CursorKey)
+	fin := finance.NewService(db, o.Files, o.UploadMaxBytes)
+	fin.SetCursorKey(o.CursorKey)
 	return Set{
 		Tenants:       tenants.NewRequestService(db, system),
 		Audit:         audit.NewService(db),
 		Drivers:       drv,
 		Imports:       imports.NewService(db, drv, o.UploadMaxBytes),
 		Documents:     docs,
-		Finance:       finance.NewService(db, o.Files, o.UploadMaxBytes),
+		Finance:       fin,
 		Rating:        rating.NewService(db),
 		Notifications: alerts.NewService(db),
 		Forms:         forms.NewService(db),
+		Sessions:      sessions.NewService(db),
 	}
 }

@@ -16,6 +16,11 @@ const (
 	localFilePerm fs.FileMode = 0o640
 )
 
+// TempPattern names the temporary files Local.Put writes before renaming
+// them into place (os.CreateTemp's pattern; also a filepath.Match
+// pattern). A crash can leave one behind; SweepTemp removes them.
+const TempPattern = ".put-*.tmp"
+
 // Local is a Store on the local file system, under a root directory.
 type Local struct {
 	root string
@@ -71,7 +76,7 @@ func (l *Local) Put(ctx context.Context, path string, r io.Reader, size int64, c
 	}
 	// The temp file must be in the same folder: rename is only atomic
 	// within one file system.
-	tmp, err := os.CreateTemp(dir, ".put-*.tmp")
+	tmp, err := os.CreateTemp(dir, TempPattern)
 	if err != nil {
 		return fmt.Errorf("local put %s: %w", path, err)
 	}
@@ -181,6 +186,35 @@ func (l *Local) Exists(ctx context.Context, path string) (bool, error) {
 		return false, fmt.Errorf("local exists %s: %w", path, err)
 	}
 	return info.Mode().IsRegular(), nil
+}
+
+// List returns the regular files in folder, leaving out the temporary
+// files of Puts in progress (TempPattern).
+func (l *Local) List(ctx context.Context, folder string) ([]string, error) {
+	if err := checkPath(folder); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("local list %s: %w", folder, err)
+	}
+	entries, err := os.ReadDir(l.full(folder))
+	if err != nil {
+		if isNotExist(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("local list %s: %w", folder, err)
+	}
+	var paths []string
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		if tmp, _ := filepath.Match(TempPattern, e.Name()); tmp {
+			continue
+		}
+		paths = append(paths, folder+"/"+e.Name())
+	}
+	return paths, nil
 }
 
 // isNotExist also treats ENOTDIR as missing: "a/b/c" cannot exist when

@@ -114,3 +114,19 @@ func assertNoTempFiles(t *testing.T, root string) {
 		t.Error(err)
 	}
 }
+
+// TestLocalListLeavesOutPutsInProgress: a half-written object (a Put's
+// temporary file, or one a crash left behind) is not a stored file.
+func TestLocalListLeavesOutPutsInProgress(t *testing.T) {
+	s := storagetest.NewLocal(t)
+	if err := s.Put(t.Context(), "c1/d1/a.pdf", strings.NewReader("x"), 1, "application/pdf"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(s.Root(), "c1", "d1", ".put-123.tmp"), []byte("half"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.List(t.Context(), "c1/d1")
+	if err != nil || len(got) != 1 || got[0] != "c1/d1/a.pdf" {
+		t.Fatalf("List = %q, %v; want only c1/d1/a.pdf", got, err)
+	}
+}

@@ -189,6 +189,25 @@ func (s *S3) Exists(ctx context.Context, path string) (bool, error) {
 	return true, nil
 }
 
+// List lists the objects under folder+"/", without descending into
+// deeper prefixes.
+func (s *S3) List(ctx context.Context, folder string) ([]string, error) {
+	if err := checkPath(folder); err != nil {
+		return nil, err
+	}
+	var paths []string
+	for obj := range s.client.ListObjects(ctx, s.bucket, minio.ListObjectsOptions{Prefix: folder + "/"}) {
+		if obj.Err != nil {
+			return nil, fmt.Errorf("s3 list %s: %w", folder, obj.Err)
+		}
+		if strings.HasSuffix(obj.Key, "/") { // a deeper prefix, not an object
+			continue
+		}
+		paths = append(paths, obj.Key)
+	}
+	return paths, nil
+}
+
 // s3Err maps a missing key to ErrNotExist. A missing bucket is left as it
 // is: that is a configuration error, not a missing file.
 func s3Err(err error) error {

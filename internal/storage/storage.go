@@ -40,6 +40,12 @@ type Store interface {
 
 	// Exists reports whether a file is stored at path.
 	Exists(ctx context.Context, path string) (bool, error)
+
+	// List returns the paths of the files directly in folder (a path
+	// without a trailing slash), not those in its subfolders, in no
+	// particular order. A missing folder holds none. Objects being written
+	// (the local store's temporary files) are not listed.
+	List(ctx context.Context, folder string) ([]string, error)
 }
 
 // ErrNotExist is returned (wrapped) by Open when no file is stored at the

@@ -33,7 +33,7 @@ func TestSweepTemp(t *testing.T) {
 			}
 		}
 	}
-	n, err := SweepTemp(root, ".put-*.tmp", StaleAge, true)
+	n, err := SweepTemp(root, TempPattern, StaleAge, true)
 	if err != nil || n != 2 {
 		t.Fatalf("removed %d (%v), want 2", n, err)
 	}
@@ -46,7 +46,7 @@ func TestSweepTemp(t *testing.T) {
 	old2 := filepath.Join(sub, ".put-7.tmp")
 	_ = os.WriteFile(old2, []byte("x"), 0o600)
 	_ = os.Chtimes(old2, old, old)
-	if n, _ := SweepTemp(root, ".put-*.tmp", StaleAge, false); n != 0 {
+	if n, _ := SweepTemp(root, TempPattern, StaleAge, false); n != 0 {
 		t.Errorf("non-recursive sweep removed %d from subfolders", n)
 	}
 	if n, err := SweepTemp(filepath.Join(root, "missing"), "*", StaleAge, true); n != 0 || err != nil {

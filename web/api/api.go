@@ -36,6 +36,7 @@ func Mount(s *web.Server, h *Handlers) {
 	h.mountDocumentRules(g)
 	h.mountDocumentTypes(g)
 	h.mountNotifications(g)
+	h.mountSessions(g)
 	h.mountDrivers(g)
 	h.mountImports(g)
 	h.mountRating(g)

@@ -186,6 +186,13 @@ var apiRoutes = map[string]authzRoute{
 		webtest.OtherDriver: "another user's notification is 404: TestNotificationsAPI"}},
 	"GET /api/v0/me/notification-settings": {notApplicable: ownNotifications},
 	"PUT /api/v0/me/notification-settings": {notApplicable: ownNotifications},
+	"GET /api/v0/me/sessions": {action: auth.SessionsOwn, notApplicable: map[webtest.Refusal]string{
+		webtest.OtherCompany: "the caller's own sessions: no path id", webtest.RoleRefused: everyRole,
+		webtest.OtherDriver: "the caller's own sessions: no path id"}},
+	"DELETE /api/v0/me/sessions/{id}": {action: auth.SessionsOwn, notApplicable: map[webtest.Refusal]string{
+		webtest.OtherCompany: "another company's session is 403, another user's 404, and neither ends: TestMySessionsAPI",
+		webtest.RoleRefused:  everyRole,
+		webtest.OtherDriver:  "another user's session is 404 and does not end: TestMySessionsAPI"}},
 }
 
 // plannedRoute is a route the API announces but does not serve yet (501):

@@ -27,6 +27,18 @@ func (h *Handlers) listDocuments(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	q := query{c: c}
+	fp := feedParams(&q)
+	if err := q.err(); err != nil {
+		return err
+	}
+	if fp.On() {
+		page, err := h.Documents.Feed(ctx, p, driver, fp)
+		if err != nil {
+			return err
+		}
+		return feedJSON(c, page)
+	}
 	docs, err := h.Documents.List(ctx, p, driver)
 	if err != nil {
 		return err

@@ -244,6 +244,7 @@ func TestDocumentUploadVersionsAndDownload(t *testing.T) {
 		v1 := mustUpload(t, hr, docID, filePart("řidičák.pdf", v1data),
 			field("number", "  CZ 123456 "), field("country", "cz"), field("valid_from", "2024-01-15"),
 			field("valid_until", "2034-01-14"), field("meta", `{"categories":["B","C","CE"]}`))
+		assertNoPending(t, env, docID) // the row's transaction took the pending record
 		sum := sha256.Sum256(v1data)
 		wantPath := fmt.Sprintf("%s/%s/drivers_license/%s", company, driver, v1.Filename)
 		switch {
@@ -556,6 +557,7 @@ func TestDocumentUploadRefusals(t *testing.T) {
 		t.Errorf("%d audit rows after refused uploads", n)
 	}
 	assertNoFiles(t, env.App.Files)
+	assertNoPending(t, env, docID) // valid_until before valid_from is refused inside the transaction
 
 	f := mustUpload(t, hr, docID, filePart("max.pdf", samplePDF(t, maxBytes)))
 	if f.SizeBytes != maxBytes || f.Version != 1 {
@@ -701,6 +703,18 @@ func assertUntouched(t *testing.T, env *webtest.Env, docID uuid.UUID) {
 	}
 	if n := count(t, env, `SELECT count(*) FROM audit_logs WHERE entity_id = $1`, docID); n != 0 {
 		t.Errorf("%d audit rows after a failed upload", n)
+	}
+	assertNoPending(t, env, docID)
+}
+
+// assertNoPending checks that an upload to the document, committed or
+// failed, left no pending object record (docs/security.md, "Uploads and
+// crashes"): only a crash leaves one, for the sweeper.
+func assertNoPending(t *testing.T, env *webtest.Env, docID uuid.UUID) {
+	t.Helper()
+	if n := count(t, env, `SELECT count(*) FROM pending_objects p JOIN driver_documents d ON d.company_id = p.company_id
+		WHERE d.id = $1 AND p.folder = d.company_id || '/' || d.driver_id || '/' || d.type`, docID); n != 0 {
+		t.Errorf("%d pending object records left after an upload", n)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/internal/export"
+	"github.com/konvoj/konvoj/internal/feed"
 	"github.com/konvoj/konvoj/web"
 )
 
@@ -44,9 +45,12 @@ func (h *Handlers) listDrivers(c echo.Context) error {
 	}
 	q := query{c: c}
 	lp := driverFilter(&q)
+	lp.Feed = feedParams(&q)
 	_, hasCursor := c.QueryParams()["cursor"]
 	_, hasLimit := c.QueryParams()["limit"]
-	if hasCursor || hasLimit {
+	if lp.Feed.On() {
+		lp.CursorMode = true // the feed's envelope: {data, meta}
+	} else if hasCursor || hasLimit {
 		lp.CursorMode = true
 		lp.Cursor = q.str("cursor")
 		lp.Limit = q.limit(20, 100)
@@ -239,6 +243,26 @@ func (q *query) uuids(name string) []uuid.UUID {
 		out = append(out, id)
 	}
 	return out
+}
+
+// feedParams reads the change feed's parameters (docs/change-feed.md):
+// updated_since, include_deleted and, in feed mode, cursor and limit. The
+// service checks them.
+func feedParams(q *query) feed.Params {
+	p := feed.Params{UpdatedSince: q.str("updated_since"), IncludeDeleted: q.str("include_deleted"), Cursor: q.str("cursor")}
+	if !p.On() {
+		return feed.Params{}
+	}
+	if _, ok := q.c.QueryParams()["limit"]; ok {
+		p.Limit = q.limit(feed.DefaultLimit, feed.MaxLimit)
+	}
+	return p
+}
+
+// feedJSON writes a feed page in the cursor envelope; next_cursor is always
+// set in feed mode.
+func feedJSON[T any](c echo.Context, p feed.Page[T]) error {
+	return c.JSON(http.StatusOK, CursorPage[T]{Data: p.Items, Meta: CursorMeta{NextCursor: &p.NextCursor, HasMore: p.HasMore}})
 }
 
 // limit reads the cursor page size: default def, clamped to max, below 1

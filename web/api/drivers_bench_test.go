@@ -2,11 +2,14 @@ package api_test
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -184,6 +187,76 @@ func BenchmarkDriverList(b *testing.B) {
 			if !strings.Contains(inner, "drivers_search_text_trgm_idx") {
 				b.Errorf("konvoj_driver_search's query does not use the trigram index:\n%s", inner)
 			}
+		}
+		if testing.Verbose() {
+			b.Logf("plan of %s:\n%s", bc.name, plan)
+		}
+	}
+}
+
+// BenchmarkDriverFeed times the drivers list's change feed
+// (docs/change-feed.md) on the data set of BenchmarkDriverList, with the
+// drivers' updated_at spread over the last 30 days: the changes of the last
+// day, the first page of everything, and a page further on by cursor. The
+// plan must read drivers_company_updated_at_idx (it is logged with -v).
+//
+//	go test -run '^$' -bench DriverFeed -benchtime 200x ./web/api
+func BenchmarkDriverFeed(b *testing.B) {
+	capture := &drvListCapture{}
+	env := webtest.New(b, webtest.WithTracer(capture))
+	companies := drvSeedLarge(b, env)
+	ctx := context.Background()
+	// The trigger stamps every write with now(); the seed spreads the stamps
+	// as months of use would have.
+	for _, sql := range []string{
+		`ALTER TABLE drivers DISABLE TRIGGER drivers_feed_stamp`,
+		`UPDATE drivers SET updated_at = now() - (abs(hashtext(id::text)) % 43200) * interval '1 minute'`,
+		`ALTER TABLE drivers ENABLE TRIGGER drivers_feed_stamp`,
+		`VACUUM ANALYZE drivers`,
+	} {
+		if _, err := env.DB.Exec(ctx, sql); err != nil {
+			b.Fatal(err)
+		}
+	}
+	hr := env.As(companies[0], auth.RoleHRManager)
+	client := env.Server.Client()
+	get := func(b *testing.B, query string) []byte {
+		req, _ := http.NewRequest(http.MethodGet, env.Server.URL+"/api/v0/drivers?"+query, nil)
+		req.Header.Set("Authorization", "Bearer "+hr.Token)
+		res, err := client.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			b.Fatalf("status %d: %s", res.StatusCode, body)
+		}
+		return body
+	}
+	day := url.QueryEscape(time.Now().Add(-24 * time.Hour).UTC().Format(time.RFC3339))
+	var page struct {
+		Meta struct {
+			NextCursor string `json:"next_cursor"`
+		} `json:"meta"`
+	}
+	if err := json.Unmarshal(get(b, "updated_since=2000-01-01T00:00:00Z&limit=100"), &page); err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct{ name, query string }{
+		{"last_day", "updated_since=" + day + "&limit=100"},
+		{"everything", "updated_since=2000-01-01T00:00:00Z&limit=100&include_deleted=true"},
+		{"cursor", "cursor=" + url.QueryEscape(page.Meta.NextCursor) + "&limit=100"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			get(b, bc.query)
+			for b.Loop() {
+				get(b, bc.query)
+			}
+		})
+		plan := drvExplain(b, env, capture)
+		if !strings.Contains(plan, "(no list statement ran") && !strings.Contains(plan, "drivers_company_updated_at_idx") {
+			b.Errorf("the feed (%s) does not read drivers_company_updated_at_idx:\n%s", bc.name, plan)
 		}
 		if testing.Verbose() {
 			b.Logf("plan of %s:\n%s", bc.name, plan)

@@ -52,8 +52,16 @@ func (h *Handlers) listTransactions(c echo.Context) error {
 	page, perPage := q.page(100)
 	f := transactionFilter(&q)
 	f.Page, f.PerPage = page, perPage
+	fp := feedParams(&q)
 	if err := q.err(); err != nil {
 		return err
+	}
+	if fp.On() {
+		feedPage, err := h.Finance.FeedTransactions(c.Request().Context(), web.Principal(c), ref, f, fp)
+		if err != nil {
+			return err
+		}
+		return feedJSON(c, feedPage)
 	}
 	list, err := h.Finance.ListTransactions(c.Request().Context(), web.Principal(c), ref, f)
 	if err != nil {

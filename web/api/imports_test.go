@@ -52,24 +52,7 @@ func sendImport(t testing.TB, c *webtest.Caller, name string, data []byte, parts
 // awaitImport polls the import until it is done (the job of a large file).
 func awaitImport(t testing.TB, c *webtest.Caller, r *webtest.Response) importResult {
 	t.Helper()
-	var im importResult
-	r.Decode(&im)
-	deadline := time.Now().Add(3 * time.Minute)
-	sawProgress := false
-	for im.Status == "queued" || im.Status == "running" {
-		if time.Now().After(deadline) {
-			t.Fatalf("import %s still %s", im.ID, im.Status)
-		}
-		time.Sleep(200 * time.Millisecond)
-		c.Get("/api/v0/imports/" + im.ID).Expect(http.StatusOK).Decode(&im)
-		if im.Progress > 0 && im.Progress < 100 {
-			sawProgress = true
-		}
-	}
-	_ = sawProgress
-	if im.Status != "done" {
-		t.Fatalf("import %s: %s", im.ID, im.Status)
-	}
+	im, _ := pollImport(t, c, r)
 	return im
 }
 

@@ -47,8 +47,16 @@ func (h *Handlers) listPenalties(c echo.Context) error {
 		Page:       page,
 		PerPage:    perPage,
 	}
+	fp := feedParams(&q)
 	if err := q.err(); err != nil {
 		return err
+	}
+	if fp.On() {
+		feedPage, err := h.Finance.FeedPenalties(c.Request().Context(), web.Principal(c), ref, f, fp)
+		if err != nil {
+			return err
+		}
+		return feedJSON(c, feedPage)
 	}
 	list, err := h.Finance.ListPenalties(c.Request().Context(), web.Principal(c), ref, f)
 	if err != nil {

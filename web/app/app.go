@@ -19,6 +19,7 @@ import (
 	"github.com/konvoj/konvoj/internal/jobs"
 	"github.com/konvoj/konvoj/internal/rating"
 	"github.com/konvoj/konvoj/internal/services"
+	"github.com/konvoj/konvoj/internal/sessions"
 	"github.com/konvoj/konvoj/internal/storage"
 	"github.com/konvoj/konvoj/web"
 	"github.com/konvoj/konvoj/web/api"
@@ -90,7 +91,8 @@ func (a *App) startJobs(ctx context.Context, o Options) error {
 	}
 	client, err := jobs.NewClient(system, rating.NewService(system), o.Server.Logger, jobs.Options{
 		Periodic: true, Scanner: alerts.NewScanner(system, cfg.PublicURL), Mailer: mailer,
-		Imports: imports.NewService(system, drivers.NewService(system, nil), cfg.UploadMaxBytes)})
+		Imports: imports.NewService(system, drivers.NewService(system, nil), cfg.UploadMaxBytes), Files: a.Files,
+		Sessions: sessions.NewService(system)})
 	if err != nil {
 		return err
 	}

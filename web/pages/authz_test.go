@@ -49,6 +49,11 @@ var ownNotifications = map[webtest.Refusal]string{
 	webtest.OtherCompany: "the caller's own notifications: no path id", webtest.RoleRefused: everyRole,
 	webtest.OtherDriver: "the caller's own notifications: no path id"}
 
+// ownSessions: the caller's own web sessions, which every role has.
+var ownSessions = map[webtest.Refusal]string{
+	webtest.OtherCompany: "the caller's own sessions: no path id", webtest.RoleRefused: everyRole,
+	webtest.OtherDriver: "the caller's own sessions: no path id"}
+
 var (
 	transactionIDs = map[string]string{"id": webtest.KindDriver, "transaction_id": webtest.KindTransaction}
 	periodIDs      = map[string]string{"id": webtest.KindDriver, "period_id": webtest.KindPeriod}
@@ -74,6 +79,13 @@ var pageRoutes = map[string]pageRoute{
 	"POST /notifications/:id/read": {form: url.Values{}, notApplicable: map[webtest.Refusal]string{
 		webtest.OtherCompany: "another company's notification is 403: TestNotificationsAPI", webtest.RoleRefused: everyRole,
 		webtest.OtherDriver: "another user's notification is 404: TestNotificationsAPI"}},
+
+	"GET /sessions":             {action: auth.SessionsOwn, notApplicable: ownSessions},
+	"POST /sessions/end-others": {action: auth.SessionsOwn, form: url.Values{}, notApplicable: ownSessions},
+	"POST /sessions/:id/end": {action: auth.SessionsOwn, form: url.Values{}, notApplicable: map[webtest.Refusal]string{
+		webtest.OtherCompany: "another company's session is 403 and another user's 404, and neither ends: TestSessionsPage, TestMySessionsAPI",
+		webtest.RoleRefused:  everyRole,
+		webtest.OtherDriver:  "another user's session is 404 and does not end: TestSessionsPage"}},
 
 	"GET /dev/outbox": {action: auth.OutboxRead, notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
 	"GET /dev/outbox/:id/html": {action: auth.OutboxRead, ids: map[string]string{"id": webtest.KindOutbox},

@@ -12,22 +12,29 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/sessions"
 )
 
-// Cookie names. The session, sign-in flow and flash cookies are signed
+// Cookie names. The sign-in flow and flash cookies are signed
 // (HMAC-SHA256) and encrypted (AES-256); securecookie binds each value to
-// its cookie name, so one cookie cannot be replayed as another.
+// its cookie name, so one cookie cannot be replayed as another. The session
+// cookie holds only a random secret naming a row of web_sessions
+// (internal/sessions). With an https PUBLIC_URL the session and CSRF
+// cookies carry the __Host- prefix (cookies.name): the browser then keeps
+// them only when set Secure, for path / and without a Domain, so no
+// sibling subdomain can plant or overwrite them.
 const (
 	sessionCookie = "konvoj_session"
 	flowCookie    = "konvoj_signin"
 	flashCookie   = "konvoj_flash"
 	langCookie    = "konvoj_lang"
 	csrfCookie    = "konvoj_csrf"
+	hostPrefix    = "__Host-"
 )
 
 // Lifetimes.
 const (
-	sessionTTL = 12 * time.Hour
+	sessionTTL = sessions.AbsoluteTimeout
 	flowTTL    = 10 * time.Minute
 	flashTTL   = 5 * time.Minute
 	langTTL    = 365 * 24 * time.Hour
@@ -35,20 +42,21 @@ const (
 
 // cookies encodes and decodes the app's cookies.
 type cookies struct {
-	session, flow, flash *securecookie.SecureCookie
-	secure               bool
+	flow, flash *securecookie.SecureCookie
+	secure      bool
 }
 
 // newCookies derives the signing and encryption keys from the secret
 // (HKDF-SHA256 with their own labels, so the keys never equal the secret,
-// which may be JWT_SECRET). An empty secret gets random keys: sessions then
-// end when the process does, which only happens when no sign-in is set up.
+// which may be JWT_SECRET). An empty secret gets random keys: a sign-in
+// flow or a flash message then does not survive a restart, which only
+// happens when no sign-in is set up.
 func newCookies(secret string, secure bool) (*cookies, error) {
 	raw := []byte(secret)
 	if len(raw) == 0 {
 		raw = make([]byte, 32)
 		if _, err := rand.Read(raw); err != nil {
-			return nil, fmt.Errorf("random session secret: %w", err)
+			return nil, fmt.Errorf("random cookie secret: %w", err)
 		}
 	}
 	hashKey, err := hkdf.Key(sha256.New, raw, nil, "konvoj web cookies: hmac", 64)
@@ -62,29 +70,16 @@ func newCookies(secret string, secure bool) (*cookies, error) {
 	mk := func(ttl time.Duration) *securecookie.SecureCookie {
 		return securecookie.New(hashKey, blockKey).MaxAge(int(ttl.Seconds())).SetSerializer(securecookie.JSONEncoder{})
 	}
-	return &cookies{session: mk(sessionTTL), flow: mk(flowTTL), flash: mk(flashTTL), secure: secure}, nil
+	return &cookies{flow: mk(flowTTL), flash: mk(flashTTL), secure: secure}, nil
 }
 
-// session is what the session cookie holds: the verified identity (not the
-// principal: that is resolved on every request, so a deleted company, a
-// new driver link or a changed language apply at once).
-type session struct {
-	Subject   string    `json:"sub"`
-	Email     string    `json:"email"`
-	CompanyID string    `json:"cid"`
-	Role      auth.Role `json:"role"`
-	FirstName string    `json:"fn,omitempty"`
-	LastName  string    `json:"ln,omitempty"`
-	// Unverified: the provider said email_verified false (no driver link).
-	Unverified bool `json:"uv,omitempty"`
-	// Expires is checked besides the codec's timestamp so the lifetime
-	// never depends on the browser honouring Max-Age.
-	Expires int64 `json:"exp"`
-}
-
-func (s session) identity() auth.Identity {
-	return auth.Identity{Subject: s.Subject, Email: s.Email, CompanyID: s.CompanyID, Role: s.Role, FirstName: s.FirstName, LastName: s.LastName,
-		EmailUnverified: s.Unverified}
+// name is the name a path-/ cookie goes by: with the __Host- prefix when
+// the site is served over https.
+func (k *cookies) name(base string) string {
+	if k.secure {
+		return hostPrefix + base
+	}
+	return base
 }
 
 func (k *cookies) set(c echo.Context, name, value, path string, ttl time.Duration, httpOnly bool) {
@@ -99,33 +94,22 @@ func (k *cookies) clear(c echo.Context, name, path string) {
 		HttpOnly: true, Secure: k.secure, SameSite: http.SameSiteLaxMode})
 }
 
-func (k *cookies) setSession(c echo.Context, id auth.Identity) error {
-	v, err := k.session.Encode(sessionCookie, session{
-		Subject: id.Subject, Email: id.Email, CompanyID: id.CompanyID, Role: id.Role,
-		FirstName: id.FirstName, LastName: id.LastName, Unverified: id.EmailUnverified, Expires: time.Now().Add(sessionTTL).Unix(),
-	})
-	if err != nil {
-		return fmt.Errorf("encode session cookie: %w", err)
-	}
-	k.set(c, sessionCookie, v, "/", sessionTTL, true)
-	return nil
+// setSession gives the browser the session's secret, for the session's
+// absolute lifetime (the server ends it earlier when idle).
+func (k *cookies) setSession(c echo.Context, secret string) {
+	k.set(c, k.name(sessionCookie), secret, "/", sessionTTL, true)
 }
 
-// getSession returns the session of the request; ok is false when there is
-// none or it is expired, tampered with or made with other keys.
-func (k *cookies) getSession(c echo.Context) (session, bool) {
-	ck, err := c.Cookie(sessionCookie)
-	if err != nil || ck.Value == "" {
-		return session{}, false
+func (k *cookies) clearSession(c echo.Context) { k.clear(c, k.name(sessionCookie), "/") }
+
+// sessionSecret returns the secret the request's session cookie holds, ""
+// when there is none.
+func (k *cookies) sessionSecret(c echo.Context) string {
+	ck, err := c.Cookie(k.name(sessionCookie))
+	if err != nil {
+		return ""
 	}
-	var s session
-	if err := k.session.Decode(sessionCookie, ck.Value, &s); err != nil {
-		return session{}, false
-	}
-	if s.Subject == "" || time.Now().Unix() > s.Expires {
-		return session{}, false
-	}
-	return s, true
+	return ck.Value
 }
 
 func (k *cookies) setFlow(c echo.Context, f auth.Flow) error {

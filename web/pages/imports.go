@@ -23,7 +23,7 @@ import (
 // and the progress of a large file, which runs as a job.
 
 // importPreviewRows is the most rows the preview shows.
-const importPreviewRows = 50
+const importPreviewRows = 20
 
 func (p *Pages) mountImports(r *web.Routes) {
 	r.GET("/drivers/import", p.importUpload)

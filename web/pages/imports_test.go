@@ -170,6 +170,6 @@ func TestImportPageProgress(t *testing.T) {
 	}
 	hr.get("/drivers/import/"+id+"/progress").expect(t, http.StatusOK).
 		contains(t, `data-testid="import-result"`, `data-testid="import-count-created">1200<`, `data-testid="import-confirm"`,
-			"The rows with errors and the first rows of the file: 50 of 1200.").
+			"The rows with errors and the first rows of the file: 20 of 1200.").
 		lacks(t, "hx-get", "<html")
 }

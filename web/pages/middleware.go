@@ -11,6 +11,7 @@ import (
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/i18n"
+	"github.com/konvoj/konvoj/internal/sessions"
 	"github.com/konvoj/konvoj/web"
 )
 
@@ -31,17 +32,27 @@ func setSecurityHeaders(h http.Header) {
 
 var errNoSession = errors.New("no session")
 
-// resolve turns the session cookie into the caller, through the same
-// company check and user provisioning as an API token.
+// resolve turns the session cookie into the caller: the session row it
+// names (internal/sessions: signed out, ended or expired is no session),
+// then the same company check and user provisioning as an API token.
 func (p *Pages) resolve(c echo.Context) (auth.Principal, error) {
-	s, ok := p.cookies.getSession(c)
-	if !ok {
+	secret := p.cookies.sessionSecret(c)
+	if secret == "" {
 		return auth.Principal{}, errNoSession
 	}
-	pr, err := p.svc.Tenants.Principal(c.Request().Context(), s.identity())
+	ctx := c.Request().Context()
+	s, err := p.svc.Sessions.Resolve(ctx, secret)
+	if errors.Is(err, sessions.ErrNoSession) {
+		return auth.Principal{}, errNoSession
+	}
 	if err != nil {
 		return auth.Principal{}, err
 	}
+	pr, err := p.svc.Tenants.Principal(ctx, s.Identity)
+	if err != nil {
+		return auth.Principal{}, err
+	}
+	pr.SessionID = s.ID
 	pr.IPAddress = c.RealIP()
 	pr.UserAgent = c.Request().UserAgent()
 	return pr, nil
@@ -54,10 +65,13 @@ func (p *Pages) requireSession(next echo.HandlerFunc) echo.HandlerFunc {
 		pr, err := p.resolve(c)
 		switch {
 		case errors.Is(err, errNoSession):
+			if p.cookies.sessionSecret(c) != "" {
+				p.cookies.clearSession(c) // ended or expired: the browser may forget it
+			}
 			return p.toLogin(c)
 		case apperr.KindOf(err) == apperr.KindAccessDenied:
 			// The company is gone: the session is worthless.
-			p.cookies.clear(c, sessionCookie, "/")
+			p.cookies.clearSession(c)
 			return err
 		case err != nil:
 			return err

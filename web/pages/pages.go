@@ -87,7 +87,7 @@ func Mount(s *web.Server, cfg config.Config, svc services.Set, log *slog.Logger)
 
 	csrf := middleware.CSRFWithConfig(middleware.CSRFConfig{
 		TokenLookup:    "header:" + echo.HeaderXCSRFToken + ",form:_csrf",
-		CookieName:     csrfCookie,
+		CookieName:     ck.name(csrfCookie),
 		CookiePath:     "/",
 		CookieMaxAge:   int(sessionTTL.Seconds()),
 		CookieHTTPOnly: true,
@@ -116,6 +116,7 @@ func Mount(s *web.Server, cfg config.Config, svc services.Set, log *slog.Logger)
 	p.mountPenalties(app)
 	p.mountRating(app)
 	p.mountNotifications(app)
+	p.mountSessions(app)
 	p.mountReview(app)
 	p.mountOutbox(app)
 	return p, nil

@@ -87,26 +87,41 @@ func (p *Pages) oidcCallback(c echo.Context) error {
 }
 
 // startSession checks the identity like every request will (unknown
-// company: 403 page), then sets the session cookie.
+// company: 403 page), then stores a new session and gives the browser its
+// cookie. A session the browser still held ends: a sign-in always starts
+// afresh, so a session id planted before it is worth nothing after.
 func (p *Pages) startSession(c echo.Context, id auth.Identity, next string) error {
-	pr, err := p.svc.Tenants.Principal(c.Request().Context(), id)
+	ctx := c.Request().Context()
+	pr, err := p.svc.Tenants.Principal(ctx, id)
 	if err != nil {
 		if apperr.KindOf(err) == apperr.KindAccessDenied {
 			return apperr.New(apperr.KindAccessDenied, "msg.auth.no_company")
 		}
 		return err
 	}
-	if err := p.cookies.setSession(c, id); err != nil {
+	if old, ok := principalOf(c); ok {
+		if err := p.svc.Sessions.End(ctx, old); err != nil {
+			return err
+		}
+	}
+	secret, s, err := p.svc.Sessions.Start(ctx, id, pr, c.Request().UserAgent(), c.RealIP())
+	if err != nil {
 		return err
 	}
-	p.log.InfoContext(c.Request().Context(), "signed in", slog.String("company_id", pr.CompanyID.String()),
-		slog.String("user_id", pr.UserID.String()), slog.String("role", string(pr.Role)))
+	p.cookies.setSession(c, secret)
+	p.log.InfoContext(ctx, "signed in", slog.String("company_id", pr.CompanyID.String()),
+		slog.String("user_id", pr.UserID.String()), slog.String("role", string(pr.Role)), slog.String("session_id", s.ID.String()))
 	return c.Redirect(http.StatusSeeOther, next)
 }
 
 // logout ends the session here and, when the provider offers it, there.
 func (p *Pages) logout(c echo.Context) error {
-	p.cookies.clear(c, sessionCookie, "/")
+	if pr, ok := principalOf(c); ok {
+		if err := p.svc.Sessions.End(c.Request().Context(), pr); err != nil {
+			return err
+		}
+	}
+	p.cookies.clearSession(c)
 	p.flash(c, views.FlashInfo, "login.signed_out")
 	if p.signIn != nil {
 		if end := p.signIn.EndSessionURL(c.Request().Context(), p.cfg.PublicURL+"/login"); end != "" {

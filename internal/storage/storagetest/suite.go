@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -34,6 +35,7 @@ func Run(t *testing.T, newStore func(t *testing.T) storage.Store) {
 	t.Run("FailingReader", func(t *testing.T) { testFailingReader(t, newStore(t)) })
 	t.Run("ShortReader", func(t *testing.T) { testShortReader(t, newStore(t)) })
 	t.Run("CancelledContext", func(t *testing.T) { testCancelledContext(t, newStore(t)) })
+	t.Run("List", func(t *testing.T) { testList(t, newStore(t)) })
 }
 
 func testRoundTrip(t *testing.T, s storage.Store) {
@@ -163,6 +165,35 @@ func testDelete(t *testing.T, s storage.Store) {
 	}
 	if err := s.Delete(ctx, "c9/never/was/here.pdf"); err != nil {
 		t.Fatalf("Delete of a missing file: %v", err)
+	}
+}
+
+func testList(t *testing.T, s storage.Store) {
+	ctx := t.Context()
+	for _, p := range []string{"c1/d1/license/a.pdf", "c1/d1/license/b.jpg", "c1/d1/license/old/c.pdf", "c1/d1/licenses.pdf", "c1/d2/license/x.pdf"} {
+		put(t, s, p, []byte("x"))
+	}
+	got, err := s.List(ctx, "c1/d1/license")
+	if err != nil {
+		t.Fatalf("List: %v", err)
+	}
+	slices.Sort(got)
+	if want := []string{"c1/d1/license/a.pdf", "c1/d1/license/b.jpg"}; !slices.Equal(got, want) {
+		t.Fatalf("List = %q, want %q (the folder's own files only)", got, want)
+	}
+	if got, err := s.List(ctx, "c9/nothing"); err != nil || len(got) != 0 {
+		t.Fatalf("List of a missing folder = %q, %v; want none", got, err)
+	}
+	if err := s.Delete(ctx, "c1/d1/license/a.pdf"); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.List(ctx, "c1/d1/license"); !slices.Equal(got, []string{"c1/d1/license/b.jpg"}) {
+		t.Fatalf("List after Delete = %q", got)
+	}
+	for _, p := range invalidPaths {
+		if _, err := s.List(ctx, p); !errors.Is(err, storage.ErrInvalidPath) {
+			t.Errorf("List(%q): error %v, want ErrInvalidPath", p, err)
+		}
 	}
 }
 

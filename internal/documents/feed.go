@@ -1,0 +1,76 @@
+package documents
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/feed"
+)
+
+// documentsFeed names the documents feed in its cursors.
+const documentsFeed = "documents"
+
+// Feed answers a driver's documents list in feed mode (docs/change-feed.md):
+// the documents changed since (their fields, or a file version added or
+// reviewed), oldest first. Documents are never deleted, so include_deleted
+// changes nothing. driver is the guard's Ref of the driver
+// (auth.DocumentsList).
+func (s *Service) Feed(ctx context.Context, p auth.Principal, driver auth.Ref, fp feed.Params) (feed.Page[Document], error) {
+	if err := driver.Check(p, auth.DocumentsList); err != nil {
+		return feed.Page[Document]{}, err
+	}
+	fq, err := feed.Prepare(ctx, s.db, s.feedCodec, documentsFeed, fp)
+	if err != nil {
+		return feed.Page[Document]{}, err
+	}
+	args := []any{driver.CompanyID(), driver.ID()}
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	sql := `SELECT d.id, d.updated_at FROM driver_documents d WHERE d.company_id = $1 AND d.driver_id = $2 AND ` +
+		fq.Where("d", false, arg) + ` ` + fq.OrderLimit("d", arg)
+	rows, err := s.db.Query(ctx, sql, args...)
+	if err != nil {
+		return feed.Page[Document]{}, fmt.Errorf("feed of documents of driver %s: %w", driver.ID(), err)
+	}
+	// The position comes from this statement's stamps: a document changed
+	// since reads newer below, and comes again later, never lost.
+	stamps := map[uuid.UUID]time.Time{}
+	var ids []uuid.UUID
+	for rows.Next() {
+		var id uuid.UUID
+		var at time.Time
+		if err := rows.Scan(&id, &at); err != nil {
+			rows.Close()
+			return feed.Page[Document]{}, fmt.Errorf("scan document stamp: %w", err)
+		}
+		stamps[id] = at
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return feed.Page[Document]{}, fmt.Errorf("feed of documents of driver %s: %w", driver.ID(), err)
+	}
+	docs := []Document{}
+	if len(ids) > 0 {
+		if docs, err = queryDocuments(ctx, s.db, driver.CompanyID(), "d.id = ANY($1)", ids, p.Today(), p.Grant(auth.DocumentsList) != auth.NoFiles); err != nil {
+			return feed.Page[Document]{}, fmt.Errorf("feed of documents of driver %s: %w", driver.ID(), err)
+		}
+	}
+	pos := func(d Document) feed.Position { return feed.Position{UpdatedAt: stamps[d.ID], ID: d.ID} }
+	slices.SortFunc(docs, func(a, b Document) int {
+		pa, pb := pos(a), pos(b)
+		if c := pa.UpdatedAt.Compare(pb.UpdatedAt); c != 0 {
+			return c
+		}
+		return slices.Compare(pa.ID[:], pb.ID[:])
+	})
+	return feed.Finish(s.feedCodec, fq, docs, pos), nil
+}

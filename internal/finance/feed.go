@@ -1,0 +1,100 @@
+package finance
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/konvoj/konvoj/internal/apperr"
+	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/feed"
+)
+
+// The change feed of a driver's transactions and penalties
+// (docs/change-feed.md): the rows changed since, oldest first, with the
+// list's filters, deleted rows too with include_deleted=true.
+
+// Feed names of the lists in their cursors.
+const (
+	transactionsFeed = "finance_transactions"
+	penaltiesFeed    = "penalties"
+)
+
+// feedArgs appends feed arguments after a list's fixed ones.
+type feedArgs struct{ args []any }
+
+func (a *feedArgs) arg(v any) string {
+	a.args = append(a.args, v)
+	return "$" + strconv.Itoa(len(a.args))
+}
+
+// FeedTransactions answers the driver's transaction list in feed mode, with
+// the list's filters (a period narrows it as on the list).
+func (s *Service) FeedTransactions(ctx context.Context, p auth.Principal, ref Ref, f TransactionFilter, fp feed.Params) (feed.Page[Transaction], error) {
+	d := ref.DriverRef
+	if _, err := ref.check(p, auth.FinanceRead, ""); err != nil {
+		return feed.Page[Transaction]{}, err
+	}
+	var v apperr.Validation
+	f = f.check(&v)
+	if f.PeriodID != nil {
+		var err error
+		if f, _, err = s.withinPeriod(ctx, d, f, &v); err != nil {
+			return feed.Page[Transaction]{}, err
+		}
+	}
+	if err := v.Err(); err != nil {
+		return feed.Page[Transaction]{}, err
+	}
+	fq, err := feed.Prepare(ctx, s.db, s.feedCodec, transactionsFeed, fp)
+	if err != nil {
+		return feed.Page[Transaction]{}, err
+	}
+	a := feedArgs{args: transactionArgs(d.CompanyID(), d.ID(), f)}
+	sql := txQuery + ` WHERE ` + transactionFilterSQL + ` AND ` + fq.Where("t", true, a.arg) + ` ` + fq.OrderLimit("t", a.arg)
+	rows, err := s.db.Query(ctx, sql, a.args...)
+	if err != nil {
+		return feed.Page[Transaction]{}, fmt.Errorf("feed of transactions of driver %s: %w", d.ID(), err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Transaction, error) { return scanTransaction(r) })
+	if err != nil {
+		return feed.Page[Transaction]{}, fmt.Errorf("feed of transactions of driver %s: %w", d.ID(), err)
+	}
+	return feed.Finish(s.feedCodec, fq, out, func(t Transaction) feed.Position {
+		return feed.Position{UpdatedAt: t.UpdatedAt, ID: t.ID}
+	}), nil
+}
+
+// FeedPenalties answers the driver's penalty list in feed mode, with the
+// list's filters.
+func (s *Service) FeedPenalties(ctx context.Context, p auth.Principal, ref Ref, f PenaltyFilter, fp feed.Params) (feed.Page[Penalty], error) {
+	d := ref.DriverRef
+	if _, err := ref.check(p, auth.PenaltiesRead, ""); err != nil {
+		return feed.Page[Penalty]{}, err
+	}
+	if err := f.check(); err != nil {
+		return feed.Page[Penalty]{}, err
+	}
+	fq, err := feed.Prepare(ctx, s.db, s.feedCodec, penaltiesFeed, fp)
+	if err != nil {
+		return feed.Page[Penalty]{}, err
+	}
+	a := feedArgs{args: penaltyArgs(d.CompanyID(), d.ID(), f)}
+	sql := penaltyQuery + ` WHERE ` + penaltyFilterSQL + ` AND ` + fq.Where("pe", true, a.arg) + ` ` + fq.OrderLimit("pe", a.arg)
+	rows, err := s.db.Query(ctx, sql, a.args...)
+	if err != nil {
+		return feed.Page[Penalty]{}, fmt.Errorf("feed of penalties of driver %s: %w", d.ID(), err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Penalty, error) { return scanPenalty(r) })
+	if err != nil {
+		return feed.Page[Penalty]{}, fmt.Errorf("feed of penalties of driver %s: %w", d.ID(), err)
+	}
+	if err := withEvidence(ctx, s.db, d.CompanyID(), out); err != nil {
+		return feed.Page[Penalty]{}, err
+	}
+	return feed.Finish(s.feedCodec, fq, out, func(pe Penalty) feed.Position {
+		return feed.Position{UpdatedAt: pe.UpdatedAt, ID: pe.ID}
+	}), nil
+}

@@ -1,0 +1,19 @@
+package i18n
+
+// The messages of the API's change feed and idempotency keys
+// (docs/change-feed.md, docs/idempotency.md). Staff-only (msg.list.,
+// msg.api.): API clients read English.
+func init() {
+	Add(EN, map[string]string{
+		"msg.list.updated_since":         "The updated_since must be an RFC 3339 date and time (2026-01-31T08:00:00Z).",
+		"msg.list.include_deleted":       "The include_deleted must be true or false.",
+		"msg.list.include_deleted_alone": "The include_deleted works with updated_since (the change feed) only.",
+		"msg.list.feed_sort":             "The change feed is always ordered by updated_at; send it without sort_by and sort_order.",
+	})
+	Add(CS, map[string]string{
+		"msg.list.updated_since":         "Parametr updated_since musí být datum a čas podle RFC 3339 (2026-01-31T08:00:00Z).",
+		"msg.list.include_deleted":       "Parametr include_deleted musí být true, nebo false.",
+		"msg.list.include_deleted_alone": "Parametr include_deleted funguje jen s updated_since (přehled změn).",
+		"msg.list.feed_sort":             "Přehled změn je vždy seřazen podle updated_at; pošlete jej bez sort_by a sort_order.",
+	})
+}

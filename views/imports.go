@@ -15,7 +15,10 @@ type ImportUploadData struct {
 // progress; after a dry run, the column matching, the preview and the
 // confirmation; after a real run, what it did.
 type ImportData struct {
-	CSRF      string
+	CSRF string
+	// Token is the confirmation form's one-time token (internal/forms): a
+	// second click, or a resend on a poor connection, starts no second run.
+	Token     string
 	URL       string // the import's page
 	Filename  string
 	Status    string // queued, running, done, failed

@@ -23,6 +23,7 @@ import (
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/config"
+	"github.com/konvoj/konvoj/internal/idempotency"
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/ratelimit"
 	"github.com/konvoj/konvoj/internal/tenants"
@@ -66,6 +67,9 @@ type Server struct {
 	metrics  *metrics
 	limiter  ratelimit.Store
 	verifier *auth.Verifier
+	// idempotency keeps the responses of POSTs sent with an
+	// Idempotency-Key (web/idempotency.go).
+	idempotency *idempotency.Store
 	// public is PUBLIC_URL: the base of every absolute link.
 	public *url.URL
 
@@ -96,6 +100,8 @@ func NewServer(o Options) *Server {
 		metrics:  newMetrics(o.DB, o.Limiter),
 		limiter:  o.Limiter,
 		verifier: o.Verifier,
+
+		idempotency: idempotency.NewStore(o.DB),
 	}
 	e.HTTPErrorHandler = s.errorHandler
 	e.Use(s.requestID, s.securityHeaders, s.metrics.middleware, s.logRequests, s.recoverPanics)
@@ -184,7 +190,7 @@ func (r *Routes) Any(path string, h echo.HandlerFunc) []*echo.Route { return r.g
 
 // API returns the authenticated, rate-limited /api/v0 routes.
 func (s *Server) API() *Routes {
-	return &Routes{g: s.Echo.Group("/api/v0"), mw: []echo.MiddlewareFunc{s.authenticate, s.rateLimit, s.requireAuth}}
+	return &Routes{g: s.Echo.Group("/api/v0"), mw: []echo.MiddlewareFunc{s.authenticate, s.rateLimit, s.requireAuth, s.idempotent}}
 }
 
 // PublicAPI returns /api/v0 routes that need no token (the OpenAPI

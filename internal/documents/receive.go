@@ -205,14 +205,22 @@ func recordPending(ctx context.Context, db *pgxpool.Pool, disk string, o Object)
 // discard deletes the stored object of an upload whose transaction failed,
 // and then its pending record. A failed commit may still have committed
 // (the answer was lost); when the row turns out to exist, the upload
-// succeeded and the object stays. Otherwise a failure to delete is joined
-// to *err so it gets logged, and the record stays for the sweeper.
+// succeeded and the object stays. When that cannot be told, or the delete
+// fails, the error is joined to *err so it gets logged, and the object and
+// its record stay for the sweeper.
 func discard(ctx context.Context, db *pgxpool.Pool, files storage.Store, o Object, p string, err *error) (committed bool) {
 	// The request may be gone (that may be why the upload failed), but the
 	// clean-up must still run.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
-	if exists, qerr := o.rowExists(ctx, db); qerr == nil && exists {
+	exists, qerr := o.rowExists(ctx, db)
+	if qerr != nil {
+		// Whether it committed is unknown: the object and its pending
+		// record stay, and the sweeper decides by the row later.
+		*err = errors.Join(*err, qerr)
+		return false
+	}
+	if exists {
 		return true
 	}
 	if derr := files.Delete(ctx, p); derr != nil {

@@ -337,6 +337,7 @@ func NewClient(db *pgxpool.Pool, ratings *rating.Service, log *slog.Logger, o Op
 	river.AddWorker(workers, &RefreshCurrentRatingsWorker{Rating: ratings, Log: log})
 	river.AddWorker(workers, &ClaimRatingRefreshesWorker{DB: db, Rating: ratings})
 	river.AddWorker(workers, &RefreshAllRatingsWorker{Rating: ratings})
+	river.AddWorker(workers, &PurgeIdempotencyKeysWorker{DB: db})
 	if o.Imports != nil {
 		river.AddWorker(workers, &ImportWorker{Imports: o.Imports})
 	}
@@ -371,6 +372,9 @@ func NewClient(db *pgxpool.Pool, ratings *rating.Service, log *slog.Logger, o Op
 			river.NewPeriodicJob(river.PeriodicInterval(RefreshAllInterval),
 				func() (river.JobArgs, *river.InsertOpts) { return RefreshAllRatingsArgs{}, nil },
 				&river.PeriodicJobOpts{ID: "refresh_all_ratings", RunOnStart: true}),
+			river.NewPeriodicJob(river.PeriodicInterval(PurgeIdempotencyInterval),
+				func() (river.JobArgs, *river.InsertOpts) { return PurgeIdempotencyKeysArgs{}, nil },
+				&river.PeriodicJobOpts{ID: "purge_idempotency_keys", RunOnStart: true}),
 		}
 		if o.Sessions != nil {
 			cfg.PeriodicJobs = append(cfg.PeriodicJobs, river.NewPeriodicJob(river.PeriodicInterval(PurgeSessionsInterval),

@@ -119,7 +119,7 @@ var pageRoutes = map[string]pageRoute{
 		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
 	"POST /drivers/import/:id/mapping": {action: auth.DriversImport, ids: importID, form: url.Values{"field.0": {"last_name"}},
 		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
-	"POST /drivers/import/:id/confirm": {action: auth.DriversImport, ids: importID, form: url.Values{},
+	"POST /drivers/import/:id/confirm": {action: auth.DriversImport, ids: importID, form: url.Values{"form_token": {"2d6b8a0e-51c4-4f0e-9a3b-7c1e2f4d5a60"}},
 		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
 	"GET /drivers/new": {action: auth.DriversCreate, notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
 	"POST /drivers/new": {action: auth.DriversCreate,

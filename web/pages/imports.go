@@ -11,6 +11,7 @@ import (
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/export"
+	"github.com/konvoj/konvoj/internal/forms"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/internal/imports"
 	"github.com/konvoj/konvoj/views"
@@ -149,7 +150,7 @@ func (p *Pages) importData(c echo.Context, ref auth.Ref, id uuid.UUID) (views.Im
 	if err != nil {
 		return views.ImportData{}, err
 	}
-	d := views.ImportData{CSRF: csrfToken(c), URL: importURL(id), Filename: st.Filename, Status: st.Status,
+	d := views.ImportData{CSRF: csrfToken(c), Token: forms.NewToken(), URL: importURL(id), Filename: st.Filename, Status: st.Status,
 		DryRun: st.DryRun, Progress: st.Progress, Rows: st.Rows}
 	if d.Running() || d.Status == "failed" {
 		return d, nil
@@ -228,7 +229,9 @@ func (p *Pages) importMapping(c echo.Context) error {
 	return p.importAgain(c, ref, id, true, mapping)
 }
 
-// importConfirm runs a checked file for real, with its column matching.
+// importConfirm runs a checked file for real, with its column matching,
+// once per confirmation form: a repeated send opens the run the first one
+// started.
 func (p *Pages) importConfirm(c echo.Context) error {
 	ctx, pr := c.Request().Context(), web.Principal(c)
 	id := web.PathID(c, "id")
@@ -236,7 +239,25 @@ func (p *Pages) importConfirm(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return p.importAgain(c, ref, id, false, nil)
+	claim, err := p.svc.Forms.Claim(ctx, pr, c.FormValue("form_token"))
+	if err != nil {
+		return err
+	}
+	if !claim.Fresh {
+		return p.redirect(c, claim.Done)
+	}
+	im, err := p.svc.Imports.Again(ctx, pr, ref, id, false, nil)
+	if err != nil {
+		if rerr := p.svc.Forms.Release(ctx, pr, claim); rerr != nil {
+			return rerr
+		}
+		return p.importRefused(c, ref, id, err)
+	}
+	to := importURL(im.ID)
+	if err := p.svc.Forms.Finish(ctx, pr, claim, to); err != nil {
+		return err
+	}
+	return p.redirect(c, to)
 }
 
 // importAgain starts the new run and opens its page; a refused matching
@@ -247,6 +268,13 @@ func (p *Pages) importAgain(c echo.Context, ref auth.Ref, id uuid.UUID, dryRun b
 	if err == nil {
 		return p.redirect(c, importURL(im.ID))
 	}
+	return p.importRefused(c, ref, id, err)
+}
+
+// importRefused shows a refused matching on the import's page with the
+// messages; any other error goes to the error page.
+func (p *Pages) importRefused(c echo.Context, ref auth.Ref, id uuid.UUID, err error) error {
+	ctx := c.Request().Context()
 	if apperr.KindOf(err) != apperr.KindValidation {
 		return err
 	}

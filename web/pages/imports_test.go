@@ -69,8 +69,20 @@ func TestImportPages(t *testing.T) {
 		t.Errorf("the unknown column is not shown as ignored")
 	}
 
-	// Nothing can be confirmed while a row has an error: a confirm changes nothing.
-	again := importAt(t, hr.post("/drivers/import/"+first+"/confirm", nil).expect(t, http.StatusSeeOther))
+	// confirm sends the import page's confirmation form (with its one-time
+	// token) and returns the token.
+	confirm := func(id string) (string, string) {
+		t.Helper()
+		m := formToken.FindStringSubmatch(hr.get("/drivers/import/" + id).expect(t, http.StatusOK).Body)
+		if m == nil {
+			t.Fatalf("import %s: no confirmation form with a token", id)
+		}
+		run := importAt(t, hr.post("/drivers/import/"+id+"/confirm", url.Values{"form_token": {m[1]}}).expect(t, http.StatusSeeOther))
+		return run, m[1]
+	}
+	// Nothing can be confirmed while a row has an error (the page has no
+	// confirmation form): a confirm sent anyway changes nothing.
+	again := importAt(t, hr.post("/drivers/import/"+first+"/confirm", url.Values{"form_token": {uuid.NewString()}}).expect(t, http.StatusSeeOther))
 	hr.get("/drivers/import/"+again).expect(t, http.StatusOK).
 		contains(t, `data-dry-run="false"`, "se nic nezměnilo").lacks(t, `data-testid="import-done"`)
 	countDrivers := func() int {
@@ -98,7 +110,22 @@ func TestImportPages(t *testing.T) {
 	hr.post("/drivers/import/"+rematched+"/mapping", match).expect(t, http.StatusUnprocessableEntity).
 		contains(t, `data-testid="import-columns-error"`, "jsou totéž pole")
 
-	done := importAt(t, hr.post("/drivers/import/"+rematched+"/confirm", nil).expect(t, http.StatusSeeOther))
+	done, token := confirm(rematched)
+	// The same confirmation sent again (a double click, a resend on a poor
+	// connection) opens the first run and starts none.
+	var runs int
+	if err := env.DB.QueryRow(context.Background(), `SELECT count(*) FROM imports WHERE company_id = $1`, company).Scan(&runs); err != nil {
+		t.Fatal(err)
+	}
+	if twice := importAt(t, hr.post("/drivers/import/"+rematched+"/confirm", url.Values{"form_token": {token}}).expect(t, http.StatusSeeOther)); twice != done {
+		t.Errorf("the repeated confirmation opened import %s, want the first run %s", twice, done)
+	}
+	var runsAfter int
+	if err := env.DB.QueryRow(context.Background(), `SELECT count(*) FROM imports WHERE company_id = $1`, company).Scan(&runsAfter); err != nil || runsAfter != runs {
+		t.Errorf("imports after the repeated confirmation: %d, before %d (%v)", runsAfter, runs, err)
+	}
+	// Without a token: refused, nothing started.
+	hr.post("/drivers/import/"+rematched+"/confirm", url.Values{}).expect(t, http.StatusBadRequest)
 	hr.get("/drivers/import/"+done).expect(t, http.StatusOK).
 		contains(t, `data-testid="import-done"`, "přibylo řidičů 2", `href="/drivers"`)
 	var place string

@@ -68,7 +68,33 @@ func build() ([]byte, error) {
 			root["tags"] = append(existing, tags...)
 		}
 	}
+	idempotentPosts(root)
 	return json.MarshalIndent(root, "", "  ")
+}
+
+// idempotentPosts gives every POST the Idempotency-Key header
+// (docs/idempotency.md), which the server accepts on every POST, and the
+// answers it may bring: 409 while the first request runs, 422 for a bad or
+// reused key.
+func idempotentPosts(root map[string]any) {
+	paths, _ := root["paths"].(map[string]any)
+	for _, item := range paths {
+		post, _ := item.(map[string]any)["post"].(map[string]any)
+		if post == nil {
+			continue
+		}
+		params, _ := post["parameters"].([]any)
+		post["parameters"] = append(params, map[string]any{"$ref": "#/components/parameters/IdempotencyKey"})
+		responses, _ := post["responses"].(map[string]any)
+		if responses == nil {
+			continue
+		}
+		for status, ref := range map[string]string{"409": "Conflict", "422": "ValidationError"} {
+			if _, ok := responses[status]; !ok {
+				responses[status] = map[string]any{"$ref": "#/components/responses/" + ref}
+			}
+		}
+	}
 }
 
 func load(name string) (map[string]any, error) {

@@ -73,7 +73,7 @@ func TestImportPages(t *testing.T) {
 	// token) and returns the token.
 	confirm := func(id string) (string, string) {
 		t.Helper()
-		m := formToken.FindStringSubmatch(hr.get("/drivers/import/" + id).expect(t, http.StatusOK).Body)
+		m := formToken.FindStringSubmatch(hr.get("/drivers/import/"+id).expect(t, http.StatusOK).Body)
 		if m == nil {
 			t.Fatalf("import %s: no confirmation form with a token", id)
 		}

@@ -178,23 +178,18 @@ func emitStages(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, date civil.
 	if err != nil || !wanted {
 		return err
 	}
-	stage := map[uuid.UUID]string{}
-	var ids []uuid.UUID
 	for _, a := range alerts {
-		if a.Stage == StageLead || a.Stage == StageExpiringSoon || a.Stage == StageExpired {
-			stage[a.DocumentID] = a.Stage
-			ids = append(ids, a.DocumentID)
+		if a.Stage != StageLead && a.Stage != StageExpiringSoon && a.Stage != StageExpired {
+			continue
 		}
-	}
-	if len(ids) == 0 {
-		return nil
-	}
-	docs, err := documents.DocumentsByID(ctx, tx, companyID, ids, date)
-	if err != nil {
-		return err
-	}
-	for _, d := range docs {
-		if err := webhooks.Emit(ctx, tx, companyID, webhooks.DocumentStatusChanged, StageChange{Document: d, Stage: stage[d.ID]}); err != nil {
+		d, err := documents.DocumentOf(ctx, tx, companyID, a.DriverID, a.DocumentID, date)
+		if err != nil {
+			return err
+		}
+		if d == nil {
+			continue
+		}
+		if err := webhooks.Emit(ctx, tx, companyID, webhooks.DocumentStatusChanged, StageChange{Document: *d, Stage: a.Stage}); err != nil {
 			return err
 		}
 	}
@@ -206,6 +201,8 @@ type company struct {
 	ID       uuid.UUID
 	Name     string
 	Language i18n.Lang
+	// Types names the company's own document types.
+	Types documents.TypeNames
 }
 
 func loadCompany(ctx context.Context, tx pgx.Tx, id uuid.UUID) (company, error) {
@@ -219,6 +216,9 @@ func loadCompany(ctx context.Context, tx pgx.Tx, id uuid.UUID) (company, error) 
 		return c, fmt.Errorf("load company %s: %w", id, err)
 	}
 	c.Language = langOr(lang, i18n.Default)
+	if c.Types, err = documents.LoadTypeNames(ctx, tx, id); err != nil {
+		return c, err
+	}
 	return c, nil
 }
 

@@ -286,7 +286,8 @@ func emitDocument(ctx context.Context, tx pgx.Tx, ref Ref, today civil.Date, eve
 	if err != nil || !wanted {
 		return err
 	}
-	docs, err := queryDocuments(ctx, tx, ref.CompanyID(), "d.id = $1", ref.DocumentID(), today, true)
+	docID := ref.DocumentID()
+	docs, err := queryDocuments(ctx, tx, ref.CompanyID(), ref.DriverID(), &docID, today, true)
 	if err != nil {
 		return fmt.Errorf("document %s: %w", ref.DocumentID(), err)
 	}

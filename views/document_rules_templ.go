@@ -175,9 +175,9 @@ func DocumentRulesPage(d DocumentRulesData) templ.Component {
 							return templ_7745c5c3_Err
 						}
 						var templ_7745c5c3_Var8 string
-						templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs(T(ctx, "doc.type."+r.Type))
+						templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs(DocType(ctx, r.Type))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/document_rules.templ`, Line: 67, Col: 142}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/document_rules.templ`, Line: 67, Col: 134}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var8))
 						if templ_7745c5c3_Err != nil {
@@ -190,7 +190,7 @@ func DocumentRulesPage(d DocumentRulesData) templ.Component {
 						var templ_7745c5c3_Var9 string
 						templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs(m)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/document_rules.templ`, Line: 67, Col: 149}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/document_rules.templ`, Line: 67, Col: 141}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var9))
 						if templ_7745c5c3_Err != nil {
@@ -309,9 +309,9 @@ func DocumentRulesPage(d DocumentRulesData) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var17 string
-			templ_7745c5c3_Var17, templ_7745c5c3_Err = templ.JoinStringErrs(T(ctx, "doc.type."+r.Type))
+			templ_7745c5c3_Var17, templ_7745c5c3_Err = templ.JoinStringErrs(DocType(ctx, r.Type))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/document_rules.templ`, Line: 90, Col: 39}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/document_rules.templ`, Line: 90, Col: 31}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var17))
 			if templ_7745c5c3_Err != nil {
@@ -424,9 +424,9 @@ func DocumentRulesPage(d DocumentRulesData) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var24 string
-			templ_7745c5c3_Var24, templ_7745c5c3_Err = templ.JoinStringErrs(T(ctx, "rules.required_of", "type", T(ctx, "doc.type."+r.Type)))
+			templ_7745c5c3_Var24, templ_7745c5c3_Err = templ.JoinStringErrs(T(ctx, "rules.required_of", "type", DocType(ctx, r.Type)))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/document_rules.templ`, Line: 103, Col: 214}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/document_rules.templ`, Line: 103, Col: 208}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var24))
 			if templ_7745c5c3_Err != nil {
@@ -493,9 +493,9 @@ func DocumentRulesPage(d DocumentRulesData) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var29 string
-			templ_7745c5c3_Var29, templ_7745c5c3_Err = templ.JoinStringErrs(T(ctx, "rules.required_for_of", "type", T(ctx, "doc.type."+r.Type)))
+			templ_7745c5c3_Var29, templ_7745c5c3_Err = templ.JoinStringErrs(T(ctx, "rules.required_for_of", "type", DocType(ctx, r.Type)))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/document_rules.templ`, Line: 106, Col: 275}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/document_rules.templ`, Line: 106, Col: 269}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var29))
 			if templ_7745c5c3_Err != nil {
@@ -575,9 +575,9 @@ func DocumentRulesPage(d DocumentRulesData) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var35 string
-			templ_7745c5c3_Var35, templ_7745c5c3_Err = templ.JoinStringErrs(T(ctx, "rules.lead_days_of", "type", T(ctx, "doc.type."+r.Type)))
+			templ_7745c5c3_Var35, templ_7745c5c3_Err = templ.JoinStringErrs(T(ctx, "rules.lead_days_of", "type", DocType(ctx, r.Type)))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/document_rules.templ`, Line: 109, Col: 237}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/document_rules.templ`, Line: 109, Col: 231}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var35))
 			if templ_7745c5c3_Err != nil {
@@ -658,9 +658,9 @@ func DocumentRulesPage(d DocumentRulesData) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var40 string
-			templ_7745c5c3_Var40, templ_7745c5c3_Err = templ.JoinStringErrs(T(ctx, "rules.requires_review_of", "type", T(ctx, "doc.type."+r.Type)))
+			templ_7745c5c3_Var40, templ_7745c5c3_Err = templ.JoinStringErrs(T(ctx, "rules.requires_review_of", "type", DocType(ctx, r.Type)))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/document_rules.templ`, Line: 113, Col: 241}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/document_rules.templ`, Line: 113, Col: 235}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var40))
 			if templ_7745c5c3_Err != nil {

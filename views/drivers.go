@@ -147,6 +147,9 @@ type DocumentCard struct {
 	// Versions is the number of uploaded files (-1: not shown to the
 	// caller).
 	Versions int
+	// LimitedBy is the type whose status caps this document's (a validity
+	// chain), "" when none does.
+	LimitedBy string
 }
 
 // DriverRef names a driver on pages below its own.

@@ -68,6 +68,8 @@ type HomeNotReady struct {
 // HomeShortfall is a required document keeping a driver from being ready.
 type HomeShortfall struct {
 	Type, Status, URL string
+	// LimitedBy is the type whose status caps this one's ("": none).
+	LimitedBy string
 }
 
 // HomeDisputes are the open disputes, oldest first.

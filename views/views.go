@@ -10,12 +10,21 @@ import (
 	"net/url"
 	"strconv"
 
+	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/i18n"
 )
 
 // T translates a key in the request's language (see i18n.Lang.T).
 func T(ctx context.Context, key string, pairs ...any) string {
 	return i18n.From(ctx).T(key, pairs...)
+}
+
+// DocType is a document type's name in the request's language: a built-in
+// type's from the catalogues, a company's own type's from its names
+// (documents.TypeNames.Name: the reader's language, else English, Czech,
+// any).
+func DocType(ctx context.Context, code string) string {
+	return documents.TypeNamesFrom(ctx).Name(i18n.From(ctx), code)
 }
 
 // Lang is the request's language.

@@ -18,6 +18,7 @@ import (
 	"github.com/wneessen/go-mail"
 
 	"github.com/konvoj/konvoj/internal/civil"
+	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/internal/postgres"
 )
@@ -44,10 +45,10 @@ type line struct {
 	Driver, Document, Stage, ValidUntil, Link string
 }
 
-func lines(base string, l i18n.Lang, alerts []Alert, withDriver bool) []line {
+func lines(base string, l i18n.Lang, types documents.TypeNames, alerts []Alert, withDriver bool) []line {
 	out := make([]line, 0, len(alerts))
 	for _, a := range alerts {
-		ln := line{Document: l.T("doc.type." + a.DocumentType), Stage: l.T("alert.stage." + a.Stage),
+		ln := line{Document: types.Name(l, a.DocumentType), Stage: l.T("alert.stage." + a.Stage),
 			Link: documentLink(base, a.DriverID, a.DocumentID)}
 		if withDriver {
 			ln.Driver = a.InternalNumber + " " + a.DriverName
@@ -74,7 +75,7 @@ func digestMail(base string, co company, date civil.Date, r recipient, alerts []
 		Title:    l.T("mail.digest.subject", "company", co.Name, "date", l.Date(date), "count", strconv.Itoa(len(alerts))),
 		Intro:    l.T("mail.digest.intro", "company", co.Name, "date", l.Date(date)),
 		Headers:  []string{l.T("mail.col.driver"), l.T("mail.col.document"), l.T("mail.col.stage"), l.T("mail.col.valid_until")},
-		Lines:    lines(base, l, alerts, true),
+		Lines:    lines(base, l, co.Types, alerts, true),
 		Open:     l.T("mail.open"),
 		Footer:   l.T("mail.footer"),
 		Settings: strings.TrimRight(base, "/") + "/notifications",
@@ -90,7 +91,7 @@ func driverMail(base string, co company, r recipient, alerts []Alert) Email {
 		Title:    l.T("mail.driver.subject", "company", co.Name),
 		Intro:    l.T("mail.driver.intro", "name", alerts[0].DriverName, "company", co.Name),
 		Headers:  []string{l.T("mail.col.document"), l.T("mail.col.stage"), l.T("mail.col.valid_until")},
-		Lines:    lines(base, l, alerts, false),
+		Lines:    lines(base, l, co.Types, alerts, false),
 		Open:     l.T("mail.driver.upload"),
 		Footer:   l.T("mail.footer"),
 		Settings: strings.TrimRight(base, "/") + "/notifications",

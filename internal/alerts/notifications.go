@@ -15,6 +15,7 @@ import (
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/civil"
+	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/tenants"
@@ -80,6 +81,10 @@ func (s *Service) List(ctx context.Context, p auth.Principal, f ListFilter) ([]N
 	}
 	defer rows.Close()
 	lang := i18n.From(ctx)
+	types, err := documents.LoadTypeNames(ctx, s.db, p.CompanyID)
+	if err != nil {
+		return nil, 0, err
+	}
 	out := []Notification{}
 	total := 0
 	for rows.Next() {
@@ -90,7 +95,7 @@ func (s *Service) List(ctx context.Context, p auth.Principal, f ListFilter) ([]N
 		if err := rows.Scan(&n.ID, &n.Kind, &n.Stage, &n.DriverID, &n.DocumentID, &n.DocumentType, &until, &driver, &n.ReadAt, &n.CreatedAt, &reason, &total); err != nil {
 			return nil, 0, fmt.Errorf("scan notification: %w", err)
 		}
-		n.Title = lang.T("notify.title", "driver", driver, "type", lang.T("doc.type."+n.DocumentType), "stage", lang.T("alert.stage."+n.Stage))
+		n.Title = lang.T("notify.title", "driver", driver, "type", types.Name(lang, n.DocumentType), "stage", lang.T("alert.stage."+n.Stage))
 		switch {
 		case n.Stage == StageRejected:
 			r := ""

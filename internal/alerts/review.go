@@ -76,7 +76,7 @@ func notifyReview(ctx context.Context, tx pgx.Tx, base string, r documents.Revie
 // reviewMail is the driver's e-mail about the outcome of a review.
 func reviewMail(base string, co company, rc recipient, driverName string, r documents.Reviewed) Email {
 	l := rc.Language
-	docType := l.T("doc.type." + r.DocumentType)
+	docType := co.Types.Name(l, r.DocumentType)
 	intro := l.T("mail.review.approved", "name", driverName, "type", docType)
 	if r.Status == StageRejected {
 		intro = l.T("mail.review.rejected", "name", driverName, "type", docType, "reason", r.Reason)

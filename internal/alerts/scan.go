@@ -160,6 +160,8 @@ type company struct {
 	ID       uuid.UUID
 	Name     string
 	Language i18n.Lang
+	// Types names the company's own document types.
+	Types documents.TypeNames
 }
 
 func loadCompany(ctx context.Context, tx pgx.Tx, id uuid.UUID) (company, error) {
@@ -173,6 +175,9 @@ func loadCompany(ctx context.Context, tx pgx.Tx, id uuid.UUID) (company, error) 
 		return c, fmt.Errorf("load company %s: %w", id, err)
 	}
 	c.Language = langOr(lang, i18n.Default)
+	if c.Types, err = documents.LoadTypeNames(ctx, tx, id); err != nil {
+		return c, err
+	}
 	return c, nil
 }
 

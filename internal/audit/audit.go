@@ -167,7 +167,7 @@ type Filter struct {
 }
 
 // EntityTypes are the values of entity_type.
-var EntityTypes = []string{"driver", "document", "document_file", "finance_transaction", "penalty", "finance_period", "rating_config", "document_rule"}
+var EntityTypes = []string{"driver", "document", "document_file", "finance_transaction", "penalty", "finance_period", "rating_config", "document_rule", "document_type"}
 
 // Actions are the actions the services record, for filters and texts.
 var Actions = []string{"created", "updated", "deleted", "document.uploaded", "document.updated", "penalty.created",

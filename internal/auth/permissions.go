@@ -25,7 +25,7 @@ const (
 	PenaltiesManage  Action = "penalties.manage"  // create, resolve
 	PenaltiesRespond Action = "penalties.respond" // dispute, accept
 	AuditRead        Action = "audit.read"        // audit log
-	DocumentRules    Action = "document_rules"    // document rules: read, change
+	DocumentRules    Action = "document_rules"    // document rules and the company's document types: read, change
 	OutboxRead       Action = "outbox.read"       // the e-mail outbox (development page)
 	SessionsOwn      Action = "sessions.own"      // the caller's own web sessions: list, end
 )

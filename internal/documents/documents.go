@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -67,14 +68,19 @@ type FileSummary struct {
 
 // Document is a document record as the API shows it.
 type Document struct {
-	ID              uuid.UUID       `json:"id"`
-	DriverID        uuid.UUID       `json:"driver_id"`
-	Type            string          `json:"type"`
-	Number          *string         `json:"number"`
-	Country         *string         `json:"country"`
-	ValidFrom       *civil.Date     `json:"valid_from"`
-	ValidUntil      *civil.Date     `json:"valid_until"`
-	Status          string          `json:"status"`
+	ID         uuid.UUID   `json:"id"`
+	DriverID   uuid.UUID   `json:"driver_id"`
+	Type       string      `json:"type"`
+	Number     *string     `json:"number"`
+	Country    *string     `json:"country"`
+	ValidFrom  *civil.Date `json:"valid_from"`
+	ValidUntil *civil.Date `json:"valid_until"`
+	// Status is the effective status: the worse of the document's own
+	// and its cap's (docs/drivers-and-documents.md, "Validity chains").
+	Status string `json:"status"`
+	// LimitedBy is the type of the capping document while its status is
+	// the worse one (null otherwise).
+	LimitedBy       *string         `json:"limited_by"`
 	DaysUntilExpiry *int            `json:"days_until_expiry"`
 	Meta            json.RawMessage `json:"meta"`
 	// Files are all versions, newest first; nil (left out of the JSON)
@@ -107,33 +113,43 @@ func NewService(db *pgxpool.Pool, files storage.Store, maxBytes int64) *Service 
 // MaxBytes is the largest file an upload may carry.
 func (s *Service) MaxBytes() int64 { return s.maxBytes }
 
-// CreateForDriver creates the 14 empty document records of a new driver, on
-// the driver's create transaction.
+// CreateForDriver creates the empty document records of a new driver, one
+// of each built-in and each custom type of the company (retired ones too,
+// so that bringing one back finds every record), on the driver's create
+// transaction. That transaction holds the company row's lock (the driver
+// number), as a type create does, so no type is missed.
 func CreateForDriver(ctx context.Context, tx postgres.DBTX, companyID, driverID uuid.UUID) error {
-	_, err := tx.Exec(ctx, `
+	custom, err := customTypeCodes(ctx, tx, companyID)
+	if err != nil {
+		return err
+	}
+	_, err = tx.Exec(ctx, `
 		INSERT INTO driver_documents (company_id, driver_id, type)
-		SELECT $1, $2, t FROM unnest($3::text[]) AS t`, companyID, driverID, Types)
+		SELECT $1, $2, t FROM unnest($3::text[]) AS t`, companyID, driverID, append(slices.Clone(Types), custom...))
 	if err != nil {
 		return fmt.Errorf("create documents of driver %s: %w", driverID, err)
 	}
 	return nil
 }
 
-// ForDriver returns the driver's 14 documents with their files (all
-// versions, newest first), in the order of Types. driver is the guard's Ref
-// of the driver; withFiles is false for callers who may see statuses only
+// ForDriver returns the driver's documents with their files (all versions,
+// newest first): the built-in types in the order of Types, then the
+// company's live custom types, oldest first. driver is the guard's Ref of
+// the driver; withFiles is false for callers who may see statuses only
 // (the dispatcher).
 func ForDriver(ctx context.Context, db postgres.DBTX, driver auth.Ref, today civil.Date, withFiles bool) ([]Document, error) {
-	docs, err := queryDocuments(ctx, db, driver.CompanyID(), "d.driver_id = $1", driver.ID(), today, withFiles)
+	docs, err := queryDocuments(ctx, db, driver.CompanyID(), driver.ID(), nil, today, withFiles)
 	if err != nil {
 		return nil, fmt.Errorf("documents of driver %s: %w", driver.ID(), err)
 	}
 	return docs, nil
 }
 
-// documentByID returns one document with its files.
+// documentByID returns one document with its files (a retired type's
+// too).
 func documentByID(ctx context.Context, db postgres.DBTX, ref Ref, today civil.Date, withFiles bool) (*Document, error) {
-	docs, err := queryDocuments(ctx, db, ref.CompanyID(), "d.id = $1", ref.ID(), today, withFiles)
+	id := ref.ID()
+	docs, err := queryDocuments(ctx, db, ref.CompanyID(), ref.DriverID(), &id, today, withFiles)
 	if err != nil {
 		return nil, fmt.Errorf("document %s: %w", ref.ID(), err)
 	}
@@ -143,24 +159,33 @@ func documentByID(ctx context.Context, db postgres.DBTX, ref Ref, today civil.Da
 	return &docs[0], nil
 }
 
-// queryDocuments loads the company's documents matching where (a fixed
-// condition on driver_documents d with one argument, $1) and, when
-// withFiles, their files.
-func queryDocuments(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, where string, arg any, today civil.Date, withFiles bool) ([]Document, error) {
+// queryDocuments loads the driver's documents (only docID when not nil,
+// else those of live types) with their effective status
+// (konvoj_document_statuses: the validity chains) and, when withFiles,
+// their files.
+func queryDocuments(ctx context.Context, db postgres.DBTX, companyID, driverID uuid.UUID, docID *uuid.UUID, today civil.Date, withFiles bool) ([]Document, error) {
 	rows, err := db.Query(ctx, `
+		WITH co AS MATERIALIZED (
+			SELECT konvoj_document_chains($1) AS chains,
+				CASE WHEN $3::uuid IS NULL THEN konvoj_retired_document_types($1) ELSE '{}' END AS hidden
+		)
 		SELECT d.id, d.driver_id, d.type, d.number, d.country, d.valid_from, d.valid_until,
-			d.current_file_id IS NOT NULL, d.meta, d.updated_at
-		FROM driver_documents d
-		WHERE d.company_id = $2 AND `+where+`
-		ORDER BY array_position($3::text[], d.type)`, arg, companyID, Types)
+			d.current_file_id IS NOT NULL, d.meta, d.updated_at, st.status, st.limited_by
+		FROM co
+		CROSS JOIN LATERAL konvoj_document_statuses($1, $2, $4, co.chains, co.hidden) st
+		JOIN driver_documents d ON d.id = st.id AND d.company_id = $1
+		LEFT JOIN document_types dt ON dt.company_id = $1 AND dt.code = d.type
+		WHERE $3::uuid IS NULL OR d.id = $3
+		ORDER BY array_position($5::text[], d.type), dt.seq`, companyID, driverID, docID, today, Types)
 	if err != nil {
 		return nil, fmt.Errorf("list documents: %w", err)
 	}
 	docs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Document, error) {
 		var d Document
 		var hasFile bool
-		err := row.Scan(&d.ID, &d.DriverID, &d.Type, &d.Number, &d.Country, &d.ValidFrom, &d.ValidUntil, &hasFile, &d.Meta, &d.UpdatedAt)
-		d.fill(hasFile, today)
+		err := row.Scan(&d.ID, &d.DriverID, &d.Type, &d.Number, &d.Country, &d.ValidFrom, &d.ValidUntil, &hasFile, &d.Meta, &d.UpdatedAt,
+			&d.Status, &d.LimitedBy)
+		d.fill(today)
 		return d, err
 	})
 	if err != nil {
@@ -170,16 +195,18 @@ func queryDocuments(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, 
 		return docs, nil
 	}
 	index := map[uuid.UUID]int{}
+	ids := make([]uuid.UUID, len(docs))
 	for i := range docs {
 		docs[i].Files = []FileSummary{}
 		index[docs[i].ID] = i
+		ids[i] = docs[i].ID
 	}
 	frows, err := db.Query(ctx, `
 		SELECT f.id, f.document_id, f.filename, f.original_filename, f.mime_type, f.size_bytes, f.version, f.is_current, f.uploaded_at,
 			f.review_status, f.review_reason, f.reviewed_by, f.reviewed_at
-		FROM document_files f JOIN driver_documents d ON d.id = f.document_id AND d.company_id = f.company_id
-		WHERE f.company_id = $2 AND d.company_id = $2 AND `+where+`
-		ORDER BY f.version DESC`, arg, companyID)
+		FROM document_files f
+		WHERE f.company_id = $1 AND f.document_id = ANY ($2::uuid[])
+		ORDER BY f.version DESC`, companyID, ids)
 	if err != nil {
 		return nil, fmt.Errorf("list files: %w", err)
 	}
@@ -201,9 +228,8 @@ func queryDocuments(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, 
 	return docs, nil
 }
 
-// fill computes status and days_until_expiry.
-func (d *Document) fill(hasFile bool, today civil.Date) {
-	d.Status = Status(hasFile, d.ValidUntil, today)
+// fill computes days_until_expiry (the status comes from SQL).
+func (d *Document) fill(today civil.Date) {
 	if d.ValidUntil != nil {
 		n := today.DaysUntil(*d.ValidUntil)
 		d.DaysUntilExpiry = &n

@@ -60,8 +60,16 @@ func (s *Service) Feed(ctx context.Context, p auth.Principal, driver auth.Ref, f
 	}
 	docs := []Document{}
 	if len(ids) > 0 {
-		if docs, err = queryDocuments(ctx, s.db, driver.CompanyID(), "d.id = ANY($1)", ids, p.Today(), p.Grant(auth.DocumentsList) != auth.NoFiles); err != nil {
+		// The driver's documents of live types (a retired type's are
+		// hidden here as in the list), those of the page kept.
+		all, err := queryDocuments(ctx, s.db, driver.CompanyID(), driver.ID(), nil, p.Today(), p.Grant(auth.DocumentsList) != auth.NoFiles)
+		if err != nil {
 			return feed.Page[Document]{}, fmt.Errorf("feed of documents of driver %s: %w", driver.ID(), err)
+		}
+		for _, d := range all {
+			if _, ok := stamps[d.ID]; ok {
+				docs = append(docs, d)
+			}
 		}
 	}
 	pos := func(d Document) feed.Position { return feed.Position{UpdatedAt: stamps[d.ID], ID: d.ID} }

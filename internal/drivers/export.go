@@ -10,6 +10,7 @@ import (
 
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/civil"
+	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/export"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/internal/postgres"
@@ -162,9 +163,15 @@ func isPersonal(field string) bool {
 func (s *Service) Export(ctx context.Context, p auth.Principal, company auth.Ref, lp ListParams, lang i18n.Lang, start func() (export.Writer, error)) error {
 	cols := exportColumnsFor(p)
 	var w export.Writer
+	var types documents.TypeNames
 	open := func() error {
 		var err error
 		if w, err = start(); err != nil {
+			return err
+		}
+		// The list's checks have passed (open runs on its first row or
+		// after it).
+		if types, err = documents.LoadTypeNames(ctx, s.db, company.CompanyID()); err != nil {
 			return err
 		}
 		names := make([]string, len(cols))
@@ -181,7 +188,7 @@ func (s *Service) Export(ctx context.Context, p auth.Principal, company auth.Ref
 		}
 		cells := make([]export.Cell, len(cols))
 		for i, c := range cols {
-			cells[i] = exportCell(r, c, lang)
+			cells[i] = exportCell(r, c, lang, types)
 		}
 		return w.Row(cells)
 	})
@@ -204,7 +211,7 @@ func yesNo(b bool, lang i18n.Lang) export.Cell {
 	return export.Text(lang.T("export.no"))
 }
 
-func exportCell(r ExportRow, col string, lang i18n.Lang) export.Cell {
+func exportCell(r ExportRow, col string, lang i18n.Lang, types documents.TypeNames) export.Cell {
 	d, it := r.Driver, r.Item
 	switch col {
 	case "internal_number":
@@ -273,7 +280,7 @@ func exportCell(r ExportRow, col string, lang i18n.Lang) export.Cell {
 		if it.NextExpiry == nil {
 			return export.Text("")
 		}
-		return export.Text(lang.T("doc.type." + it.NextExpiry.DocumentType))
+		return export.Text(types.Name(lang, it.NextExpiry.DocumentType))
 	case "next_expiry_date":
 		if it.NextExpiry == nil {
 			return export.Text("")
@@ -315,9 +322,13 @@ func (s *Service) Compliance(ctx context.Context, p auth.Principal, company auth
 		return err
 	}
 	var w export.Writer
+	var types documents.TypeNames
 	open := func() error {
 		var err error
 		if w, err = start(); err != nil {
+			return err
+		}
+		if types, err = documents.LoadTypeNames(ctx, s.db, company.CompanyID()); err != nil {
 			return err
 		}
 		names := make([]string, len(ComplianceColumns))
@@ -344,7 +355,7 @@ func (s *Service) Compliance(ctx context.Context, p auth.Principal, company auth
 				if err := w.Row([]export.Cell{
 					export.Text(d.InternalNumber), export.Text(d.LastName), export.Text(d.FirstName),
 					export.Text(lang.T("driver.status." + d.Status)),
-					export.Text(lang.T("doc.type." + doc.DocumentType)),
+					export.Text(types.Name(lang, doc.DocumentType)),
 					export.Text(lang.T("doc.status." + doc.Status)).Fill(fill),
 					export.OptionalDate(doc.ValidUntil), export.OptionalInt(doc.DaysLeft),
 				}); err != nil {
@@ -391,13 +402,16 @@ func (s *Service) requiredDocuments(ctx context.Context, companyID uuid.UUID, ba
 		ids[i] = r.Driver.ID
 	}
 	rows, err := s.db.Query(ctx, `WITH co AS MATERIALIZED (`+companyFacts+` WHERE c.id = $1)
-		SELECT d.id, t.type,
-			konvoj_document_status(dd.current_file_id IS NOT NULL, dd.valid_until, co.today),
-			dd.valid_until, dd.valid_until - co.today
+		SELECT d.id, t.type, x.status, dd.valid_until, dd.valid_until - co.today
 		FROM drivers d
 		CROSS JOIN co
+		CROSS JOIN LATERAL (
+			SELECT jsonb_object_agg(s.type, s.status) AS st
+			FROM konvoj_document_statuses(d.company_id, d.id, co.today, co.chains, co.retired) s
+		) eff
 		CROSS JOIN LATERAL unnest(`+requiredOf+`) WITH ORDINALITY t(type, ord)
 		LEFT JOIN driver_documents dd ON dd.company_id = d.company_id AND dd.driver_id = d.id AND dd.type = t.type
+		CROSS JOIN LATERAL (SELECT coalesce(eff.st ->> t.type, 'no_data') AS status) x
 		WHERE d.company_id = $1 AND d.id = ANY ($2::uuid[])
 		ORDER BY d.id, t.ord`, companyID, ids)
 	if err != nil {

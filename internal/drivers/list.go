@@ -23,6 +23,10 @@ type ListParams struct {
 	Citizenship    []string
 	Tags           []string // drivers with any of these tags (the tag filter)
 	DocumentStatus []string // drivers with at least one document in one of these statuses
+	// DocumentType narrows document_status and document_due_within to
+	// documents of these types (built-in or custom codes); alone it keeps
+	// every driver (each has a document of every type).
+	DocumentType []string
 	// DocumentDueWithin keeps drivers with a document (with a current file)
 	// whose valid_until is between today and today+N days in the company's
 	// time zone, both ends included; already expired documents do not count
@@ -197,6 +201,12 @@ func (lp *ListParams) normalize() error {
 		lp.Tags[i] = strings.ToLower(strings.TrimSpace(t))
 		if !tagPattern.MatchString(lp.Tags[i]) {
 			v.Add("tag", "msg.list.tag", "max", MaxTagLength)
+			break
+		}
+	}
+	for _, t := range lp.DocumentType {
+		if !documents.ValidTypeCode(t) {
+			v.Add("document_type", "msg.list.document_type")
 			break
 		}
 	}

@@ -22,11 +22,13 @@ type NotReadyDriver struct {
 }
 
 // Shortfall is a required document type that keeps a driver from being
-// ready, and its status.
+// ready, and its effective status; LimitedBy is the capping type when the
+// document counts as that status only because of its validity chain.
 type Shortfall struct {
 	DocumentID uuid.UUID
 	Type       string
 	Status     string
+	LimitedBy  string
 }
 
 // NotReadyList is the first not-ready drivers (by internal number) and how
@@ -50,20 +52,20 @@ func (s *Service) NotReady(ctx context.Context, p auth.Principal, company auth.R
 		WITH co AS MATERIALIZED (`+companyFacts+` WHERE c.id = $1),
 		short AS (
 			SELECT d.id, d.first_name, d.last_name, d.internal_number, d.internal_seq,
-				array_agg(COALESCE(dd.id, '00000000-0000-0000-0000-000000000000'::uuid) ORDER BY array_position($4::text[], rt.type), rt.type) AS doc_ids,
-				array_agg(rt.type ORDER BY array_position($4::text[], rt.type), rt.type) AS types,
-				array_agg(konvoj_document_status(dd.current_file_id IS NOT NULL, dd.valid_until, co.today)
-					ORDER BY array_position($4::text[], rt.type), rt.type) AS statuses
+				array_agg(x.id ORDER BY array_position($4::text[], x.type), x.type) AS doc_ids,
+				array_agg(x.type ORDER BY array_position($4::text[], x.type), x.type) AS types,
+				array_agg(x.status ORDER BY array_position($4::text[], x.type), x.type) AS statuses,
+				array_agg(coalesce(x.limited_by, '') ORDER BY array_position($4::text[], x.type), x.type) AS limited_by
 			FROM drivers d
 			CROSS JOIN co
-			CROSS JOIN LATERAL (SELECT DISTINCT t AS type FROM unnest(`+requiredOf+`) AS t) rt
-			LEFT JOIN driver_documents dd ON dd.company_id = d.company_id AND dd.driver_id = d.id AND dd.type = rt.type
+			CROSS JOIN LATERAL konvoj_document_statuses(d.company_id, d.id, co.today, co.chains, co.retired) x
 			WHERE d.company_id = $1 AND d.deleted_at IS NULL AND d.status = 'active'
 				AND ($3::uuid IS NULL OR d.id = $3)
-				AND konvoj_document_status(dd.current_file_id IS NOT NULL, dd.valid_until, co.today) NOT IN ('valid', 'warning', 'expiring_soon')
+				AND x.type = ANY `+requiredOf+`
+				AND x.status NOT IN ('valid', 'warning', 'expiring_soon')
 			GROUP BY d.id
 		)
-		SELECT id, first_name, last_name, internal_number, doc_ids, types, statuses, count(*) OVER ()
+		SELECT id, first_name, last_name, internal_number, doc_ids, types, statuses, limited_by, count(*) OVER ()
 		FROM short
 		ORDER BY internal_seq, id
 		LIMIT $2`, company.CompanyID(), limit, company.Only(), documents.Types)
@@ -75,12 +77,12 @@ func (s *Service) NotReady(ctx context.Context, p auth.Principal, company auth.R
 	for rows.Next() {
 		var d NotReadyDriver
 		var ids []uuid.UUID
-		var types, statuses []string
-		if err := rows.Scan(&d.ID, &d.FirstName, &d.LastName, &d.InternalNumber, &ids, &types, &statuses, &out.Total); err != nil {
+		var types, statuses, limited []string
+		if err := rows.Scan(&d.ID, &d.FirstName, &d.LastName, &d.InternalNumber, &ids, &types, &statuses, &limited, &out.Total); err != nil {
 			return NotReadyList{}, fmt.Errorf("scan driver not ready: %w", err)
 		}
 		for i := range types {
-			d.Missing = append(d.Missing, Shortfall{DocumentID: ids[i], Type: types[i], Status: statuses[i]})
+			d.Missing = append(d.Missing, Shortfall{DocumentID: ids[i], Type: types[i], Status: statuses[i], LimitedBy: limited[i]})
 		}
 		out.Drivers = append(out.Drivers, d)
 	}
@@ -108,7 +110,20 @@ func (s *Service) DocumentStatusCounts(ctx context.Context, p auth.Principal, co
 			JOIN drivers d ON d.id = dd.driver_id AND d.company_id = dd.company_id AND d.deleted_at IS NULL
 			CROSS JOIN co
 			WHERE dd.company_id = $1 AND ($2::uuid IS NULL OR d.id = $2)
+				AND dd.type <> ALL (co.capped) AND dd.type <> ALL (co.retired)
 				AND dd.current_file_id IS NOT NULL AND dd.valid_until <= (SELECT today FROM co) + 30
+			UNION ALL
+			-- Capped documents by their effective status: only drivers with
+			-- a chained document in these statuses can have one.
+			SELECT d.id, x.status
+			FROM drivers d
+			CROSS JOIN co
+			CROSS JOIN LATERAL konvoj_document_statuses(d.company_id, d.id, co.today, co.chains, co.retired) x
+			WHERE d.company_id = $1 AND d.deleted_at IS NULL AND ($2::uuid IS NULL OR d.id = $2)
+				AND d.id IN (SELECT dd.driver_id FROM driver_documents dd CROSS JOIN co
+					WHERE dd.company_id = $1 AND dd.type = ANY (co.chained)
+						AND dd.current_file_id IS NOT NULL AND dd.valid_until <= (SELECT today FROM co) + 30)
+				AND x.type = ANY (co.capped) AND x.status IN ('expired', 'expiring_soon', 'warning')
 		) x
 		GROUP BY x.status`, company.CompanyID(), company.Only())
 	if err != nil {

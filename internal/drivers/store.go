@@ -28,6 +28,8 @@ const driverColumns = `d.id, d.company_id, d.office_id, d.internal_number, d.fir
 	d.bank_country, d.bank_account, d.iban, d.swift, d.flags, d.tags, d.language, d.created_at, d.updated_at`
 
 // companyFacts is what the status rules need from the company (alias co),
+// the validity chains (chains; capped: the types with a cap; chained: those
+// and every type that caps one) and the retired custom types included,
 // always in a MATERIALIZED CTE: a CTE used once is otherwise inlined and
 // its rule lookups re-run for every row of the page (the list took twice
 // as long). It holds today in the company's time zone and its required
@@ -37,24 +39,32 @@ const driverColumns = `d.id, d.company_id, d.office_id, d.internal_number, d.fir
 const companyFacts = `SELECT konvoj_today(c.timezone) AS today,
 		konvoj_required_document_types(c.id, false) AS required,
 		konvoj_required_document_types(c.id, true) AS required_non_eu,
-		tr.rule_for AS tag_rule_for, tr.rule_types AS tag_rule_types
+		tr.rule_for AS tag_rule_for, tr.rule_types AS tag_rule_types,
+		ch.chains, ch.capped, ch.chained, konvoj_retired_document_types(c.id) AS retired
 	FROM companies c
 	CROSS JOIN LATERAL (
 		SELECT coalesce(array_agg(r.required_for ORDER BY r.ord), '{}') AS rule_for,
 			coalesce(array_agg(r.document_type ORDER BY r.ord), '{}') AS rule_types
 		FROM konvoj_document_rules(c.id) r
 		WHERE r.required AND r.required_for LIKE 'tag:%'
-	) tr`
+	) tr
+	CROSS JOIN LATERAL (
+		SELECT x.chains, ARRAY(SELECT jsonb_object_keys(x.chains)) AS capped,
+			ARRAY(SELECT jsonb_object_keys(x.chains) UNION
+				SELECT a FROM jsonb_each(x.chains) e, jsonb_array_elements(e.value) st, jsonb_array_elements_text(st) a) AS chained
+		FROM (SELECT konvoj_document_chains(c.id) AS chains) x
+	) ch`
 
 // requiredOf is the required document types of driver d (alias co for the
 // company facts): by citizenship, plus those of the driver's tags.
 const requiredOf = `((CASE WHEN konvoj_eu_citizen(d.citizenship) THEN co.required ELSE co.required_non_eu END)
 	|| konvoj_tagged_types(co.tag_rule_for, co.tag_rule_types, d.tags))`
 
-// summaryJoin counts the documents of driver d by status (alias s) and how
-// many required types are usable (valid, warning or expiring_soon). A
-// driver has one document per type, so it is ready when that count equals
-// the number of required types.
+// summaryJoin counts the documents of driver d by effective status (alias
+// s; the validity chains apply, retired types are left out) and how many
+// required types are usable (valid, warning or expiring_soon). A driver
+// has one document per type, so it is ready when that count equals the
+// number of required types.
 const summaryJoin = `CROSS JOIN LATERAL (
 		SELECT count(*) AS total,
 			count(*) FILTER (WHERE x.status = 'valid') AS valid,
@@ -63,11 +73,7 @@ const summaryJoin = `CROSS JOIN LATERAL (
 			count(*) FILTER (WHERE x.status = 'expired') AS expired,
 			count(*) FILTER (WHERE x.status = 'no_data') AS no_data,
 			count(*) FILTER (WHERE x.type = ANY ` + requiredOf + ` AND x.status IN ('valid', 'warning', 'expiring_soon')) AS ready_docs
-		FROM (
-			SELECT dd.type, konvoj_document_status(dd.current_file_id IS NOT NULL, dd.valid_until, co.today) AS status
-			FROM driver_documents dd
-			WHERE dd.company_id = d.company_id AND dd.driver_id = d.id
-		) x
+		FROM konvoj_document_statuses(d.company_id, d.id, co.today, co.chains, co.retired) x
 	) s`
 
 // readyExpr is is_ready (docs/drivers-and-documents.md) over d, co and s.
@@ -259,27 +265,55 @@ func (q *listQuery) where() string {
 	for _, w := range searchWords(lp.Search) {
 		conds = append(conds, "d.id IN (SELECT konvoj_driver_search($1, "+q.arg(w)+"::text))")
 	}
+	types := ""
+	if len(lp.DocumentType) > 0 {
+		types = " AND dd.type = ANY (" + q.arg(lp.DocumentType) + "::text[])"
+	}
 	if lp.DocumentDueWithin != nil {
 		// The same index range as document_status: valid_until from today
 		// to today+N; expired documents are left out.
 		conds = append(conds, `d.id IN (
 				SELECT dd.driver_id FROM driver_documents dd
-				WHERE dd.company_id = $1 AND dd.current_file_id IS NOT NULL
+				WHERE dd.company_id = $1 AND dd.current_file_id IS NOT NULL`+types+`
+					AND dd.type <> ALL ((SELECT retired FROM co)::text[])
 					AND dd.valid_until BETWEEN (SELECT today FROM co) AND (SELECT today FROM co) + `+q.arg(*lp.DocumentDueWithin)+`::int)`)
 	}
 	if len(lp.DocumentStatus) > 0 {
-		// One pass over the company's matching documents (an index range of
-		// valid_until), not one probe per driver.
-		ranges := make([]string, len(lp.DocumentStatus))
-		for i, st := range lp.DocumentStatus {
-			ranges[i] = "(" + statusRanges[st] + ")"
-		}
-		conds = append(conds, `d.id IN (
-				SELECT dd.driver_id FROM driver_documents dd CROSS JOIN co
-				WHERE dd.company_id = $1 AND (`+strings.Join(ranges, " OR ")+`)
-					AND konvoj_document_status(dd.current_file_id IS NOT NULL, dd.valid_until, co.today) = ANY (`+q.arg(lp.DocumentStatus)+`::text[]))`)
+		conds = append(conds, q.documentStatus(types))
 	}
 	return strings.Join(conds, "\n\t\t\t\tAND ")
+}
+
+// documentStatus is the document_status condition (docs/drivers-and-documents.md):
+// the driver has a document (of the types, when given) whose effective
+// status is one of those asked. A document outside every chain has its own
+// status: one pass over the company's matching documents (an index range of
+// valid_until), not one probe per driver. A capped document's effective
+// status is the worst along its chain, so it is one asked only when some
+// document of the chain has that own status: only drivers with such a
+// document (the same index ranges, over the chained types) get their
+// chains worked out.
+func (q *listQuery) documentStatus(types string) string {
+	ranges := make([]string, len(q.params.DocumentStatus))
+	for i, st := range q.params.DocumentStatus {
+		ranges[i] = "(" + statusRanges[st] + ")"
+	}
+	statuses := q.arg(q.params.DocumentStatus)
+	own := `konvoj_document_status(dd.current_file_id IS NOT NULL, dd.valid_until, co.today) = ANY (` + statuses + `::text[])`
+	capped := ""
+	if types != "" {
+		capped = strings.Replace(types, "dd.type", "x.type", 1)
+	}
+	return `(d.id IN (
+				SELECT dd.driver_id FROM driver_documents dd CROSS JOIN co
+				WHERE dd.company_id = $1 AND (` + strings.Join(ranges, " OR ") + `)` + types + `
+					AND dd.type <> ALL (co.capped) AND dd.type <> ALL (co.retired) AND ` + own + `)
+			OR (d.id IN (
+				SELECT dd.driver_id FROM driver_documents dd CROSS JOIN co
+				WHERE dd.company_id = $1 AND dd.type = ANY (co.chained) AND (` + strings.Join(ranges, " OR ") + `) AND ` + own + `)
+				AND EXISTS (
+					SELECT 1 FROM co, konvoj_document_statuses(d.company_id, d.id, co.today, co.chains, co.retired) x
+					WHERE x.type = ANY (co.capped)` + capped + ` AND x.status = ANY (` + statuses + `::text[]))))`
 }
 
 // statusRanges are, per document status, the documents konvoj_document_status
@@ -311,6 +345,7 @@ const nextExpiryJoin = `LEFT JOIN LATERAL (
 				SELECT dd.valid_until FROM driver_documents dd
 				WHERE dd.driver_id = d.id AND dd.company_id = d.company_id
 					AND dd.current_file_id IS NOT NULL AND dd.valid_until IS NOT NULL
+					AND dd.type <> ALL ((SELECT retired FROM co)::text[])
 				ORDER BY dd.valid_until, dd.type
 				LIMIT 1
 			) nx ON true`
@@ -323,6 +358,7 @@ const nextExpiryItem = `LEFT JOIN LATERAL (
 			FROM driver_documents dd
 			WHERE dd.driver_id = d.id AND dd.company_id = d.company_id
 				AND dd.current_file_id IS NOT NULL AND dd.valid_until IS NOT NULL
+				AND dd.type <> ALL (co.retired)
 			ORDER BY dd.valid_until, dd.type
 			LIMIT 1
 		) ne ON true`

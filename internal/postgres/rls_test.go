@@ -68,6 +68,10 @@ dr AS (
 	INSERT INTO document_rules (company_id, document_type, required, lead_days) VALUES ($1, 'adr_certificate', true, 45)
 	ON CONFLICT DO NOTHING RETURNING company_id
 ),
+dty AS (
+	INSERT INTO document_types (company_id, code, names) VALUES ($1, 'driver_attestation', '{"en": "Driver attestation"}')
+	ON CONFLICT DO NOTHING RETURNING company_id
+),
 ar AS (
 	INSERT INTO alert_runs (company_id, run_date) VALUES ($1, current_date) ON CONFLICT DO NOTHING RETURNING company_id
 ),

@@ -120,6 +120,7 @@ WITH company AS (
     SELECT c.id, c.timezone,
         konvoj_required_document_types(c.id, false) AS required_types,
         konvoj_required_document_types(c.id, true) AS required_types_non_eu,
+        konvoj_document_chains(c.id) AS chains, konvoj_retired_document_types(c.id) AS retired,
         (SELECT coalesce(array_agg(r.required_for ORDER BY r.ord), '{}') FROM konvoj_document_rules(c.id) r
             WHERE r.required AND r.required_for LIKE 'tag:%') AS tag_rule_for,
         (SELECT coalesce(array_agg(r.document_type ORDER BY r.ord), '{}') FROM konvoj_document_rules(c.id) r
@@ -146,10 +147,15 @@ rated AS (
 docs AS (
     SELECT r.id AS driver_id,
         array_agg(t.type ORDER BY t.ord) AS types,
-        array_agg(konvoj_document_status(dd.current_file_id IS NOT NULL, dd.valid_until, $3) ORDER BY t.ord) AS statuses,
+        array_agg(coalesce(eff.st ->> t.type, 'no_data') ORDER BY t.ord) AS statuses,
         array_agg(CASE WHEN dd.current_file_id IS NOT NULL THEN dd.valid_until - $3::date END ORDER BY t.ord) AS days_left
     FROM rated r
     CROSS JOIN company c
+    -- Effective statuses: the validity chains apply.
+    CROSS JOIN LATERAL (
+        SELECT jsonb_object_agg(s.type, s.status) AS st
+        FROM konvoj_document_statuses($1, r.id, $3, c.chains, c.retired) s
+    ) eff
     CROSS JOIN LATERAL unnest((CASE WHEN konvoj_eu_citizen(r.citizenship) THEN c.required_types ELSE c.required_types_non_eu END)
             || konvoj_tagged_types(c.tag_rule_for, c.tag_rule_types, r.tags))
         WITH ORDINALITY AS t(type, ord)

@@ -34,6 +34,7 @@ func Mount(s *web.Server, h *Handlers) {
 	g.GET("/audit-logs", h.listAuditLogs)
 	h.mountDocuments(g)
 	h.mountDocumentRules(g)
+	h.mountDocumentTypes(g)
 	h.mountNotifications(g)
 	h.mountSessions(g)
 	h.mountDrivers(g)

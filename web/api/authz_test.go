@@ -167,6 +167,18 @@ var apiRoutes = map[string]authzRoute{
 		body:          map[string]any{"rules": []any{map[string]any{"document_type": "adr_certificate", "lead_days": 45}}},
 		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
 
+	"GET /api/v0/companies/{company_id}/document-types": {action: auth.DocumentRules,
+		ids:           map[string]string{"company_id": webtest.KindCompany},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"POST /api/v0/companies/{company_id}/document-types": {action: auth.DocumentRules,
+		ids:           map[string]string{"company_id": webtest.KindCompany},
+		body:          map[string]any{"code": "driver_attestation", "names": map[string]any{"en": "Driver attestation"}},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"PUT /api/v0/companies/{company_id}/document-types/{code}": {action: auth.DocumentRules,
+		ids:           map[string]string{"company_id": webtest.KindCompany, "code": "=driver_attestation"},
+		body:          map[string]any{"lead_days": 45},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+
 	"GET /api/v0/notifications":           {notApplicable: ownNotifications},
 	"POST /api/v0/notifications/read-all": {notApplicable: ownNotifications},
 	"POST /api/v0/notifications/{id}/read": {notApplicable: map[webtest.Refusal]string{
@@ -343,6 +355,9 @@ func fillPath(t *testing.T, path string, ids map[string]string, tenant webtest.T
 		kind, ok := ids[name]
 		if !ok {
 			t.Fatalf("%s: the table names no record kind for {%s}", path, name)
+		}
+		if v, ok := strings.CutPrefix(kind, "="); ok {
+			return v // a fixed value, not a record (a document type's code)
 		}
 		return tenant.ID(driver, kind).String()
 	})

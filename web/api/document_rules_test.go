@@ -165,6 +165,9 @@ func TestReadinessFollowsRules(t *testing.T) {
 			drvSetDocument(t, env, id, typ, nil)
 		}
 	}
+	// A work permit counts only while the residence permit does (the
+	// validity chain, tested in TestValidityChains).
+	drvSetDocument(t, env, ukrainian.ID, "residence_permit", drvDays(365))
 	ready := func(id uuid.UUID) any {
 		return hr.Get("/api/v0/drivers/" + id.String()).Expect(http.StatusOK).JSON()["is_ready"]
 	}

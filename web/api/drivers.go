@@ -87,6 +87,7 @@ func driverFilter(q *query) drivers.ListParams {
 		Citizenship:       q.list("citizenship"),
 		Tags:              q.list("tag"),
 		DocumentStatus:    q.list("document_status"),
+		DocumentType:      q.list("document_type"),
 		DocumentDueWithin: q.optInt("document_due_within"),
 		Search:            q.str("search"),
 		SortBy:            q.str("sort_by"),

@@ -87,8 +87,48 @@ func drvSeedLarge(b *testing.B, env *webtest.Env) []uuid.UUID {
 	return companies
 }
 
+// drvAddCustomTypes gives the company 3 custom document types (one capped
+// by the residence permit, so it joins a validity chain beside the work
+// permit) with a record for every driver, files and validity spread like
+// the built-in ones'.
+func drvAddCustomTypes(b *testing.B, env *webtest.Env, company uuid.UUID) {
+	b.Helper()
+	ctx := context.Background()
+	for _, sql := range []string{
+		`INSERT INTO document_types (company_id, code, names, capped_by) VALUES
+			($1, 'posting_declaration', '{"en": "Posting declaration"}', NULL),
+			($1, 'company_training', '{"en": "Company training"}', NULL),
+			($1, 'driver_attestation', '{"en": "Driver attestation"}', 'residence_permit')`,
+		`INSERT INTO driver_documents (company_id, driver_id, type)
+		SELECT d.company_id, d.id, t FROM drivers d, unnest(ARRAY['posting_declaration', 'company_training', 'driver_attestation']) t
+		WHERE d.company_id = $1`,
+		`INSERT INTO document_files (company_id, document_id, filename, original_filename, mime_type, size_bytes, version,
+			storage_path, storage_disk, hash_sha256)
+		SELECT dd.company_id, dd.id, 'v1_' || dd.id || '.pdf', 'scan.pdf', 'application/pdf', 1000, 1, 'x/' || dd.id, 'local', repeat('a', 64)
+		FROM driver_documents dd WHERE dd.company_id = $1 AND dd.type IN ('posting_declaration', 'company_training', 'driver_attestation')
+			AND abs(hashtext(dd.id::text)) % 10 < 6`,
+		`UPDATE driver_documents dd SET current_file_id = f.id,
+			valid_until = CASE WHEN abs(hashtext(f.id::text)) % 6 = 0 THEN NULL
+				ELSE current_date + (abs(hashtext(dd.id::text)) % 400 - 60) END
+		FROM document_files f WHERE f.document_id = dd.id AND dd.company_id = $1
+			AND dd.type IN ('posting_declaration', 'company_training', 'driver_attestation')`,
+		`ANALYZE driver_documents`,
+	} {
+		args := []any{company}
+		if !strings.Contains(sql, "$1") {
+			args = nil
+		}
+		if _, err := env.DB.Exec(ctx, sql, args...); err != nil {
+			b.Fatalf("custom types: %v", err)
+		}
+	}
+}
+
 // BenchmarkDriverList times GET /api/v0/drivers through the HTTP server on
-// a company of 2,000 drivers (10 such companies in the database).
+// a company of 2,000 drivers (10 such companies in the database); the
+// "custom types" cases ask the same of a second such company that also has
+// 3 custom document types (docs/drivers-and-documents.md), one of them in a
+// validity chain, to compare with the case above them in the same run.
 //
 //	go test -run '^$' -bench DriverList -benchtime 200x ./web/api
 //
@@ -98,11 +138,17 @@ func BenchmarkDriverList(b *testing.B) {
 	capture := &drvListCapture{}
 	env := webtest.New(b, webtest.WithTracer(capture))
 	companies := drvSeedLarge(b, env)
+	drvAddCustomTypes(b, env, companies[1])
 	hr := env.As(companies[0], auth.RoleHRManager)
+	hrCustom := env.As(companies[1], auth.RoleHRManager)
 	client := env.Server.Client()
 	get := func(b *testing.B, query string) {
+		caller := hr
+		if q, ok := strings.CutPrefix(query, "custom:"); ok {
+			caller, query = hrCustom, q
+		}
 		req, _ := http.NewRequest(http.MethodGet, env.Server.URL+"/api/v0/drivers?"+query, nil)
-		req.Header.Set("Authorization", "Bearer "+hr.Token)
+		req.Header.Set("Authorization", "Bearer "+caller.Token)
 		res, err := client.Do(req)
 		if err != nil {
 			b.Fatal(err)
@@ -117,6 +163,9 @@ func BenchmarkDriverList(b *testing.B) {
 		{"default", ""},
 		{"search", "search=novak"},
 		{"document_status=expired", "document_status=expired"},
+		{"document_status=expired/3_custom_types", "custom:document_status=expired"},
+		{"document_status=valid", "document_status=valid"},
+		{"document_status=valid/3_custom_types", "custom:document_status=valid"},
 		{"cursor", "limit=20&sort_by=last_name"},
 	} {
 		b.Run(bc.name, func(b *testing.B) {

@@ -2,6 +2,7 @@ package pages
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -209,7 +210,7 @@ func (p *Pages) auditLog(c echo.Context) error {
 		}
 		d.Page, d.Total, d.LastPage = st.Page, total, max(1, (total+auditPerPage-1)/auditPerPage)
 		for _, r := range rows {
-			d.Rows = append(d.Rows, auditRow(lang, loc, r))
+			d.Rows = append(d.Rows, auditRow(c.Request().Context(), loc, r))
 			if d.PickedDriver != nil && d.PickedDriver.URL == "" && r.Subject.DriverName != "" {
 				d.PickedDriver.Name = r.Subject.DriverName
 			}
@@ -221,7 +222,8 @@ func (p *Pages) auditLog(c echo.Context) error {
 
 // auditRow turns an audit row into words: the action and record kind
 // translated, the record named and linked, the changes as old → new.
-func auditRow(lang i18n.Lang, loc *time.Location, r audit.Log) views.AuditRow {
+func auditRow(ctx context.Context, loc *time.Location, r audit.Log) views.AuditRow {
+	lang := i18n.From(ctx)
 	row := views.AuditRow{
 		When: lang.DateTime(r.CreatedAt, loc), Action: r.Action, ActionLabel: firstText(lang, r.Action, "audit.action."+r.Action),
 		EntityType: r.EntityType, Kind: firstText(lang, r.EntityType, "audit.entity."+r.EntityType),
@@ -238,7 +240,7 @@ func auditRow(lang i18n.Lang, loc *time.Location, r audit.Log) views.AuditRow {
 		row.DriverDeleted = sub.DriverDeleted
 	}
 	if sub.DocumentID != nil && sub.DriverID != nil {
-		row.Document = views.DriverRef{Name: lang.T("doc.type." + sub.DocumentType)}
+		row.Document = views.DriverRef{Name: views.DocType(ctx, sub.DocumentType)}
 		if !sub.DriverDeleted {
 			row.Document.URL = driverURL(*sub.DriverID) + "/documents/" + sub.DocumentID.String()
 		}

@@ -96,6 +96,15 @@ var pageRoutes = map[string]pageRoute{
 	"POST /document-rules": {action: auth.DocumentRules, form: url.Values{"lead_days.passport": {"45"}},
 		notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: "the rules of the caller's own company", webtest.OtherDriver: noDriver}},
 
+	"GET /document-types": {action: auth.DocumentRules, notApplicable: map[webtest.Refusal]string{
+		webtest.OtherCompany: "the types of the caller's own company", webtest.OtherDriver: noDriver}},
+	"POST /document-types": {action: auth.DocumentRules, form: url.Values{"code": {"attestation"}, "name.en": {"Attestation"}},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: "the types of the caller's own company", webtest.OtherDriver: noDriver}},
+	"GET /document-types/:code": {action: auth.DocumentRules, ids: map[string]string{"code": "=attestation"},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: "the types of the caller's own company", webtest.OtherDriver: noDriver}},
+	"POST /document-types/:code": {action: auth.DocumentRules, ids: map[string]string{"code": "=attestation"}, form: url.Values{"lead_days": {"40"}},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: "the types of the caller's own company", webtest.OtherDriver: noDriver}},
+
 	"GET /drivers": {action: auth.DriversRead, notApplicable: map[webtest.Refusal]string{
 		webtest.OtherCompany: collection, webtest.RoleRefused: everyRole, webtest.OtherDriver: ownList}},
 	"GET /drivers/export": {action: auth.DriversRead, notApplicable: map[webtest.Refusal]string{
@@ -308,11 +317,11 @@ func pageCaseApplies(t *testing.T, key string, route pageRoute, ref webtest.Refu
 	var possible bool
 	switch ref {
 	case webtest.OtherCompany:
-		possible = len(route.ids) > 0
+		possible = recordIDs(route.ids)
 	case webtest.RoleRefused:
 		possible = refusedRole(route.action) != ""
 	case webtest.OtherDriver:
-		possible = len(route.ids) > 0 && auth.Allowed(auth.RoleDriver, route.action) == auth.Own
+		possible = recordIDs(route.ids) && auth.Allowed(auth.RoleDriver, route.action) == auth.Own
 	}
 	switch {
 	case possible && na:
@@ -325,12 +334,26 @@ func pageCaseApplies(t *testing.T, key string, route pageRoute, ref webtest.Refu
 
 var pagePathParam = regexp.MustCompile(`:([a-z_]+)`)
 
+// recordIDs reports whether a path names a record (not only fixed values,
+// such as a document type's code).
+func recordIDs(ids map[string]string) bool {
+	for _, kind := range ids {
+		if !strings.HasPrefix(kind, "=") {
+			return true
+		}
+	}
+	return false
+}
+
 func fillPagePath(t *testing.T, path string, ids map[string]string, tenant webtest.Tenant, driver int) string {
 	t.Helper()
 	return pagePathParam.ReplaceAllStringFunc(path, func(m string) string {
 		kind, ok := ids[m[1:]]
 		if !ok {
 			t.Fatalf("%s: the table names no record kind for %s", path, m)
+		}
+		if v, ok := strings.CutPrefix(kind, "="); ok {
+			return v // a fixed value, not a record
 		}
 		return tenant.ID(driver, kind).String()
 	})

@@ -23,7 +23,7 @@ func (p *Pages) documentPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return p.render(c, http.StatusOK, "doc.type."+d.Document.Type, views.DocumentPage(d))
+	return p.renderTitled(c, http.StatusOK, views.DocType(c.Request().Context(), d.Document.Type), views.DocumentPage(d))
 }
 
 // documentData loads what the document page shows, through the same
@@ -162,7 +162,7 @@ func (p *Pages) documentAnswer(c echo.Context, status int, d views.DocumentPageD
 	if isHTMX(c) {
 		return p.fragment(c, status, views.DocumentPanel(d))
 	}
-	return p.render(c, status, "doc.type."+d.Document.Type, views.DocumentPage(d))
+	return p.renderTitled(c, status, views.DocType(c.Request().Context(), d.Document.Type), views.DocumentPage(d))
 }
 
 // uploadErrors turns a refused upload into messages for the form: field

@@ -515,6 +515,9 @@ func documentCard(lang i18n.Lang, driverID uuid.UUID, doc documents.Document) vi
 	if doc.Files != nil {
 		card.Versions = len(doc.Files)
 	}
+	if doc.LimitedBy != nil {
+		card.LimitedBy = *doc.LimitedBy
+	}
 	return card
 }
 

@@ -130,7 +130,7 @@ func (p *Pages) homeDocuments(ctx context.Context, pr auth.Principal, lang i18n.
 	for _, n := range notReady.Drivers {
 		row := views.HomeNotReady{Name: n.FirstName + " " + n.LastName, Number: n.InternalNumber, URL: driverURL(n.ID)}
 		for _, m := range n.Missing {
-			sf := views.HomeShortfall{Type: m.Type, Status: m.Status}
+			sf := views.HomeShortfall{Type: m.Type, Status: m.Status, LimitedBy: m.LimitedBy}
 			if m.DocumentID != uuid.Nil {
 				sf.URL = documentURL(n.ID, m.DocumentID)
 			}

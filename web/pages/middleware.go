@@ -9,6 +9,7 @@ import (
 
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/internal/sessions"
 	"github.com/konvoj/konvoj/web"
@@ -107,10 +108,19 @@ func (p *Pages) toLogin(c echo.Context) error {
 	return c.Redirect(http.StatusSeeOther, "/login?next="+url.QueryEscape(safeNext(back)))
 }
 
-// withLang puts the request's language into the context for the views.
+// withLang puts the request's language into the context for the views, and
+// for a signed-in user the names of the company's own document types
+// (views.DocType).
 func (p *Pages) withLang(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := i18n.WithLang(c.Request().Context(), p.langOf(c))
+		if pr, ok := principalOf(c); ok {
+			names, err := p.svc.Documents.TypeNames(ctx, pr)
+			if err != nil {
+				return err
+			}
+			ctx = documents.WithTypeNames(ctx, names)
+		}
 		c.SetRequest(c.Request().WithContext(ctx))
 		return next(c)
 	}

@@ -110,6 +110,7 @@ func Mount(s *web.Server, cfg config.Config, svc services.Set, log *slog.Logger)
 	p.mountDrivers(app)
 	p.mountImports(app)
 	p.mountFinance(app)
+	p.mountDocumentTypes(app)
 	p.mountDocumentRules(app)
 	p.mountPay(app)
 	p.mountPenalties(app)
@@ -181,8 +182,14 @@ func (p *Pages) navFor(ctx context.Context, pr auth.Principal, path string) []vi
 // render writes a full page: the shell (navigation, language switch,
 // flash messages) around content. titleKey is an i18n key.
 func (p *Pages) render(c echo.Context, status int, titleKey string, content templ.Component) error {
+	return p.renderTitled(c, status, i18n.From(c.Request().Context()).T(titleKey), content)
+}
+
+// renderTitled is render with a title that is not a catalogue key (a
+// document type's name).
+func (p *Pages) renderTitled(c echo.Context, status int, title string, content templ.Component) error {
 	ctx := c.Request().Context()
-	sh := p.shell(c, i18n.From(ctx).T(titleKey))
+	sh := p.shell(c, title)
 	return p.write(c, status, views.Page(sh), templ.WithChildren(ctx, content))
 }
 

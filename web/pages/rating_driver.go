@@ -1,6 +1,7 @@
 package pages
 
 import (
+	"context"
 	"net/http"
 	"slices"
 	"strconv"
@@ -108,7 +109,7 @@ func (p *Pages) driverRating(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		d.Advice = advice(lang, r, in, drv)
+		d.Advice = advice(ctx, r, in, drv)
 	}
 	title := "rating.title"
 	if self {
@@ -175,7 +176,8 @@ func shortMonth(p rating.Period) string {
 // applicable components with the biggest weighted gap (the points they
 // miss × their weight), each in plain words about the driver's own
 // documents, penalties, profile or orders.
-func advice(lang i18n.Lang, r rating.Rating, in rating.Inputs, drv drivers.Driver) []views.Advice {
+func advice(ctx context.Context, r rating.Rating, in rating.Inputs, drv drivers.Driver) []views.Advice {
+	lang := i18n.From(ctx)
 	type gap struct {
 		metric string
 		points decimal.Decimal
@@ -204,14 +206,15 @@ func advice(lang i18n.Lang, r rating.Rating, in rating.Inputs, drv drivers.Drive
 	var out []views.Advice
 	for _, g := range gaps[:min(2, len(gaps))] {
 		a := views.Advice{Metric: g.metric, Points: scoreText(lang, g.points)}
-		a.Items = adviceItems(lang, g.metric, r.Components[g.metric], in, drv)
+		a.Items = adviceItems(ctx, g.metric, r.Components[g.metric], in, drv)
 		out = append(out, a)
 	}
 	return out
 }
 
 // adviceItems are the concrete things to do for one metric.
-func adviceItems(lang i18n.Lang, metric string, cv rating.ComponentView, in rating.Inputs, drv drivers.Driver) []views.AdviceItem {
+func adviceItems(ctx context.Context, metric string, cv rating.ComponentView, in rating.Inputs, drv drivers.Driver) []views.AdviceItem {
+	lang := i18n.From(ctx)
 	var items []views.AdviceItem
 	switch metric {
 	case rating.DocumentExpiration:
@@ -232,7 +235,7 @@ func adviceItems(lang i18n.Lang, metric string, cv rating.ComponentView, in rati
 			if ok {
 				it.URL = documentURL(drv.ID, doc.ID)
 			}
-			name := lang.T("doc.type." + ds.Type)
+			name := views.DocType(ctx, ds.Type)
 			if lang == i18n.EN {
 				name = lowerFirst(name) // "renew your medical examination"
 			}

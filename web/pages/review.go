@@ -191,7 +191,7 @@ func (p *Pages) reviewFile(c echo.Context) error {
 	if f.Review.Status == documents.ReviewRejected {
 		key = "review.rejected_flash"
 	}
-	p.flash(c, views.FlashSuccess, key, "type", lang.T("doc.type."+ref.DocumentType()), "driver", name)
+	p.flash(c, views.FlashSuccess, key, "type", views.DocType(c.Request().Context(), ref.DocumentType()), "driver", name)
 	return p.redirect(c, reviewQueueURL)
 }
 

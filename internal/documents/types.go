@@ -1,0 +1,516 @@
+package documents
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/konvoj/konvoj/internal/apperr"
+	"github.com/konvoj/konvoj/internal/audit"
+	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/i18n"
+	"github.com/konvoj/konvoj/internal/postgres"
+	"github.com/konvoj/konvoj/internal/textin"
+)
+
+// DocumentType is a document type as GET /companies/{id}/document-types
+// lists it (docs/drivers-and-documents.md, "Custom document types"): the 14
+// built-in types (built_in true, names from the catalogues) and the
+// company's own. LeadDays is the type's rule's (the document rules hold
+// it, for built-in and custom types alike).
+type DocumentType struct {
+	Code      string            `json:"code"`
+	Names     map[string]string `json:"names"`
+	HasExpiry bool              `json:"has_expiry"`
+	LeadDays  int               `json:"lead_days"`
+	CappedBy  *string           `json:"capped_by"`
+	Retired   bool              `json:"retired"`
+	BuiltIn   bool              `json:"built_in"`
+}
+
+// TypeInput is the body of POST and PUT .../document-types: raw values,
+// so that validation can name the wrong field; PUT may send only the
+// fields it changes.
+type TypeInput struct {
+	Code      json.RawMessage `json:"code"`
+	Names     json.RawMessage `json:"names"`
+	HasExpiry json.RawMessage `json:"has_expiry"`
+	LeadDays  json.RawMessage `json:"lead_days"`
+	CappedBy  json.RawMessage `json:"capped_by"`
+	Retired   json.RawMessage `json:"retired"`
+}
+
+// typeCode is the form of a custom type's code.
+var typeCode = regexp.MustCompile(`^[a-z0-9_]{1,40}$`)
+
+// MaxTypeNameLength is the longest name of a custom type.
+const MaxTypeNameLength = 100
+
+// builtinCaps are the built-in validity chains: a work permit counts only
+// while the residence permit (or, without one, the biometric visa) does.
+var builtinCaps = map[string]string{"work_permit": "residence_permit"}
+
+// ValidTypeCode reports whether code has the form of a type code (lower-case
+// letters, digits and _, up to 40).
+func ValidTypeCode(code string) bool { return typeCode.MatchString(code) }
+
+// IsBuiltIn reports whether code is one of the 14 built-in types.
+func IsBuiltIn(code string) bool { return slices.Contains(Types, code) }
+
+// TypeNames names a company's document types in a language: the built-in
+// types by the catalogues (doc.type.<code>), the custom ones by their
+// names, in the reader's language, else English, else Czech, else any,
+// else the code.
+type TypeNames map[string]map[string]string
+
+// Name is the type's name in l.
+func (n TypeNames) Name(l i18n.Lang, code string) string {
+	names, ok := n[code]
+	if !ok {
+		if IsBuiltIn(code) {
+			return l.T("doc.type." + code)
+		}
+		return code
+	}
+	for _, lang := range []string{string(l), string(i18n.EN), string(i18n.CS)} {
+		if s := names[lang]; s != "" {
+			return s
+		}
+	}
+	keys := make([]string, 0, len(names))
+	for k := range names {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if names[k] != "" {
+			return names[k]
+		}
+	}
+	return code
+}
+
+// LoadTypeNames returns the names of the company's custom types (retired
+// ones too: their records can still be read). It checks nothing: callers
+// hold the company already.
+func LoadTypeNames(ctx context.Context, db postgres.DBTX, companyID uuid.UUID) (TypeNames, error) {
+	rows, err := db.Query(ctx, `SELECT code, names FROM document_types WHERE company_id = $1`, companyID)
+	if err != nil {
+		return nil, fmt.Errorf("document type names of company %s: %w", companyID, err)
+	}
+	out := TypeNames{}
+	for rows.Next() {
+		var code string
+		var names map[string]string
+		if err := rows.Scan(&code, &names); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("scan document type names: %w", err)
+		}
+		out[code] = names
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("document type names of company %s: %w", companyID, err)
+	}
+	return out, nil
+}
+
+// TypeNames returns the names of the caller's company's custom types: every
+// role sees document names wherever a document is shown.
+func (s *Service) TypeNames(ctx context.Context, p auth.Principal) (TypeNames, error) {
+	return LoadTypeNames(ctx, s.db, p.CompanyID)
+}
+
+type typeNamesKey struct{}
+
+// WithTypeNames puts the company's type names into the context, for the
+// views.
+func WithTypeNames(ctx context.Context, n TypeNames) context.Context {
+	return context.WithValue(ctx, typeNamesKey{}, n)
+}
+
+// TypeNamesFrom is the context's type names (none: the built-in names
+// only).
+func TypeNamesFrom(ctx context.Context) TypeNames {
+	n, _ := ctx.Value(typeNamesKey{}).(TypeNames)
+	return n
+}
+
+// customType is a stored row of document_types.
+type customType struct {
+	Code      string
+	Names     map[string]string
+	HasExpiry bool
+	CappedBy  *string
+	Retired   bool
+}
+
+func loadCustomTypes(ctx context.Context, db postgres.DBTX, companyID uuid.UUID) ([]customType, error) {
+	rows, err := db.Query(ctx, `SELECT code, names, has_expiry, capped_by, retired FROM document_types
+		WHERE company_id = $1 ORDER BY seq`, companyID)
+	if err != nil {
+		return nil, fmt.Errorf("document types of company %s: %w", companyID, err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (customType, error) {
+		var t customType
+		err := row.Scan(&t.Code, &t.Names, &t.HasExpiry, &t.CappedBy, &t.Retired)
+		return t, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("document types of company %s: %w", companyID, err)
+	}
+	return out, nil
+}
+
+// DocumentTypes lists the company's document types: the built-in ones in
+// their order, then the custom ones, oldest first (retired ones too,
+// marked).
+func (s *Service) DocumentTypes(ctx context.Context, p auth.Principal, company auth.Ref) ([]DocumentType, error) {
+	if err := company.Check(p, auth.DocumentRules); err != nil {
+		return nil, err
+	}
+	return listTypes(ctx, s.db, company.CompanyID())
+}
+
+func listTypes(ctx context.Context, db postgres.DBTX, companyID uuid.UUID) ([]DocumentType, error) {
+	custom, err := loadCustomTypes(ctx, db, companyID)
+	if err != nil {
+		return nil, err
+	}
+	rules, err := LoadRules(ctx, db, companyID)
+	if err != nil {
+		return nil, err
+	}
+	lead := map[string]int{}
+	for _, r := range rules {
+		lead[r.DocumentType] = r.LeadDays
+	}
+	out := make([]DocumentType, 0, len(Types)+len(custom))
+	for _, code := range Types {
+		names := map[string]string{}
+		for _, l := range i18n.Langs {
+			names[string(l)] = l.T("doc.type." + code)
+		}
+		t := DocumentType{Code: code, Names: names, HasExpiry: true, LeadDays: lead[code], BuiltIn: true}
+		if c, ok := builtinCaps[code]; ok {
+			t.CappedBy = &c
+		}
+		out = append(out, t)
+	}
+	for _, c := range custom {
+		ld, ok := lead[c.Code]
+		if !ok {
+			ld = storedLeadDays(ctx, db, companyID, c.Code)
+		}
+		out = append(out, DocumentType{Code: c.Code, Names: c.Names, HasExpiry: c.HasExpiry, LeadDays: ld, CappedBy: c.CappedBy, Retired: c.Retired})
+	}
+	return out, nil
+}
+
+// storedLeadDays is a retired type's lead days (retired types have no rule
+// in konvoj_document_rules; their row in document_rules stays).
+func storedLeadDays(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, code string) int {
+	var n int
+	if err := db.QueryRow(ctx, `SELECT lead_days FROM document_rules WHERE company_id = $1 AND document_type = $2`, companyID, code).Scan(&n); err != nil {
+		return defaultLeadDays
+	}
+	return n
+}
+
+// defaultLeadDays are a new custom type's lead days.
+const defaultLeadDays = 30
+
+// CreateType adds a custom document type and gives every driver of the
+// company (deleted ones too, so that a restore finds it) an empty record
+// of it, all in one transaction with its audit row. A code taken by a
+// built-in or another custom type is 409 DuplicateEntry.
+func (s *Service) CreateType(ctx context.Context, p auth.Principal, company auth.Ref, in TypeInput) (DocumentType, error) {
+	if err := company.Check(p, auth.DocumentRules); err != nil {
+		return DocumentType{}, err
+	}
+	companyID := company.CompanyID()
+	var out DocumentType
+	err := postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
+		// Serializes with driver creates (which take the same row lock for
+		// their number), so no driver misses the new type's record.
+		if _, err := tx.Exec(ctx, `SELECT 1 FROM companies WHERE id = $1 FOR UPDATE`, companyID); err != nil {
+			return fmt.Errorf("lock company %s: %w", companyID, err)
+		}
+		existing, err := loadCustomTypes(ctx, tx, companyID)
+		if err != nil {
+			return err
+		}
+		t := customType{HasExpiry: true}
+		lead := defaultLeadDays
+		var v apperr.Validation
+		if absent(in.Code) {
+			v.Add("code", "msg.document_types.code_required")
+		} else if err := json.Unmarshal(in.Code, &t.Code); err != nil || !typeCode.MatchString(t.Code) {
+			v.Add("code", "msg.document_types.code", "max", 40)
+		}
+		applyTypeInput(&v, in, &t, &lead, true)
+		if !v.Has("code") && !v.Has("capped_by") {
+			checkCap(&v, existing, t)
+		}
+		if err := v.Err(); err != nil {
+			return err
+		}
+		if IsBuiltIn(t.Code) || slices.ContainsFunc(existing, func(c customType) bool { return c.Code == t.Code }) {
+			return apperr.Duplicate("msg.document_types.code_taken", "code", t.Code)
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO document_types (company_id, code, names, has_expiry, capped_by, retired)
+			VALUES ($1, $2, $3, $4, $5, $6)`, companyID, t.Code, t.Names, t.HasExpiry, t.CappedBy, t.Retired); err != nil {
+			if postgres.IsUniqueViolation(err, "document_types_pkey") {
+				return apperr.Duplicate("msg.document_types.code_taken", "code", t.Code)
+			}
+			return fmt.Errorf("insert document type %s: %w", t.Code, err)
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO document_rules (company_id, document_type, required, lead_days)
+			VALUES ($1, $2, false, $3)
+			ON CONFLICT (company_id, document_type) DO UPDATE SET lead_days = EXCLUDED.lead_days, updated_at = now()`,
+			companyID, t.Code, lead); err != nil {
+			return fmt.Errorf("store lead days of document type %s: %w", t.Code, err)
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO driver_documents (company_id, driver_id, type)
+			SELECT $1, d.id, $2 FROM drivers d WHERE d.company_id = $1
+			ON CONFLICT (driver_id, type) DO NOTHING`, companyID, t.Code); err != nil {
+			return fmt.Errorf("create documents of type %s: %w", t.Code, err)
+		}
+		out = DocumentType{Code: t.Code, Names: t.Names, HasExpiry: t.HasExpiry, LeadDays: lead, CappedBy: t.CappedBy, Retired: t.Retired}
+		return audit.Record(ctx, tx, p, audit.Entry{EntityType: "document_type", EntityID: companyID, Action: "created",
+			NewValues: typeValues(out)})
+	})
+	if err != nil {
+		return DocumentType{}, err
+	}
+	return out, nil
+}
+
+// UpdateType changes a custom type (only the fields sent); retired true
+// hides it from every list and rule, its records and files stay. A
+// built-in type cannot be changed here (409; its lead days are a document
+// rule). An unknown code is 404.
+func (s *Service) UpdateType(ctx context.Context, p auth.Principal, company auth.Ref, code string, in TypeInput) (DocumentType, error) {
+	if err := company.Check(p, auth.DocumentRules); err != nil {
+		return DocumentType{}, err
+	}
+	companyID := company.CompanyID()
+	if IsBuiltIn(code) {
+		return DocumentType{}, apperr.Conflict("msg.document_types.built_in", "code", code)
+	}
+	var out DocumentType
+	err := postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT 1 FROM companies WHERE id = $1 FOR UPDATE`, companyID); err != nil {
+			return fmt.Errorf("lock company %s: %w", companyID, err)
+		}
+		existing, err := loadCustomTypes(ctx, tx, companyID)
+		if err != nil {
+			return err
+		}
+		i := slices.IndexFunc(existing, func(c customType) bool { return c.Code == code })
+		if i < 0 {
+			return apperr.NotFound("msg.document_types.not_found")
+		}
+		before := existing[i]
+		t := before
+		lead := storedLeadDays(ctx, tx, companyID, code)
+		leadBefore := lead
+		var v apperr.Validation
+		if !absent(in.Code) {
+			var sent string
+			if err := json.Unmarshal(in.Code, &sent); err != nil || sent != code {
+				v.Add("code", "msg.document_types.code_fixed")
+			}
+		}
+		applyTypeInput(&v, in, &t, &lead, false)
+		if !v.Has("capped_by") {
+			checkCap(&v, existing, t)
+		}
+		if err := v.Err(); err != nil {
+			return err
+		}
+		oldDT := DocumentType{Code: code, Names: before.Names, HasExpiry: before.HasExpiry, LeadDays: leadBefore, CappedBy: before.CappedBy, Retired: before.Retired}
+		out = DocumentType{Code: code, Names: t.Names, HasExpiry: t.HasExpiry, LeadDays: lead, CappedBy: t.CappedBy, Retired: t.Retired}
+		oldV, newV := audit.Diff(typeValues(oldDT), typeValues(out))
+		if len(newV) == 0 {
+			return nil
+		}
+		if _, err := tx.Exec(ctx, `UPDATE document_types SET names = $3, has_expiry = $4, capped_by = $5, retired = $6, updated_at = now()
+			WHERE company_id = $1 AND code = $2`, companyID, code, t.Names, t.HasExpiry, t.CappedBy, t.Retired); err != nil {
+			return fmt.Errorf("update document type %s: %w", code, err)
+		}
+		if lead != leadBefore {
+			if _, err := tx.Exec(ctx, `INSERT INTO document_rules (company_id, document_type, required, lead_days)
+				VALUES ($1, $2, false, $3)
+				ON CONFLICT (company_id, document_type) DO UPDATE SET lead_days = EXCLUDED.lead_days, updated_at = now()`,
+				companyID, code, lead); err != nil {
+				return fmt.Errorf("store lead days of document type %s: %w", code, err)
+			}
+		}
+		oldV["code"], newV["code"] = code, code
+		return audit.Record(ctx, tx, p, audit.Entry{EntityType: "document_type", EntityID: companyID, Action: "updated",
+			OldValues: oldV, NewValues: newV})
+	})
+	if err != nil {
+		return DocumentType{}, err
+	}
+	return out, nil
+}
+
+// applyTypeInput validates and applies the fields other than code. On a
+// create, names are required.
+func applyTypeInput(v *apperr.Validation, in TypeInput, t *customType, lead *int, create bool) {
+	switch {
+	case absent(in.Names):
+		if create || len(in.Names) > 0 {
+			v.Add("names", "msg.document_types.names_required")
+		}
+	default:
+		var raw map[string]any
+		if err := json.Unmarshal(in.Names, &raw); err != nil {
+			v.Add("names", "msg.document_types.names_required")
+			break
+		}
+		names := map[string]string{}
+		for lang, val := range raw {
+			field := "names." + lang
+			if l, ok := i18n.Parse(lang); !ok || string(l) != lang {
+				v.Add(field, "msg.document_types.name_language", "allowed", langCodes())
+				continue
+			}
+			s, ok := val.(string)
+			if !ok {
+				v.Add(field, "msg.document_types.name", "max", MaxTypeNameLength)
+				continue
+			}
+			if textin.Bad(s) {
+				v.Add(field, "msg.common.text_invalid", "field", i18n.M("field.document_type.name"))
+				continue
+			}
+			s = strings.TrimSpace(textin.StripBidi(s))
+			if utf8.RuneCountInString(s) > MaxTypeNameLength {
+				v.Add(field, "msg.document_types.name", "max", MaxTypeNameLength)
+				continue
+			}
+			if s != "" {
+				names[lang] = s
+			}
+		}
+		if len(names) == 0 && !v.Has("names") {
+			v.Add("names", "msg.document_types.names_required")
+		}
+		t.Names = names
+	}
+	if len(in.HasExpiry) > 0 {
+		if absent(in.HasExpiry) || json.Unmarshal(in.HasExpiry, &t.HasExpiry) != nil {
+			v.Add("has_expiry", "msg.document_rules.boolean")
+		}
+	}
+	if len(in.Retired) > 0 {
+		if absent(in.Retired) || json.Unmarshal(in.Retired, &t.Retired) != nil {
+			v.Add("retired", "msg.document_rules.boolean")
+		}
+	}
+	if len(in.LeadDays) > 0 {
+		var n int
+		if absent(in.LeadDays) || json.Unmarshal(in.LeadDays, &n) != nil || n < 0 || n > MaxLeadDays {
+			v.Add("lead_days", "msg.document_rules.lead_days", "max", MaxLeadDays)
+		} else {
+			*lead = n
+		}
+	}
+	if len(in.CappedBy) > 0 {
+		if absent(in.CappedBy) {
+			t.CappedBy = nil
+		} else {
+			var c string
+			if json.Unmarshal(in.CappedBy, &c) != nil || !typeCode.MatchString(c) {
+				v.Add("capped_by", "msg.document_types.capped_by_unknown")
+			} else {
+				t.CappedBy = &c
+			}
+		}
+	}
+}
+
+func langCodes() []string {
+	out := make([]string, len(i18n.Langs))
+	for i, l := range i18n.Langs {
+		out[i] = string(l)
+	}
+	return out
+}
+
+// checkCap checks t's capped_by: a built-in or live custom type of the
+// company, not t itself, and no chain that comes back to t.
+func checkCap(v *apperr.Validation, existing []customType, t customType) {
+	if t.CappedBy == nil {
+		return
+	}
+	capOf := map[string]string{}
+	for k, c := range builtinCaps {
+		capOf[k] = c
+	}
+	live := map[string]bool{}
+	for _, c := range existing {
+		if c.Retired || c.Code == t.Code {
+			continue
+		}
+		live[c.Code] = true
+		if c.CappedBy != nil {
+			capOf[c.Code] = *c.CappedBy
+		}
+	}
+	target := *t.CappedBy
+	if !IsBuiltIn(target) && !live[target] {
+		if target == t.Code {
+			v.Add("capped_by", "msg.document_types.cap_cycle", "code", t.Code)
+			return
+		}
+		v.Add("capped_by", "msg.document_types.capped_by_unknown")
+		return
+	}
+	capOf[t.Code] = target
+	seen := map[string]bool{t.Code: true}
+	for at := target; at != ""; at = capOf[at] {
+		if seen[at] {
+			v.Add("capped_by", "msg.document_types.cap_cycle", "code", t.Code)
+			return
+		}
+		seen[at] = true
+	}
+}
+
+func typeValues(t DocumentType) map[string]any {
+	var capped any
+	if t.CappedBy != nil {
+		capped = *t.CappedBy
+	}
+	names := map[string]any{}
+	for k, v := range t.Names {
+		names[k] = v
+	}
+	return map[string]any{"names": names, "has_expiry": t.HasExpiry, "lead_days": t.LeadDays, "capped_by": capped, "retired": t.Retired}
+}
+
+// customTypeCodes returns the codes of the company's custom types (retired
+// ones too), for a new driver's records.
+func customTypeCodes(ctx context.Context, db postgres.DBTX, companyID uuid.UUID) ([]string, error) {
+	rows, err := db.Query(ctx, `SELECT code FROM document_types WHERE company_id = $1 ORDER BY seq`, companyID)
+	if err != nil {
+		return nil, fmt.Errorf("document types of company %s: %w", companyID, err)
+	}
+	codes, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("document types of company %s: %w", companyID, err)
+	}
+	return codes, nil
+}

@@ -76,8 +76,13 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("migration locker: %w", err)
 	}
+	// Out of order: features are built on branches, each given its
+	// migration number when it starts, and land in another order (00018
+	// after 00020, say). A database that already has the later ones gets the
+	// earlier one applied at its next start instead of refusing to start
+	// (docs/operations.md, "Migrations").
 	provider, err := goose.NewProvider(goose.DialectPostgres, db, migrations.FS,
-		goose.WithSessionLocker(locker), goose.WithDisableGlobalRegistry(true))
+		goose.WithSessionLocker(locker), goose.WithDisableGlobalRegistry(true), goose.WithAllowOutofOrder(true))
 	if err != nil {
 		return nil, fmt.Errorf("migration provider: %w", err)
 	}

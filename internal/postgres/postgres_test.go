@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 
@@ -60,5 +61,38 @@ func TestConcurrentMigrations(t *testing.T) {
 	}
 	if total == 0 {
 		t.Fatal("no instance applied anything")
+	}
+}
+
+// A database that has later migrations but lacks an earlier one (it landed
+// after them) gets it at the next start rather than refusing to start.
+func TestMigrationLandedOutOfOrder(t *testing.T) {
+	url := pgtest.NewEmpty(t)
+	ctx := context.Background()
+	pool, err := postgres.OpenSystem(ctx, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	if _, err := postgres.Migrate(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	// As if 00018 had not existed when this database was last migrated.
+	if _, err := pool.Exec(ctx, `DROP TABLE pending_objects`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `DELETE FROM goose_db_version WHERE version_id = 18`); err != nil {
+		t.Fatal(err)
+	}
+	applied, err := postgres.Migrate(ctx, pool)
+	if err != nil {
+		t.Fatalf("start with a missing earlier migration: %v", err)
+	}
+	if len(applied) != 1 || !strings.Contains(applied[0], "00018_") {
+		t.Fatalf("applied %v, want 00018 alone", applied)
+	}
+	var exists bool
+	if err := pool.QueryRow(ctx, `SELECT to_regclass('pending_objects') IS NOT NULL`).Scan(&exists); err != nil || !exists {
+		t.Fatalf("pending_objects after the start: %v (%v)", exists, err)
 	}
 }

@@ -16,6 +16,7 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -247,7 +248,31 @@ func startApp(t *testing.T, mode appMode) *App {
 		logFile.Close()
 	})
 	waitReady(t, base, exited, logFile.Name())
+	waitStartScan(t, db)
 	return &App{URL: base, DB: db, OIDC: prov, Out: out, Files: files, Env: env}
+}
+
+// waitStartScan waits until the server's start-up alert scan has run. It
+// runs once an instance is elected leader, seconds after the server
+// answers; had it run after a test's company was seeded but before its
+// users signed in, it would have taken the day's one scan of that company
+// without them, and the test's own scan would find the day done. The next
+// periodic scan comes 10 minutes later.
+func waitStartScan(t *testing.T, db *pgxpool.Pool) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		var done bool
+		if err := db.QueryRow(context.Background(), `SELECT EXISTS (SELECT FROM river_job
+			WHERE kind = 'enqueue_alert_scans' AND state = 'completed')`).Scan(&done); err != nil {
+			t.Fatal(err)
+		}
+		if done {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatal("the server's start-up alert scan did not run within 60 s")
 }
 
 func waitReady(t *testing.T, base string, exited <-chan error, logName string) {

@@ -873,7 +873,9 @@ func TestDriverCursorPagingUnderConcurrentInserts(t *testing.T) {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			for i := 0; ; i++ {
+			// A bounded number, so that on a slow machine the inserts cannot
+			// outrun the pages and keep the listing from reaching its end.
+			for i := 0; i < 60; i++ {
 				select {
 				case <-stop:
 					return
@@ -896,8 +898,11 @@ func TestDriverCursorPagingUnderConcurrentInserts(t *testing.T) {
 			// Besides the background inserts, one lands between every two pages.
 			drvCreate(t, hr, map[string]any{"first_name": "M", "last_name": surnames[(pages*3)%len(surnames)],
 				"email": fmt.Sprintf("m-%s-%d@example.cz", sortBy, pages)})
-			if !p.Meta.HasMore || pages > 200 {
+			if !p.Meta.HasMore {
 				break
+			}
+			if pages > 200 {
+				t.Fatalf("%s: still paging after %d pages", sortBy, pages)
 			}
 			q = "limit=3&cursor=" + url.QueryEscape(*p.Meta.NextCursor)
 		}

@@ -11,8 +11,6 @@ import (
 	"github.com/konvoj/konvoj/internal/fixtures"
 )
 
-var reviewToken = regexp.MustCompile(`name="form_token" value="([0-9a-f-]+)"`)
-
 // TestReviewQueuePage: a driver's upload waits in HR's queue (navigation
 // and dashboard count, the image inline next to the fields), a reject
 // without a reason comes back at its form, a reject with one is told to
@@ -40,7 +38,7 @@ func TestReviewQueuePage(t *testing.T) {
 	queue := hr.get("/document-reviews").expect(t, http.StatusOK).
 		contains(t, "Medical examination of Jan Novák, version 1", `data-testid="review-image"`, `alt="The uploaded file: medical.png"`,
 			"M-7", `data-testid="review-after-status"`)
-	m := reviewToken.FindStringSubmatch(queue.Body)
+	m := formToken.FindStringSubmatch(queue.Body)
 	if m == nil {
 		t.Fatal("no form token in the queue")
 	}

@@ -50,6 +50,13 @@ func poolConfig(url string, tracer pgx.QueryTracer) (*pgxpool.Config, error) {
 	// widely in size and data, so plan each execution with its values (the
 	// driver list with a document_status filter went from 70 ms to 7 ms).
 	cfg.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_custom_plan"
+	// No JIT compilation: the product's statements are short, and the
+	// estimates of the set-returning functions behind the document status
+	// (konvoj_document_chains, jsonb_array_elements: 100 rows each by
+	// default) put the driver list above jit_above_cost, so every list
+	// request spent 200–330 ms compiling a plan that then ran in 25 ms
+	// (docs/query-plans.md).
+	cfg.ConnConfig.RuntimeParams["jit"] = "off"
 	return cfg, nil
 }
 

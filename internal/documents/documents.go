@@ -178,16 +178,16 @@ func queryDocuments(ctx context.Context, db postgres.DBTX, companyID, driverID u
 	rows, err := db.Query(ctx, `
 		WITH co AS MATERIALIZED (
 			SELECT konvoj_document_chains($1) AS chains,
-				CASE WHEN $3::uuid IS NULL THEN konvoj_retired_document_types($1) ELSE '{}' END AS hidden
+				CASE WHEN $3::uuid IS NULL THEN konvoj_retired_document_types($1) ELSE '{}' END AS hidden,
+				konvoj_document_type_order($1) AS type_order
 		)
 		SELECT d.id, d.driver_id, d.type, d.number, d.country, d.valid_from, d.valid_until,
 			d.current_file_id IS NOT NULL, d.meta, d.updated_at, st.status, st.limited_by
 		FROM co
 		CROSS JOIN LATERAL konvoj_document_statuses($1, $2, $4, co.chains, co.hidden) st
 		JOIN driver_documents d ON d.id = st.id AND d.company_id = $1
-		LEFT JOIN document_types dt ON dt.company_id = $1 AND dt.code = d.type
 		WHERE $3::uuid IS NULL OR d.id = $3
-		ORDER BY array_position($5::text[], d.type), dt.seq`, companyID, driverID, docID, today, Types)
+		ORDER BY array_position(co.type_order, d.type), d.type`, companyID, driverID, docID, today)
 	if err != nil {
 		return nil, fmt.Errorf("list documents: %w", err)
 	}

@@ -179,7 +179,16 @@ func newDevApp(t *testing.T) *App {
 	return startApp(t, signInDev)
 }
 
-func startApp(t *testing.T, mode appMode) *App {
+// newWebhookApp is newApp with WEBHOOK_ALLOW_PRIVATE=true, so webhook
+// endpoints may point at a receiver of the test on 127.0.0.1 over plain
+// http (the setting's purpose: tests and development).
+func newWebhookApp(t *testing.T) *App {
+	t.Helper()
+	return startApp(t, signInOIDC, "WEBHOOK_ALLOW_PRIVATE=true")
+}
+
+// startApp starts the binary; extra are more NAME=value settings.
+func startApp(t *testing.T, mode appMode, extra ...string) *App {
 	t.Helper()
 	prepare(t)
 	out := filepath.Join("output", regexp.MustCompile(`[^A-Za-z0-9_-]+`).ReplaceAllString(t.Name(), "_"))
@@ -211,6 +220,7 @@ func startApp(t *testing.T, mode appMode) *App {
 		"STORAGE_LOCAL_DIR="+files,
 		"LOG_FORMAT=json",
 	)
+	env = append(env, extra...)
 	switch mode {
 	case signInOIDC:
 		// The provider signs RS256 only: API tokens and ID tokens are both

@@ -177,9 +177,9 @@ func documentByID(ctx context.Context, db postgres.DBTX, ref Ref, today civil.Da
 func queryDocuments(ctx context.Context, db postgres.DBTX, companyID, driverID uuid.UUID, docID *uuid.UUID, today civil.Date, withFiles bool) ([]Document, error) {
 	rows, err := db.Query(ctx, `
 		WITH co AS MATERIALIZED (
-			SELECT konvoj_document_chains($1) AS chains,
-				CASE WHEN $3::uuid IS NULL THEN konvoj_retired_document_types($1) ELSE '{}' END AS hidden,
+			SELECT f.chains, CASE WHEN $3::uuid IS NULL THEN f.retired ELSE '{}' END AS hidden,
 				konvoj_document_type_order($1) AS type_order
+			FROM company_document_facts f WHERE f.company_id = $1
 		)
 		SELECT d.id, d.driver_id, d.type, d.number, d.country, d.valid_from, d.valid_until,
 			d.current_file_id IS NOT NULL, d.meta, d.updated_at, st.status, st.limited_by

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/webhooks"
 )
 
 // receiver is a webhook receiver on 127.0.0.1 that verifies each request
@@ -26,15 +28,30 @@ type receiver struct {
 	mu     sync.Mutex
 	secret string
 	got    []received
+	calls  int
+	// hold, when set, leaves the first request unanswered until the
+	// sender's connection is gone; held is closed when it arrives, heldID
+	// is its webhook-id.
+	hold   bool
+	held   chan struct{}
+	heldID string
 }
 
 type received struct{ ID, Type string }
 
 func newReceiver(t *testing.T) *receiver {
-	r := &receiver{t: t}
+	r := &receiver{t: t, held: make(chan struct{})}
 	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		body, _ := io.ReadAll(req.Body)
 		r.mu.Lock()
+		r.calls++
+		if r.hold && r.calls == 1 {
+			r.heldID = req.Header.Get("webhook-id")
+			r.mu.Unlock()
+			close(r.held)
+			<-req.Context().Done()
+			return
+		}
 		defer r.mu.Unlock()
 		wh, err := standardwebhooks.NewWebhook(r.secret)
 		if err == nil {
@@ -63,7 +80,12 @@ func (r *receiver) setSecret(s string) {
 // wait returns the verified requests once there are n of them.
 func (r *receiver) wait(n int) []received {
 	r.t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	return r.waitFor(n, 30*time.Second)
+}
+
+func (r *receiver) waitFor(n int, limit time.Duration) []received {
+	r.t.Helper()
+	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		r.mu.Lock()
 		got := append([]received(nil), r.got...)
 		r.mu.Unlock()
@@ -204,4 +226,53 @@ func TestWebhooksSettingsPage(t *testing.T) {
 	must(t, expect.Locator(page.GetByTestId("webhook")).ToContainText("Payroll and TMS"))
 	app.Screenshots(t, page, "webhooks-list")
 	app.CheckA11y(t, page)
+}
+
+// A server killed (SIGKILL) while it sends a committed event, before it
+// could record the attempt, delivers the event after it is started again:
+// the receiver gets it, signed, with the same webhook-id, and the log
+// shows it delivered.
+func TestWebhookDeliveredAfterTheServerIsKilled(t *testing.T) {
+	app := newWebhookApp(t)
+	company := app.Company(t, "Acme Transport", "en")
+	rcv := newReceiver(t)
+	rcv.hold = true
+	secret := webhooks.NewSecret()
+	rcv.setSecret(secret)
+	ctx := context.Background()
+	var hook string
+	if err := app.DB.QueryRow(ctx, `INSERT INTO webhook_endpoints (company_id, url, events, secret)
+		VALUES ($1, $2, '{*}', $3) RETURNING id`, company, rcv.srv.URL+"/hooks", secret).Scan(&hook); err != nil {
+		t.Fatal(err)
+	}
+	page := app.SignIn(t, company, auth.RoleAdmin)
+	_, err := page.Goto(app.URL + "/settings/webhooks/" + hook)
+	must(t, err)
+	// The change commits (the event and its delivery in one transaction)
+	// and the server starts sending it; it dies with the request open.
+	must(t, page.GetByTestId("send-test").Click())
+	must(t, expect.Locator(page.GetByTestId("flash-success")).ToBeVisible())
+	select {
+	case <-rcv.held:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the event was not sent")
+	}
+	app.Kill(t)
+	var status string
+	var attempts int
+	if err := app.DB.QueryRow(ctx, `SELECT status, attempts FROM webhook_deliveries WHERE endpoint_id = $1`, hook).Scan(&status, &attempts); err != nil {
+		t.Fatal(err)
+	}
+	if status != "pending" || attempts != 0 {
+		t.Fatalf("after the kill the delivery is %s after %d attempts, want pending, none recorded", status, attempts)
+	}
+
+	app.Restart(t)
+	got := rcv.waitFor(1, 90*time.Second)
+	if got[0].Type != "webhook.test" || got[0].ID != rcv.heldID {
+		t.Errorf("after the restart the receiver got %+v; the event sent before the kill was %s", got[0], rcv.heldID)
+	}
+	_, err = page.Goto(app.URL + "/settings/webhooks/" + hook)
+	must(t, err)
+	waitDelivered(t, page, 1)
 }

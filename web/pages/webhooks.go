@@ -129,7 +129,7 @@ func (p *Pages) createWebhook(c echo.Context) error {
 			return rerr
 		}
 	}
-	if errs, ok := formErrors(i18n.From(ctx), err); ok {
+	if errs, ok := formErrors(i18n.From(ctx), err, "url"); ok {
 		f.Errors = errs
 		return p.showWebhooks(c, http.StatusUnprocessableEntity, f)
 	}
@@ -227,7 +227,7 @@ func (p *Pages) saveWebhook(c echo.Context) error {
 		return err
 	}
 	_, err = p.svc.Webhooks.Update(ctx, pr, ref, in)
-	if errs, ok := formErrors(i18n.From(ctx), err); ok {
+	if errs, ok := formErrors(i18n.From(ctx), err, "url"); ok {
 		f.Errors = errs
 		return p.showWebhook(c, http.StatusUnprocessableEntity, ref, "", &f)
 	}

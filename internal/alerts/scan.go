@@ -278,10 +278,11 @@ ins AS (
 SELECT ins.id, ins.driver_id, concat_ws(' ', d.first_name, d.last_name), d.internal_number,
     ins.document_id, ins.document_type, ins.stage, ins.valid_until
 FROM ins JOIN drivers d ON d.id = ins.driver_id AND d.company_id = $1
-ORDER BY d.internal_seq, array_position($4::text[], ins.document_type), ins.stage`
+CROSS JOIN (SELECT konvoj_document_type_order($1) AS type_order) o
+ORDER BY d.internal_seq, array_position(o.type_order, ins.document_type), ins.stage`
 
 func recordStages(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, date civil.Date) ([]Alert, error) {
-	rows, err := tx.Query(ctx, stagesSQL, companyID, date, date.Time().Weekday() == time.Monday, documents.Types)
+	rows, err := tx.Query(ctx, stagesSQL, companyID, date, date.Time().Weekday() == time.Monday)
 	if err != nil {
 		return nil, fmt.Errorf("record document stages: %w", err)
 	}

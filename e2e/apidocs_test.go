@@ -9,8 +9,9 @@ import (
 	"github.com/playwright-community/playwright-go"
 )
 
-// The API reference renders from the server's own OpenAPI document, and
-// every request the page makes goes to the server itself.
+// The API reference renders from the server's own OpenAPI document (its
+// paths and its webhooks section), and every request the page makes goes
+// to the server itself.
 func TestAPIReferenceRendersOffline(t *testing.T) {
 	app := newApp(t)
 	page := app.NewPage(t)
@@ -34,6 +35,10 @@ func TestAPIReferenceRendersOffline(t *testing.T) {
 	}
 	if err := page.GetByText("/api/v0/audit-logs").First().WaitFor(); err != nil {
 		t.Fatalf("the audit log operation is not listed: %v", err)
+	}
+	// The OpenAPI 3.1 webhooks section: the requests Konvoj sends.
+	if err := page.GetByText("driver.created", playwright.PageGetByTextOptions{Exact: playwright.Bool(true)}).First().WaitFor(); err != nil {
+		t.Fatalf("the webhooks section is not shown: %v", err)
 	}
 	if title, _ := page.Locator(".info .title").First().TextContent(); !strings.Contains(title, "Konvoj API") {
 		t.Errorf("title %q", title)

@@ -152,6 +152,7 @@ type App struct {
 	// Env is the server's environment, for running other konvoj commands
 	// (seed-demo) against the same database and file store.
 	Env []string
+	srv *server
 }
 
 // appMode is how people sign in to the app under test.
@@ -179,7 +180,16 @@ func newDevApp(t *testing.T) *App {
 	return startApp(t, signInDev)
 }
 
-func startApp(t *testing.T, mode appMode) *App {
+// newWebhookApp is newApp with WEBHOOK_ALLOW_PRIVATE=true, so webhook
+// endpoints may point at a receiver of the test on 127.0.0.1 over plain
+// http (the setting's purpose: tests and development).
+func newWebhookApp(t *testing.T) *App {
+	t.Helper()
+	return startApp(t, signInOIDC, "WEBHOOK_ALLOW_PRIVATE=true")
+}
+
+// startApp starts the binary; extra are more NAME=value settings.
+func startApp(t *testing.T, mode appMode, extra ...string) *App {
 	t.Helper()
 	prepare(t)
 	out := filepath.Join("output", regexp.MustCompile(`[^A-Za-z0-9_-]+`).ReplaceAllString(t.Name(), "_"))
@@ -211,6 +221,7 @@ func startApp(t *testing.T, mode appMode) *App {
 		"STORAGE_LOCAL_DIR="+files,
 		"LOG_FORMAT=json",
 	)
+	env = append(env, extra...)
 	switch mode {
 	case signInOIDC:
 		// The provider signs RS256 only: API tokens and ID tokens are both
@@ -225,7 +236,24 @@ func startApp(t *testing.T, mode appMode) *App {
 	case signInDev:
 		env = append(env, "JWT_ALG=HS256", "JWT_SECRET=e2e-dev-secret-0123456789abcdef0123", "AUTH_DEV_LOGIN=true")
 	}
-	logFile, err := os.Create(filepath.Join(out, "server.log"))
+	_ = os.Remove(filepath.Join(out, "server.log")) // a previous run's; Restart appends to this run's
+	srv := launch(t, env, base, filepath.Join(out, "server.log"))
+	waitStartScan(t, db)
+	return &App{URL: base, DB: db, OIDC: prov, Out: out, Files: files, Env: env, srv: srv}
+}
+
+// server is one running `konvoj serve`.
+type server struct {
+	cmd  *exec.Cmd
+	done chan struct{} // closed once the process has exited
+	err  error         // its exit status, once done
+}
+
+// launch starts `konvoj serve` with env, its output appended to logPath,
+// and waits until it is ready; the end of the test stops it.
+func launch(t *testing.T, env []string, base, logPath string) *server {
+	t.Helper()
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,21 +263,53 @@ func startApp(t *testing.T, mode appMode) *App {
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start konvoj: %v", err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	s := &server{cmd: cmd, done: make(chan struct{})}
+	go func() {
+		s.err = cmd.Wait()
+		close(s.done)
+	}()
 	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
+		s.stop(syscall.SIGTERM)
 		logFile.Close()
 	})
-	waitReady(t, base, exited, logFile.Name())
-	waitStartScan(t, db)
-	return &App{URL: base, DB: db, OIDC: prov, Out: out, Files: files, Env: env}
+	exited := make(chan error, 1)
+	go func() {
+		<-s.done
+		exited <- s.err
+	}()
+	waitReady(t, base, exited, logPath)
+	return s
+}
+
+// stop sends the signal and waits for the process to exit (killing it
+// after 10 s); a process that has exited already is left alone.
+func (s *server) stop(sig os.Signal) {
+	select {
+	case <-s.done:
+		return
+	default:
+	}
+	_ = s.cmd.Process.Signal(sig)
+	select {
+	case <-s.done:
+	case <-time.After(10 * time.Second):
+		_ = s.cmd.Process.Kill()
+		<-s.done
+	}
+}
+
+// Kill ends the server at once (SIGKILL), as a crash or a power cut would:
+// no request, job or transaction of it finishes.
+func (a *App) Kill(t *testing.T) {
+	t.Helper()
+	a.srv.stop(syscall.SIGKILL)
+}
+
+// Restart starts the server again, after Kill, on the same database, file
+// store and address, and waits until it is ready.
+func (a *App) Restart(t *testing.T) {
+	t.Helper()
+	a.srv = launch(t, a.Env, a.URL, filepath.Join(a.Out, "server.log"))
 }
 
 // waitStartScan waits until the server's start-up alert scan has run. It

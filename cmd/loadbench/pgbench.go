@@ -25,7 +25,7 @@ type pgbenchResult struct {
 
 // replayURL is the database URL as the server's request pool connects:
 // the request role and the request's company as session settings, UTC,
-// custom plans, the same statement timeout (internal/postgres).
+// custom plans, no JIT, the same statement timeout (internal/postgres).
 func replayURL(dbURL string, company uuid.UUID) (string, error) {
 	u, err := url.Parse(dbURL)
 	if err != nil {
@@ -36,6 +36,7 @@ func replayURL(dbURL string, company uuid.UUID) (string, error) {
 		"-c app.company_id=" + company.String(),
 		"-c timezone=UTC",
 		"-c plan_cache_mode=force_custom_plan",
+		"-c jit=off",
 		"-c statement_timeout=" + postgres.RequestStatementTimeout,
 	}, " ")
 	// libpq decodes %20, not +, as a space.

@@ -297,3 +297,28 @@ func Unsent(ctx context.Context, db *pgxpool.Pool, limit int) ([]uuid.UUID, erro
 	}
 	return pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
 }
+
+// Retention of the e-mail outbox (docs/alerts.md, "E-mail: the outbox"):
+// the table would otherwise keep every e-mail ever written.
+const (
+	// KeepSentEmail is how long a sent e-mail stays, from its sending.
+	KeepSentEmail = 30 * 24 * time.Hour
+	// KeepUnsentEmail is how long an e-mail never sent stays (no SMTP_URL,
+	// or refused every time), from its writing: an alert that old is no
+	// longer worth sending.
+	KeepUnsentEmail = 90 * 24 * time.Hour
+)
+
+// PruneOutbox removes, for every company, the e-mails sent more than
+// KeepSentEmail ago and those never sent written more than
+// KeepUnsentEmail ago. It runs on the system pool, from the periodic prune
+// job.
+func PruneOutbox(ctx context.Context, db postgres.DBTX, now time.Time) (int64, error) {
+	tag, err := db.Exec(ctx, `DELETE FROM outbox
+		WHERE (sent_at IS NOT NULL AND sent_at < $1) OR (sent_at IS NULL AND created_at < $2)`,
+		now.Add(-KeepSentEmail), now.Add(-KeepUnsentEmail))
+	if err != nil {
+		return 0, fmt.Errorf("prune e-mail outbox: %w", err)
+	}
+	return tag.RowsAffected(), nil
+}

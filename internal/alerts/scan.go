@@ -236,11 +236,9 @@ func langOr(code string, def i18n.Lang) i18n.Lang {
 // indexes), so only new ones come back.
 const stagesSQL = `
 WITH req AS (
-    SELECT konvoj_required_document_types($1, false) AS req_all, konvoj_required_document_types($1, true) AS req_non_eu,
-        (SELECT coalesce(array_agg(r.required_for ORDER BY r.ord), '{}') FROM konvoj_document_rules($1) r
-            WHERE r.required AND r.required_for LIKE 'tag:%') AS tag_rule_for,
-        (SELECT coalesce(array_agg(r.document_type ORDER BY r.ord), '{}') FROM konvoj_document_rules($1) r
-            WHERE r.required AND r.required_for LIKE 'tag:%') AS tag_rule_types
+    -- The company's document facts (migrations/00024_company_document_facts.sql).
+    SELECT f.required AS req_all, f.required_non_eu AS req_non_eu, f.tag_rule_for, f.tag_rule_types
+    FROM company_document_facts f WHERE f.company_id = $1
 ),
 docs AS (
     SELECT dd.id, dd.driver_id, dd.type, dd.current_file_id AS file_id, dd.valid_until, r.lead_days,
@@ -280,10 +278,11 @@ ins AS (
 SELECT ins.id, ins.driver_id, concat_ws(' ', d.first_name, d.last_name), d.internal_number,
     ins.document_id, ins.document_type, ins.stage, ins.valid_until
 FROM ins JOIN drivers d ON d.id = ins.driver_id AND d.company_id = $1
-ORDER BY d.internal_seq, array_position($4::text[], ins.document_type), ins.stage`
+CROSS JOIN (SELECT konvoj_document_type_order($1) AS type_order) o
+ORDER BY d.internal_seq, array_position(o.type_order, ins.document_type), ins.stage`
 
 func recordStages(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, date civil.Date) ([]Alert, error) {
-	rows, err := tx.Query(ctx, stagesSQL, companyID, date, date.Time().Weekday() == time.Monday, documents.Types)
+	rows, err := tx.Query(ctx, stagesSQL, companyID, date, date.Time().Weekday() == time.Monday)
 	if err != nil {
 		return nil, fmt.Errorf("record document stages: %w", err)
 	}

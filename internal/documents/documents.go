@@ -184,17 +184,17 @@ func documentByID(ctx context.Context, db postgres.DBTX, ref Ref, today civil.Da
 func queryDocuments(ctx context.Context, db postgres.DBTX, companyID, driverID uuid.UUID, docID *uuid.UUID, today civil.Date, withFiles bool) ([]Document, error) {
 	rows, err := db.Query(ctx, `
 		WITH co AS MATERIALIZED (
-			SELECT konvoj_document_chains($1) AS chains,
-				CASE WHEN $3::uuid IS NULL THEN konvoj_retired_document_types($1) ELSE '{}' END AS hidden
+			SELECT f.chains, CASE WHEN $3::uuid IS NULL THEN f.retired ELSE '{}' END AS hidden,
+				konvoj_document_type_order($1) AS type_order
+			FROM company_document_facts f WHERE f.company_id = $1
 		)
 		SELECT d.id, d.driver_id, d.type, d.number, d.country, d.valid_from, d.valid_until,
 			d.current_file_id IS NOT NULL, d.meta, d.updated_at, st.status, st.limited_by
 		FROM co
 		CROSS JOIN LATERAL konvoj_document_statuses($1, $2, $4, co.chains, co.hidden) st
 		JOIN driver_documents d ON d.id = st.id AND d.company_id = $1
-		LEFT JOIN document_types dt ON dt.company_id = $1 AND dt.code = d.type
 		WHERE $3::uuid IS NULL OR d.id = $3
-		ORDER BY array_position($5::text[], d.type), dt.seq`, companyID, driverID, docID, today, Types)
+		ORDER BY array_position(co.type_order, d.type), d.type`, companyID, driverID, docID, today)
 	if err != nil {
 		return nil, fmt.Errorf("list documents: %w", err)
 	}

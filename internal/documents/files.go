@@ -195,6 +195,9 @@ func (s *Service) store(ctx context.Context, p auth.Principal, ref Ref, up *uplo
 		if err := after.check(); err != nil {
 			return err
 		}
+		if err := checkExpiry(ctx, tx, ref.CompanyID(), ref.docType, ch); err != nil {
+			return err
+		}
 		// A driver's own upload of a type under review waits for HR: it
 		// is stored as a pending version, and the document (current file,
 		// metadata, status) stays as it is until the version is approved.
@@ -369,6 +372,9 @@ func (s *Service) Update(ctx context.Context, p auth.Principal, ref Ref, body ma
 		}
 		after := before.apply(ch)
 		if err := after.check(); err != nil {
+			return err
+		}
+		if err := checkExpiry(ctx, tx, ref.CompanyID(), ref.docType, ch); err != nil {
 			return err
 		}
 		hasFile := currentFile != nil

@@ -2,15 +2,21 @@ package documents
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"golang.org/x/text/language"
 
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/i18n"
+	"github.com/konvoj/konvoj/internal/postgres"
 )
 
 // Limits of the metadata fields.
@@ -79,6 +85,30 @@ func (m metadata) apply(c change) metadata {
 func (m metadata) check() error {
 	if m.ValidFrom != nil && m.ValidUntil != nil && m.ValidUntil.Before(*m.ValidFrom) {
 		return apperr.Invalid("valid_until", "msg.documents.until_before_from")
+	}
+	return nil
+}
+
+// checkExpiry refuses a valid_until sent for a document of a type without
+// an expiry (a custom type with has_expiry false; every built-in type has
+// one), from either front: the upload and the metadata update. Clearing it
+// is allowed, and a date stored before the type lost its expiry stays until
+// someone clears it (docs/drivers-and-documents.md, "Custom document
+// types").
+func checkExpiry(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, docType string, c change) error {
+	if !c.ValidUntil.Set || c.ValidUntil.Value == nil || IsBuiltIn(docType) {
+		return nil
+	}
+	var hasExpiry bool
+	err := db.QueryRow(ctx, `SELECT has_expiry FROM document_types WHERE company_id = $1 AND code = $2`, companyID, docType).Scan(&hasExpiry)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("expiry of document type %s: %w", docType, err)
+	}
+	if !hasExpiry {
+		return apperr.Invalid("valid_until", "msg.documents.no_expiry")
 	}
 	return nil
 }

@@ -7,7 +7,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/konvoj/konvoj/internal/auth"
-	"github.com/konvoj/konvoj/internal/documents"
 )
 
 // NotReadyDriver is an active driver who is not ready, and why: the
@@ -50,14 +49,16 @@ func (s *Service) NotReady(ctx context.Context, p auth.Principal, company auth.R
 	}
 	rows, err := s.db.Query(ctx, `
 		WITH co AS MATERIALIZED (`+companyFacts+` WHERE c.id = $1),
+		o AS MATERIALIZED (SELECT konvoj_document_type_order($1) AS type_order),
 		short AS (
 			SELECT d.id, d.first_name, d.last_name, d.internal_number, d.internal_seq,
-				array_agg(x.id ORDER BY array_position($4::text[], x.type), x.type) AS doc_ids,
-				array_agg(x.type ORDER BY array_position($4::text[], x.type), x.type) AS types,
-				array_agg(x.status ORDER BY array_position($4::text[], x.type), x.type) AS statuses,
-				array_agg(coalesce(x.limited_by, '') ORDER BY array_position($4::text[], x.type), x.type) AS limited_by
+				array_agg(x.id ORDER BY array_position(o.type_order, x.type), x.type) AS doc_ids,
+				array_agg(x.type ORDER BY array_position(o.type_order, x.type), x.type) AS types,
+				array_agg(x.status ORDER BY array_position(o.type_order, x.type), x.type) AS statuses,
+				array_agg(coalesce(x.limited_by, '') ORDER BY array_position(o.type_order, x.type), x.type) AS limited_by
 			FROM drivers d
 			CROSS JOIN co
+			CROSS JOIN o
 			CROSS JOIN LATERAL konvoj_document_statuses(d.company_id, d.id, co.today, co.chains, co.retired) x
 			WHERE d.company_id = $1 AND d.deleted_at IS NULL AND d.status = 'active'
 				AND ($3::uuid IS NULL OR d.id = $3)
@@ -68,7 +69,7 @@ func (s *Service) NotReady(ctx context.Context, p auth.Principal, company auth.R
 		SELECT id, first_name, last_name, internal_number, doc_ids, types, statuses, limited_by, count(*) OVER ()
 		FROM short
 		ORDER BY internal_seq, id
-		LIMIT $2`, company.CompanyID(), limit, company.Only(), documents.Types)
+		LIMIT $2`, company.CompanyID(), limit, company.Only())
 	if err != nil {
 		return NotReadyList{}, fmt.Errorf("drivers not ready: %w", err)
 	}

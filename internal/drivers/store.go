@@ -28,33 +28,20 @@ const driverColumns = `d.id, d.company_id, d.office_id, d.internal_number, d.fir
 	d.status, d.hire_date, d.fire_date, d.contract_from, d.contract_to, d.contract_indefinite, d.work_location,
 	d.bank_country, d.bank_account, d.iban, d.swift, d.flags, d.tags, d.language, d.created_at, d.updated_at`
 
-// companyFacts is what the status rules need from the company (alias co),
-// the validity chains (chains; capped: the types with a cap; chained: those
-// and every type that caps one) and the retired custom types included,
-// always in a MATERIALIZED CTE: a CTE used once is otherwise inlined and
-// its rule lookups re-run for every row of the page (the list took twice
-// as long). It holds today in the company's time zone and its required
-// document types (the document rules, docs/alerts.md): those of every
-// driver, those of a driver from outside the EU, EEA and Switzerland, and
-// the tag groups' rules side by side (required_for tag:<tag> and type).
-const companyFacts = `SELECT konvoj_today(c.timezone) AS today,
-		konvoj_required_document_types(c.id, false) AS required,
-		konvoj_required_document_types(c.id, true) AS required_non_eu,
-		tr.rule_for AS tag_rule_for, tr.rule_types AS tag_rule_types,
-		ch.chains, ch.capped, ch.chained, konvoj_retired_document_types(c.id) AS retired
+// companyFacts is what the status rules need from the company (alias co):
+// today in the company's time zone and its document facts, which triggers
+// keep in company_document_facts whenever its document types or rules
+// change (migrations/00024_company_document_facts.sql): the required
+// document types (the document rules, docs/alerts.md) of every driver, of
+// a driver from outside the EU, EEA and Switzerland, and the tag groups'
+// rules side by side (required_for tag:<tag> and type); the validity
+// chains (chains; capped: the types with a cap; chained: those and every
+// type that caps one) and the retired custom types. Always in a
+// MATERIALIZED CTE, so that it is read once per statement.
+const companyFacts = `SELECT konvoj_today(c.timezone) AS today, f.required, f.required_non_eu,
+		f.tag_rule_for, f.tag_rule_types, f.chains, f.capped, f.chained, f.retired
 	FROM companies c
-	CROSS JOIN LATERAL (
-		SELECT coalesce(array_agg(r.required_for ORDER BY r.ord), '{}') AS rule_for,
-			coalesce(array_agg(r.document_type ORDER BY r.ord), '{}') AS rule_types
-		FROM konvoj_document_rules(c.id) r
-		WHERE r.required AND r.required_for LIKE 'tag:%'
-	) tr
-	CROSS JOIN LATERAL (
-		SELECT x.chains, ARRAY(SELECT jsonb_object_keys(x.chains)) AS capped,
-			ARRAY(SELECT jsonb_object_keys(x.chains) UNION
-				SELECT a FROM jsonb_each(x.chains) e, jsonb_array_elements(e.value) st, jsonb_array_elements_text(st) a) AS chained
-		FROM (SELECT konvoj_document_chains(c.id) AS chains) x
-	) ch`
+	JOIN company_document_facts f ON f.company_id = c.id`
 
 // requiredOf is the required document types of driver d (alias co for the
 // company facts): by citizenship, plus those of the driver's tags.

@@ -319,6 +319,7 @@ func init() {
 		"field.flags":                "Flagi",
 
 		"msg.documents.until_before_from": "Koniec ważności nie może być przed jej początkiem.",
+		"msg.documents.no_expiry":         "Dokumenty tego typu nie tracą ważności; pozostaw koniec ważności pusty.",
 		"msg.documents.number_chars":      "Numer dokumentu zawiera niedozwolone znaki.",
 		"msg.documents.country":           "Kraj wydania musi być dwuliterowym kodem ISO 3166-1, np. CZ.",
 		"msg.documents.meta_too_large":    "Dodatkowe dane mogą mieć najwyżej 64 KiB.",

@@ -54,6 +54,7 @@ func init() {
 		"field.flags":                "flags",
 
 		"msg.documents.until_before_from": "The end of validity cannot be before the start of validity.",
+		"msg.documents.no_expiry":         "Documents of this type do not expire; leave the end of validity empty.",
 		"msg.documents.number_chars":      "The document number contains characters that are not allowed.",
 		"msg.documents.country":           "The issuing country must be an ISO 3166-1 alpha-2 code, such as CZ.",
 		"msg.documents.meta_too_large":    "The details may not be larger than 64 KiB.",
@@ -121,6 +122,7 @@ func init() {
 		"field.flags":                "Příznaky",
 
 		"msg.documents.until_before_from": "Platnost do nesmí být před platností od.",
+		"msg.documents.no_expiry":         "Doklady tohoto typu nemají konec platnosti; pole Platnost do nechte prázdné.",
 		"msg.documents.number_chars":      "Číslo dokladu obsahuje nepovolené znaky.",
 		"msg.documents.country":           "Země vydání musí být dvoupísmenný kód ISO 3166-1, například CZ.",
 		"msg.documents.meta_too_large":    "Doplňující údaje mohou mít nejvýše 64 KiB.",

@@ -313,7 +313,8 @@ type Options struct {
 	// Scanner and Mailer run the expiry alerts (nil: no alert jobs).
 	Scanner *alerts.Scanner
 	Mailer  *alerts.Mailer
-	// Now is the alert scheduler's clock (tests); nil is time.Now.
+	// Now is the clock of the alert scheduler and of the outbox prune
+	// (tests); nil is time.Now.
 	Now func() time.Time
 	// Imports runs driver imports (nil: no import jobs).
 	Imports *imports.Service
@@ -341,6 +342,7 @@ func NewClient(db *pgxpool.Pool, ratings *rating.Service, log *slog.Logger, o Op
 	river.AddWorker(workers, &ClaimRatingRefreshesWorker{DB: db, Rating: ratings})
 	river.AddWorker(workers, &RefreshAllRatingsWorker{Rating: ratings})
 	river.AddWorker(workers, &PurgeIdempotencyKeysWorker{DB: db})
+	river.AddWorker(workers, &PruneOutboxWorker{DB: db, Log: log, Now: o.Now})
 	if o.Imports != nil {
 		river.AddWorker(workers, &ImportWorker{Imports: o.Imports})
 	}
@@ -382,6 +384,9 @@ func NewClient(db *pgxpool.Pool, ratings *rating.Service, log *slog.Logger, o Op
 			river.NewPeriodicJob(river.PeriodicInterval(PurgeIdempotencyInterval),
 				func() (river.JobArgs, *river.InsertOpts) { return PurgeIdempotencyKeysArgs{}, nil },
 				&river.PeriodicJobOpts{ID: "purge_idempotency_keys", RunOnStart: true}),
+			river.NewPeriodicJob(river.PeriodicInterval(PruneOutboxInterval),
+				func() (river.JobArgs, *river.InsertOpts) { return PruneOutboxArgs{}, nil },
+				&river.PeriodicJobOpts{ID: "prune_outbox", RunOnStart: true}),
 		}
 		if o.Sessions != nil {
 			cfg.PeriodicJobs = append(cfg.PeriodicJobs, river.NewPeriodicJob(river.PeriodicInterval(PurgeSessionsInterval),

@@ -379,7 +379,8 @@ func tenantTables(t *testing.T, db *pgxpool.Pool) []string {
 }
 
 // TestRequestPoolLimits: the request pool has the configured size
-// (DATABASE_MAX_CONNS) and cuts every statement off after 30 s.
+// (DATABASE_MAX_CONNS), cuts every statement off after 30 s, and plans
+// without JIT (docs/operations.md); so does the system pool.
 func TestRequestPoolLimits(t *testing.T) {
 	_, url := pgtest.NewWithURL(t, nil)
 	ctx := context.Background()
@@ -394,5 +395,16 @@ func TestRequestPoolLimits(t *testing.T) {
 	var timeout string
 	if err := pool.QueryRow(ctx, "SHOW statement_timeout").Scan(&timeout); err != nil || timeout != "30s" {
 		t.Errorf("statement_timeout %q (%v), want 30s", timeout, err)
+	}
+	system, err := postgres.OpenSystem(ctx, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer system.Close()
+	for name, p := range map[string]*pgxpool.Pool{"request": pool, "system": system} {
+		var jit string
+		if err := p.QueryRow(ctx, "SHOW jit").Scan(&jit); err != nil || jit != "off" {
+			t.Errorf("%s pool: jit %q (%v), want off", name, jit, err)
+		}
 	}
 }

@@ -118,13 +118,9 @@ func lockMonth(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period Perio
 const gatherSQL = `
 WITH company AS (
     SELECT c.id, c.timezone,
-        konvoj_required_document_types(c.id, false) AS required_types,
-        konvoj_required_document_types(c.id, true) AS required_types_non_eu,
-        konvoj_document_chains(c.id) AS chains, konvoj_retired_document_types(c.id) AS retired,
-        (SELECT coalesce(array_agg(r.required_for ORDER BY r.ord), '{}') FROM konvoj_document_rules(c.id) r
-            WHERE r.required AND r.required_for LIKE 'tag:%') AS tag_rule_for,
-        (SELECT coalesce(array_agg(r.document_type ORDER BY r.ord), '{}') FROM konvoj_document_rules(c.id) r
-            WHERE r.required AND r.required_for LIKE 'tag:%') AS tag_rule_types,
+        -- The company's document facts (migrations/00024_company_document_facts.sql).
+        f.required AS required_types, f.required_non_eu AS required_types_non_eu,
+        f.chains, f.retired, f.tag_rule_for, f.tag_rule_types,
         ($2::date)::timestamp AT TIME ZONE c.timezone AS starts_at,
         ($3::date + 1)::timestamp AT TIME ZONE c.timezone AS ends_at,
         -- Not EXISTS: the first order by date steers the planner to the
@@ -134,7 +130,7 @@ WITH company AS (
             WHERE o.company_id = c.id AND o.deleted_at IS NULL AND o.status <> 'cancelled'
                 AND o.order_date BETWEEN $2 AND $3
             ORDER BY o.order_date LIMIT 1) IS NOT NULL AS uses_orders
-    FROM companies c WHERE c.id = $1
+    FROM companies c JOIN company_document_facts f ON f.company_id = c.id WHERE c.id = $1
 ),
 rated AS (
     SELECT d.* FROM drivers d

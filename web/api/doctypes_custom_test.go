@@ -335,3 +335,65 @@ func TestValidityChains(t *testing.T) {
 		t.Errorf("document_expiration: %v with the chain valid, %v with the residence permit expired", full, capped)
 	}
 }
+
+// A custom type without an expiry (has_expiry false) takes no valid_until:
+// an upload or an update that sends one is 422 at valid_until and stores
+// nothing; without one the document is valid and has no days left. A type
+// with an expiry, and every built-in one, takes it as before; a date kept
+// from before the type lost its expiry can be cleared.
+func TestDocumentTypeWithoutExpiry(t *testing.T) {
+	t.Parallel()
+	env := webtest.New(t)
+	company := env.Company("Acme", "free")
+	hr := env.As(company, auth.RoleHRManager)
+	jan := drvCreate(t, hr, map[string]any{"first_name": "Jan", "last_name": "Novák", "email": "jan@example.cz"})
+	hr.Post(typesPath(company), map[string]any{"code": "company_training", "names": map[string]any{"en": "Company training"},
+		"has_expiry": false}).Expect(http.StatusCreated)
+	hr.Post(typesPath(company), map[string]any{"code": "adr_training", "names": map[string]any{"en": "ADR training"}}).
+		Expect(http.StatusCreated)
+	docID := func(typ string) uuid.UUID {
+		return uuid.MustParse(documentOf(t, hr, jan.ID, typ)["id"].(string))
+	}
+	training, adr := docID("company_training"), docID("adr_training")
+	pdf := []byte("%PDF-1.7\n% training\n")
+
+	body := upload(t, hr, training, filePart("training.pdf", pdf), field("valid_until", dateIn(300))).
+		ExpectError(http.StatusUnprocessableEntity, "ValidationError")
+	if msgs, _ := body["errors"].(map[string]any)["valid_until"].([]any); len(msgs) != 1 ||
+		msgs[0] != "Documents of this type do not expire; leave the end of validity empty." {
+		t.Errorf("errors %v", body["errors"])
+	}
+	var files int
+	if err := env.DB.QueryRow(t.Context(), `SELECT count(*) FROM document_files WHERE company_id = $1`, company).Scan(&files); err != nil || files != 0 {
+		t.Errorf("a refused upload stored %d files (%v)", files, err)
+	}
+	upload(t, hr, training, filePart("training.pdf", pdf), field("number", "T-1")).Expect(http.StatusCreated)
+	if doc := documentOf(t, hr, jan.ID, "company_training"); doc["status"] != "valid" || doc["valid_until"] != nil || doc["days_until_expiry"] != nil {
+		t.Errorf("a document without expiry: %v", doc)
+	}
+	path := "/api/v0/documents/" + training.String()
+	body = hr.Put(path, map[string]any{"valid_until": dateIn(30)}).ExpectError(http.StatusUnprocessableEntity, "ValidationError")
+	if _, ok := body["errors"].(map[string]any)["valid_until"]; !ok {
+		t.Errorf("update errors %v", body["errors"])
+	}
+	hr.Put(path, map[string]any{"number": "T-2", "valid_until": nil}).Expect(http.StatusOK)
+
+	// With an expiry, custom or built-in, the date is taken.
+	upload(t, hr, adr, filePart("adr.pdf", pdf), field("valid_until", dateIn(300))).Expect(http.StatusCreated)
+	if doc := documentOf(t, hr, jan.ID, "adr_training"); doc["valid_until"] != dateIn(300) {
+		t.Errorf("a type with expiry: %v", doc)
+	}
+	upload(t, hr, docID("passport"), filePart("passport.pdf", pdf), field("valid_until", dateIn(900))).Expect(http.StatusCreated)
+
+	// The type loses its expiry: the stored date stays until cleared, and
+	// an upload that does not send one is taken.
+	hr.Put(typesPath(company)+"/adr_training", map[string]any{"has_expiry": false}).Expect(http.StatusOK)
+	upload(t, hr, adr, filePart("adr.pdf", pdf), field("number", "A-2")).Expect(http.StatusCreated)
+	if doc := documentOf(t, hr, jan.ID, "adr_training"); doc["valid_until"] != dateIn(300) || doc["number"] != "A-2" {
+		t.Errorf("after the type lost its expiry: %v", doc)
+	}
+	hr.Put("/api/v0/documents/"+adr.String(), map[string]any{"valid_until": nil}).Expect(http.StatusOK)
+	if doc := documentOf(t, hr, jan.ID, "adr_training"); doc["valid_until"] != nil || doc["status"] != "valid" {
+		t.Errorf("cleared: %v", doc)
+	}
+}

@@ -15,7 +15,8 @@ import (
 )
 
 // Every event type reaches a receiver subscribed to all, signed (checked by
-// the Standard Webhooks library), with the entity the API returns.
+// the Standard Webhooks library), with the entity the API returns, in the
+// shape the OpenAPI document's webhooks section describes.
 func TestWebhookEveryEventType(t *testing.T) {
 	env := webhookEnv(t)
 	company := env.Company("Events", "enterprise")
@@ -127,6 +128,10 @@ func TestWebhookEveryEventType(t *testing.T) {
 	}
 	sort.Strings(types)
 	t.Logf("event types received: %v", types)
+	// Each body is what the OpenAPI document's webhooks section says.
+	for _, e := range got {
+		checkWebhookBody(t, e.Type, e.Body)
+	}
 	for typ, want := range map[string]string{
 		webhooks.DriverCreated: id, webhooks.DriverUpdated: id, webhooks.DriverDeleted: gone,
 		webhooks.DocumentUpdated: doc.ID, webhooks.DocumentStatusChanged: doc.ID, webhooks.DocumentReviewCompleted: file,

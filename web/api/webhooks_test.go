@@ -50,6 +50,7 @@ type hookDelivery struct {
 	Data      map[string]any
 	Timestamp time.Time
 	Status    int
+	Body      []byte
 }
 
 func newHookReceiver(t *testing.T) *hookReceiver {
@@ -94,7 +95,7 @@ func (r *hookReceiver) serve(w http.ResponseWriter, req *http.Request) {
 		status = r.answer(n)
 	}
 	r.mu.Lock()
-	r.got = append(r.got, hookDelivery{ID: req.Header.Get("webhook-id"), Type: msg.Type, Data: msg.Data, Timestamp: msg.Timestamp, Status: status})
+	r.got = append(r.got, hookDelivery{ID: req.Header.Get("webhook-id"), Type: msg.Type, Data: msg.Data, Timestamp: msg.Timestamp, Status: status, Body: body})
 	r.mu.Unlock()
 	w.WriteHeader(status)
 }
@@ -280,6 +281,7 @@ func TestWebhookTestEventAndRedeliver(t *testing.T) {
 	if got[0].Type != "webhook.test" || got[0].Data["webhook_id"] != hook {
 		t.Errorf("test event: %+v", got[0])
 	}
+	checkWebhookBody(t, got[0].Type, got[0].Body)
 	var log []deliveryRow
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if log = deliveries(t, admin, hook); len(log) == 1 && log[0].Status == "delivered" {

@@ -44,6 +44,8 @@ var driverID = map[string]string{"id": webtest.KindDriver}
 
 var importID = map[string]string{"id": webtest.KindImport}
 
+var webhookID = map[string]string{"id": webtest.KindWebhook}
+
 // ownNotifications: the caller's own notifications, which every role has.
 var ownNotifications = map[webtest.Refusal]string{
 	webtest.OtherCompany: "the caller's own notifications: no path id", webtest.RoleRefused: everyRole,
@@ -104,6 +106,25 @@ var pageRoutes = map[string]pageRoute{
 		notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: "the types of the caller's own company", webtest.OtherDriver: noDriver}},
 	"POST /document-types/:code": {action: auth.DocumentRules, ids: map[string]string{"code": "=attestation"}, form: url.Values{"lead_days": {"40"}},
 		notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: "the types of the caller's own company", webtest.OtherDriver: noDriver}},
+
+	"GET /settings/webhooks": {action: auth.WebhooksManage, notApplicable: map[webtest.Refusal]string{
+		webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
+	"POST /settings/webhooks": {action: auth.WebhooksManage,
+		form:          url.Values{"url": {"https://127.0.0.1/hooks"}, "events": {"*"}, "form_token": {"5b0f3c1e-7a2d-4e8b-9c61-2f4a8d1e3b70"}},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
+	"GET /settings/webhooks/:id": {action: auth.WebhooksManage, ids: webhookID,
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"POST /settings/webhooks/:id": {action: auth.WebhooksManage, ids: webhookID, form: url.Values{"url": {"https://127.0.0.1/x"}, "events": {"*"}},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"POST /settings/webhooks/:id/enabled": {action: auth.WebhooksManage, ids: webhookID, form: url.Values{"enabled": {"false"}},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"POST /settings/webhooks/:id/rotate-secret": {action: auth.WebhooksManage, ids: webhookID, form: url.Values{},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"POST /settings/webhooks/:id/test": {action: auth.WebhooksManage, ids: webhookID, form: url.Values{},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"POST /settings/webhooks/:id/deliveries/:delivery_id/redeliver": {action: auth.WebhooksManage,
+		ids: map[string]string{"id": webtest.KindWebhook, "delivery_id": webtest.KindDelivery}, form: url.Values{},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
 
 	"GET /drivers": {action: auth.DriversRead, notApplicable: map[webtest.Refusal]string{
 		webtest.OtherCompany: collection, webtest.RoleRefused: everyRole, webtest.OtherDriver: ownList}},

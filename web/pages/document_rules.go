@@ -104,7 +104,7 @@ func (p *Pages) saveDocumentRules(c echo.Context) error {
 		return p.redirect(c, "/document-rules")
 	}
 	_, err = p.svc.Documents.UpdateRules(ctx, pr, company, u)
-	if errs, ok := formErrors(i18n.From(ctx), err); ok {
+	if errs, ok := formErrors(i18n.From(ctx), err, ""); ok {
 		// rules.<index>.<field>: the entry's row.
 		for key, msgs := range errs {
 			var i int

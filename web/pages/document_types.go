@@ -113,7 +113,7 @@ func (p *Pages) saveType(c echo.Context, editing bool) error {
 		in.Code = jsonValue(f.Code)
 		_, err = p.svc.Documents.CreateType(ctx, pr, company, in)
 	}
-	if errs, ok := formErrors(i18n.From(ctx), err); ok {
+	if errs, ok := formErrors(i18n.From(ctx), err, "code"); ok {
 		f.Errors = errs
 		return p.showDocumentTypes(c, http.StatusUnprocessableEntity, f)
 	}

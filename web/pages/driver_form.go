@@ -44,7 +44,7 @@ func (p *Pages) createDriver(c echo.Context) error {
 		return err
 	}
 	created, err := p.svc.Drivers.Create(c.Request().Context(), pr, company, in)
-	if errs, ok := formErrors(i18n.From(c.Request().Context()), err); ok {
+	if errs, ok := formErrors(i18n.From(c.Request().Context()), err, "email"); ok {
 		d, ferr := p.driverForm(c, pr, values, errs)
 		if ferr != nil {
 			return ferr
@@ -95,7 +95,7 @@ func (p *Pages) updateDriver(c echo.Context) error {
 		return err
 	}
 	updated, err := p.svc.Drivers.Update(ctx, pr, ref, in)
-	if errs, ok := formErrors(i18n.From(ctx), err); ok {
+	if errs, ok := formErrors(i18n.From(ctx), err, "email"); ok {
 		cur, gerr := p.svc.Drivers.Get(ctx, pr, ref)
 		if gerr != nil {
 			return gerr
@@ -192,9 +192,10 @@ func driverInput(c echo.Context) (drivers.Input, map[string]string, error) {
 }
 
 // formErrors turns a refused save into messages by field, translated: the
-// service's validation messages, and the duplicate e-mail (the only unique
-// driver field) at the e-mail field.
-func formErrors(lang i18n.Lang, err error) (map[string][]string, bool) {
+// service's validation messages, and a duplicate (409 DuplicateEntry) at
+// the field named unique, the form's one unique value (a driver's e-mail,
+// a document type's code).
+func formErrors(lang i18n.Lang, err error, unique string) (map[string][]string, bool) {
 	switch apperr.KindOf(err) {
 	case apperr.KindValidation:
 		fields := translatedFields(lang, err)
@@ -208,7 +209,7 @@ func formErrors(lang i18n.Lang, err error) (map[string][]string, bool) {
 		return fields, true
 	case apperr.KindDuplicate:
 		msg, _ := messagesIn(lang, err)
-		return map[string][]string{"email": {msg}}, true
+		return map[string][]string{unique: {msg}}, true
 	}
 	return nil, false
 }

@@ -29,9 +29,10 @@ func JSON() ([]byte, error) {
 	return doc, err
 }
 
-// build merges base.yaml with every other fragment: their paths and their
-// components (schemas, parameters, responses, headers) are added; a name
-// defined twice is an error, so fragments cannot silently override each other.
+// build merges base.yaml with every other fragment: their paths, their
+// webhooks (the requests Konvoj sends, OpenAPI 3.1) and their components
+// (schemas, parameters, responses, headers) are added; a name defined twice
+// is an error, so fragments cannot silently override each other.
 func build() ([]byte, error) {
 	names, err := fs.Glob(fragments, "*.yaml")
 	if err != nil {
@@ -50,8 +51,10 @@ func build() ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := mergeSection(root, frag, name, "paths"); err != nil {
-			return nil, err
+		for _, section := range []string{"paths", "webhooks"} {
+			if err := mergeSection(root, frag, name, section); err != nil {
+				return nil, err
+			}
 		}
 		fc, _ := frag["components"].(map[string]any)
 		rc, _ := root["components"].(map[string]any)

@@ -1,0 +1,299 @@
+package pages
+
+import (
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/konvoj/konvoj/internal/apperr"
+	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/forms"
+	"github.com/konvoj/konvoj/internal/i18n"
+	"github.com/konvoj/konvoj/internal/webhooks"
+	"github.com/konvoj/konvoj/views"
+	"github.com/konvoj/konvoj/web"
+)
+
+// The webhooks settings page (docs/webhooks.md, admins only): the
+// company's endpoints and a form to register one; each endpoint's page has
+// its actions (send a test event, disable or enable, rotate the secret),
+// its edit form and its delivery log with a redeliver button per row. All
+// of it goes through the same service methods as /api/v0/webhooks. A new
+// secret (create, rotation) is shown once, in the answer to the POST that
+// made it, and never again.
+
+const (
+	webhooksURL          = "/settings/webhooks"
+	webhookDeliveriesPer = 25
+)
+
+func (p *Pages) mountWebhooks(r *web.Routes) {
+	p.addNav(views.NavItem{Href: webhooksURL, Label: "nav.webhooks", Icon: "bolt", Description: "nav.webhooks.about"},
+		auth.WebhooksManage)
+	r.GET(webhooksURL, p.webhooks)
+	r.POST(webhooksURL, p.createWebhook)
+	r.GET(webhooksURL+"/:id", p.webhook)
+	r.POST(webhooksURL+"/:id", p.saveWebhook)
+	r.POST(webhooksURL+"/:id/enabled", p.setWebhookEnabled)
+	r.POST(webhooksURL+"/:id/rotate-secret", p.rotateWebhookSecret)
+	r.POST(webhooksURL+"/:id/test", p.testWebhook)
+	r.POST(webhooksURL+"/:id/deliveries/:delivery_id/redeliver", p.redeliverWebhook)
+}
+
+func webhookPageURL(id string) string { return webhooksURL + "/" + id }
+
+func (p *Pages) webhooks(c echo.Context) error {
+	return p.showWebhooks(c, http.StatusOK, views.WebhookForm{Action: webhooksURL, Token: forms.NewToken()})
+}
+
+func (p *Pages) showWebhooks(c echo.Context, status int, f views.WebhookForm) error {
+	ctx, pr := c.Request().Context(), web.Principal(c)
+	company, err := pr.Scope(auth.WebhooksManage)
+	if err != nil {
+		return err
+	}
+	list, err := p.svc.Webhooks.List(ctx, pr, company)
+	if err != nil {
+		return err
+	}
+	d := views.WebhooksData{CSRF: csrfToken(c), Form: f}
+	d.Form.Choices = webhooks.Events
+	for _, e := range list {
+		d.Items = append(d.Items, webhookItem(i18n.From(ctx), pr, e))
+	}
+	return p.render(c, status, "webhooks.title", views.WebhooksPage(d))
+}
+
+func webhookItem(lang i18n.Lang, pr auth.Principal, e webhooks.Endpoint) views.WebhookItem {
+	return views.WebhookItem{ID: e.ID.String(), URL: e.URL, Description: e.Description, Created: lang.DateTime(e.CreatedAt, pr.Location()),
+		Events: e.Events, All: slices.Contains(e.Events, "*"), Enabled: e.Enabled, Failing: e.DisabledReason != nil}
+}
+
+// webhookInput reads the create and edit form: every field is sent, so
+// an empty events list is the admin's choice (and refused).
+func webhookInput(c echo.Context) (webhooks.Input, views.WebhookForm, error) {
+	form, err := c.FormParams()
+	if err != nil {
+		return webhooks.Input{}, views.WebhookForm{}, apperr.BadRequest("msg.common.form_unreadable")
+	}
+	last := func(name string) string {
+		v := form[name]
+		if len(v) == 0 {
+			return ""
+		}
+		return strings.TrimSpace(v[len(v)-1])
+	}
+	f := views.WebhookForm{URL: last("url"), Description: last("description"), Events: map[string]bool{}, Choices: webhooks.Events}
+	events := []string{}
+	for _, e := range form["events"] {
+		events = append(events, e)
+		if e == "*" {
+			f.All = true
+		} else {
+			f.Events[e] = true
+		}
+	}
+	return webhooks.Input{URL: &f.URL, Description: &f.Description, Events: &events}, f, nil
+}
+
+// createWebhook registers an endpoint and answers with its page showing
+// the secret, this once. The form's one-time token is claimed first: a
+// second submission of the same form creates nothing and opens the first
+// one's endpoint, without its secret (docs/web-app.md, "Sending a form
+// twice").
+func (p *Pages) createWebhook(c echo.Context) error {
+	ctx, pr := c.Request().Context(), web.Principal(c)
+	company, err := pr.Scope(auth.WebhooksManage)
+	if err != nil {
+		return err
+	}
+	in, f, err := webhookInput(c)
+	if err != nil {
+		return err
+	}
+	f.Action, f.Token = webhooksURL, c.FormValue("form_token")
+	claim, err := p.svc.Forms.Claim(ctx, pr, f.Token)
+	if err != nil {
+		return err
+	}
+	if !claim.Fresh {
+		p.flash(c, views.FlashInfo, "webhooks.already_created")
+		return p.redirect(c, claim.Done)
+	}
+	e, err := p.svc.Webhooks.Create(ctx, pr, company, in)
+	if err != nil {
+		if rerr := p.svc.Forms.Release(ctx, pr, claim); rerr != nil {
+			return rerr
+		}
+	}
+	if errs, ok := formErrors(i18n.From(ctx), err, "url"); ok {
+		f.Errors = errs
+		return p.showWebhooks(c, http.StatusUnprocessableEntity, f)
+	}
+	if err != nil {
+		return err
+	}
+	if err := p.svc.Forms.Finish(ctx, pr, claim, webhookPageURL(e.ID.String())); err != nil {
+		return err
+	}
+	ref, err := p.svc.Webhooks.Authorize(ctx, pr, e.ID)
+	if err != nil {
+		return err
+	}
+	return p.showWebhook(c, http.StatusCreated, ref, e.Secret, nil)
+}
+
+func (p *Pages) webhook(c echo.Context) error {
+	ctx, pr := c.Request().Context(), web.Principal(c)
+	ref, err := p.svc.Webhooks.Authorize(ctx, pr, web.PathID(c, "id"))
+	if err != nil {
+		return err
+	}
+	return p.showWebhook(c, http.StatusOK, ref, "", nil)
+}
+
+// showWebhook renders an endpoint's page: secret is a new secret to show
+// once; form, when set, is a refused edit form to show again.
+func (p *Pages) showWebhook(c echo.Context, status int, ref auth.Ref, secret string, form *views.WebhookForm) error {
+	ctx, pr := c.Request().Context(), web.Principal(c)
+	lang, loc := i18n.From(ctx), pr.Location()
+	e, err := p.svc.Webhooks.Get(ctx, pr, ref)
+	if err != nil {
+		return err
+	}
+	page, err := strconv.Atoi(c.QueryParam("page"))
+	if err != nil || page < 1 {
+		page = 1
+	}
+	list, total, err := p.svc.Webhooks.Deliveries(ctx, pr, ref, page, webhookDeliveriesPer)
+	if err != nil {
+		return err
+	}
+	d := views.WebhookData{CSRF: csrfToken(c), Endpoint: webhookItem(lang, pr, e), Secret: secret}
+	if form != nil {
+		d.Form = *form
+	} else {
+		d.Form = views.WebhookForm{URL: e.URL, Description: e.Description, Events: map[string]bool{}, Choices: webhooks.Events}
+		for _, ev := range e.Events {
+			if ev == "*" {
+				d.Form.All = true
+			} else {
+				d.Form.Events[ev] = true
+			}
+		}
+	}
+	d.Form.Action = webhookPageURL(e.ID.String())
+	for _, r := range list {
+		row := views.WebhookDeliveryItem{ID: r.ID.String(), Event: r.Event, Status: r.Status, Attempts: r.Attempts,
+			When: lang.DateTime(r.CreatedAt, loc)}
+		if r.LastAttemptAt != nil {
+			row.When = lang.DateTime(*r.LastAttemptAt, loc)
+		}
+		if r.StatusCode != nil {
+			row.Code = strconv.Itoa(*r.StatusCode)
+		}
+		if r.DurationMS != nil {
+			row.Duration = lang.T("webhooks.log.ms", "ms", strconv.Itoa(*r.DurationMS))
+		}
+		if r.Error != nil {
+			row.Error = *r.Error
+		}
+		if r.NextAttemptAt != nil && r.Status == "pending" && r.Attempts > 0 {
+			row.NextAttempt = lang.DateTime(*r.NextAttemptAt, loc)
+		}
+		d.Deliveries = append(d.Deliveries, row)
+	}
+	last := max(1, (total+webhookDeliveriesPer-1)/webhookDeliveriesPer)
+	d.Pager = views.Pager{Total: total, Page: page, LastPage: last}
+	d.Pager.PrevURL, d.Pager.NextURL = pagerURLs(page, last, func(n int) string {
+		return webhookPageURL(e.ID.String()) + "?page=" + strconv.Itoa(n)
+	})
+	return p.render(c, status, "webhooks.endpoint_title", views.WebhookPage(d))
+}
+
+// saveWebhook saves the edit form; refused values come back in the form
+// with the service's messages.
+func (p *Pages) saveWebhook(c echo.Context) error {
+	ctx, pr := c.Request().Context(), web.Principal(c)
+	ref, err := p.svc.Webhooks.Authorize(ctx, pr, web.PathID(c, "id"))
+	if err != nil {
+		return err
+	}
+	in, f, err := webhookInput(c)
+	if err != nil {
+		return err
+	}
+	_, err = p.svc.Webhooks.Update(ctx, pr, ref, in)
+	if errs, ok := formErrors(i18n.From(ctx), err, "url"); ok {
+		f.Errors = errs
+		return p.showWebhook(c, http.StatusUnprocessableEntity, ref, "", &f)
+	}
+	if err != nil {
+		return err
+	}
+	p.flash(c, views.FlashSuccess, "webhooks.saved")
+	return p.redirect(c, webhookPageURL(ref.ID().String()))
+}
+
+// setWebhookEnabled disables or enables the endpoint (enabled=true|false).
+func (p *Pages) setWebhookEnabled(c echo.Context) error {
+	ctx, pr := c.Request().Context(), web.Principal(c)
+	ref, err := p.svc.Webhooks.Authorize(ctx, pr, web.PathID(c, "id"))
+	if err != nil {
+		return err
+	}
+	on := c.FormValue("enabled") == "true"
+	if _, err := p.svc.Webhooks.Update(ctx, pr, ref, webhooks.Input{Enabled: &on}); err != nil {
+		return err
+	}
+	msg := "webhooks.disabled_now"
+	if on {
+		msg = "webhooks.enabled_now"
+	}
+	p.flash(c, views.FlashSuccess, msg)
+	return p.redirect(c, webhookPageURL(ref.ID().String()))
+}
+
+// rotateWebhookSecret gives the endpoint a new secret and answers with its
+// page showing it, this once.
+func (p *Pages) rotateWebhookSecret(c echo.Context) error {
+	ctx, pr := c.Request().Context(), web.Principal(c)
+	ref, err := p.svc.Webhooks.Authorize(ctx, pr, web.PathID(c, "id"))
+	if err != nil {
+		return err
+	}
+	e, err := p.svc.Webhooks.RotateSecret(ctx, pr, ref)
+	if err != nil {
+		return err
+	}
+	return p.showWebhook(c, http.StatusOK, ref, e.Secret, nil)
+}
+
+func (p *Pages) testWebhook(c echo.Context) error {
+	ctx, pr := c.Request().Context(), web.Principal(c)
+	ref, err := p.svc.Webhooks.Authorize(ctx, pr, web.PathID(c, "id"))
+	if err != nil {
+		return err
+	}
+	if _, err := p.svc.Webhooks.SendTest(ctx, pr, ref); err != nil {
+		return err
+	}
+	p.flash(c, views.FlashSuccess, "webhooks.test_queued")
+	return p.redirect(c, webhookPageURL(ref.ID().String()))
+}
+
+func (p *Pages) redeliverWebhook(c echo.Context) error {
+	ctx, pr := c.Request().Context(), web.Principal(c)
+	ref, err := p.svc.Webhooks.Authorize(ctx, pr, web.PathID(c, "id"))
+	if err != nil {
+		return err
+	}
+	if _, err := p.svc.Webhooks.Redeliver(ctx, pr, ref, web.PathID(c, "delivery_id")); err != nil {
+		return err
+	}
+	p.flash(c, views.FlashSuccess, "webhooks.redelivery_queued")
+	return p.redirect(c, webhookPageURL(ref.ID().String()))
+}

@@ -310,7 +310,10 @@ func runSet(ctx context.Context, o options, set dataSet) (string, error) {
 		say("\n%s", renderMix(results, o.mixDuration, peak.max()))
 	}
 
-	// The monthly job's work for the past month, on the set's first company.
+	// The monthly job's work for the past month, on the set's first
+	// company, timed alone: the server and its background jobs (the
+	// current month's refresh) are stopped first.
+	srv.stop()
 	y, m, _ := time.Now().UTC().AddDate(0, -1, 0).Date()
 	period := rating.MonthOf(y, m)
 	start := time.Now()

@@ -373,7 +373,8 @@ func (q *listQuery) documentStatus(types string) string {
 
 // statusRanges are, per document status, the documents konvoj_document_status
 // gives that status, as conditions on current_file_id and valid_until that
-// the index driver_documents_company_valid_until_idx can serve. The SQL
+// the index driver_documents_company_valid_until_idx can serve (from the
+// index alone: it carries driver_id, current_file_id and type). The SQL
 // function still decides; these only let the index find the candidates
 // (TestStatusRangesMatchStatusFunction keeps the two in step). Today is a
 // scalar subquery so that it is a plan parameter usable in an index

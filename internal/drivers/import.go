@@ -433,6 +433,18 @@ func (u *docUpdates) add(driverID uuid.UUID, typ string, c docChange) {
 	u.validUntil = append(u.validUntil, c.untilVal)
 }
 
+// analyzeTables refreshes the planner's statistics of drivers and their
+// documents when the chunk is to.
+func (w *importWrite) analyzeTables(ctx context.Context, tx pgx.Tx) error {
+	if !w.analyze {
+		return nil
+	}
+	if _, err := tx.Exec(ctx, `SELECT konvoj_analyze_drivers()`); err != nil {
+		return fmt.Errorf("import: statistics of drivers: %w", err)
+	}
+	return nil
+}
+
 // exec writes a chunk: the new drivers and their document records, the
 // updated drivers, the document metadata (after the records exist), then
 // the audit rows.
@@ -453,14 +465,15 @@ func (w *importWrite) exec(ctx context.Context, tx pgx.Tx, p auth.Principal, com
 		if err != nil {
 			return wrapWriteErr(err, "import: insert drivers")
 		}
-		if w.analyze {
-			// Before the document records check their drivers
-			// (migrations/00028_imports.sql).
-			if _, err := tx.Exec(ctx, `SELECT konvoj_analyze_drivers()`); err != nil {
-				return fmt.Errorf("import: statistics of drivers: %w", err)
-			}
+		// The statistics, before the document records check their drivers
+		// and the metadata is written (migrations/00028_imports.sql).
+		if err := w.analyzeTables(ctx, tx); err != nil {
+			return err
 		}
 		if err := documents.CreateForDrivers(ctx, tx, companyID, ids); err != nil {
+			return err
+		}
+		if err := w.analyzeTables(ctx, tx); err != nil {
 			return err
 		}
 	}

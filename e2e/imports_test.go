@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -24,8 +25,9 @@ const importRows = 1500
 // its drop-down lists), uploads a CSV made from the CSV template with one
 // bad row and sees the error at its row and cell, uploads the fixed file,
 // matches an unknown column to the work location, confirms, watches the
-// progress until the import is done and finds the new drivers in the
-// list. Every screen is checked with axe-core.
+// progress until the import is done, finds the new drivers in the list and
+// downloads the list's compliance report, whose XLSX holds their required
+// documents. Every screen is checked with axe-core.
 func TestImportDriversHR(t *testing.T) {
 	app := newApp(t)
 	company := app.Company(t, "Acme Transport", "en")
@@ -73,6 +75,7 @@ func TestImportDriversHR(t *testing.T) {
 		return i
 	}
 	first, last, email, status, depot := col("First name"), col("Last name"), col("E-mail"), col("Status"), col("Depot")
+	licence := col("Driving licence valid until")
 	file := func(badEmail bool) []byte {
 		var buf bytes.Buffer
 		w := csv.NewWriter(&buf)
@@ -81,6 +84,7 @@ func TestImportDriversHR(t *testing.T) {
 			rec := make([]string, len(header))
 			rec[first], rec[last], rec[email], rec[status], rec[depot] = "Karel", fmt.Sprintf("Importovaný%04d", i),
 				fmt.Sprintf("karel%04d@acme.test", i), "Active", "Ostrava"
+			rec[licence] = "2031-06-30"
 			if badEmail && i == 3 {
 				rec[email] = "karel-at-acme" // row 5 of the file
 			}
@@ -153,6 +157,57 @@ func TestImportDriversHR(t *testing.T) {
 	must(t, page.Locator("#driver-search").Fill("Importovaný0042"))
 	must(t, expect.Locator(page.GetByTestId("driver-row")).ToHaveCount(1))
 	must(t, expect.Locator(page.GetByTestId("driver-row")).ToContainText("karel0042@acme.test"))
+
+	// The compliance report of the list, as the user downloads it: an XLSX
+	// with the driver's required documents, its licence valid until a date
+	// cell (the licence has no file yet, so its status is "Missing").
+	x, err = excelize.OpenReader(bytes.NewReader(download("compliance-report")))
+	must(t, err)
+	defer x.Close()
+	sheet = x.GetSheetList()[0]
+	xrows, err = x.GetRows(sheet)
+	must(t, err)
+	if len(xrows) < 2 || !slices.Equal(xrows[0], []string{"Number", "Last name", "First name", "Driver status", "Document", "Status", "Valid until", "Days left"}) {
+		t.Fatalf("compliance report header %v", xrows[:min(1, len(xrows))])
+	}
+	var mine []int // the rows (1-based) of driver 0042
+	for i, r := range xrows {
+		if len(r) > 2 && r[1] == "Importovaný0042" {
+			mine = append(mine, i+1)
+		}
+	}
+	if len(mine) != 5 { // the five document types required by default
+		t.Fatalf("%d report rows of the driver, want 5: %v", len(mine), mine)
+	}
+	licenceRow := 0
+	for _, i := range mine {
+		r := xrows[i-1]
+		if r[2] != "Karel" || r[3] != "Active" || !strings.HasPrefix(r[0], "DRV-") {
+			t.Errorf("report row %d: %v", i, r)
+		}
+		if r[4] == "Driving licence" {
+			licenceRow = i
+		}
+	}
+	if licenceRow == 0 {
+		t.Fatalf("no driving licence row among %v", mine)
+	}
+	if got := xrows[licenceRow-1][5]; got != "Missing" {
+		t.Errorf("licence status %q, want Missing", got)
+	}
+	raw, err := x.GetCellValue(sheet, fmt.Sprintf("G%d", licenceRow), excelize.Options{RawCellValue: true})
+	must(t, err)
+	if raw != "48029" { // 2031-06-30 as a spreadsheet day number
+		t.Errorf("valid until cell %q, want the date 2031-06-30 as a date cell", raw)
+	}
+	styleID, err := x.GetCellStyle(sheet, fmt.Sprintf("G%d", licenceRow))
+	must(t, err)
+	style, err := x.GetStyle(styleID)
+	must(t, err)
+	if style.NumFmt != 14 {
+		t.Errorf("valid until cell number format %d, want the short date (14)", style.NumFmt)
+	}
+
 	var n int
 	var place string
 	must(t, app.DB.QueryRow(context.Background(), `SELECT count(*), min(work_location) FROM drivers

@@ -16,9 +16,12 @@
 //  5. runs the realistic mix, and times the rating of the set's first
 //     company for the past month (the monthly job's work).
 //
+// With -explain it stops after step 2 and prints EXPLAIN (ANALYZE, BUFFERS)
+// of the list endpoints' statements instead (docs/query-plans.md).
+//
 // Usage (see scripts/bench.sh): loadbench -db ADMIN_URL -bin ./bin/konvoj
 // [-sets 10x2000:500,1x20000:20] [-conns 8,32] [-duration 10s] [-requests 20]
-// [-out data/bench] [-readme README.md]
+// [-out data/bench] [-readme README.md] [-explain]
 package main
 
 import (
@@ -50,7 +53,7 @@ type options struct {
 	conns                      []int
 	duration, mixDuration      time.Duration
 	k, profileSeconds          int
-	mix                        bool
+	mix, explain               bool
 }
 
 func main() {
@@ -66,6 +69,7 @@ func main() {
 	flag.DurationVar(&o.duration, "duration", 10*time.Second, "length of each endpoint's wrk run and of each pgbench replay")
 	flag.DurationVar(&o.mixDuration, "mix-duration", 30*time.Second, "length of the realistic mix")
 	flag.BoolVar(&o.mix, "mix", true, "run the realistic mix")
+	flag.BoolVar(&o.explain, "explain", false, "only EXPLAIN (ANALYZE, BUFFERS) the list endpoints' SQL as the request role (into -out/<set>/plans), no load runs")
 	flag.IntVar(&o.k, "requests", 20, "K: fixed requests per endpoint (different drivers or search terms)")
 	flag.IntVar(&o.profileSeconds, "profile-seconds", 10, "length of the CPU and allocation profiles (at most the single-record runs' total)")
 	flag.StringVar(&o.out, "out", "data/bench", "folder for the pgbench scripts and the profiles")
@@ -183,6 +187,7 @@ func runSet(ctx context.Context, o options, set dataSet) (string, error) {
 		def        endpointDef
 		paths      []string
 		scripts    []string
+		texts      []string
 		statements float64
 		replayable string
 	}
@@ -211,6 +216,7 @@ func runSet(ctx context.Context, o options, set dataSet) (string, error) {
 			texts[i] = "-- GET " + g.Path + "\n" + texts[i]
 		}
 		p.statements = float64(n) / float64(len(got))
+		p.texts = texts
 		if p.scripts, err = writeScripts(filepath.Join(outDir, "sql", slug(e.Name)), texts); err != nil {
 			capt.close()
 			return "", err
@@ -222,6 +228,17 @@ func runSet(ctx context.Context, o options, set dataSet) (string, error) {
 	replay, err := replayURL(dbURL, fx.company)
 	if err != nil {
 		return "", err
+	}
+	if o.explain {
+		var names []string
+		var scripts [][]string
+		for _, p := range eps {
+			if !p.def.Single {
+				names = append(names, p.def.Name)
+				scripts = append(scripts, p.texts)
+			}
+		}
+		return rep.String(), explainLists(ctx, replay, filepath.Join(outDir, "plans"), names, scripts)
 	}
 
 	// The server.

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/konvoj/konvoj/internal/apperr"
@@ -53,26 +52,50 @@ func Record(ctx context.Context, tx postgres.DBTX, p auth.Principal, e Entry) er
 	return nil
 }
 
-// Queue adds an entry to a batch of statements, written like Record (the
-// driver import sends its many audit rows pipelined, in its transaction).
-func Queue(b *pgx.Batch, p auth.Principal, e Entry) error {
-	oldJSON, err := jsonOrNil(e.OldValues)
-	if err != nil {
-		return err
+// RecordAll writes many entries with the caller's identity in one
+// statement, as Record writes each (the driver import's rows, in its
+// transaction).
+func RecordAll(ctx context.Context, tx postgres.DBTX, p auth.Principal, entries []Entry) error {
+	if len(entries) == 0 {
+		return nil
 	}
-	newJSON, err := jsonOrNil(e.NewValues)
-	if err != nil {
-		return err
+	n := len(entries)
+	types, ids, actions := make([]string, n), make([]uuid.UUID, n), make([]string, n)
+	olds, news := make([]*string, n), make([]*string, n)
+	for i, e := range entries {
+		oldJSON, err := jsonOrNil(e.OldValues)
+		if err != nil {
+			return err
+		}
+		newJSON, err := jsonOrNil(e.NewValues)
+		if err != nil {
+			return err
+		}
+		types[i], ids[i], actions[i] = e.EntityType, e.EntityID, e.Action
+		olds[i], news[i] = textOrNil(oldJSON), textOrNil(newJSON)
 	}
 	var userID *uuid.UUID
 	if p.UserID != uuid.Nil {
 		userID = &p.UserID
 	}
-	b.Queue(`
+	_, err := tx.Exec(ctx, `
 		INSERT INTO audit_logs (company_id, entity_type, entity_id, user_id, user_name, action, old_values, new_values, ip_address, user_agent)
-		VALUES ($1, $2, $3, $4, NULLIF($5, ''), $6, $7, $8, NULLIF($9, ''), NULLIF($10, ''))`,
-		p.CompanyID, e.EntityType, e.EntityID, userID, p.Name, e.Action, oldJSON, newJSON, p.IPAddress, truncate(p.UserAgent, 500))
+		SELECT $1, u.entity_type, u.entity_id, $2, NULLIF($3, ''), u.action, u.old_values::jsonb, u.new_values::jsonb,
+			NULLIF($4, ''), NULLIF($5, '')
+		FROM unnest($6::text[], $7::uuid[], $8::text[], $9::text[], $10::text[]) AS u(entity_type, entity_id, action, old_values, new_values)`,
+		p.CompanyID, userID, p.Name, p.IPAddress, truncate(p.UserAgent, 500), types, ids, actions, olds, news)
+	if err != nil {
+		return fmt.Errorf("record %d audit rows: %w", n, err)
+	}
 	return nil
+}
+
+func textOrNil(b []byte) *string {
+	if b == nil {
+		return nil
+	}
+	s := string(b)
+	return &s
 }
 
 // Diff returns the old and new values of the keys whose values differ, so an

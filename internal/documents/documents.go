@@ -119,15 +119,22 @@ func (s *Service) MaxBytes() int64 { return s.maxBytes }
 // transaction. That transaction holds the company row's lock (the driver
 // number), as a type create does, so no type is missed.
 func CreateForDriver(ctx context.Context, tx postgres.DBTX, companyID, driverID uuid.UUID) error {
+	return CreateForDrivers(ctx, tx, companyID, []uuid.UUID{driverID})
+}
+
+// CreateForDrivers is CreateForDriver for many new drivers in one
+// statement (the driver import).
+func CreateForDrivers(ctx context.Context, tx postgres.DBTX, companyID uuid.UUID, driverIDs []uuid.UUID) error {
 	custom, err := customTypeCodes(ctx, tx, companyID)
 	if err != nil {
 		return err
 	}
 	_, err = tx.Exec(ctx, `
 		INSERT INTO driver_documents (company_id, driver_id, type)
-		SELECT $1, $2, t FROM unnest($3::text[]) AS t`, companyID, driverID, append(slices.Clone(Types), custom...))
+		SELECT $1, d, t FROM unnest($2::uuid[]) AS d CROSS JOIN unnest($3::text[]) AS t`,
+		companyID, driverIDs, append(slices.Clone(Types), custom...))
 	if err != nil {
-		return fmt.Errorf("create documents of driver %s: %w", driverID, err)
+		return fmt.Errorf("create documents of %d drivers: %w", len(driverIDs), err)
 	}
 	return nil
 }

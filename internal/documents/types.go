@@ -514,3 +514,22 @@ func customTypeCodes(ctx context.Context, db postgres.DBTX, companyID uuid.UUID)
 	}
 	return codes, nil
 }
+
+// LiveTypes returns the codes of the company's document types in use: the
+// 14 built-in types in their order, then the live custom types, oldest
+// first; and the custom types' names. The driver import reads a number and
+// a valid_until column of each, and its template writes them.
+func LiveTypes(ctx context.Context, db postgres.DBTX, companyID uuid.UUID) ([]string, TypeNames, error) {
+	custom, err := loadCustomTypes(ctx, db, companyID)
+	if err != nil {
+		return nil, nil, err
+	}
+	codes, names := slices.Clone(Types), TypeNames{}
+	for _, t := range custom {
+		if !t.Retired {
+			codes = append(codes, t.Code)
+			names[t.Code] = t.Names
+		}
+	}
+	return codes, names, nil
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"unicode"
@@ -34,11 +35,12 @@ var ImportFields = []string{"internal_number", "first_name", "middle_name", "las
 	"contract_indefinite", "work_location", "tags", "language", "birth_date", "rodne_cislo",
 	"registration_address", "residence_address", "bank_country", "bank_account", "iban", "swift"}
 
-// DocumentColumns are the import's document columns: for each document type
-// its number and its valid_until.
-func DocumentColumns() []string {
-	var cols []string
-	for _, t := range documents.Types {
+// DocumentColumns are the import's document columns of the document types
+// (a company's: documents.LiveTypes): for each its number and its
+// valid_until.
+func DocumentColumns(types []string) []string {
+	cols := make([]string, 0, 2*len(types))
+	for _, t := range types {
 		cols = append(cols, t+"_number", t+"_valid_until")
 	}
 	return cols
@@ -126,10 +128,19 @@ func (s *Service) Import(ctx context.Context, p auth.Principal, company auth.Ref
 		byNumber[strings.ToUpper(d.InternalNumber)] = d
 		byEmail[strings.ToLower(d.Email)] = d
 	}
+	// The document columns of the company's types in use, custom ones too.
+	types, _, err := documents.LiveTypes(ctx, s.db, company.CompanyID())
+	if err != nil {
+		return res, err
+	}
+	docColumns := map[string]bool{}
+	for _, c := range DocumentColumns(types) {
+		docColumns[c] = true
+	}
 	needDocs := false
 	for _, r := range rows {
 		for f := range r.Values {
-			if isDocumentColumn(f) {
+			if docColumns[f] {
 				needDocs = true
 			}
 		}
@@ -161,7 +172,7 @@ func (s *Service) Import(ctx context.Context, p auth.Principal, company auth.Ref
 		var in Input
 		var v apperr.Validation
 		for f, text := range r.Values {
-			if f == "internal_number" || isDocumentColumn(f) {
+			if f == "internal_number" || docColumns[f] {
 				continue
 			}
 			if err := importValue(&in, &v, f, text, offices); err != nil {
@@ -222,7 +233,7 @@ func (s *Service) Import(ctx context.Context, p auth.Principal, company auth.Ref
 		if t.existing != nil {
 			docStore = stored[t.existing.ID]
 		}
-		docs, docChanged := importDocuments(r, docStore, addErr)
+		docs, docChanged := importDocuments(r, types, docStore, addErr)
 		t.docs = docs
 		if creating {
 			t.changed = true
@@ -272,9 +283,6 @@ func (s *Service) Import(ctx context.Context, p auth.Principal, company auth.Ref
 	return res, nil
 }
 
-// writeImport writes the rows that change something, pipelined in batches.
-// New drivers get their numbers in one step (the company row stays locked
-// until the transaction ends, as for a single create).
 // importChange is a driver an import created or updated, for its webhook
 // event.
 type importChange struct {
@@ -306,6 +314,37 @@ func emitImported(ctx context.Context, tx pgx.Tx, company auth.Ref, changed []im
 	return nil
 }
 
+// importChunk is how many rows of the file the write phase handles per
+// round: the new drivers, their document records, the updated drivers, the
+// document metadata and the audit rows of a chunk are one statement each
+// (INSERT … SELECT FROM unnest; COPY is refused under row-level security),
+// and progress is reported after each chunk.
+const importChunk = 500
+
+// importWrite is what one chunk of an import writes.
+type importWrite struct {
+	created, updated []Driver
+	seqs             []int64 // of created
+	docs             docUpdates
+	audit            []audit.Entry
+	// analyze refreshes the planner's statistics of drivers once the new
+	// drivers are written (migrations/00028_imports.sql).
+	analyze bool
+}
+
+// docUpdates are document metadata changes as column arrays.
+type docUpdates struct {
+	driverIDs           []uuid.UUID
+	types               []string
+	setNumber, setUntil []bool
+	numbers             []*string
+	validUntil          []*civil.Date
+}
+
+// writeImport writes the rows that change something, chunk by chunk, in
+// the import's transaction. New drivers get their numbers in one step (the
+// company row stays locked until the transaction ends, as for a single
+// create, so no document type is created meanwhile).
 func (s *Service) writeImport(ctx context.Context, tx pgx.Tx, p auth.Principal, company auth.Ref, targets []importTarget, o ImportOptions,
 	changed *[]importChange) error {
 	creates := 0
@@ -315,94 +354,158 @@ func (s *Service) writeImport(ctx context.Context, tx pgx.Tx, p auth.Principal, 
 		}
 	}
 	var seq int64
+	// The foreign keys of every row written (a driver's office and company,
+	// a document's driver and company) are checked by cached plans, which
+	// the connections' plan_cache_mode = force_custom_plan (internal/postgres)
+	// would plan again for each of the rows. Their generic plans are right
+	// whatever the company (a key's lookup, once the statistics know the
+	// company's new drivers: konvoj_analyze_drivers), so the import's
+	// transaction lets PostgreSQL keep them.
+	if _, err := tx.Exec(ctx, `SET LOCAL plan_cache_mode = auto`); err != nil {
+		return fmt.Errorf("import: plan cache mode: %w", err)
+	}
 	if creates > 0 {
 		if err := tx.QueryRow(ctx, `UPDATE companies SET driver_number_seq = driver_number_seq + $2 WHERE id = $1
 			RETURNING driver_number_seq - $2`, company.CompanyID(), creates).Scan(&seq); err != nil {
 			return fmt.Errorf("import: reserve driver numbers: %w", err)
 		}
 	}
-	const batchSize = 500
-	batch := &pgx.Batch{}
-	flush := func() error {
-		if batch.Len() == 0 {
-			return nil
+	analyzed := creates <= importChunk
+	for from := 0; from < len(targets); from += importChunk {
+		if o.Progress != nil {
+			o.Progress(len(targets)/2 + from/2)
 		}
-		err := tx.SendBatch(ctx, batch).Close()
-		batch = &pgx.Batch{}
-		if err != nil {
-			return wrapWriteErr(err, "import drivers")
+		// The first chunk with new drivers of a large import refreshes the
+		// statistics.
+		w := importWrite{analyze: !analyzed}
+		for _, t := range targets[from:min(from+importChunk, len(targets))] {
+			if !t.changed {
+				continue
+			}
+			d := t.next
+			var oldValues, newValues map[string]any
+			action := "updated"
+			if t.existing == nil {
+				seq++
+				d.ID = uuid.New()
+				d.InternalNumber = fmt.Sprintf("DRV-%04d", seq)
+				w.created, w.seqs = append(w.created, d), append(w.seqs, seq)
+				action, newValues = "created", d.auditValues()
+			} else {
+				oldValues, newValues = audit.Diff(t.existing.auditValues(), d.auditValues())
+				if len(newValues) > 0 {
+					w.updated = append(w.updated, d)
+				}
+			}
+			if len(newValues) > 0 || action == "created" {
+				*changed = append(*changed, importChange{id: d.ID, created: action == "created"})
+				w.audit = append(w.audit, audit.Entry{EntityType: entityType, EntityID: d.ID, Action: action,
+					OldValues: oldValues, NewValues: newValues})
+			}
+			for _, typ := range slices.Sorted(maps.Keys(t.docs)) {
+				c := t.docs[typ]
+				w.docs.add(d.ID, typ, c)
+				docNew := map[string]any{"document_type": typ}
+				if c.number != nil {
+					docNew["number"] = c.numberVal
+				}
+				if c.validUntil != nil {
+					docNew["valid_until"] = c.untilVal
+				}
+				w.audit = append(w.audit, audit.Entry{EntityType: "driver", EntityID: d.ID, Action: "document.imported",
+					NewValues: docNew})
+			}
 		}
+		if err := w.exec(ctx, tx, p, company.CompanyID()); err != nil {
+			return err
+		}
+		analyzed = analyzed || len(w.created) > 0
+	}
+	return nil
+}
+
+func (u *docUpdates) add(driverID uuid.UUID, typ string, c docChange) {
+	u.driverIDs = append(u.driverIDs, driverID)
+	u.types = append(u.types, typ)
+	u.setNumber = append(u.setNumber, c.number != nil)
+	u.numbers = append(u.numbers, c.numberVal)
+	u.setUntil = append(u.setUntil, c.validUntil != nil)
+	u.validUntil = append(u.validUntil, c.untilVal)
+}
+
+// analyzeTables refreshes the planner's statistics of drivers and their
+// documents when the chunk is to.
+func (w *importWrite) analyzeTables(ctx context.Context, tx pgx.Tx) error {
+	if !w.analyze {
 		return nil
 	}
-	for i, t := range targets {
-		if o.Progress != nil && i%500 == 0 {
-			o.Progress(len(targets)/2 + i/2)
+	if _, err := tx.Exec(ctx, `SELECT konvoj_analyze_drivers()`); err != nil {
+		return fmt.Errorf("import: statistics of drivers: %w", err)
+	}
+	return nil
+}
+
+// exec writes a chunk: the new drivers and their document records, the
+// updated drivers, the document metadata (after the records exist), then
+// the audit rows.
+func (w *importWrite) exec(ctx context.Context, tx pgx.Tx, p auth.Principal, companyID uuid.UUID) error {
+	if len(w.created) > 0 {
+		names, arrays, args := driverArrays(w.created, 2)
+		ids := make([]uuid.UUID, len(w.created))
+		numbers := make([]string, len(w.created))
+		for i, d := range w.created {
+			ids[i], numbers[i] = d.ID, d.InternalNumber
 		}
-		if !t.changed {
-			continue
+		n := len(args)
+		_, err := tx.Exec(ctx, `INSERT INTO drivers (id, company_id, internal_number, internal_seq, `+writableColumns+`)
+			SELECT u.id, $1, u.internal_number, u.internal_seq, `+bulkSelect+`
+			FROM unnest(`+arrays+fmt.Sprintf(`, $%d::uuid[], $%d::text[], $%d::bigint[]`, n+2, n+3, n+4)+`)
+				AS u(`+names+`, id, internal_number, internal_seq)`,
+			append(append([]any{companyID}, args...), ids, numbers, w.seqs)...)
+		if err != nil {
+			return wrapWriteErr(err, "import: insert drivers")
 		}
-		d := t.next
-		var oldValues, newValues map[string]any
-		action := "updated"
-		if t.existing == nil {
-			seq++
-			d.ID = uuid.New()
-			d.InternalNumber = fmt.Sprintf("DRV-%04d", seq)
-			vals := writableValues(d)
-			args := append([]any{d.ID, d.CompanyID, d.InternalNumber, seq}, vals...)
-			batch.Queue(`INSERT INTO drivers (id, company_id, internal_number, internal_seq, `+writableColumns+`)
-				VALUES ($1, $2, $3, $4, `+placeholders(5, len(vals))+`)`, args...)
-			batch.Queue(`INSERT INTO driver_documents (company_id, driver_id, type) SELECT $1, $2, t FROM unnest($3::text[]) AS t`,
-				d.CompanyID, d.ID, documents.Types)
-			action, newValues = "created", d.auditValues()
-		} else {
-			oldValues, newValues = audit.Diff(t.existing.auditValues(), d.auditValues())
-			if len(newValues) > 0 {
-				vals := writableValues(d)
-				batch.Queue(`UPDATE drivers SET (`+writableColumns+`) = ROW(`+placeholders(3, len(vals))+`)
-					WHERE company_id = $1 AND id = $2 AND deleted_at IS NULL`, append([]any{company.CompanyID(), d.ID}, vals...)...)
-			}
+		// The statistics, before the document records check their drivers
+		// and the metadata is written (migrations/00028_imports.sql).
+		if err := w.analyzeTables(ctx, tx); err != nil {
+			return err
 		}
-		for typ, c := range t.docs {
-			sets, args := []string{}, []any{d.CompanyID, d.ID, typ}
-			if c.number != nil {
-				args = append(args, c.numberVal)
-				sets = append(sets, fmt.Sprintf("number = $%d", len(args)))
-			}
-			if c.validUntil != nil {
-				args = append(args, c.untilVal)
-				sets = append(sets, fmt.Sprintf("valid_until = $%d", len(args)))
-			}
-			batch.Queue(`UPDATE driver_documents SET `+strings.Join(sets, ", ")+`
-				WHERE company_id = $1 AND driver_id = $2 AND type = $3`, args...)
+		if err := documents.CreateForDrivers(ctx, tx, companyID, ids); err != nil {
+			return err
 		}
-		if len(newValues) > 0 || action == "created" {
-			*changed = append(*changed, importChange{id: d.ID, created: action == "created"})
-			if err := audit.Queue(batch, p, audit.Entry{EntityType: entityType, EntityID: d.ID, Action: action,
-				OldValues: oldValues, NewValues: newValues}); err != nil {
-				return err
-			}
-		}
-		for typ, c := range t.docs {
-			docNew := map[string]any{"document_type": typ}
-			if c.number != nil {
-				docNew["number"] = c.numberVal
-			}
-			if c.validUntil != nil {
-				docNew["valid_until"] = c.untilVal
-			}
-			if err := audit.Queue(batch, p, audit.Entry{EntityType: "driver", EntityID: d.ID, Action: "document.imported",
-				NewValues: docNew}); err != nil {
-				return err
-			}
-		}
-		if batch.Len() >= batchSize {
-			if err := flush(); err != nil {
-				return err
-			}
+		if err := w.analyzeTables(ctx, tx); err != nil {
+			return err
 		}
 	}
-	return flush()
+	if len(w.updated) > 0 {
+		names, arrays, args := driverArrays(w.updated, 2)
+		ids := make([]uuid.UUID, len(w.updated))
+		for i, d := range w.updated {
+			ids[i] = d.ID
+		}
+		_, err := tx.Exec(ctx, `UPDATE drivers d SET (`+writableColumns+`) = ROW(`+bulkSelect+`)
+			FROM unnest(`+arrays+fmt.Sprintf(`, $%d::uuid[]`, len(args)+2)+`) AS u(`+names+`, id)
+			WHERE d.company_id = $1 AND d.id = u.id AND d.deleted_at IS NULL`,
+			append(append([]any{companyID}, args...), ids)...)
+		if err != nil {
+			return wrapWriteErr(err, "import: update drivers")
+		}
+	}
+	if u := w.docs; len(u.driverIDs) > 0 {
+		// A column the row did not hold keeps its value; valid_until is
+		// logged (document_validity_changes) only when it changes.
+		_, err := tx.Exec(ctx, `UPDATE driver_documents dd SET
+				number = CASE WHEN u.set_number THEN u.number ELSE dd.number END,
+				valid_until = CASE WHEN u.set_until THEN u.valid_until ELSE dd.valid_until END
+			FROM unnest($2::uuid[], $3::text[], $4::boolean[], $5::text[], $6::boolean[], $7::date[])
+				AS u(driver_id, type, set_number, number, set_until, valid_until)
+			WHERE dd.company_id = $1 AND dd.driver_id = u.driver_id AND dd.type = u.type`,
+			companyID, u.driverIDs, u.types, u.setNumber, u.numbers, u.setUntil, u.validUntil)
+		if err != nil {
+			return fmt.Errorf("import: document metadata: %w", err)
+		}
+	}
+	return audit.RecordAll(ctx, tx, p, w.audit)
 }
 
 // importOffices are the company's live offices, by id and by name.
@@ -478,21 +581,12 @@ func loadDocumentMetadata(ctx context.Context, db postgres.DBTX, companyID uuid.
 	return out, rows.Err()
 }
 
-func isDocumentColumn(field string) bool {
-	for _, t := range documents.Types {
-		if field == t+"_number" || field == t+"_valid_until" {
-			return true
-		}
-	}
-	return false
-}
-
-// importDocuments reads a row's document columns; changed says whether any
-// differs from what is stored.
-func importDocuments(r ImportRow, stored map[string]storedDoc, addErr func(int, string, i18n.Message)) (map[string]docChange, bool) {
+// importDocuments reads a row's columns of the document types; changed
+// says whether any differs from what is stored.
+func importDocuments(r ImportRow, types []string, stored map[string]storedDoc, addErr func(int, string, i18n.Message)) (map[string]docChange, bool) {
 	docs := map[string]docChange{}
 	changed := false
-	for _, typ := range documents.Types {
+	for _, typ := range types {
 		num, hasNum := r.Values[typ+"_number"]
 		until, hasUntil := r.Values[typ+"_valid_until"]
 		if !hasNum && !hasUntil {

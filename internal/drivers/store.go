@@ -2,6 +2,7 @@ package drivers
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -102,6 +103,73 @@ func writableValues(d Driver) []any {
 	return []any{d.OfficeID, d.FirstName, d.LastName, d.MiddleName, d.BirthDate, d.Citizenship, d.RodneCislo, d.Email,
 		d.Phone, d.RegistrationAddress, d.ResidenceAddress, d.Status, d.HireDate, d.FireDate, d.ContractFrom, d.ContractTo,
 		d.ContractIndefinite, d.WorkLocation, d.BankCountry, d.BankAccount, d.IBAN, d.SWIFT, d.Flags, tagsValue(d.Tags), d.Language}
+}
+
+// writableTypes are the types of writableColumns in the arrays of a bulk
+// write (driverArrays): flags and tags travel as JSON text.
+var writableTypes = []string{"uuid", "text", "text", "text", "date", "text", "text", "text",
+	"text", "text", "text", "text", "date", "date", "date", "date",
+	"boolean", "text", "text", "text", "text", "text", "text", "text", "text"}
+
+// writableNames are the names of writableColumns.
+var writableNames = func() []string {
+	names := strings.Split(writableColumns, ",")
+	for i := range names {
+		names[i] = strings.TrimSpace(names[i])
+	}
+	return names
+}()
+
+// bulkSelect turns the columns of unnest(driverArrays) AS u into the values
+// of writableColumns.
+var bulkSelect = func() string {
+	exprs := make([]string, len(writableNames))
+	for i, n := range writableNames {
+		switch n {
+		case "flags":
+			exprs[i] = "u.flags::jsonb"
+		case "tags":
+			exprs[i] = "ARRAY(SELECT jsonb_array_elements_text(u.tags::jsonb))"
+		default:
+			exprs[i] = "u." + n
+		}
+	}
+	return strings.Join(exprs, ", ")
+}()
+
+// driverArrays are the writable values of many drivers as one array per
+// column, for INSERT or UPDATE … FROM unnest(…): the column names, the
+// arrays' typed placeholders from $from, and the arrays.
+func driverArrays(ds []Driver, from int) (names, arrays string, args []any) {
+	cols := make([][]any, len(writableNames))
+	for i := range cols {
+		cols[i] = make([]any, len(ds))
+	}
+	for j, d := range ds {
+		for i, v := range writableValues(d) {
+			switch writableNames[i] {
+			case "flags":
+				v = "{}"
+				if len(d.Flags) > 0 {
+					v = string(d.Flags)
+				}
+			case "tags":
+				b, err := json.Marshal(tagsValue(d.Tags))
+				if err != nil {
+					b = []byte("[]")
+				}
+				v = string(b)
+			}
+			cols[i][j] = v
+		}
+	}
+	ps := make([]string, len(cols))
+	args = make([]any, len(cols))
+	for i := range cols {
+		ps[i] = fmt.Sprintf("$%d::%s[]", from+i, writableTypes[i])
+		args[i] = cols[i]
+	}
+	return strings.Join(writableNames, ", "), strings.Join(ps, ", "), args
 }
 
 // placeholders returns "$from, $from+1, …" for n values.
@@ -305,7 +373,8 @@ func (q *listQuery) documentStatus(types string) string {
 
 // statusRanges are, per document status, the documents konvoj_document_status
 // gives that status, as conditions on current_file_id and valid_until that
-// the index driver_documents_company_valid_until_idx can serve. The SQL
+// the index driver_documents_company_valid_until_idx can serve (from the
+// index alone: it carries driver_id, current_file_id and type). The SQL
 // function still decides; these only let the index find the candidates
 // (TestStatusRangesMatchStatusFunction keeps the two in step). Today is a
 // scalar subquery so that it is a plan parameter usable in an index

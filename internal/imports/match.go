@@ -1,10 +1,12 @@
 package imports
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"unicode"
 
+	"github.com/google/uuid"
 	"golang.org/x/text/runes"
 	"golang.org/x/text/transform"
 	"golang.org/x/text/unicode/norm"
@@ -22,10 +24,64 @@ type Column struct {
 	Field  string `json:"field"`
 }
 
-// Fields are every field a column may be matched to: the driver fields,
-// then the document columns.
-func Fields() []string {
-	return append(slices.Clone(drivers.ImportFields), drivers.DocumentColumns()...)
+// Fields are the fields a company's columns may be matched to: the driver
+// fields, then the number and valid_until columns of each document type the
+// company uses (the 14 built-in types, then its live custom types).
+type Fields struct {
+	types []string
+	names documents.TypeNames
+}
+
+// BuiltinFields are the fields of a company without custom document types.
+func BuiltinFields() Fields { return Fields{types: documents.Types} }
+
+// Fields returns the fields of the company's columns (companyID from a
+// guard: Principal.Scope(auth.DriversImport) or Authorize).
+func (s *Service) Fields(ctx context.Context, companyID uuid.UUID) (Fields, error) {
+	types, names, err := documents.LiveTypes(ctx, s.db, companyID)
+	if err != nil {
+		return Fields{}, err
+	}
+	return Fields{types: types, names: names}, nil
+}
+
+// List is every field, the driver fields first.
+func (f Fields) List() []string {
+	return append(slices.Clone(drivers.ImportFields), drivers.DocumentColumns(f.types)...)
+}
+
+// custom are the company's custom types.
+func (f Fields) custom() []string {
+	return slices.DeleteFunc(slices.Clone(f.types), documents.IsBuiltIn)
+}
+
+// alias is the field of a folded header: the built-in names first, then
+// the company's custom types by code and by each of their names in every
+// language's words for "number" and "valid until".
+func (f Fields) alias(header string) string {
+	k := fold(header)
+	if field, ok := aliases[k]; ok {
+		return field
+	}
+	for _, t := range f.custom() {
+		if k == fold(t+"_number") {
+			return t + "_number"
+		}
+		if k == fold(t+"_valid_until") {
+			return t + "_valid_until"
+		}
+		for _, l := range i18n.Langs {
+			for _, name := range f.names[t] {
+				if k == fold(l.T("imports.col.doc_number", "type", name)) {
+					return t + "_number"
+				}
+				if k == fold(l.T("imports.col.doc_valid_until", "type", name)) {
+					return t + "_valid_until"
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // fold makes a header comparable: lower case, without accents and without
@@ -61,7 +117,7 @@ var aliases = func() map[string]string {
 	for _, f := range drivers.ImportFields {
 		add(f, f)
 	}
-	for _, f := range drivers.DocumentColumns() {
+	for _, f := range drivers.DocumentColumns(documents.Types) {
 		add(f, f)
 	}
 	for _, l := range i18n.Langs {
@@ -81,15 +137,15 @@ var aliases = func() map[string]string {
 	return m
 }()
 
-// Match matches the header row to fields: by the user's mapping first
+// Match matches the header row to the fields: by the user's mapping first
 // (header → field, "" to ignore it), then by name in any language. Unknown
 // headers are returned apart and ignored. Two columns with one field, or a
 // mapping to an unknown field, are 422.
-func Match(header []string, mapping map[string]string) ([]Column, []string, error) {
+func (f Fields) Match(header []string, mapping map[string]string) ([]Column, []string, error) {
 	cols := make([]Column, len(header))
 	var unknown []string
 	used := map[string]string{} // field → header
-	known := Fields()
+	known := f.List()
 	var v apperr.Validation
 	for i, h := range header {
 		field, chosen := mapping[h]
@@ -98,7 +154,7 @@ func Match(header []string, mapping map[string]string) ([]Column, []string, erro
 			continue
 		}
 		if !chosen {
-			field = aliases[fold(h)]
+			field = f.alias(h)
 		}
 		cols[i] = Column{Header: h, Field: field}
 		if field == "" {

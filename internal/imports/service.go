@@ -102,20 +102,32 @@ func (s *Service) Start(ctx context.Context, p auth.Principal, company auth.Ref,
 	if err != nil {
 		return Import{}, err
 	}
-	if _, _, err := Match(t.Header, u.Mapping); err != nil {
+	fields, err := s.Fields(ctx, company.CompanyID())
+	if err != nil {
+		return Import{}, err
+	}
+	cols, unknown, err := fields.Match(t.Header, u.Mapping)
+	if err != nil {
 		return Import{}, err
 	}
 	if u.Mapping == nil {
 		u.Mapping = map[string]string{}
 	}
+	if unknown == nil {
+		unknown = []string{}
+	}
 	mapping, _ := json.Marshal(u.Mapping)
+	// The matched columns are kept with the import, so that a read (a
+	// client polling a running import) does not read and parse the file.
+	colsJSON, _ := json.Marshal(cols)
+	unknownJSON, _ := json.Marshal(unknown)
 	var id uuid.UUID
 	err = s.db.QueryRow(ctx, `INSERT INTO imports (company_id, user_id, user_name, user_role, user_email, ip_address, user_agent,
-			status, dry_run, filename, file, mapping, rows)
-		VALUES ($1, $2, NULLIF($3, ''), $4, NULLIF($5, ''), NULLIF($6, ''), NULLIF($7, ''), 'queued', $8, $9, $10, $11, $12)
+			status, dry_run, filename, file, mapping, rows, columns, unknown_columns)
+		VALUES ($1, $2, NULLIF($3, ''), $4, NULLIF($5, ''), NULLIF($6, ''), NULLIF($7, ''), 'queued', $8, $9, $10, $11, $12, $13, $14)
 		RETURNING id`,
 		company.CompanyID(), nilUUID(p.UserID), p.Name, string(p.Role), p.Email, p.IPAddress, truncate(p.UserAgent, 500),
-		u.DryRun, truncate(u.Filename, 255), u.Data, mapping, len(t.Rows)).Scan(&id)
+		u.DryRun, truncate(u.Filename, 255), u.Data, mapping, len(t.Rows), colsJSON, unknownJSON).Scan(&id)
 	if err != nil {
 		return Import{}, fmt.Errorf("record import: %w", err)
 	}
@@ -205,6 +217,8 @@ type Preview struct {
 	Import
 	Header []string
 	Lines  []Row
+	// Fields are what a column may be matched to.
+	Fields Fields
 }
 
 // Preview returns the import (messages in lang) and the rows to show of
@@ -218,6 +232,9 @@ func (s *Service) Preview(ctx context.Context, p auth.Principal, ref auth.Ref, i
 		return Preview{}, err
 	}
 	pv := Preview{Import: im}
+	if pv.Fields, err = s.Fields(ctx, ref.CompanyID()); err != nil {
+		return Preview{}, err
+	}
 	var data []byte
 	if err := s.db.QueryRow(ctx, `SELECT file FROM imports WHERE company_id = $1 AND id = $2`, ref.CompanyID(), id).Scan(&data); err != nil {
 		return Preview{}, fmt.Errorf("import %s file: %w", id, err)
@@ -245,12 +262,11 @@ func (s *Service) Preview(ctx context.Context, p auth.Principal, ref auth.Ref, i
 
 func (s *Service) load(ctx context.Context, db postgres.DBTX, company, id uuid.UUID, lang i18n.Lang) (Import, error) {
 	var im Import
-	var errs, mapping []byte
-	var data []byte
+	var errs, mapping, cols, unknown []byte
 	err := db.QueryRow(ctx, `SELECT id, status, dry_run, filename, rows, created, updated, unchanged, errors, progress,
-			mapping, file, created_at, finished_at
+			mapping, columns, unknown_columns, created_at, finished_at
 		FROM imports WHERE company_id = $1 AND id = $2`, company, id).Scan(&im.ID, &im.Status, &im.DryRun, &im.Filename,
-		&im.Rows, &im.Created, &im.Updated, &im.Unchanged, &errs, &im.Progress, &mapping, &data, &im.CreatedAt, &im.FinishedAt)
+		&im.Rows, &im.Created, &im.Updated, &im.Unchanged, &errs, &im.Progress, &mapping, &cols, &unknown, &im.CreatedAt, &im.FinishedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Import{}, apperr.NotFound("msg.imports.not_found")
 	}
@@ -271,15 +287,39 @@ func (s *Service) load(ctx context.Context, db postgres.DBTX, company, id uuid.U
 	}
 	_ = json.Unmarshal(mapping, &im.Mapping)
 	im.Columns, im.Unknown = []Column{}, []string{}
-	if t, err := Read(data); err == nil {
-		if cols, unknown, err := Match(t.Header, im.Mapping); err == nil {
-			im.Columns, im.Unknown = cols, unknown
-			if unknown == nil {
-				im.Unknown = []string{}
-			}
-		}
+	if cols == nil {
+		// An import recorded before its columns were kept: matched again
+		// from its file.
+		cols, unknown = s.matchStored(ctx, db, company, id, im.Mapping)
 	}
+	_ = json.Unmarshal(cols, &im.Columns)
+	_ = json.Unmarshal(unknown, &im.Unknown)
 	return im, nil
+}
+
+// matchStored matches the columns of an import's stored file (as JSON),
+// for an import recorded without them; nothing when the file cannot be
+// read.
+func (s *Service) matchStored(ctx context.Context, db postgres.DBTX, company, id uuid.UUID, mapping map[string]string) ([]byte, []byte) {
+	var data []byte
+	if err := db.QueryRow(ctx, `SELECT file FROM imports WHERE company_id = $1 AND id = $2`, company, id).Scan(&data); err != nil {
+		return nil, nil
+	}
+	t, err := Read(data)
+	if err != nil {
+		return nil, nil
+	}
+	fields, err := s.Fields(ctx, company)
+	if err != nil {
+		return nil, nil
+	}
+	cols, unknown, err := fields.Match(t.Header, mapping)
+	if err != nil {
+		return nil, nil
+	}
+	c, _ := json.Marshal(cols)
+	u, _ := json.Marshal(unknown)
+	return c, u
 }
 
 // Run checks and, unless it is a dry run or a row has an error, applies an
@@ -313,7 +353,11 @@ func (s *Service) Run(ctx context.Context, company, id uuid.UUID) error {
 	if err != nil {
 		return s.fail(ctx, company, id, err)
 	}
-	cols, _, err := Match(t.Header, m)
+	fields, err := s.Fields(ctx, company)
+	if err != nil {
+		return s.fail(ctx, company, id, err)
+	}
+	cols, _, err := fields.Match(t.Header, m)
 	if err != nil {
 		return s.fail(ctx, company, id, err)
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/countries"
-	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/internal/export"
 	"github.com/konvoj/konvoj/internal/i18n"
@@ -21,24 +20,25 @@ import (
 
 // Label is a field's name as people read it in lang: the export's column
 // header of a driver field, "<document type> number" / "… valid until" of
-// a document column. The import matches these labels back (aliases), so a
-// header written with Label is always recognised.
-func Label(lang i18n.Lang, field string) string {
-	for _, t := range documents.Types {
+// a document column (a custom type by its name). The import matches these
+// labels back (Fields.Match), so a header written with Label is always
+// recognised.
+func (f Fields) Label(lang i18n.Lang, field string) string {
+	for _, t := range f.types {
 		switch field {
 		case t + "_number":
-			return lang.T("imports.col.doc_number", "type", lang.T("doc.type."+t))
+			return lang.T("imports.col.doc_number", "type", f.names.Name(lang, t))
 		case t + "_valid_until":
-			return lang.T("imports.col.doc_valid_until", "type", lang.T("doc.type."+t))
+			return lang.T("imports.col.doc_valid_until", "type", f.names.Name(lang, t))
 		}
 	}
 	return lang.T("drivers.field." + field)
 }
 
-// TemplateFields are the template's columns: every driver field the import
+// Template are the template's columns: every driver field the import
 // reads (the office by its name, not its id), then the document columns.
-func TemplateFields() []string {
-	return slices.DeleteFunc(Fields(), func(f string) bool { return f == "office_id" })
+func (f Fields) Template() []string {
+	return slices.DeleteFunc(f.List(), func(f string) bool { return f == "office_id" })
 }
 
 // sample is a value of the template's example row: text, or a day (a
@@ -109,10 +109,14 @@ func (s *Service) Template(ctx context.Context, p auth.Principal, company auth.R
 	if len(officeNames) > 0 {
 		first = officeNames[0]
 	}
-	fields := TemplateFields()
+	fs, err := s.Fields(ctx, company.CompanyID())
+	if err != nil {
+		return nil, err
+	}
+	fields := fs.Template()
 	headers := make([]string, len(fields))
 	for i, f := range fields {
-		headers[i] = Label(lang, f)
+		headers[i] = fs.Label(lang, f)
 	}
 	example := exampleDriver(lang, first)
 	row := make([]export.Cell, len(fields))

@@ -65,15 +65,22 @@ type SweepWebhooksWorker struct {
 	Sender *webhooks.Sender
 }
 
-// Work queues the jobs.
+// Work queues the jobs: a plain delivery job for an endpoint whose next
+// delivery is due (not the wake-up: a worker killed while it ran the
+// wake-up leaves that job "running", holding the wake-up's unique slot
+// until River rescues it an hour later; a plain job that finds the
+// endpoint busy ends at once), the wake-up for one waiting for a retry.
 func (w *SweepWebhooksWorker) Work(ctx context.Context, _ *river.Job[SweepWebhooksArgs]) error {
-	ids, err := w.Sender.DueEndpoints(ctx)
-	if err != nil || len(ids) == 0 {
+	due, waiting, err := w.Sender.DueEndpoints(ctx)
+	if err != nil || len(due)+len(waiting) == 0 {
 		return err
 	}
-	params := make([]river.InsertManyParams, len(ids))
-	for i, id := range ids {
-		params[i] = river.InsertManyParams{Args: webhooks.DeliverArgs{EndpointID: id, Wake: true}}
+	params := make([]river.InsertManyParams, 0, len(due)+len(waiting))
+	for _, id := range due {
+		params = append(params, river.InsertManyParams{Args: webhooks.DeliverArgs{EndpointID: id}})
+	}
+	for _, id := range waiting {
+		params = append(params, river.InsertManyParams{Args: webhooks.DeliverArgs{EndpointID: id, Wake: true}})
 	}
 	if _, err := river.ClientFromContext[pgx.Tx](ctx).InsertMany(ctx, params); err != nil {
 		return fmt.Errorf("queue webhook deliveries: %w", err)

@@ -323,19 +323,35 @@ func (s *Sender) record(ctx context.Context, endpointID uuid.UUID, ep endpointSt
 	})
 }
 
-// DueEndpoints are the enabled endpoints with pending deliveries: the
-// scheduler queues their jobs (after a restart, or a wake-up lost to a
-// job that was finishing).
-func (s *Sender) DueEndpoints(ctx context.Context) ([]uuid.UUID, error) {
-	rows, err := s.db.Query(ctx, `SELECT DISTINCT d.endpoint_id FROM webhook_deliveries d
+// DueEndpoints are the enabled endpoints with pending deliveries, for the
+// scheduler's sweep (after a restart, or a wake-up lost to a job that was
+// finishing): due are those whose next delivery may be sent now, waiting
+// those whose next delivery waits for its retry.
+func (s *Sender) DueEndpoints(ctx context.Context) (due, waiting []uuid.UUID, err error) {
+	rows, err := s.db.Query(ctx, `SELECT DISTINCT ON (d.endpoint_id) d.endpoint_id, coalesce(d.next_attempt_at <= $1, true)
+		FROM webhook_deliveries d
 		JOIN webhook_endpoints w ON w.id = d.endpoint_id AND w.enabled
-		WHERE d.status = 'pending'`)
+		JOIN webhook_events e ON e.id = d.event_id
+		WHERE d.status = 'pending'
+		ORDER BY d.endpoint_id, e.occurred_at, d.created_at, d.id`, s.now())
 	if err != nil {
-		return nil, fmt.Errorf("due webhook endpoints: %w", err)
+		return nil, nil, fmt.Errorf("due webhook endpoints: %w", err)
 	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
-	if err != nil {
-		return nil, fmt.Errorf("due webhook endpoints: %w", err)
+	defer rows.Close()
+	for rows.Next() {
+		var id uuid.UUID
+		var now bool
+		if err := rows.Scan(&id, &now); err != nil {
+			return nil, nil, fmt.Errorf("due webhook endpoints: %w", err)
+		}
+		if now {
+			due = append(due, id)
+		} else {
+			waiting = append(waiting, id)
+		}
 	}
-	return ids, nil
+	if err := rows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("due webhook endpoints: %w", err)
+	}
+	return due, waiting, nil
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -290,4 +291,86 @@ func zipBomb(t testing.TB) []byte {
 	}
 	_ = zw.Close()
 	return buf.Bytes()
+}
+
+// A company's custom document type has its columns in the import, matched
+// by code or by its name in any language (a retired type's are not), and in
+// the template; the import's new drivers get a record of it.
+func TestImportCustomDocumentType(t *testing.T) {
+	t.Parallel()
+	env := webtest.New(t)
+	company := env.Company("Vlastní doklady s.r.o.", "free")
+	hr := env.As(company, auth.RoleHRManager)
+	admin := env.As(company, auth.RoleAdmin)
+	admin.Post(typesPath(company), map[string]any{"code": "adr_training", "names": map[string]any{"en": "ADR training", "cs": "Školení ADR"}}).
+		Expect(http.StatusCreated)
+	admin.Post(typesPath(company), map[string]any{"code": "old_pass", "names": map[string]any{"en": "Old pass"}}).Expect(http.StatusCreated)
+	admin.Put(typesPath(company)+"/old_pass", map[string]any{"retired": true}).Expect(http.StatusOK)
+
+	file := []byte("first_name;last_name;email;tags;adr_training_number;Školení ADR – platnost do;Old pass valid until\n" +
+		"Jan;Novák;jan@vlastni.test;adr, Noc;ADR-1;1. 6. 2027;2027-01-01\n")
+	var im importResult
+	sendImport(t, hr, "a.csv", file, field("dry_run", "false")).Expect(http.StatusCreated).Decode(&im)
+	if im.Created != 1 || len(im.Errors) != 0 || len(im.Unknown) != 1 || im.Unknown[0] != "Old pass valid until" ||
+		im.Columns[4].Field != "adr_training_number" || im.Columns[5].Field != "adr_training_valid_until" {
+		t.Fatalf("import %+v", im)
+	}
+	document := func() (number, until, tags string, docs int) {
+		t.Helper()
+		err := env.DB.QueryRow(context.Background(), `SELECT dd.number, dd.valid_until::text, d.tags::text,
+				(SELECT count(*) FROM driver_documents x WHERE x.driver_id = d.id)
+			FROM drivers d JOIN driver_documents dd ON dd.driver_id = d.id AND dd.type = 'adr_training'
+			WHERE d.company_id = $1 AND d.email = 'jan@vlastni.test'`, company).Scan(&number, &until, &tags, &docs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if number, until, tags, docs := document(); number != "ADR-1" || until != "2027-06-01" || tags != "{adr,noc}" || docs != 16 {
+		t.Errorf("custom document %q %q, tags %s, %d records", number, until, tags, docs)
+	}
+	sendImport(t, hr, "a.csv", file, field("dry_run", "false")).Expect(http.StatusCreated).Decode(&im)
+	if im.Unchanged != 1 || im.Updated != 0 {
+		t.Errorf("re-import %+v", im)
+	}
+	// An update: the changed field and the document are audited, the
+	// document's new validity logged.
+	changed := []byte("email;last_name;ADR training number;ADR training valid until\njan@vlastni.test;Nováček;ADR-2;2028-01-31\n")
+	sendImport(t, hr, "c.csv", changed, field("dry_run", "false")).Expect(http.StatusCreated).Decode(&im)
+	if im.Updated != 1 || len(im.Errors) != 0 {
+		t.Fatalf("update %+v", im)
+	}
+	if number, until, tags, _ := document(); number != "ADR-2" || until != "2028-01-31" || tags != "{adr,noc}" {
+		t.Errorf("updated document %q %q, tags %s", number, until, tags)
+	}
+	var updated, imported string
+	var logged int
+	err := env.DB.QueryRow(context.Background(), `SELECT
+			(SELECT old_values::text || ' ' || new_values::text FROM audit_logs WHERE company_id = $1 AND entity_type = 'driver' AND action = 'updated'),
+			(SELECT new_values::text FROM audit_logs WHERE company_id = $1 AND action = 'document.imported' AND new_values->>'number' = 'ADR-2'),
+			(SELECT count(*) FROM document_validity_changes v JOIN driver_documents dd ON dd.id = v.document_id
+				WHERE v.company_id = $1 AND dd.type = 'adr_training')`, company).Scan(&updated, &imported, &logged)
+	if err != nil || updated != `{"last_name": "Novák"} {"last_name": "Nováček"}` ||
+		imported != `{"number": "ADR-2", "valid_until": "2028-01-31", "document_type": "adr_training"}` || logged != 2 {
+		t.Errorf("audit %q, %q, %d validity changes: %v", updated, imported, logged, err)
+	}
+	bad := []byte("email;ADR training valid until\njan@vlastni.test;tomorrow\n")
+	sendImport(t, hr, "b.csv", bad).Expect(http.StatusCreated).Decode(&im)
+	if len(im.Errors) != 1 || im.Errors[0].Row != 2 || im.Errors[0].Field != "adr_training_valid_until" {
+		t.Errorf("errors %+v", im.Errors)
+	}
+
+	for lang, want := range map[string][]string{"en": {"ADR training number", "ADR training valid until"}, "cs": {"Školení ADR – číslo", "Školení ADR – platnost do"}} {
+		body := hr.Send(http.MethodGet, "/api/v0/imports/drivers/template?format=csv", nil, http.Header{"Accept-Language": {lang}}).
+			Expect(http.StatusOK).Body
+		header := readCSV(t, body)[0]
+		for _, h := range want {
+			if !slices.Contains(header, h) {
+				t.Errorf("%s template header lacks %q: %v", lang, h, header)
+			}
+		}
+		if slices.ContainsFunc(header, func(h string) bool { return strings.Contains(h, "Old pass") }) {
+			t.Errorf("%s template has the retired type: %v", lang, header)
+		}
+	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/konvoj/konvoj/internal/auth"
@@ -400,6 +401,49 @@ func TestWebhookOutboxSurvivesRestartAndRollback(t *testing.T) {
 	time.Sleep(200 * time.Millisecond)
 	if got[0].Type != "driver.created" || got[0].Data["id"] != "committed" || len(r.received()) != 1 {
 		t.Errorf("received %+v", r.received())
+	}
+}
+
+// A worker killed while it sent a delivery leaves its job "running" in
+// the queue until River rescues it, an hour later; when that was the
+// endpoint's wake-up job it holds the wake-up's unique slot meanwhile. The
+// sweep (every minute, and at start) still has the waiting delivery sent
+// at once.
+func TestWebhookSweepSendsPastAStuckJob(t *testing.T) {
+	env := webhookEnv(t)
+	company := env.Company("Hooks", "enterprise")
+	admin := env.As(company, auth.RoleAdmin)
+	r := newHookReceiver(t)
+	hook := uuid.MustParse(createHook(t, admin, r, "*"))
+	ctx := context.Background()
+	if err := pgxTx(ctx, env, func(tx pgx.Tx) error {
+		return webhooks.Emit(ctx, tx, company, webhooks.DriverCreated, map[string]any{"id": "after-the-crash"})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// The killed worker's wake-up job, still "running"; the job Emit queued
+	// was the one it had finished before.
+	inserter, err := river.NewClient(riverpgxv5.New(env.DB), &river.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.DB.Exec(ctx, `DELETE FROM river_job WHERE kind = 'deliver_webhooks'`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := inserter.Insert(ctx, webhooks.DeliverArgs{EndpointID: hook, Wake: true}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.DB.Exec(ctx, `UPDATE river_job SET state = 'running', attempt = 1, attempted_at = now()
+		WHERE kind = 'deliver_webhooks'`); err != nil {
+		t.Fatal(err)
+	}
+	client := startDeliveries(t, env, r, nil, webhooks.Guard{AllowPrivate: true})
+	if _, err := client.Insert(ctx, jobs.SweepWebhooksArgs{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	got := r.waitFor("the waiting delivery", func(d []hookDelivery) bool { return len(d) == 1 })
+	if got[0].Type != webhooks.DriverCreated || got[0].Data["id"] != "after-the-crash" {
+		t.Errorf("received %+v", got[0])
 	}
 }
 

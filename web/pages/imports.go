@@ -161,14 +161,14 @@ func (p *Pages) importData(c echo.Context, ref auth.Ref, id uuid.UUID) (views.Im
 	}
 	d.Rows, d.Created, d.Updated, d.Unchanged, d.Problems = pv.Rows, pv.Created, pv.Updated, pv.Unchanged, len(pv.Errors)
 	d.Fields = []views.Option{{Value: "", Label: lang.T("imports.ignore")}}
-	for _, f := range imports.Fields() {
-		d.Fields = append(d.Fields, views.Option{Value: f, Label: imports.Label(lang, f)})
+	for _, f := range pv.Fields.List() {
+		d.Fields = append(d.Fields, views.Option{Value: f, Label: pv.Fields.Label(lang, f)})
 	}
 	column := map[string]int{} // field → its column
 	for i, col := range pv.Columns {
 		vc := views.ImportColumn{Header: col.Header, Field: col.Field}
 		if col.Field != "" {
-			vc.Label = imports.Label(lang, col.Field)
+			vc.Label = pv.Fields.Label(lang, col.Field)
 			column[col.Field] = i
 		}
 		for _, r := range pv.Lines {

@@ -56,6 +56,7 @@ type setup struct {
 	db      *pgxpool.Pool
 	dbURL   string
 	appOpts func(*app.Options)
+	owner   bool
 }
 
 // WithLimiter turns rate limiting on with the given store.
@@ -71,6 +72,12 @@ func WithTracer(t pgx.QueryTracer) Option { return func(s *setup) { s.tracer = t
 func WithDB(db *pgxpool.Pool, url string) Option {
 	return func(s *setup) { s.db, s.dbURL = db, url }
 }
+
+// WithRequestsAsOwner makes the server run its requests on the owner's pool,
+// which row-level security does not apply to: only for the benchmark that
+// measures what the policies cost (BenchmarkRowSecurity), never for a test
+// of behaviour.
+func WithRequestsAsOwner() Option { return func(s *setup) { s.owner = true } }
 
 // WithApp edits the app options (storage, etc.).
 func WithApp(f func(*app.Options)) Option { return func(s *setup) { s.appOpts = f } }
@@ -98,7 +105,10 @@ func New(t testing.TB, opts ...Option) *Env {
 	if s.db == nil {
 		s.db, s.dbURL = pgtest.NewWithURL(t, nil)
 	}
-	requests := pgtest.Requests(t, s.dbURL, s.tracer)
+	requests := s.db
+	if !s.owner {
+		requests = pgtest.Requests(t, s.dbURL, s.tracer)
+	}
 	s.cfg.DatabaseURL = s.dbURL
 	ctx, cancel := context.WithCancel(context.Background())
 	verifier, err := auth.NewVerifier(ctx, auth.VerifierConfig{

@@ -1,0 +1,108 @@
+package api_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/web/webtest"
+)
+
+// BenchmarkRowSecurity measures what row-level security costs the list and
+// read endpoints (docs/security.md, "Row-level security"): two servers on
+// one database, the product's own (requests as the request role, under the
+// policies) and one whose requests run as the owner (the policies do not
+// apply), the same code otherwise. Each iteration sends the same request to
+// both, in alternating order, so that whatever else loads the machine loads
+// both sides alike. It reports each side's time per request (rls-ms/op,
+// owner-ms/op) and their ratio (rls/owner); 1.10 is the 10 % the policies
+// may cost. Data: the drivers list's data set (10 companies × 2,000 drivers
+// × 14 documents) and a company of 2,000 drivers × 100 finance
+// transactions.
+//
+//	go test -run '^$' -bench RowSecurity -benchtime 200x ./web/api
+func BenchmarkRowSecurity(b *testing.B) {
+	env := webtest.New(b)
+	companies := drvSeedLarge(b, env)
+	finance := env.Company("Finance", "enterprise")
+	ids := seedFinance(b, env, finance, 2000, 100)
+	if _, err := env.DB.Exec(context.Background(), `VACUUM ANALYZE`); err != nil {
+		b.Fatal(err)
+	}
+	owner := webtest.New(b, webtest.WithDB(env.DB, env.DBURL), webtest.WithRequestsAsOwner())
+	hr := env.As(companies[0], auth.RoleHRManager)
+	hrFinance := env.As(finance, auth.RoleHRManager)
+	var driver uuid.UUID
+	if err := env.DB.QueryRow(context.Background(), `SELECT id FROM drivers WHERE company_id = $1 ORDER BY internal_seq OFFSET 1000 LIMIT 1`,
+		companies[0]).Scan(&driver); err != nil {
+		b.Fatal(err)
+	}
+	// get answers the request on one server and returns the body's length.
+	get := func(b *testing.B, srv string, caller *webtest.Caller, path string) int {
+		req, _ := http.NewRequest(http.MethodGet, srv+path, nil)
+		req.Header.Set("Authorization", "Bearer "+caller.Token)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n, _ := io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			b.Fatalf("%s: %d", path, res.StatusCode)
+		}
+		return int(n)
+	}
+	for _, bc := range []struct {
+		name   string
+		caller *webtest.Caller
+		path   func(i int) string
+	}{
+		{"drivers", hr, func(int) string { return "/api/v0/drivers" }},
+		{"drivers_search", hr, func(int) string { return "/api/v0/drivers?search=novak" }},
+		{"drivers_expired", hr, func(int) string { return "/api/v0/drivers?document_status=expired" }},
+		{"drivers_cursor", hr, func(int) string { return "/api/v0/drivers?limit=20&sort_by=last_name" }},
+		{"driver", hr, func(int) string { return "/api/v0/drivers/" + driver.String() }},
+		{"documents", hr, func(int) string { return "/api/v0/drivers/" + driver.String() + "/documents" }},
+		{"finance", hrFinance, func(i int) string { return "/api/v0/drivers/" + ids[i%len(ids)].String() + "/finance" }},
+		{"finance_periods", hrFinance, func(i int) string {
+			return "/api/v0/drivers/" + ids[i%len(ids)].String() + "/finance/periods?year=2025"
+		}},
+		{"finance_aggregates", hrFinance, func(i int) string {
+			return "/api/v0/drivers/" + ids[i%len(ids)].String() + "/finance/aggregates"
+		}},
+	} {
+		// Both servers must give the same answer, or the comparison is of
+		// different work (the first calls also provision the user).
+		if a, o := get(b, env.Server.URL, bc.caller, bc.path(0)), get(b, owner.Server.URL, bc.caller, bc.path(0)); a != o {
+			b.Fatalf("%s: %d bytes under the policies, %d as the owner", bc.name, a, o)
+		}
+		b.Run(bc.name, func(b *testing.B) {
+			var rls, own time.Duration
+			n := 0
+			for i := 0; b.Loop(); i++ {
+				path := bc.path(i)
+				timed := func(srv string) time.Duration {
+					start := time.Now()
+					get(b, srv, bc.caller, path)
+					return time.Since(start)
+				}
+				if i%2 == 0 {
+					rls += timed(env.Server.URL)
+					own += timed(owner.Server.URL)
+				} else {
+					own += timed(owner.Server.URL)
+					rls += timed(env.Server.URL)
+				}
+				n++
+			}
+			b.ReportMetric(float64(rls.Microseconds())/1000/float64(n), "rls-ms/op")
+			b.ReportMetric(float64(own.Microseconds())/1000/float64(n), "owner-ms/op")
+			b.ReportMetric(float64(rls)/float64(own), "rls/owner")
+		})
+	}
+}

@@ -57,6 +57,16 @@ func rateTx(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period Period, 
 	if err := lockMonth(ctx, tx, companyID, period); err != nil {
 		return nil, err
 	}
+	// writeSnapshots also updates the next month's snapshots (their
+	// previous_score), which that month's own run (the current month's
+	// refresh, while the monthly job rates the month just ended) upserts
+	// in another order: the two deadlocked on the 20,000-driver benchmark
+	// company. So a run holds the next month's lock too, always taken
+	// after its own month's, in ascending order, so no two runs wait on
+	// each other in a circle.
+	if err := lockMonth(ctx, tx, companyID, period.Next()); err != nil {
+		return nil, err
+	}
 	// Statements are planned for their actual arguments (every connection
 	// runs with plan_cache_mode = force_custom_plan, see postgres.Open): a
 	// generic plan made for a whole company would be poor for one driver.

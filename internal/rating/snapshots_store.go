@@ -30,10 +30,14 @@ func writeSnapshots(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period 
 		driverIDs[i] = r.DriverID
 	}
 	// A recalculated month changes the previous_score of the month after it.
+	// The drivers come as a joined set, not "cur.driver_id = ANY($3)": as
+	// a filter beside the join that compared every snapshot with the whole
+	// array, and rating the 20,000-driver company spent 2 min 39 s here.
 	_, err = tx.Exec(ctx, `
 		UPDATE rating_snapshots nxt SET previous_score = cur.total_score
-		FROM rating_snapshots cur
-		WHERE cur.company_id = $1 AND cur.rating_period = $2 AND cur.driver_id = ANY($3)
+		FROM unnest($3::uuid[]) AS u(driver_id)
+		JOIN rating_snapshots cur ON cur.driver_id = u.driver_id AND cur.rating_period = $2
+		WHERE cur.company_id = $1
 			AND nxt.company_id = $1 AND nxt.driver_id = cur.driver_id AND nxt.rating_period = $4
 			AND nxt.previous_score IS DISTINCT FROM cur.total_score`,
 		companyID, period.First(), driverIDs, period.Next().First())

@@ -113,6 +113,25 @@ func checkExpiry(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, doc
 	return nil
 }
 
+// WithoutExpiry returns the company's custom types that have no expiry
+// (has_expiry false): the driver import refuses a valid_until for them, as
+// an upload and an update do (checkExpiry).
+func WithoutExpiry(ctx context.Context, db postgres.DBTX, companyID uuid.UUID) (map[string]bool, error) {
+	rows, err := db.Query(ctx, `SELECT code FROM document_types WHERE company_id = $1 AND NOT has_expiry`, companyID)
+	if err != nil {
+		return nil, fmt.Errorf("document types without expiry of company %s: %w", companyID, err)
+	}
+	codes, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("document types without expiry of company %s: %w", companyID, err)
+	}
+	out := make(map[string]bool, len(codes))
+	for _, c := range codes {
+		out[c] = true
+	}
+	return out, nil
+}
+
 // auditValues are the fields compared for the audit row; status is
 // included so the row shows e.g. no_data becoming valid.
 func (m metadata) auditValues(hasFile bool, today civil.Date) map[string]any {

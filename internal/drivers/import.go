@@ -133,6 +133,10 @@ func (s *Service) Import(ctx context.Context, p auth.Principal, company auth.Ref
 	if err != nil {
 		return res, err
 	}
+	noExpiry, err := documents.WithoutExpiry(ctx, s.db, company.CompanyID())
+	if err != nil {
+		return res, err
+	}
 	docColumns := map[string]bool{}
 	for _, c := range DocumentColumns(types) {
 		docColumns[c] = true
@@ -233,7 +237,7 @@ func (s *Service) Import(ctx context.Context, p auth.Principal, company auth.Ref
 		if t.existing != nil {
 			docStore = stored[t.existing.ID]
 		}
-		docs, docChanged := importDocuments(r, types, docStore, addErr)
+		docs, docChanged := importDocuments(r, types, noExpiry, docStore, addErr)
 		t.docs = docs
 		if creating {
 			t.changed = true
@@ -582,8 +586,10 @@ func loadDocumentMetadata(ctx context.Context, db postgres.DBTX, companyID uuid.
 }
 
 // importDocuments reads a row's columns of the document types; changed
-// says whether any differs from what is stored.
-func importDocuments(r ImportRow, types []string, stored map[string]storedDoc, addErr func(int, string, i18n.Message)) (map[string]docChange, bool) {
+// says whether any differs from what is stored. A valid_until of a type
+// without expiry (noExpiry) is refused, as an upload refuses it.
+func importDocuments(r ImportRow, types []string, noExpiry map[string]bool, stored map[string]storedDoc,
+	addErr func(int, string, i18n.Message)) (map[string]docChange, bool) {
 	docs := map[string]docChange{}
 	changed := false
 	for _, typ := range types {
@@ -613,6 +619,8 @@ func importDocuments(r ImportRow, types []string, stored map[string]storedDoc, a
 			field := typ + "_valid_until"
 			day, ok := ParseImportDate(until)
 			switch {
+			case noExpiry[typ]:
+				addErr(r.Line, field, i18n.M("msg.documents.no_expiry"))
 			case !ok:
 				addErr(r.Line, field, i18n.M("msg.common.not_date", "field", i18n.M("field.document.valid_until")))
 			case cur.validFrom != nil && day.Before(*cur.validFrom):

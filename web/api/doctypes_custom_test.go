@@ -338,7 +338,8 @@ func TestValidityChains(t *testing.T) {
 
 // A custom type without an expiry (has_expiry false) takes no valid_until:
 // an upload or an update that sends one is 422 at valid_until and stores
-// nothing; without one the document is valid and has no days left. A type
+// nothing (the driver import refuses it at its column); without one the
+// document is valid and has no days left. A type
 // with an expiry, and every built-in one, takes it as before; a date kept
 // from before the type lost its expiry can be cleared.
 func TestDocumentTypeWithoutExpiry(t *testing.T) {
@@ -377,6 +378,14 @@ func TestDocumentTypeWithoutExpiry(t *testing.T) {
 		t.Errorf("update errors %v", body["errors"])
 	}
 	hr.Put(path, map[string]any{"number": "T-2", "valid_until": nil}).Expect(http.StatusOK)
+	// The driver import refuses the date too, at its column.
+	var im importResult
+	sendImport(t, hr, "t.csv", []byte("email;company_training_number;company_training_valid_until\njan@example.cz;T-3;2030-01-31\n")).
+		Expect(http.StatusCreated).Decode(&im)
+	if len(im.Errors) != 1 || im.Errors[0].Row != 2 || im.Errors[0].Field != "company_training_valid_until" ||
+		im.Errors[0].Message != "Documents of this type do not expire; leave the end of validity empty." {
+		t.Errorf("import errors %+v", im.Errors)
+	}
 
 	// With an expiry, custom or built-in, the date is taken.
 	upload(t, hr, adr, filePart("adr.pdf", pdf), field("valid_until", dateIn(300))).Expect(http.StatusCreated)

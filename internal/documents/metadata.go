@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -99,15 +98,11 @@ func checkExpiry(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, doc
 	if !c.ValidUntil.Set || c.ValidUntil.Value == nil || IsBuiltIn(docType) {
 		return nil
 	}
-	var hasExpiry bool
-	err := db.QueryRow(ctx, `SELECT has_expiry FROM document_types WHERE company_id = $1 AND code = $2`, companyID, docType).Scan(&hasExpiry)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil
-	}
+	noExpiry, err := WithoutExpiry(ctx, db, companyID)
 	if err != nil {
-		return fmt.Errorf("expiry of document type %s: %w", docType, err)
+		return err
 	}
-	if !hasExpiry {
+	if noExpiry[docType] {
 		return apperr.Invalid("valid_until", "msg.documents.no_expiry")
 	}
 	return nil

@@ -3,7 +3,6 @@ package pages
 import (
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -77,13 +76,7 @@ func (p *Pages) saveType(c echo.Context, editing bool) error {
 	if err != nil {
 		return apperr.BadRequest("msg.common.form_unreadable")
 	}
-	last := func(name string) string {
-		v := form[name]
-		if len(v) == 0 {
-			return ""
-		}
-		return strings.TrimSpace(v[len(v)-1])
-	}
+	last := func(name string) string { return lastValue(form, name) }
 	f := views.DocumentTypeForm{Editing: editing, Code: last("code"), Names: map[string]string{},
 		HasExpiry: last("has_expiry") == "true", LeadDays: last("lead_days"), CappedBy: last("capped_by"), Retired: last("retired") == "true"}
 	if editing {

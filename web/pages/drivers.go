@@ -343,7 +343,7 @@ func (p *Pages) driverResults(lang i18n.Lang, pr auth.Principal, st listState, r
 		order = "asc"
 	}
 	r := views.DriverResults{SortBy: st.SortBy, SortOrder: st.SortOrder, Total: res.Total, Page: st.Page,
-		LastPage: max(1, (res.Total+driversPerPage-1)/driversPerPage)}
+		LastPage: lastPage(res.Total, driversPerPage)}
 	if len(res.Items) > 0 {
 		r.From = (st.Page-1)*driversPerPage + 1
 		r.To = r.From + len(res.Items) - 1

@@ -218,7 +218,7 @@ func summaryView(lang i18n.Lang, sm finance.Summary, all []finance.Summary) view
 }
 
 func pagerOf(page, total, rows int, at func(n int) string) views.Pager {
-	pg := views.Pager{Total: total, Page: page, LastPage: max(1, (total+financePerPage-1)/financePerPage)}
+	pg := views.Pager{Total: total, Page: page, LastPage: lastPage(total, financePerPage)}
 	if rows > 0 {
 		pg.From = (page-1)*financePerPage + 1
 		pg.To = pg.From + rows - 1

@@ -3,12 +3,15 @@ package pages
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode"
 
 	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
 	"golang.org/x/text/collate"
 	"golang.org/x/text/language"
 	"golang.org/x/text/language/display"
@@ -185,6 +188,33 @@ func formatSize(lang i18n.Lang, n int64) string {
 		s = strings.Replace(s, ".", ",", 1) // a decimal comma
 	}
 	return strings.Replace(s, " ", "\u00a0", 1)
+}
+
+// pageParam is the list page asked for in the query (?page=N); 1 when it
+// is missing or not a positive number.
+func pageParam(c echo.Context) int {
+	page, err := strconv.Atoi(c.QueryParam("page"))
+	if err != nil || page < 1 {
+		return 1
+	}
+	return page
+}
+
+// lastPage is the number of the last page of total rows, per a page; 1 for
+// an empty list.
+func lastPage(total, per int) int {
+	return max(1, (total+per-1)/per)
+}
+
+// lastValue is a form field's last value, trimmed ("" when it was not
+// sent): a checkbox sends a hidden "false" and, when ticked, "true", so the
+// last value counts.
+func lastValue(form url.Values, name string) string {
+	v := form[name]
+	if len(v) == 0 {
+		return ""
+	}
+	return strings.TrimSpace(v[len(v)-1])
 }
 
 // pagerURLs are the addresses of the previous and the next page of a list

@@ -30,10 +30,7 @@ func (p *Pages) mountNotifications(r *web.Routes) {
 
 func (p *Pages) notifications(c echo.Context) error {
 	ctx, pr := c.Request().Context(), web.Principal(c)
-	page, err := strconv.Atoi(c.QueryParam("page"))
-	if err != nil || page < 1 {
-		page = 1
-	}
+	page := pageParam(c)
 	list, total, err := p.svc.Notifications.List(ctx, pr, alerts.ListFilter{Page: page, PerPage: notificationsPerPage})
 	if err != nil {
 		return err
@@ -43,7 +40,7 @@ func (p *Pages) notifications(c echo.Context) error {
 		return err
 	}
 	lang, loc := i18n.From(ctx), pr.Location()
-	d := views.NotificationsData{CSRF: csrfToken(c), DevOutbox: p.devLogin && pr.Grant(auth.OutboxRead) != auth.Deny, Page: page, LastPage: max(1, (total+notificationsPerPage-1)/notificationsPerPage)}
+	d := views.NotificationsData{CSRF: csrfToken(c), DevOutbox: p.devLogin && pr.Grant(auth.OutboxRead) != auth.Deny, Page: page, LastPage: lastPage(total, notificationsPerPage)}
 	for _, n := range list {
 		link := "/settings/webhooks" // a disabled webhook endpoint
 		if n.DriverID != nil && n.DocumentID != nil {

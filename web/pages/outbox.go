@@ -34,16 +34,13 @@ func (p *Pages) outbox(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	page, err := strconv.Atoi(c.QueryParam("page"))
-	if err != nil || page < 1 {
-		page = 1
-	}
+	page := pageParam(c)
 	mails, total, err := p.svc.Notifications.Outbox(ctx, pr, company, page, outboxPerPage)
 	if err != nil {
 		return err
 	}
 	lang, loc := i18n.From(ctx), pr.Location()
-	d := views.OutboxData{Page: page, LastPage: max(1, (total+outboxPerPage-1)/outboxPerPage), Total: total,
+	d := views.OutboxData{Page: page, LastPage: lastPage(total, outboxPerPage), Total: total,
 		SMTP: p.cfg.SMTPURL != ""}
 	for _, m := range mails {
 		it := views.OutboxItem{ID: m.ID.String(), Kind: m.Kind, Recipient: m.Recipient, Language: m.Language,

@@ -70,13 +70,7 @@ func (p *Pages) saveRatingConfig(c echo.Context) error {
 	total := decimal.Zero
 	for _, m := range rating.Metrics {
 		key := rating.ThresholdKey(m)
-		last := func(field string) string {
-			v := form[field+"."+m]
-			if len(v) == 0 {
-				return ""
-			}
-			return strings.TrimSpace(v[len(v)-1])
-		}
+		last := func(field string) string { return lastValue(form, field+"."+m) }
 		row := views.RatingConfigRow{Metric: m, ThresholdKey: key, Weight: last("weight"), Threshold: last("threshold"),
 			Enabled: last("enabled") == "true"}
 		d.Rows = append(d.Rows, row)

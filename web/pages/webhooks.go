@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -79,24 +78,23 @@ func webhookInput(c echo.Context) (webhooks.Input, views.WebhookForm, error) {
 	if err != nil {
 		return webhooks.Input{}, views.WebhookForm{}, apperr.BadRequest("msg.common.form_unreadable")
 	}
-	last := func(name string) string {
-		v := form[name]
-		if len(v) == 0 {
-			return ""
-		}
-		return strings.TrimSpace(v[len(v)-1])
-	}
-	f := views.WebhookForm{URL: last("url"), Description: last("description"), Events: map[string]bool{}, Choices: webhooks.Events}
-	events := []string{}
-	for _, e := range form["events"] {
-		events = append(events, e)
+	events := append([]string{}, form["events"]...)
+	f := webhookForm(lastValue(form, "url"), lastValue(form, "description"), events)
+	return webhooks.Input{URL: &f.URL, Description: &f.Description, Events: &events}, f, nil
+}
+
+// webhookForm is the create or edit form filled with an endpoint's values
+// ("*" in events: every event).
+func webhookForm(url, description string, events []string) views.WebhookForm {
+	f := views.WebhookForm{URL: url, Description: description, Events: map[string]bool{}, Choices: webhooks.Events}
+	for _, e := range events {
 		if e == "*" {
 			f.All = true
 		} else {
 			f.Events[e] = true
 		}
 	}
-	return webhooks.Input{URL: &f.URL, Description: &f.Description, Events: &events}, f, nil
+	return f
 }
 
 // createWebhook registers an endpoint and answers with its page showing
@@ -164,10 +162,7 @@ func (p *Pages) showWebhook(c echo.Context, status int, ref auth.Ref, secret str
 	if err != nil {
 		return err
 	}
-	page, err := strconv.Atoi(c.QueryParam("page"))
-	if err != nil || page < 1 {
-		page = 1
-	}
+	page := pageParam(c)
 	list, total, err := p.svc.Webhooks.Deliveries(ctx, pr, ref, page, webhookDeliveriesPer)
 	if err != nil {
 		return err
@@ -176,14 +171,7 @@ func (p *Pages) showWebhook(c echo.Context, status int, ref auth.Ref, secret str
 	if form != nil {
 		d.Form = *form
 	} else {
-		d.Form = views.WebhookForm{URL: e.URL, Description: e.Description, Events: map[string]bool{}, Choices: webhooks.Events}
-		for _, ev := range e.Events {
-			if ev == "*" {
-				d.Form.All = true
-			} else {
-				d.Form.Events[ev] = true
-			}
-		}
+		d.Form = webhookForm(e.URL, e.Description, e.Events)
 	}
 	d.Form.Action = webhookPageURL(e.ID.String())
 	for _, r := range list {
@@ -206,7 +194,7 @@ func (p *Pages) showWebhook(c echo.Context, status int, ref auth.Ref, secret str
 		}
 		d.Deliveries = append(d.Deliveries, row)
 	}
-	last := max(1, (total+webhookDeliveriesPer-1)/webhookDeliveriesPer)
+	last := lastPage(total, webhookDeliveriesPer)
 	d.Pager = views.Pager{Total: total, Page: page, LastPage: last}
 	d.Pager.PrevURL, d.Pager.NextURL = pagerURLs(page, last, func(n int) string {
 		return webhookPageURL(e.ID.String()) + "?page=" + strconv.Itoa(n)

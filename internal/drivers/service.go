@@ -3,6 +3,7 @@ package drivers
 import (
 	"context"
 	"encoding/json"
+	"strings"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -57,6 +58,7 @@ func (s *Service) Create(ctx context.Context, p auth.Principal, company auth.Ref
 	if err != nil {
 		return Driver{}, err
 	}
+	tenants.CompanyChanged(company.CompanyID()) // a driver caller with its e-mail is linked to it now
 	return out.forCaller(p), nil
 }
 
@@ -91,6 +93,7 @@ func (s *Service) Update(ctx context.Context, p auth.Principal, ref auth.Ref, in
 	}
 	id := ref.ID()
 	var out Driver
+	emailChanged := false
 	err := postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
 		cur, err := getDriver(ctx, tx, ref, ref.ID(), true)
 		if err != nil {
@@ -110,6 +113,7 @@ func (s *Service) Update(ctx context.Context, p auth.Principal, ref auth.Ref, in
 			out = cur
 			return nil
 		}
+		emailChanged = !strings.EqualFold(next.Email, cur.Email)
 		if err := updateDriver(ctx, tx, ref, next); err != nil {
 			return err
 		}
@@ -125,6 +129,9 @@ func (s *Service) Update(ctx context.Context, p auth.Principal, ref auth.Ref, in
 	if err != nil {
 		return Driver{}, err
 	}
+	if emailChanged {
+		tenants.CompanyChanged(ref.CompanyID()) // driver callers are linked by e-mail
+	}
 	return out.forCaller(p), nil
 }
 
@@ -135,7 +142,7 @@ func (s *Service) Delete(ctx context.Context, p auth.Principal, ref auth.Ref) er
 	if err := ref.Check(p, auth.DriversDelete); err != nil {
 		return err
 	}
-	return postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
+	err := postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
 		cur, err := getDriver(ctx, tx, ref, ref.ID(), true)
 		if err != nil {
 			return err
@@ -148,6 +155,11 @@ func (s *Service) Delete(ctx context.Context, p auth.Principal, ref auth.Ref) er
 		}
 		return webhooks.Emit(ctx, tx, ref.CompanyID(), webhooks.DriverDeleted, cur)
 	})
+	if err != nil {
+		return err
+	}
+	tenants.CompanyChanged(ref.CompanyID()) // its driver caller is linked to no record now
+	return nil
 }
 
 // validate applies the input to d and checks it, including that a newly

@@ -96,18 +96,11 @@ func scaleOne(ctx context.Context, db *pgxpool.Pool, i int, super bool, o ScaleO
 	}
 	start := time.Now()
 	err = postgres.InTx(ctx, db, func(tx pgx.Tx) error {
-		if super {
-			// The data is generated consistent; skipping per-row foreign
-			// key triggers makes the load several times faster.
-			if _, err := tx.Exec(ctx, `SET LOCAL session_replication_role = replica`); err != nil {
-				return err
-			}
-		}
 		if _, err := tx.Exec(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
 			return err
 		}
 		var err error
-		id, err = scaleCompany(ctx, tx, name, i, o)
+		id, err = scaleCompany(ctx, tx, name, i, super, o)
 		return err
 	})
 	if err != nil {
@@ -117,12 +110,22 @@ func scaleOne(ctx context.Context, db *pgxpool.Pool, i int, super bool, o ScaleO
 	return id, nil
 }
 
-func scaleCompany(ctx context.Context, tx pgx.Tx, name string, n int, o ScaleOptions) (uuid.UUID, error) {
+func scaleCompany(ctx context.Context, tx pgx.Tx, name string, n int, super bool, o ScaleOptions) (uuid.UUID, error) {
 	var id uuid.UUID
+	// The company row with its triggers on: they write the company's
+	// default rating configuration and its document facts, which every
+	// drivers list and driver read joins.
 	if err := tx.QueryRow(ctx, `
 		INSERT INTO companies (name, subscription_tier, settings) VALUES ($1, 'enterprise', jsonb_build_object('seed', $2::text))
 		RETURNING id`, name, ScaleMarker).Scan(&id); err != nil {
 		return id, err
+	}
+	if super {
+		// The rest is generated consistent; skipping the per-row foreign
+		// key triggers makes the load several times faster.
+		if _, err := tx.Exec(ctx, `SET LOCAL session_replication_role = replica`); err != nil {
+			return id, err
+		}
 	}
 	today := o.Today
 	month0 := time.Date(today.Year(), today.Month(), 1, 0, 0, 0, 0, time.UTC)

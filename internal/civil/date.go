@@ -66,8 +66,15 @@ func (d Date) Year() int         { return d.t.Year() }
 func (d Date) Month() time.Month { return d.t.Month() }
 func (d Date) Day() int          { return d.t.Day() }
 
-// MarshalJSON writes "YYYY-MM-DD".
-func (d Date) MarshalJSON() ([]byte, error) { return json.Marshal(d.String()) }
+// MarshalJSON writes "YYYY-MM-DD" (appended in place: a response holds
+// dozens of dates, and json.Marshal of the string cost four allocations
+// each).
+func (d Date) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 0, len(`"2006-01-02"`))
+	b = append(b, '"')
+	b = d.t.AppendFormat(b, time.DateOnly)
+	return append(b, '"'), nil
+}
 
 // UnmarshalJSON reads "YYYY-MM-DD".
 func (d *Date) UnmarshalJSON(b []byte) error {

@@ -18,18 +18,21 @@ import (
 
 // BenchmarkSingleRead times the single-record reads through the real
 // server, one request at a time, with their allocations: GET /drivers/{id},
-// /documents, /finance (20 a page) and /rating for the past month (stored
-// by a first read). Data: a company of 300 drivers with a year of
+// /documents, /finance (20 a page) and /rating for the past month (as the
+// monthly job stored it). Data: a company of 300 drivers with a year of
 // documents, files, penalties and orders, and a company of 300 drivers × 100
 // finance transactions. The database's part of these requests is a few
 // small statements, so what changes here between two runs is mostly the
-// Go side: round trips per request, encoding, allocation. Compare with
-// -count and -cpuprofile/-memprofile (docs/performance.md).
+// Go side: round trips per request (stmts/op: the statements the request
+// pool ran per request, counted by a tracer), encoding, allocation
+// (allocs/op, the server's and the client's). Compare with -count and
+// -cpuprofile/-memprofile (docs/performance.md).
 //
 //	go test -run '^$' -bench SingleRead -benchtime 2000x ./web/api
 func BenchmarkSingleRead(b *testing.B) {
 	ctx := context.Background()
-	env := webtest.New(b)
+	counter := &drvQueryCounter{}
+	env := webtest.New(b, webtest.WithTracer(counter))
 	company := env.Company("Bench", "enterprise")
 	loc, err := time.LoadLocation("Europe/Prague")
 	if err != nil {
@@ -38,6 +41,9 @@ func BenchmarkSingleRead(b *testing.B) {
 	current := rating.CurrentPeriod(loc, time.Now())
 	f := &ratingtest.Fixtures{T: b, DB: env.DB, Company: company}
 	f.SeedYear(300, current.First().AddMonths(-11))
+	if _, err := rating.NewService(env.DB).RateCompany(ctx, company, current.Prev()); err != nil {
+		b.Fatal(err) // the monthly job's snapshots, which a past month's read returns
+	}
 	rows, err := env.DB.Query(ctx, `SELECT id FROM drivers WHERE company_id = $1 AND status = 'active' ORDER BY internal_seq`, company)
 	if err != nil {
 		b.Fatal(err)
@@ -53,7 +59,7 @@ func BenchmarkSingleRead(b *testing.B) {
 	}
 	hr := env.As(company, auth.RoleHRManager)
 	hrFinance := env.As(finance, auth.RoleHRManager)
-	past := current.First().AddMonths(-1).String()[:7]
+	past := current.Prev().First().String()[:7]
 	get := func(b *testing.B, caller *webtest.Caller, path string) {
 		req, _ := http.NewRequest(http.MethodGet, env.Server.URL+path, nil)
 		req.Header.Set("Authorization", "Bearer "+caller.Token)
@@ -67,7 +73,7 @@ func BenchmarkSingleRead(b *testing.B) {
 			b.Fatalf("%s: %d", path, res.StatusCode)
 		}
 	}
-	get(b, hr, "/api/v0/drivers/"+ids[0].String()+"/rating?period="+past) // provisions the user and rates the month
+	get(b, hr, "/api/v0/drivers/"+ids[0].String()+"/rating?period="+past) // provisions the user
 	get(b, hrFinance, "/api/v0/drivers/"+financeIDs[0].String()+"/finance")
 	for _, bc := range []struct {
 		name   string
@@ -85,9 +91,13 @@ func BenchmarkSingleRead(b *testing.B) {
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
+			before := counter.n.Load()
+			n := 0
 			for i := 0; b.Loop(); i++ {
 				get(b, bc.caller, bc.path(i))
+				n++
 			}
+			b.ReportMetric(float64(counter.n.Load()-before)/float64(n), "stmts/op")
 		})
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 // Date is a calendar date, held as midnight UTC.
@@ -64,8 +66,15 @@ func (d Date) Year() int         { return d.t.Year() }
 func (d Date) Month() time.Month { return d.t.Month() }
 func (d Date) Day() int          { return d.t.Day() }
 
-// MarshalJSON writes "YYYY-MM-DD".
-func (d Date) MarshalJSON() ([]byte, error) { return json.Marshal(d.String()) }
+// MarshalJSON writes "YYYY-MM-DD" (appended in place: a response holds
+// dozens of dates, and json.Marshal of the string cost four allocations
+// each).
+func (d Date) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 0, len(`"2006-01-02"`))
+	b = append(b, '"')
+	b = d.t.AppendFormat(b, time.DateOnly)
+	return append(b, '"'), nil
+}
 
 // UnmarshalJSON reads "YYYY-MM-DD".
 func (d *Date) UnmarshalJSON(b []byte) error {
@@ -107,6 +116,31 @@ func (d Date) Value() (driver.Value, error) {
 		return nil, nil
 	}
 	return d.String(), nil
+}
+
+// DateValue writes a SQL date for pgx directly (pgtype.DateValuer). Without
+// it pgx took the driver.Valuer's text, failed to encode that in the binary
+// format (building an error it then dropped) and encoded it again as text:
+// every date parameter of every statement.
+func (d Date) DateValue() (pgtype.Date, error) {
+	if d.IsZero() {
+		return pgtype.Date{}, nil
+	}
+	return pgtype.Date{Time: d.t, Valid: true}, nil
+}
+
+// ScanDate reads a SQL date from pgx directly (pgtype.DateScanner), without
+// the text round trip of Scan. NULL is the zero Date, as with Scan.
+func (d *Date) ScanDate(v pgtype.Date) error {
+	if !v.Valid {
+		*d = Date{}
+		return nil
+	}
+	if v.InfinityModifier != pgtype.Finite {
+		return fmt.Errorf("civil.Date: cannot scan an infinite date")
+	}
+	*d = DateOf(v.Time)
+	return nil
 }
 
 // AddBusinessDays returns the date n business days (Monday to Friday) after

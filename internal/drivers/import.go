@@ -20,6 +20,7 @@ import (
 	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/internal/postgres"
+	"github.com/konvoj/konvoj/internal/tenants"
 	"github.com/konvoj/konvoj/internal/webhooks"
 )
 
@@ -284,6 +285,7 @@ func (s *Service) Import(ctx context.Context, p auth.Principal, company auth.Ref
 	if err != nil {
 		return ImportResult{}, err
 	}
+	tenants.CompanyChanged(company.CompanyID()) // new and changed e-mails link driver callers
 	return res, nil
 }
 

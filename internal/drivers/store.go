@@ -71,6 +71,13 @@ const readyExpr = `(d.status = 'active' AND s.ready_docs = cardinality` + requir
 // already told 404 from 403; a driver deleted since is 404). forUpdate locks
 // the row until the transaction ends.
 func getDriver(ctx context.Context, db postgres.DBTX, scope auth.Ref, id uuid.UUID, forUpdate bool) (Driver, error) {
+	return loadDriver(ctx, db, scope.CompanyID(), id, forUpdate)
+}
+
+// loadDriver is getDriver by the company's id, for the guard's own load
+// (Service.Read), which has no Ref yet: 404 when the company has no live
+// driver with the id.
+func loadDriver(ctx context.Context, db postgres.DBTX, companyID, id uuid.UUID, forUpdate bool) (Driver, error) {
 	sql := `SELECT ` + driverColumns + `, ` + readyExpr + `
 		FROM drivers d
 		CROSS JOIN LATERAL (` + companyFacts + ` WHERE c.id = d.company_id) co
@@ -80,7 +87,7 @@ func getDriver(ctx context.Context, db postgres.DBTX, scope auth.Ref, id uuid.UU
 		sql += ` FOR UPDATE OF d`
 	}
 	var d Driver
-	err := db.QueryRow(ctx, sql, id, scope.CompanyID()).Scan(&d.ID, &d.CompanyID, &d.OfficeID, &d.InternalNumber, &d.FirstName, &d.LastName,
+	err := db.QueryRow(ctx, sql, id, companyID).Scan(&d.ID, &d.CompanyID, &d.OfficeID, &d.InternalNumber, &d.FirstName, &d.LastName,
 		&d.MiddleName, &d.BirthDate, &d.Citizenship, &d.RodneCislo, &d.Email, &d.Phone, &d.RegistrationAddress,
 		&d.ResidenceAddress, &d.Status, &d.HireDate, &d.FireDate, &d.ContractFrom, &d.ContractTo, &d.ContractIndefinite,
 		&d.WorkLocation, &d.BankCountry, &d.BankAccount, &d.IBAN, &d.SWIFT, &d.Flags, &d.Tags, &d.Language, &d.CreatedAt, &d.UpdatedAt, &d.IsReady)

@@ -56,6 +56,10 @@ func poolConfig(url string, tracer pgx.QueryTracer) (*pgxpool.Config, error) {
 	// execution, 20 to 45 ms each time, which made the driver list 15 times
 	// slower (docs/operations.md).
 	cfg.ConnConfig.RuntimeParams["jit"] = "off"
+	cfg.AfterConnect = func(_ context.Context, conn *pgx.Conn) error {
+		registerUUID(conn)
+		return nil
+	}
 	return cfg, nil
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
 
 	"github.com/konvoj/konvoj/internal/postgres"
 )
@@ -21,4 +22,10 @@ func (s *Service) RecalculateForBench(ctx context.Context, companyID uuid.UUID, 
 // recalculation or company run holds it.
 func LockMonthForTest(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period Period) error {
 	return lockMonth(ctx, tx, companyID, period)
+}
+
+// PercentileAmongStoredForTest ranks total among the month's stored
+// snapshots of the company's other drivers, as the current month's read does.
+func PercentileAmongStoredForTest(ctx context.Context, db postgres.DBTX, companyID, driverID uuid.UUID, period Period, total decimal.Decimal) (int, error) {
+	return percentileAmongStored(ctx, db, companyID, driverID, period, total)
 }

@@ -154,13 +154,21 @@ func (s *Service) Get(ctx context.Context, id uuid.UUID) (Company, error) {
 // The lookup runs under row-level security for the company the verified
 // token names: it can see that company and nothing else, and finding no
 // company row means there is no such company for this caller.
+//
+// A resolved principal is reused for the same identity for PrincipalTTL
+// (principalCache): most requests then run no statement for it.
 func (s *Service) Principal(ctx context.Context, id auth.Identity) (auth.Principal, error) {
+	now := time.Now()
+	if p, ok := principals.get(id, now); ok {
+		return p, nil
+	}
 	companyID, err := uuid.Parse(id.CompanyID)
 	if err != nil {
 		return auth.Principal{}, apperr.AccessDenied()
 	}
 	ctx = postgres.WithCompany(ctx, companyID)
 	userID := id.UserID()
+	companyGen, userGen := principals.generations(companyID, userID)
 	p := auth.Principal{UserID: userID, CompanyID: companyID, Role: id.Role, Email: id.Email}
 	var (
 		driverID          *uuid.UUID
@@ -220,7 +228,8 @@ func (s *Service) Principal(ctx context.Context, id auth.Identity) (auth.Princip
 	}
 	// The user row belongs to another company (the identity provider moved
 	// the user): the request's company cannot see it, so the owner moves it.
-	if postgres.IsRowSecurityViolation(err) {
+	moved := postgres.IsRowSecurityViolation(err)
+	if moved {
 		err = upsert(s.system)
 	}
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -241,6 +250,13 @@ func (s *Service) Principal(ctx context.Context, id auth.Identity) (auth.Princip
 	if p.Name == "" {
 		p.Name = id.Email
 	}
+	if moved {
+		// What was cached for the user in its former company is void; the
+		// next request caches the user where it is now.
+		principals.userChanged(userID)
+		return p, nil
+	}
+	principals.put(id, p, companyGen, userGen, now)
 	return p, nil
 }
 

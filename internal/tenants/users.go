@@ -30,6 +30,7 @@ func (s *Service) SetLanguage(ctx context.Context, p auth.Principal, lang string
 	if tag.RowsAffected() == 0 {
 		return apperr.NotFound("msg.common.not_found.user")
 	}
+	principals.userChanged(p.UserID) // the next request speaks the new language
 	return nil
 }
 

@@ -163,12 +163,7 @@ func listDriversJSON[T any](c echo.Context, lp drivers.ListParams, res drivers.L
 }
 
 func (h *Handlers) getDriver(c echo.Context) error {
-	ctx, p := c.Request().Context(), web.Principal(c)
-	ref, err := h.Drivers.Authorize(ctx, p, auth.DriversRead, web.PathID(c, "id"))
-	if err != nil {
-		return err
-	}
-	d, err := h.Drivers.Get(ctx, p, ref)
+	d, err := h.Drivers.Read(c.Request().Context(), web.Principal(c), web.PathID(c, "id"))
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,103 @@
+package api_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/rating"
+	"github.com/konvoj/konvoj/internal/rating/ratingtest"
+	"github.com/konvoj/konvoj/web/webtest"
+)
+
+// BenchmarkSingleRead times the single-record reads through the real
+// server, one request at a time, with their allocations: GET /drivers/{id},
+// /documents, /finance (20 a page) and /rating for the past month (as the
+// monthly job stored it). Data: a company of 300 drivers with a year of
+// documents, files, penalties and orders, and a company of 300 drivers × 100
+// finance transactions. The database's part of these requests is a few
+// small statements, so what changes here between two runs is mostly the
+// Go side: round trips per request (stmts/op: the statements the request
+// pool ran per request, counted by a tracer), encoding, allocation
+// (allocs/op, the server's and the client's). Compare with -count and
+// -cpuprofile/-memprofile (docs/performance.md).
+//
+//	go test -run '^$' -bench SingleRead -benchtime 2000x ./web/api
+func BenchmarkSingleRead(b *testing.B) {
+	ctx := context.Background()
+	counter := &drvQueryCounter{}
+	env := webtest.New(b, webtest.WithTracer(counter))
+	company := env.Company("Bench", "enterprise")
+	loc, err := time.LoadLocation("Europe/Prague")
+	if err != nil {
+		b.Fatal(err)
+	}
+	current := rating.CurrentPeriod(loc, time.Now())
+	f := &ratingtest.Fixtures{T: b, DB: env.DB, Company: company}
+	f.SeedYear(300, current.First().AddMonths(-11))
+	if _, err := rating.NewService(env.DB).RateCompany(ctx, company, current.Prev()); err != nil {
+		b.Fatal(err) // the monthly job's snapshots, which a past month's read returns
+	}
+	rows, err := env.DB.Query(ctx, `SELECT id FROM drivers WHERE company_id = $1 AND status = 'active' ORDER BY internal_seq`, company)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+	if err != nil {
+		b.Fatal(err)
+	}
+	finance := env.Company("Finance", "enterprise")
+	financeIDs := seedFinance(b, env, finance, 300, 100)
+	if _, err := env.DB.Exec(ctx, `VACUUM ANALYZE`); err != nil {
+		b.Fatal(err)
+	}
+	hr := env.As(company, auth.RoleHRManager)
+	hrFinance := env.As(finance, auth.RoleHRManager)
+	past := current.Prev().First().String()[:7]
+	get := func(b *testing.B, caller *webtest.Caller, path string) {
+		req, _ := http.NewRequest(http.MethodGet, env.Server.URL+path, nil)
+		req.Header.Set("Authorization", "Bearer "+caller.Token)
+		res, err := env.Server.Client().Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			b.Fatalf("%s: %d", path, res.StatusCode)
+		}
+	}
+	get(b, hr, "/api/v0/drivers/"+ids[0].String()+"/rating?period="+past) // provisions the user
+	get(b, hrFinance, "/api/v0/drivers/"+financeIDs[0].String()+"/finance")
+	for _, bc := range []struct {
+		name   string
+		caller *webtest.Caller
+		path   func(i int) string
+	}{
+		{"driver", hr, func(i int) string { return "/api/v0/drivers/" + ids[(i*7)%len(ids)].String() }},
+		{"documents", hr, func(i int) string { return "/api/v0/drivers/" + ids[(i*7)%len(ids)].String() + "/documents" }},
+		{"finance", hrFinance, func(i int) string {
+			return "/api/v0/drivers/" + financeIDs[(i*7)%len(financeIDs)].String() + "/finance?per_page=20"
+		}},
+		{"rating_past", hr, func(i int) string {
+			return "/api/v0/drivers/" + ids[(i*7)%len(ids)].String() + "/rating?period=" + past
+		}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			before := counter.n.Load()
+			n := 0
+			for i := 0; b.Loop(); i++ {
+				get(b, bc.caller, bc.path(i))
+				n++
+			}
+			b.ReportMetric(float64(counter.n.Load()-before)/float64(n), "stmts/op")
+		})
+	}
+}

@@ -39,8 +39,8 @@ func renderEndpoints(runs []endpointRun, conns int, d time.Duration, k int) stri
 	var b strings.Builder
 	fmt.Fprintf(&b, "Each endpoint alone: wrk, %d connections, %s, the same %d requests in turn; then pgbench, %d clients, %s, replaying exactly the SQL those requests ran.\n\n",
 		conns, d, k, conns, d)
-	b.WriteString("| endpoint | stmts/req | API req/s | p50 ms | p99 ms | errors | SQL replays/s | API ÷ SQL |\n")
-	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| endpoint | stmts/req | API req/s | p50 ms | p99 ms | errors | SQL replays/s | SQL avg ms | API ÷ SQL |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range runs {
 		api := "failed: " + cell(r.API.Err)
 		p50, p99, errs := "", "", ""
@@ -49,19 +49,19 @@ func renderEndpoints(runs []endpointRun, conns int, d time.Duration, k int) stri
 			p50, p99 = fmt.Sprintf("%.1f", r.API.P50/1000), fmt.Sprintf("%.1f", r.API.P99/1000)
 			errs = fmt.Sprint(r.API.SocketErrors + r.API.StatusErrors)
 		}
-		sql, ratio := "", "—"
+		sql, sqlMs, ratio := "", "", "—"
 		switch {
 		case r.Replayable != "":
 			sql = "n/a (" + r.Replayable + ")"
 		case r.SQL.Err != "":
 			sql = "failed: " + cell(r.SQL.Err)
 		default:
-			sql = fmt.Sprintf("%.1f", r.SQL.TPS)
+			sql, sqlMs = fmt.Sprintf("%.1f", r.SQL.TPS), fmt.Sprintf("%.1f", r.SQL.Latency)
 			if r.API.Err == "" && r.SQL.TPS > 0 {
 				ratio = fmt.Sprintf("%.2f", r.API.RPS()/r.SQL.TPS)
 			}
 		}
-		fmt.Fprintf(&b, "| %s | %.1f | %s | %s | %s | %s | %s | %s |\n", r.Name, r.Statements, api, p50, p99, errs, sql, ratio)
+		fmt.Fprintf(&b, "| %s | %.1f | %s | %s | %s | %s | %s | %s | %s |\n", r.Name, r.Statements, api, p50, p99, errs, sql, sqlMs, ratio)
 	}
 	return b.String()
 }

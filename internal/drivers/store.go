@@ -374,7 +374,7 @@ func (q *listQuery) documentStatus(types string) string {
 				SELECT dd.driver_id FROM driver_documents dd CROSS JOIN co
 				WHERE dd.company_id = $1 AND dd.type = ANY (co.chained) AND (` + strings.Join(ranges, " OR ") + `) AND ` + own + `)
 				AND EXISTS (
-					SELECT 1 FROM co, konvoj_document_statuses(d.company_id, d.id, co.today, co.chains, co.retired) x
+					SELECT 1 FROM co, konvoj_document_statuses(d.company_id, d.id, co.today, co.chains, co.retired, co.chained) x
 					WHERE x.type = ANY (co.capped)` + capped + ` AND x.status = ANY (` + statuses + `::text[]))))`
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/documents"
+	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/web/webtest"
 )
 
@@ -283,11 +284,17 @@ func drvExplain(b *testing.B, env *webtest.Env, capture *drvListCapture) string 
 	return drvExplainSQL(b, env, sql, args...)
 }
 
-// drvExplainSQL runs EXPLAIN ANALYZE on a statement, as the owner, with
-// the buffers each node read: a count of the work that a loaded machine
-// does not blur, unlike its times.
+// drvExplainSQL runs EXPLAIN ANALYZE on a statement with the buffers each
+// node read (a count of the work that a loaded machine does not blur,
+// unlike its times), as the server runs it: on the request pool, under the
+// row-level security policies of the company in the statement's $1.
 func drvExplainSQL(b *testing.B, env *webtest.Env, sql string, args ...any) string {
-	rows, err := env.DB.Query(context.Background(), "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) "+sql, args...)
+	company, ok := args[0].(uuid.UUID)
+	if !ok {
+		b.Fatalf("the statement's $1 is %T, not the company's id", args[0])
+	}
+	ctx := postgres.WithCompany(context.Background(), company)
+	rows, err := env.Requests.Query(ctx, "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) "+sql, args...)
 	if err != nil {
 		b.Fatal(err)
 	}

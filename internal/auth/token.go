@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/MicahParks/keyfunc/v3"
@@ -54,12 +55,33 @@ type Verifier struct {
 	alg     string
 	keyFunc jwt.Keyfunc
 	parser  *jwt.Parser
+	now     func() time.Time
+
+	// verified holds the identities of tokens verified in the last
+	// VerifiedTTL, by the token's exact text: a token seen again within
+	// that time (most API clients send the same token for many requests)
+	// is not checked and parsed again (docs/security.md, "Tokens").
+	mu       sync.RWMutex
+	verified map[string]verifiedToken
+}
+
+// VerifiedTTL is how long a verified token is taken again without a new
+// check of its signature and claims; never past its exp.
+const VerifiedTTL = 5 * time.Second
+
+// maxVerified bounds the verified tokens kept: when full, the expired go,
+// and if none had, all.
+const maxVerified = 10_000
+
+type verifiedToken struct {
+	id    Identity
+	until time.Time
 }
 
 // NewVerifier builds a verifier; with a JWKS URL it starts a background
 // refresh bound to ctx.
 func NewVerifier(ctx context.Context, cfg VerifierConfig) (*Verifier, error) {
-	v := &Verifier{alg: cfg.Alg}
+	v := &Verifier{alg: cfg.Alg, now: time.Now, verified: map[string]verifiedToken{}}
 	switch cfg.Alg {
 	case "HS256":
 		if cfg.Secret == "" {
@@ -98,6 +120,7 @@ func NewVerifier(ctx context.Context, cfg VerifierConfig) (*Verifier, error) {
 		jwt.WithLeeway(Leeway),
 		jwt.WithExpirationRequired(),
 		jwt.WithIssuedAt(),
+		jwt.WithTimeFunc(func() time.Time { return v.now() }),
 	}
 	if cfg.Issuer != "" {
 		opts = append(opts, jwt.WithIssuer(cfg.Issuer))
@@ -130,7 +153,45 @@ func loadPublicKey(alg, path string) (crypto.PublicKey, error) {
 
 // Verify checks a raw token and returns its identity. Every failure is the
 // same 401 "Invalid token" to the caller; the cause is wrapped for logs.
+//
+// A token verified less than VerifiedTTL ago, and not yet past its exp,
+// gives the identity it gave then without a new check: the same text
+// signed by the same key says the same thing. A failure is never kept.
 func (v *Verifier) Verify(raw string) (Identity, error) {
+	now := v.now()
+	v.mu.RLock()
+	e, ok := v.verified[raw]
+	v.mu.RUnlock()
+	if ok && now.Before(e.until) {
+		return e.id, nil
+	}
+	id, exp, err := v.verify(raw)
+	if err != nil {
+		return Identity{}, err
+	}
+	until := now.Add(VerifiedTTL)
+	if exp.Before(until) {
+		until = exp
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if len(v.verified) >= maxVerified {
+		for k, e := range v.verified {
+			if !now.Before(e.until) {
+				delete(v.verified, k)
+			}
+		}
+		if len(v.verified) >= maxVerified {
+			clear(v.verified)
+		}
+	}
+	v.verified[raw] = verifiedToken{id: id, until: until}
+	return id, nil
+}
+
+// verify checks the token's signature and claims, and returns its
+// identity and expiry.
+func (v *Verifier) verify(raw string) (Identity, time.Time, error) {
 	claims := jwt.MapClaims{}
 	tok, err := v.parser.ParseWithClaims(raw, claims, v.keyFunc)
 	if err == nil && tok.Header["crit"] != nil {
@@ -139,13 +200,17 @@ func (v *Verifier) Verify(raw string) (Identity, error) {
 		err = errors.New("token header has crit")
 	}
 	if err != nil || !tok.Valid {
-		return Identity{}, apperr.Wrap(err, apperr.KindUnauthorized, "msg.auth.invalid_token")
+		return Identity{}, time.Time{}, apperr.Wrap(err, apperr.KindUnauthorized, "msg.auth.invalid_token")
 	}
 	id, err := IdentityFromClaims(claims)
 	if err != nil {
-		return Identity{}, apperr.Wrap(err, apperr.KindUnauthorized, "msg.auth.invalid_token")
+		return Identity{}, time.Time{}, apperr.Wrap(err, apperr.KindUnauthorized, "msg.auth.invalid_token")
 	}
-	return id, nil
+	exp, err := claims.GetExpirationTime()
+	if err != nil || exp == nil { // the parser requires exp: not reached
+		return Identity{}, time.Time{}, apperr.Wrap(errors.New("token has no exp"), apperr.KindUnauthorized, "msg.auth.invalid_token")
+	}
+	return id, exp.Time, nil
 }
 
 // IdentityFromClaims maps both claim layouts of docs/permissions.md to an Identity:

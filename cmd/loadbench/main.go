@@ -35,6 +35,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -109,6 +110,15 @@ func run(o options) error {
 			return fmt.Errorf("%s is not installed (scripts/bench.sh installs wrk and pgbench)", tool)
 		}
 	}
+	// Like with like: the server may hold as many database sessions as
+	// pgbench runs clients, so unless DATABASE_MAX_CONNS says otherwise it
+	// gets the largest concurrency (its default, max(8, 4 × cores), is 8
+	// here: 32 requests would queue for 8 sessions while pgbench ran 32).
+	poolNote := " (from the environment)"
+	if os.Getenv("DATABASE_MAX_CONNS") == "" {
+		os.Setenv("DATABASE_MAX_CONNS", fmt.Sprint(slices.Max(o.conns)))
+		poolNote = " (the largest -conns: as many sessions as pgbench has clients)"
+	}
 	// The request pool's size, as the server will read it.
 	cfg, err := config.Load(func(k string) string {
 		if k == "DATABASE_MAX_CONNS" {
@@ -124,9 +134,9 @@ func run(o options) error {
 	}
 	ctx := context.Background()
 	fmt.Printf("Machine: %s.\n", machine())
-	fmt.Printf("Server pool: DATABASE_MAX_CONNS=%d%s.\n", cfg.DatabaseMaxConns, map[bool]string{true: " (from the environment)", false: " (the default)"}[os.Getenv("DATABASE_MAX_CONNS") != ""])
+	fmt.Printf("Server pool: DATABASE_MAX_CONNS=%d%s.\n", cfg.DatabaseMaxConns, poolNote)
 	var report strings.Builder
-	fmt.Fprintf(&report, "Machine: %s. Server pool DATABASE_MAX_CONNS=%d.\n", machine(), cfg.DatabaseMaxConns)
+	fmt.Fprintf(&report, "Machine: %s. Server pool DATABASE_MAX_CONNS=%d%s.\n", machine(), cfg.DatabaseMaxConns, poolNote)
 	for _, set := range o.sets {
 		section, err := runSet(ctx, o, set)
 		if err != nil {

@@ -89,10 +89,26 @@ func (d Driver) forCaller(p auth.Principal) Driver {
 // MarshalJSON writes the driver; without the personal fields' keys when
 // they are withheld.
 func (d Driver) MarshalJSON() ([]byte, error) {
-	type plain Driver
-	b, err := json.Marshal(plain(d))
-	if err != nil || !d.personalHidden {
-		return b, err
+	v, err := d.Encoded()
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(v)
+}
+
+// plainDriver is a Driver without its MarshalJSON.
+type plainDriver Driver
+
+// Encoded is what the driver's JSON encodes, for a response to encode
+// directly: encoding a Driver costs twice as much, for encoding/json reads
+// a MarshalJSON's output through again (documents and files included).
+func (d Driver) Encoded() (any, error) {
+	if !d.personalHidden {
+		return plainDriver(d), nil
+	}
+	b, err := json.Marshal(plainDriver(d))
+	if err != nil {
+		return nil, err
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(b, &m); err != nil {
@@ -101,7 +117,7 @@ func (d Driver) MarshalJSON() ([]byte, error) {
 	for _, k := range auth.PersonalFields {
 		delete(m, k)
 	}
-	return json.Marshal(m)
+	return m, nil
 }
 
 // ListItem is a driver as the list shows it.

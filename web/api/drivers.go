@@ -167,7 +167,11 @@ func (h *Handlers) getDriver(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, d)
+	body, err := d.Encoded()
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, body)
 }
 
 func (h *Handlers) createDriver(c echo.Context) error {

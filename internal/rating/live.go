@@ -103,7 +103,15 @@ func percentileAmongStored(ctx context.Context, db postgres.DBTX, companyID, dri
 			WHERE s.company_id = $1 AND s.driver_id = $3 AND s.rating_period = $2
 			UNION ALL
 			SELECT s.total_score FROM drivers d
-			JOIN rating_snapshots s ON s.company_id = d.company_id AND s.driver_id = d.id AND s.rating_period = $2
+			CROSS JOIN LATERAL (
+				-- One probe per deleted driver. LIMIT 1 (a driver has one
+				-- snapshot a month) keeps this a loop over the few deleted
+				-- drivers: as a join, the planner read the company's whole
+				-- month whenever its statistics expected a handful of rows.
+				SELECT s.total_score FROM rating_snapshots s
+				WHERE s.company_id = d.company_id AND s.driver_id = d.id AND s.rating_period = $2
+				LIMIT 1
+			) s
 			WHERE d.company_id = $1 AND d.deleted_at IS NOT NULL AND d.id <> $3
 		)
 		SELECT coalesce(c.at_or_below[($4::numeric * 100)::integer + 1], 0)

@@ -186,7 +186,11 @@ func (s *Service) PreviewConfig(ctx context.Context, p auth.Principal, company a
 	if err != nil {
 		return Preview{}, err
 	}
-	inputs, err := gatherInputs(ctx, s.db, companyID, month, nil)
+	ids, err := companyRunDrivers(ctx, s.db, companyID, month)
+	if err != nil {
+		return Preview{}, err
+	}
+	inputs, err := gatherInputs(ctx, s.db, companyID, month, ids)
 	if err != nil {
 		return Preview{}, err
 	}

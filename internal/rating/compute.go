@@ -78,22 +78,38 @@ func rateTx(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period Period, 
 	if err != nil {
 		return nil, err
 	}
-	inputs, err := gatherInputs(ctx, tx, companyID, period, driverIDs)
-	if err != nil {
-		return nil, err
+	companyRun := driverIDs == nil
+	if companyRun {
+		if driverIDs, err = companyRunDrivers(ctx, tx, companyID, period); err != nil {
+			return nil, err
+		}
 	}
-	results := make([]Result, len(inputs))
-	for i, in := range inputs {
-		results[i] = Score(in, cfg, period, co.Currency)
-	}
-	out, err := writeSnapshots(ctx, tx, companyID, period, results)
-	if err != nil {
-		return nil, err
+	// A batch of drivers at a time: gathered, scored and written before the
+	// next is read, so that memory does not grow with the company (the
+	// whole 20,000-driver company at once held 410 MiB of inputs and
+	// results, docs/performance.md). The percentiles are refreshed once,
+	// over the whole month, after every batch is written.
+	var out []written
+	for start := 0; start < len(driverIDs); start += rateBatch {
+		batch := driverIDs[start:min(start+rateBatch, len(driverIDs))]
+		inputs, err := gatherInputs(ctx, tx, companyID, period, batch)
+		if err != nil {
+			return nil, err
+		}
+		results := make([]Result, len(inputs))
+		for i, in := range inputs {
+			results[i] = Score(in, cfg, period, co.Currency)
+		}
+		w, err := writeSnapshots(ctx, tx, companyID, period, results)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, w...)
 	}
 	if err := refreshPercentiles(ctx, tx, companyID, period); err != nil {
 		return nil, err
 	}
-	if driverIDs == nil && markRun {
+	if companyRun && markRun {
 		_, err := tx.Exec(ctx, `
 			INSERT INTO rating_runs (company_id, rating_period, drivers_rated, completed_at)
 			VALUES ($1, $2, $3, now())
@@ -118,7 +134,7 @@ func lockMonth(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period Perio
 }
 
 // gatherSQL collects every rated driver's inputs in one pass. $1 company,
-// $2 first day, $3 last day of the month, $4 driver ids (NULL: company run).
+// $2 first day, $3 last day of the month, $4 the driver ids (live ones only are rated).
 //
 // document_upload_timeliness: the valid_until before an upload is the old
 // value of the first change made by the upload's own transaction or later,
@@ -144,11 +160,7 @@ WITH company AS (
 ),
 rated AS (
     SELECT d.* FROM drivers d
-    WHERE d.company_id = $1 AND d.deleted_at IS NULL
-        AND CASE WHEN $4::uuid[] IS NULL
-            THEN d.status = 'active' OR EXISTS (
-                SELECT 1 FROM rating_snapshots s WHERE s.company_id = $1 AND s.driver_id = d.id AND s.rating_period = $2)
-            ELSE d.id = ANY($4::uuid[]) END
+    WHERE d.company_id = $1 AND d.deleted_at IS NULL AND d.id = ANY($4::uuid[])
 ),
 docs AS (
     SELECT r.id AS driver_id,
@@ -238,6 +250,30 @@ LEFT JOIN pen ON pen.driver_id = r.id
 LEFT JOIN renewals ON renewals.driver_id = r.id
 LEFT JOIN act ON act.driver_id = r.id
 ORDER BY r.internal_seq`
+
+// rateBatch is how many drivers a run gathers, scores and writes at once
+// (a variable so that a test can make batches small).
+var rateBatch = 1000
+
+// companyRunDrivers are the drivers a company run rates: every live active
+// driver, and every live driver already rated that month (a driver made
+// inactive keeps the month's rating up to date).
+func companyRunDrivers(ctx context.Context, tx postgres.DBTX, companyID uuid.UUID, period Period) ([]uuid.UUID, error) {
+	rows, err := tx.Query(ctx, `
+		SELECT d.id FROM drivers d
+		WHERE d.company_id = $1 AND d.deleted_at IS NULL
+			AND (d.status = 'active' OR EXISTS (
+				SELECT 1 FROM rating_snapshots s WHERE s.company_id = $1 AND s.driver_id = d.id AND s.rating_period = $2))
+		ORDER BY d.id`, companyID, period.First())
+	if err != nil {
+		return nil, fmt.Errorf("drivers to rate of company %s %s: %w", companyID, period, err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+	if err != nil {
+		return nil, fmt.Errorf("drivers to rate of company %s %s: %w", companyID, period, err)
+	}
+	return ids, nil
+}
 
 // gatherInputs runs gatherSQL.
 func gatherInputs(ctx context.Context, tx postgres.DBTX, companyID uuid.UUID, period Period, driverIDs []uuid.UUID) ([]Inputs, error) {

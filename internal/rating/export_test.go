@@ -29,3 +29,10 @@ func LockMonthForTest(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, perio
 func PercentileAmongStoredForTest(ctx context.Context, db postgres.DBTX, companyID, driverID uuid.UUID, period Period, total decimal.Decimal) (int, error) {
 	return percentileAmongStored(ctx, db, companyID, driverID, period, total)
 }
+
+// SetRateBatchForTest makes a run rate n drivers at a time until the test ends.
+func SetRateBatchForTest(t interface{ Cleanup(func()) }, n int) {
+	old := rateBatch
+	rateBatch = n
+	t.Cleanup(func() { rateBatch = old })
+}

@@ -253,7 +253,7 @@ ORDER BY r.internal_seq`
 
 // rateBatch is how many drivers a run gathers, scores and writes at once
 // (a variable so that a test can make batches small).
-var rateBatch = 1000
+var rateBatch = 2000
 
 // companyRunDrivers are the drivers a company run rates: every live active
 // driver, and every live driver already rated that month (a driver made

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/konvoj/konvoj/internal/apperr"
+	"github.com/konvoj/konvoj/internal/expiring"
 )
 
 // Leeway is the clock skew tolerated on exp and iat (docs/permissions.md).
@@ -175,16 +176,7 @@ func (v *Verifier) Verify(raw string) (Identity, error) {
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if len(v.verified) >= maxVerified {
-		for k, e := range v.verified {
-			if !now.Before(e.until) {
-				delete(v.verified, k)
-			}
-		}
-		if len(v.verified) >= maxVerified {
-			clear(v.verified)
-		}
-	}
+	expiring.MakeRoom(v.verified, maxVerified, func(e verifiedToken) bool { return !now.Before(e.until) })
 	v.verified[raw] = verifiedToken{id: id, until: until}
 	return id, nil
 }

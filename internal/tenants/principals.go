@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/expiring"
 )
 
 // PrincipalTTL is how long a resolved principal is reused for the same
@@ -76,16 +77,7 @@ func (c *principalCache) get(id auth.Identity, now time.Time) (auth.Principal, b
 func (c *principalCache) put(id auth.Identity, p auth.Principal, companyGen, userGen uint64, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.entries) >= maxPrincipals {
-		for k, e := range c.entries {
-			if !now.Before(e.expires) {
-				delete(c.entries, k)
-			}
-		}
-		if len(c.entries) >= maxPrincipals {
-			clear(c.entries)
-		}
-	}
+	expiring.MakeRoom(c.entries, maxPrincipals, func(e cachedPrincipal) bool { return !now.Before(e.expires) })
 	c.entries[id] = cachedPrincipal{p: p, companyGen: companyGen, userG: userGen, expires: now.Add(PrincipalTTL)}
 }
 

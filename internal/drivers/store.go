@@ -324,8 +324,11 @@ func (q *listQuery) where() string {
 	// looked up by konvoj_driver_search, where the trigram index serves
 	// LIKE '%word%': under the row-level security policies a plain LIKE
 	// here could not use it (migrations/00010_driver_search_under_rls.sql).
+	// It is called in FROM, where its result is kept and read again: as a
+	// select-list call the planner re-ran it for every driver of a small
+	// company (200 drivers, two words: 26 ms instead of 4).
 	for _, w := range searchWords(lp.Search) {
-		conds = append(conds, "d.id IN (SELECT konvoj_driver_search($1, "+q.arg(w)+"::text))")
+		conds = append(conds, "d.id IN (SELECT s.id FROM konvoj_driver_search($1, "+q.arg(w)+"::text) AS s(id))")
 	}
 	types := ""
 	if len(lp.DocumentType) > 0 {

@@ -436,11 +436,7 @@ func (p *Pages) driverPage(c echo.Context) error {
 	pr := web.Principal(c)
 	ctx := c.Request().Context()
 	lang := i18n.From(ctx)
-	ref, err := p.svc.Drivers.Authorize(ctx, pr, auth.DriversRead, web.PathID(c, "id"))
-	if err != nil {
-		return err
-	}
-	d, err := p.svc.Drivers.Get(ctx, pr, ref)
+	d, err := p.svc.Drivers.Read(ctx, pr, web.PathID(c, "id"))
 	if err != nil {
 		return err
 	}

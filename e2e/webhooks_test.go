@@ -122,8 +122,8 @@ var secretFormat = regexp.MustCompile(`^whsec_[A-Za-z0-9+/]{32}$`)
 // points at the test's receiver and reads its secret (shown once), sends a
 // test event and sees it in the delivery log while the receiver verifies
 // its signature, rotates the secret, sends the event again with
-// redeliver (same webhook-id, new signature), edits the endpoint, and
-// disables and enables it.
+// redeliver (same webhook-id, new signature), edits the endpoint,
+// disables and enables it, and deletes it.
 func TestWebhooksSettingsPage(t *testing.T) {
 	app := newWebhookApp(t)
 	company := app.Company(t, "Acme Transport", "en")
@@ -226,6 +226,26 @@ func TestWebhooksSettingsPage(t *testing.T) {
 	must(t, expect.Locator(page.GetByTestId("webhook")).ToContainText("Payroll and TMS"))
 	app.Screenshots(t, page, "webhooks-list")
 	app.CheckA11y(t, page)
+
+	// Delete, after a confirmation: the list is empty again and the
+	// endpoint's page is gone.
+	must(t, page.GetByTestId("webhook-link").Click())
+	must(t, page.WaitForURL(endpointURL))
+	must(t, page.GetByTestId("delete-webhook").Click())
+	must(t, expect.Locator(page.GetByTestId("confirm-delete")).ToBeVisible())
+	must(t, expect.Locator(page.GetByTestId("delete-webhook-url")).ToHaveText(rcv.srv.URL+"/hooks"))
+	app.Screenshots(t, page, "webhook-delete")
+	app.CheckA11y(t, page)
+	must(t, page.GetByTestId("confirm-delete-button").Click())
+	must(t, page.WaitForURL(app.URL+"/settings/webhooks"))
+	must(t, expect.Locator(page.GetByTestId("flash-success")).ToContainText("was deleted."))
+	must(t, expect.Locator(page.GetByTestId("webhook")).ToHaveCount(0))
+	must(t, expect.Locator(page.GetByTestId("no-webhooks")).ToBeVisible())
+	res, err := page.Goto(endpointURL)
+	must(t, err)
+	if res.Status() != http.StatusNotFound {
+		t.Errorf("the deleted endpoint's page: %d", res.Status())
+	}
 }
 
 // A server killed (SIGKILL) while it sends a committed event, before it

@@ -54,6 +54,11 @@ func init() {
 		"webhooks.redeliver":         "Send again",
 		"webhooks.redeliver_of":      "Send again: {event} of {when}",
 		"webhooks.redelivery_queued": "The event is sent again, as a new delivery.",
+		"webhooks.delete":            "Delete",
+		"webhooks.delete.title":      "Delete this endpoint?",
+		"webhooks.delete.what":       "Nothing is sent to it any more, and its delivery log, deliveries still waiting included, is deleted with it.",
+		"webhooks.delete.confirm":    "Delete endpoint",
+		"webhooks.deleted":           "Endpoint {url} was deleted.",
 	})
 	Add(CS, map[string]string{
 		"nav.webhooks":               "Webhooky",
@@ -106,5 +111,10 @@ func init() {
 		"webhooks.redeliver":         "Poslat znovu",
 		"webhooks.redeliver_of":      "Poslat znovu: {event} z {when}",
 		"webhooks.redelivery_queued": "Událost se posílá znovu, jako nové doručení.",
+		"webhooks.delete":            "Smazat",
+		"webhooks.delete.title":      "Smazat tuto adresu?",
+		"webhooks.delete.what":       "Nic se na ni už nepošle a její záznam doručení, i doručení, která ještě čekají, se smaže s ní.",
+		"webhooks.delete.confirm":    "Smazat adresu",
+		"webhooks.deleted":           "Adresa {url} byla smazána.",
 	})
 }

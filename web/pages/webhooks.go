@@ -18,7 +18,8 @@ import (
 
 // The webhooks settings page (docs/webhooks.md, admins only): the
 // company's endpoints and a form to register one; each endpoint's page has
-// its actions (send a test event, disable or enable, rotate the secret),
+// its actions (send a test event, disable or enable, rotate the secret,
+// delete after a confirmation),
 // its edit form and its delivery log with a redeliver button per row. All
 // of it goes through the same service methods as /api/v0/webhooks. A new
 // secret (create, rotation) is shown once, in the answer to the POST that
@@ -39,6 +40,8 @@ func (p *Pages) mountWebhooks(r *web.Routes) {
 	r.POST(webhooksURL+"/:id/enabled", p.setWebhookEnabled)
 	r.POST(webhooksURL+"/:id/rotate-secret", p.rotateWebhookSecret)
 	r.POST(webhooksURL+"/:id/test", p.testWebhook)
+	r.GET(webhooksURL+"/:id/delete", p.confirmDeleteWebhook)
+	r.POST(webhooksURL+"/:id/delete", p.deleteWebhook)
 	r.POST(webhooksURL+"/:id/deliveries/:delivery_id/redeliver", p.redeliverWebhook)
 }
 
@@ -284,4 +287,40 @@ func (p *Pages) redeliverWebhook(c echo.Context) error {
 	}
 	p.flash(c, views.FlashSuccess, "webhooks.redelivery_queued")
 	return p.redirect(c, webhookPageURL(ref.ID().String()))
+}
+
+// confirmDeleteWebhook asks before deleting the endpoint (admins only).
+func (p *Pages) confirmDeleteWebhook(c echo.Context) error {
+	ctx, pr := c.Request().Context(), web.Principal(c)
+	ref, err := p.svc.Webhooks.Authorize(ctx, pr, web.PathID(c, "id"))
+	if err != nil {
+		return err
+	}
+	e, err := p.svc.Webhooks.Get(ctx, pr, ref)
+	if err != nil {
+		return err
+	}
+	return p.render(c, http.StatusOK, "webhooks.delete.title", views.DeleteWebhook(views.DeleteWebhookData{
+		URL: e.URL, Action: webhookPageURL(e.ID.String()) + "/delete",
+		CSRF: csrfToken(c), CancelURL: webhookPageURL(e.ID.String()),
+	}))
+}
+
+// deleteWebhook deletes the endpoint and its delivery log, as DELETE
+// /api/v0/webhooks/{id} does, and returns to the list.
+func (p *Pages) deleteWebhook(c echo.Context) error {
+	ctx, pr := c.Request().Context(), web.Principal(c)
+	ref, err := p.svc.Webhooks.Authorize(ctx, pr, web.PathID(c, "id"))
+	if err != nil {
+		return err
+	}
+	e, err := p.svc.Webhooks.Get(ctx, pr, ref)
+	if err != nil {
+		return err
+	}
+	if err := p.svc.Webhooks.Delete(ctx, pr, ref); err != nil {
+		return err
+	}
+	p.flash(c, views.FlashSuccess, "webhooks.deleted", "url", e.URL)
+	return p.redirect(c, webhooksURL)
 }

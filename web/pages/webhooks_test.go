@@ -125,6 +125,69 @@ func TestWebhooksSettingsPage(t *testing.T) {
 	}
 }
 
+// TestDeleteWebhookEndpoint: an endpoint's page offers Delete, which asks
+// first; the confirmed POST deletes the endpoint through the service (its
+// audit row written), returns to the list with a message, and the
+// endpoint's page is gone. Without the form's CSRF token, or by another
+// role, nothing is deleted.
+func TestDeleteWebhookEndpoint(t *testing.T) {
+	env := devEnv(t)
+	company := env.Company("Acme", "enterprise")
+	ctx := context.Background()
+	var id string
+	if err := env.DB.QueryRow(ctx, `INSERT INTO webhook_endpoints (company_id, url, events, secret)
+		VALUES ($1, 'https://erp.example.test/hooks', '{*}', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw') RETURNING id`, company).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	path := "/settings/webhooks/" + id
+	exists := func() bool {
+		var n int
+		if err := env.DB.QueryRow(ctx, `SELECT count(*) FROM webhook_endpoints WHERE id = $1`, id).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n == 1
+	}
+
+	admin := signIn(t, env, company, auth.RoleAdmin, "ada@acme.test", "en")
+	admin.get(path).expect(t, http.StatusOK).contains(t, `href="`+path+`/delete"`, `data-testid="delete-webhook"`)
+	admin.get(path+"/delete").expect(t, http.StatusOK).
+		contains(t, "<title>Delete this endpoint?", "https://erp.example.test/hooks", `action="`+path+`/delete"`, `href="`+path+`"`, "its delivery log")
+	admin.postRaw(path+"/delete", nil).expect(t, http.StatusForbidden)
+	signIn(t, env, company, auth.RoleHRManager, "hana@acme.test", "en").post(path+"/delete", nil).expect(t, http.StatusForbidden)
+	if !exists() {
+		t.Fatal("a refused delete deleted the endpoint")
+	}
+
+	res := admin.post(path+"/delete", nil).expect(t, http.StatusSeeOther)
+	if loc := res.Header.Get("Location"); loc != "/settings/webhooks" {
+		t.Errorf("after delete: %q", loc)
+	}
+	if exists() {
+		t.Fatal("the endpoint is still there")
+	}
+	var audited int
+	if err := env.DB.QueryRow(ctx, `SELECT count(*) FROM audit_logs WHERE company_id = $1 AND entity_type = 'webhook_endpoint'
+		AND entity_id = $2 AND action = 'deleted'`, company, id).Scan(&audited); err != nil {
+		t.Fatal(err)
+	}
+	if audited != 1 {
+		t.Errorf("%d audit rows for the delete", audited)
+	}
+	admin.get("/settings/webhooks").expect(t, http.StatusOK).
+		contains(t, "Endpoint https://erp.example.test/hooks was deleted.", `data-testid="no-webhooks"`)
+	admin.get(path).expect(t, http.StatusNotFound)
+	admin.get(path+"/delete").expect(t, http.StatusNotFound)
+
+	// In Czech, the confirmation in the reader's language.
+	var other string
+	if err := env.DB.QueryRow(ctx, `INSERT INTO webhook_endpoints (company_id, url, events, secret)
+		VALUES ($1, 'https://tms.example.test/hooks', '{*}', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw') RETURNING id`, company).Scan(&other); err != nil {
+		t.Fatal(err)
+	}
+	signIn(t, env, company, auth.RoleAdmin, "adam@acme.test", "cs").get("/settings/webhooks/"+other+"/delete").
+		expect(t, http.StatusOK).contains(t, "Smazat tuto adresu?", "Smazat adresu")
+}
+
 // The in-app notification that Konvoj disabled a failing endpoint links
 // to the webhooks page, which shows the endpoint as disabled after
 // failures.

@@ -10,6 +10,7 @@ package forms
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -18,6 +19,13 @@ import (
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/postgres"
 )
+
+// KeepClaims is how long a claim is kept after the first submission
+// (docs/web-app.md, "Sending a form twice"): the second submissions it
+// stops (a double click, a reload, a second tab) come within minutes, and
+// a claim left unfinished by a server that stopped mid-create frees its
+// form again after this long.
+const KeepClaims = 24 * time.Hour
 
 // Service stores the claims, company-scoped.
 type Service struct {
@@ -95,6 +103,17 @@ func (s *Service) Release(ctx context.Context, p auth.Principal, c Claim) error 
 		return fmt.Errorf("release form token: %w", err)
 	}
 	return nil
+}
+
+// Purge deletes the claims older than KeepClaims of every company; the
+// job runs it on the owner's pool.
+func Purge(ctx context.Context, db postgres.DBTX) (int64, error) {
+	tag, err := db.Exec(ctx, `DELETE FROM form_submissions WHERE created_at < now() - make_interval(secs => $1)`,
+		KeepClaims.Seconds())
+	if err != nil {
+		return 0, fmt.Errorf("purge old form tokens: %w", err)
+	}
+	return tag.RowsAffected(), nil
 }
 
 func userID(p auth.Principal) *uuid.UUID {

@@ -342,6 +342,7 @@ func NewClient(db *pgxpool.Pool, ratings *rating.Service, log *slog.Logger, o Op
 	river.AddWorker(workers, &ClaimRatingRefreshesWorker{DB: db, Rating: ratings})
 	river.AddWorker(workers, &RefreshAllRatingsWorker{Rating: ratings})
 	river.AddWorker(workers, &PurgeIdempotencyKeysWorker{DB: db})
+	river.AddWorker(workers, &PurgeFormTokensWorker{DB: db})
 	river.AddWorker(workers, &PruneOutboxWorker{DB: db, Log: log, Now: o.Now})
 	if o.Imports != nil {
 		river.AddWorker(workers, &ImportWorker{Imports: o.Imports})
@@ -384,6 +385,9 @@ func NewClient(db *pgxpool.Pool, ratings *rating.Service, log *slog.Logger, o Op
 			river.NewPeriodicJob(river.PeriodicInterval(PurgeIdempotencyInterval),
 				func() (river.JobArgs, *river.InsertOpts) { return PurgeIdempotencyKeysArgs{}, nil },
 				&river.PeriodicJobOpts{ID: "purge_idempotency_keys", RunOnStart: true}),
+			river.NewPeriodicJob(river.PeriodicInterval(PurgeFormTokensInterval),
+				func() (river.JobArgs, *river.InsertOpts) { return PurgeFormTokensArgs{}, nil },
+				&river.PeriodicJobOpts{ID: "purge_form_tokens", RunOnStart: true}),
 			river.NewPeriodicJob(river.PeriodicInterval(PruneOutboxInterval),
 				func() (river.JobArgs, *river.InsertOpts) { return PruneOutboxArgs{}, nil },
 				&river.PeriodicJobOpts{ID: "prune_outbox", RunOnStart: true}),

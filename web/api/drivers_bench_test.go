@@ -2,8 +2,6 @@ package api_test
 
 import (
 	"context"
-	"encoding/json"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -145,23 +143,12 @@ func BenchmarkDriverList(b *testing.B) {
 	drvAddCustomTypes(b, env, companies[1])
 	hr := env.As(companies[0], auth.RoleHRManager)
 	hrCustom := env.As(companies[1], auth.RoleHRManager)
-	client := env.Server.Client()
 	get := func(b *testing.B, query string) {
 		caller := hr
 		if q, ok := strings.CutPrefix(query, "custom:"); ok {
 			caller, query = hrCustom, q
 		}
-		req, _ := http.NewRequest(http.MethodGet, env.Server.URL+"/api/v0/drivers?"+query, nil)
-		req.Header.Set("Authorization", "Bearer "+caller.Token)
-		res, err := client.Do(req)
-		if err != nil {
-			b.Fatal(err)
-		}
-		_, _ = io.Copy(io.Discard, res.Body)
-		res.Body.Close()
-		if res.StatusCode != http.StatusOK {
-			b.Fatalf("status %d", res.StatusCode)
-		}
+		caller.GetOK(b, "/api/v0/drivers?"+query)
 	}
 	for _, bc := range []struct{ name, query string }{
 		{"default", ""},
@@ -228,39 +215,22 @@ func BenchmarkDriverFeed(b *testing.B) {
 		}
 	}
 	hr := env.As(companies[0], auth.RoleHRManager)
-	client := env.Server.Client()
-	get := func(b *testing.B, query string) []byte {
-		req, _ := http.NewRequest(http.MethodGet, env.Server.URL+"/api/v0/drivers?"+query, nil)
-		req.Header.Set("Authorization", "Bearer "+hr.Token)
-		res, err := client.Do(req)
-		if err != nil {
-			b.Fatal(err)
-		}
-		body, _ := io.ReadAll(res.Body)
-		res.Body.Close()
-		if res.StatusCode != http.StatusOK {
-			b.Fatalf("status %d: %s", res.StatusCode, body)
-		}
-		return body
-	}
 	day := url.QueryEscape(time.Now().Add(-24 * time.Hour).UTC().Format(time.RFC3339))
 	var page struct {
 		Meta struct {
 			NextCursor string `json:"next_cursor"`
 		} `json:"meta"`
 	}
-	if err := json.Unmarshal(get(b, "updated_since=2000-01-01T00:00:00Z&limit=100"), &page); err != nil {
-		b.Fatal(err)
-	}
+	hr.Get("/api/v0/drivers?updated_since=2000-01-01T00:00:00Z&limit=100").Expect(http.StatusOK).Decode(&page)
 	for _, bc := range []struct{ name, query string }{
 		{"last_day", "updated_since=" + day + "&limit=100"},
 		{"everything", "updated_since=2000-01-01T00:00:00Z&limit=100&include_deleted=true"},
 		{"cursor", "cursor=" + url.QueryEscape(page.Meta.NextCursor) + "&limit=100"},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			get(b, bc.query)
+			hr.GetOK(b, "/api/v0/drivers?"+bc.query)
 			for b.Loop() {
-				get(b, bc.query)
+				hr.GetOK(b, "/api/v0/drivers?"+bc.query)
 			}
 		})
 		plan := drvExplain(b, env, capture)

@@ -2,7 +2,6 @@ package api_test
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"runtime"
 	"strings"
@@ -35,19 +34,7 @@ func BenchmarkExport(b *testing.B) {
 	hr.Get("/api/v0/drivers?per_page=1").Expect(http.StatusOK) // provisions the user
 
 	download := func(b *testing.B, path string) (n int64, growth float64) {
-		growth = heapGrowth(func() {
-			req, _ := http.NewRequest(http.MethodGet, env.Server.URL+path, nil)
-			req.Header.Set("Authorization", "Bearer "+hr.Token)
-			res, err := env.Server.Client().Do(req)
-			if err != nil {
-				b.Fatal(err)
-			}
-			n, _ = io.Copy(io.Discard, res.Body)
-			res.Body.Close()
-			if res.StatusCode != http.StatusOK {
-				b.Fatalf("%s: %d", path, res.StatusCode)
-			}
-		})
+		growth = heapGrowth(func() { n = hr.GetOK(b, path) })
 		return n, growth
 	}
 	for _, bc := range []struct{ name, path string }{

@@ -3,7 +3,6 @@ package api_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"testing"
 	"time"
@@ -30,37 +29,24 @@ func BenchmarkFinance(b *testing.B) {
 	hr := env.As(company, auth.RoleHRManager)
 	hr.Get("/api/v0/audit-logs?per_page=1").Expect(http.StatusOK) // provisions the user
 
-	get := func(b *testing.B, path string) {
-		req, _ := http.NewRequest(http.MethodGet, env.Server.URL+path, nil)
-		req.Header.Set("Authorization", "Bearer "+hr.Token)
-		res, err := env.Server.Client().Do(req)
-		if err != nil {
-			b.Fatal(err)
-		}
-		_, _ = io.Copy(io.Discard, res.Body)
-		res.Body.Close()
-		if res.StatusCode != http.StatusOK {
-			b.Fatalf("%s: %d", path, res.StatusCode)
-		}
-	}
 	b.Run("list", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
-			get(b, "/api/v0/drivers/"+ids[i%len(ids)].String()+"/finance")
+			hr.GetOK(b, "/api/v0/drivers/"+ids[i%len(ids)].String()+"/finance")
 		}
 	})
 	b.Run("list_filtered", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
-			get(b, "/api/v0/drivers/"+ids[i%len(ids)].String()+"/finance?status=approved,paid&type=base_salary,bonus&from_date=2025-01-01&page=2")
+			hr.GetOK(b, "/api/v0/drivers/"+ids[i%len(ids)].String()+"/finance?status=approved,paid&type=base_salary,bonus&from_date=2025-01-01&page=2")
 		}
 	})
 	b.Run("periods", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
-			get(b, "/api/v0/drivers/"+ids[i%len(ids)].String()+"/finance/periods?year=2025")
+			hr.GetOK(b, "/api/v0/drivers/"+ids[i%len(ids)].String()+"/finance/periods?year=2025")
 		}
 	})
 	b.Run("aggregates", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
-			get(b, "/api/v0/drivers/"+ids[i%len(ids)].String()+"/finance/aggregates")
+			hr.GetOK(b, "/api/v0/drivers/"+ids[i%len(ids)].String()+"/finance/aggregates")
 		}
 	})
 }

@@ -2,7 +2,6 @@ package api_test
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"testing"
 	"time"
@@ -62,21 +61,6 @@ func newRatingBench(b *testing.B) *ratingBench {
 	return &ratingBench{env: env, hr: hr, company: company, current: current, ids: ids}
 }
 
-// get sends one request as the HR manager and fails unless it is answered 200.
-func (r *ratingBench) get(b *testing.B, path string) {
-	req, _ := http.NewRequest(http.MethodGet, r.env.Server.URL+path, nil)
-	req.Header.Set("Authorization", "Bearer "+r.hr.Token)
-	res, err := r.env.Server.Client().Do(req)
-	if err != nil {
-		b.Fatal(err)
-	}
-	_, _ = io.Copy(io.Discard, res.Body)
-	res.Body.Close()
-	if res.StatusCode != http.StatusOK {
-		b.Fatalf("%s: %d", path, res.StatusCode)
-	}
-}
-
 func (r *ratingBench) snapshots(b *testing.B) int {
 	var n int
 	if err := r.env.DB.QueryRow(context.Background(), `SELECT count(*) FROM rating_snapshots WHERE company_id = $1`, r.company).Scan(&n); err != nil {
@@ -95,7 +79,7 @@ func BenchmarkRatingCurrentMonth(b *testing.B) {
 	snapshots := r.snapshots(b)
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
-		r.get(b, "/api/v0/drivers/"+r.ids[(i*97)%len(r.ids)].String()+"/rating")
+		r.hr.GetOK(b, "/api/v0/drivers/"+r.ids[(i*97)%len(r.ids)].String()+"/rating")
 	}
 	b.StopTimer()
 	if after := r.snapshots(b); after != snapshots {
@@ -124,7 +108,7 @@ func BenchmarkRatingDashboard(b *testing.B) {
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			for i := 0; b.Loop(); i++ {
-				r.get(b, bc.path(r.ids[(i*97)%len(r.ids)]))
+				r.hr.GetOK(b, bc.path(r.ids[(i*97)%len(r.ids)]))
 			}
 			b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/op")
 		})

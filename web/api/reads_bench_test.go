@@ -2,8 +2,6 @@ package api_test
 
 import (
 	"context"
-	"io"
-	"net/http"
 	"testing"
 	"time"
 
@@ -60,21 +58,8 @@ func BenchmarkSingleRead(b *testing.B) {
 	hr := env.As(company, auth.RoleHRManager)
 	hrFinance := env.As(finance, auth.RoleHRManager)
 	past := current.Prev().First().String()[:7]
-	get := func(b *testing.B, caller *webtest.Caller, path string) {
-		req, _ := http.NewRequest(http.MethodGet, env.Server.URL+path, nil)
-		req.Header.Set("Authorization", "Bearer "+caller.Token)
-		res, err := env.Server.Client().Do(req)
-		if err != nil {
-			b.Fatal(err)
-		}
-		_, _ = io.Copy(io.Discard, res.Body)
-		res.Body.Close()
-		if res.StatusCode != http.StatusOK {
-			b.Fatalf("%s: %d", path, res.StatusCode)
-		}
-	}
-	get(b, hr, "/api/v0/drivers/"+ids[0].String()+"/rating?period="+past) // provisions the user
-	get(b, hrFinance, "/api/v0/drivers/"+financeIDs[0].String()+"/finance")
+	hr.GetOK(b, "/api/v0/drivers/"+ids[0].String()+"/rating?period="+past) // provisions the user
+	hrFinance.GetOK(b, "/api/v0/drivers/"+financeIDs[0].String()+"/finance")
 	for _, bc := range []struct {
 		name   string
 		caller *webtest.Caller
@@ -94,7 +79,7 @@ func BenchmarkSingleRead(b *testing.B) {
 			before := counter.n.Load()
 			n := 0
 			for i := 0; b.Loop(); i++ {
-				get(b, bc.caller, bc.path(i))
+				bc.caller.GetOK(b, bc.path(i))
 				n++
 			}
 			b.ReportMetric(float64(counter.n.Load()-before)/float64(n), "stmts/op")

@@ -3,7 +3,6 @@ package pages_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"testing"
 
@@ -24,12 +23,7 @@ func BenchmarkDashboard(b *testing.B) {
 	br.devSignIn(company, auth.RoleHRManager, "h@acme.test")
 	req, _ := http.NewRequest(http.MethodGet, env.Server.URL+"/", nil)
 	for b.Loop() {
-		res, err := br.c.Do(req)
-		if err != nil || res.StatusCode != http.StatusOK {
-			b.Fatalf("GET /: %v %v", err, res)
-		}
-		_, _ = io.Copy(io.Discard, res.Body)
-		res.Body.Close()
+		webtest.GetOK(b, br.c, req)
 	}
 }
 
@@ -60,12 +54,7 @@ func BenchmarkDriversPages(b *testing.B) {
 				req.Header.Set("HX-Target", "driver-results")
 			}
 			for b.Loop() {
-				res, err := br.c.Do(req)
-				if err != nil || res.StatusCode != http.StatusOK {
-					b.Fatalf("GET %s: %v %v", bc.path, err, res)
-				}
-				_, _ = io.Copy(io.Discard, res.Body)
-				res.Body.Close()
+				webtest.GetOK(b, br.c, req)
 			}
 		})
 	}
@@ -97,12 +86,7 @@ func BenchmarkFinanceQueue(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			req, _ := http.NewRequest(http.MethodGet, env.Server.URL+bc.path, nil)
 			for b.Loop() {
-				res, err := br.c.Do(req)
-				if err != nil || res.StatusCode != http.StatusOK {
-					b.Fatalf("GET %s: %v %v", bc.path, err, res)
-				}
-				_, _ = io.Copy(io.Discard, res.Body)
-				res.Body.Close()
+				webtest.GetOK(b, br.c, req)
 			}
 		})
 	}
@@ -129,12 +113,7 @@ func BenchmarkHomePages(b *testing.B) {
 			br.devSignIn(ids[0], bc.role, string(bc.role)+"@scale.test")
 			req, _ := http.NewRequest(http.MethodGet, env.Server.URL+"/", nil)
 			for b.Loop() {
-				res, err := br.c.Do(req)
-				if err != nil || res.StatusCode != http.StatusOK {
-					b.Fatalf("GET /: %v %v", err, res)
-				}
-				_, _ = io.Copy(io.Discard, res.Body)
-				res.Body.Close()
+				webtest.GetOK(b, br.c, req)
 			}
 		})
 	}
@@ -179,12 +158,7 @@ func BenchmarkRatingPages(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			req, _ := http.NewRequest(http.MethodGet, env.Server.URL+bc.path, nil)
 			for b.Loop() {
-				res, err := br.c.Do(req)
-				if err != nil || res.StatusCode != http.StatusOK {
-					b.Fatalf("GET %s: %v %v", bc.path, err, res)
-				}
-				_, _ = io.Copy(io.Discard, res.Body)
-				res.Body.Close()
+				webtest.GetOK(b, br.c, req)
 			}
 		})
 	}

@@ -281,6 +281,49 @@ func (c *Caller) Send(method, path string, body io.Reader, header http.Header) *
 	return resp
 }
 
+// GetOK is the benchmarks' request: GET path as the caller (its bearer
+// token and headers) on the caller's server, the body read and thrown
+// away, tb failed unless the answer is 200. It returns the body's size.
+// Unlike Get it keeps no body and shows the response to no hook, so a
+// benchmark measures the server, not the test's bookkeeping. tb is the
+// (sub-)benchmark running the request: FailNow belongs to its goroutine.
+func (c *Caller) GetOK(tb testing.TB, path string) int64 {
+	tb.Helper()
+	req, err := http.NewRequest(http.MethodGet, c.env.Server.URL+path, nil)
+	if err != nil {
+		tb.Fatalf("webtest: new request: %v", err)
+	}
+	for k, vs := range c.Header {
+		req.Header[k] = vs
+	}
+	if c.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.Token)
+	}
+	return GetOK(tb, c.env.Server.Client(), req)
+}
+
+// GetOK sends req with client (a page's cookie-holding client, or any
+// other), reads the body into io.Discard and fails tb unless the answer is
+// 200; it returns the body's size. req carries no body, so it may be sent
+// again and again.
+func GetOK(tb testing.TB, client *http.Client, req *http.Request) int64 {
+	tb.Helper()
+	res, err := client.Do(req)
+	if err != nil {
+		tb.Fatalf("webtest: %s %s: %v", req.Method, req.URL.RequestURI(), err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		head, _ := io.ReadAll(io.LimitReader(res.Body, 512))
+		tb.Fatalf("webtest: %s %s: status %d, want 200; body: %s", req.Method, req.URL.RequestURI(), res.StatusCode, head)
+	}
+	n, err := io.Copy(io.Discard, res.Body)
+	if err != nil {
+		tb.Fatalf("webtest: read body of %s %s: %v", req.Method, req.URL.RequestURI(), err)
+	}
+	return n
+}
+
 // responseHook, when set (by the OpenAPI contract tests), sees every
 // response the API tests produce.
 var responseHook func(t testing.TB, req *http.Request, res *Response)

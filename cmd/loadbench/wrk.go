@@ -103,13 +103,20 @@ func runWrkPaths(work, base, token, name string, paths []string, conns int, d ti
 	for i, p := range paths {
 		quoted[i] = fmt.Sprintf("%q", p)
 	}
+	// The requests are formatted once, in init, as pgbench reads its
+	// scripts once: formatting one per request in Lua cost wrk CPU that the
+	// server then lacked on these shared cores.
 	lua := `
 local paths = {` + strings.Join(quoted, ",\n") + `}
+local reqs = {}
 local n = 0
-function init(args) n = math.random(#paths) end
+function init(args)
+  for i, p in ipairs(paths) do reqs[i] = get(p) end
+  n = math.random(#reqs)
+end
 function request()
-  n = n % #paths + 1
-  return get(paths[n])
+  n = n % #reqs + 1
+  return reqs[n]
 end`
 	return runWrk(work, base, token, name, conns, d, lua)
 }

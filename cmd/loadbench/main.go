@@ -282,8 +282,11 @@ func runSet(ctx context.Context, o options, set dataSet) (string, error) {
 				wait = prof.start(fmt.Sprintf("single-record-c%d", conns), secs)
 			}
 			fmt.Printf("wrk %-42s %d conns, %s\n", p.def.Name, conns, o.duration)
-			runs[i] = endpointRun{Name: p.def.Name, Statements: p.statements, Replayable: p.replayable,
-				API: runWrkPaths(work, srv.base, fx.token, p.def.Name, p.paths, conns, o.duration)}
+			runs[i] = endpointRun{Name: p.def.Name, Statements: p.statements, Replayable: p.replayable}
+			runs[i].APICPU.Machine, runs[i].APICPU.Server = measure(srv.cmd.Process.Pid, func() {
+				runs[i].API = runWrkPaths(work, srv.base, fx.token, p.def.Name, p.paths, conns, o.duration)
+			})
+			runs[i].APICPU.Load, runs[i].APICPU.Count = runs[i].API.CPU, runs[i].API.Requests
 		}
 		var profiles []profileFile
 		if wait != nil {
@@ -294,9 +297,13 @@ func runSet(ctx context.Context, o options, set dataSet) (string, error) {
 				continue
 			}
 			fmt.Printf("pgbench %-38s %d clients, %s\n", p.def.Name, conns, o.duration)
-			runs[i].SQL = runPgbench(replay, p.scripts, conns, o.duration)
+			runs[i].SQLCPU.Machine, _ = measure(srv.cmd.Process.Pid, func() {
+				runs[i].SQL = runPgbench(replay, p.scripts, conns, o.duration)
+			})
+			runs[i].SQLCPU.Load, runs[i].SQLCPU.Count = runs[i].SQL.CPU, runs[i].SQL.Count
 		}
 		say("\n%s", renderEndpoints(runs, conns, o.duration, len(fx.sample)))
+		say("\n%s", renderCPU(runs, conns))
 		for _, f := range profiles {
 			if f.Err == nil {
 				fmt.Printf("\nprofile saved: %s\n", f.Path)

@@ -86,6 +86,7 @@ type wrkResult struct {
 	P50, P95, P99              float64 // microseconds
 	SocketErrors, StatusErrors int
 	Err                        string
+	CPU                        time.Duration // wrk's own processor time
 }
 
 // RPS is requests per second.
@@ -135,7 +136,9 @@ func runWrk(work, base, token, name string, conns int, d time.Duration, lua stri
 		return res
 	}
 	secs := max(1, int(d.Seconds()))
-	out, err := exec.Command("wrk", "-t1", fmt.Sprintf("-c%d", conns), fmt.Sprintf("-d%ds", secs), "--timeout", "10s", "-s", path, base).CombinedOutput()
+	cmd := exec.Command("wrk", "-t1", fmt.Sprintf("-c%d", conns), fmt.Sprintf("-d%ds", secs), "--timeout", "10s", "-s", path, base)
+	out, err := cmd.CombinedOutput()
+	res.CPU = exitedCPU(cmd)
 	if err != nil {
 		res.Err = fmt.Sprintf("%v: %s", err, out)
 		return res

@@ -85,6 +85,7 @@ func NewServer(o Options) *Server {
 	}
 	e := echo.New()
 	e.HideBanner = true
+	e.JSONSerializer = jsonSerializer{}
 	e.HidePort = true
 	e.IPExtractor = clientIP(o.Config.TrustedProxies)
 	public, err := url.Parse(o.Config.PublicURL)
@@ -261,6 +262,13 @@ func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		req := c.Request()
 		status := loggedStatus(c)
+		level := slog.LevelInfo
+		if status >= 500 {
+			level = slog.LevelError
+		}
+		if !s.log.Enabled(req.Context(), level) {
+			return nil // LOG_LEVEL=warn or error: no line, so no attributes to build
+		}
 		attrs := []slog.Attr{
 			slog.String("request_id", c.Response().Header().Get(echo.HeaderXRequestID)),
 			slog.String("method", req.Method),
@@ -275,10 +283,6 @@ func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		if name, ok := c.Get(ctxErrorName).(string); ok {
 			attrs = append(attrs, slog.String("error", name))
-		}
-		level := slog.LevelInfo
-		if status >= 500 {
-			level = slog.LevelError
 		}
 		s.log.LogAttrs(req.Context(), level, "request", attrs...)
 		return nil

@@ -260,7 +260,7 @@ func runSet(ctx context.Context, o options, set dataSet) (string, error) {
 		return "", err
 	}
 	defer srv.stop()
-	if err := waitStartScan(ctx, system, started); err != nil {
+	if err := waitStartWork(ctx, system, started); err != nil {
 		return "", err
 	}
 	peak := watchPeak(srv.cmd.Process.Pid)
@@ -282,8 +282,11 @@ func runSet(ctx context.Context, o options, set dataSet) (string, error) {
 				wait = prof.start(fmt.Sprintf("single-record-c%d", conns), secs)
 			}
 			fmt.Printf("wrk %-42s %d conns, %s\n", p.def.Name, conns, o.duration)
-			runs[i] = endpointRun{Name: p.def.Name, Statements: p.statements, Replayable: p.replayable,
-				API: runWrkPaths(work, srv.base, fx.token, p.def.Name, p.paths, conns, o.duration)}
+			runs[i] = endpointRun{Name: p.def.Name, Statements: p.statements, Replayable: p.replayable}
+			runs[i].APICPU.Machine, runs[i].APICPU.Server = measure(srv.cmd.Process.Pid, func() {
+				runs[i].API = runWrkPaths(work, srv.base, fx.token, p.def.Name, p.paths, conns, o.duration)
+			})
+			runs[i].APICPU.Load, runs[i].APICPU.Count = runs[i].API.CPU, runs[i].API.Requests
 		}
 		var profiles []profileFile
 		if wait != nil {
@@ -294,9 +297,13 @@ func runSet(ctx context.Context, o options, set dataSet) (string, error) {
 				continue
 			}
 			fmt.Printf("pgbench %-38s %d clients, %s\n", p.def.Name, conns, o.duration)
-			runs[i].SQL = runPgbench(replay, p.scripts, conns, o.duration)
+			runs[i].SQLCPU.Machine, _ = measure(srv.cmd.Process.Pid, func() {
+				runs[i].SQL = runPgbench(replay, p.scripts, conns, o.duration)
+			})
+			runs[i].SQLCPU.Load, runs[i].SQLCPU.Count = runs[i].SQL.CPU, runs[i].SQL.Count
 		}
 		say("\n%s", renderEndpoints(runs, conns, o.duration, len(fx.sample)))
+		say("\n%s", renderCPU(runs, conns))
 		for _, f := range profiles {
 			if f.Err == nil {
 				fmt.Printf("\nprofile saved: %s\n", f.Path)
@@ -410,28 +417,37 @@ func slug(name string) string {
 	return s
 }
 
-// waitStartScan waits until the server's start-up alert scan is over:
-// elected leader a few seconds after it answers, the server enqueues the
-// day's scan of every company, and the first scan of a day renders every
-// alert's e-mail. A profile of the first runs showed a third of the
-// server's CPU in that scan while wrk was measuring an endpoint "alone".
-func waitStartScan(ctx context.Context, db *pgxpool.Pool, since time.Time) error {
+// waitStartWork waits until the work a server starts with is over, so
+// that wrk measures each endpoint alone, as pgbench replays its SQL alone.
+// Elected leader a few seconds after it answers, the server enqueues the
+// day's alert scan of every company (the first scan of a day renders every
+// alert's e-mail) and makes every company's current-month rating refresh
+// due, which the next claim (every 10 s) turns into a refresh job per
+// company. A profile of the first runs showed a third of the server's CPU
+// in the alert scan; the refresh of a 20,000-driver company then ran for a
+// minute beside the first endpoints' wrk runs, but not beside their
+// pgbench replays, which halved their API ÷ SQL.
+func waitStartWork(ctx context.Context, db *pgxpool.Pool, since time.Time) error {
 	start := time.Now()
 	deadline := start.Add(15 * time.Minute)
 	for time.Now().Before(deadline) {
-		var enqueued, pending bool
+		var done bool
 		err := db.QueryRow(ctx, `SELECT
-				EXISTS (SELECT FROM river_job WHERE kind = 'enqueue_alert_scans' AND state = 'completed' AND finalized_at >= $1),
-				EXISTS (SELECT FROM river_job WHERE kind = 'scan_company_alerts' AND state IN ('available', 'running', 'retryable', 'scheduled')
-					AND scheduled_at <= now())`, since).Scan(&enqueued, &pending)
+				EXISTS (SELECT FROM river_job WHERE kind = 'enqueue_alert_scans' AND state = 'completed' AND finalized_at >= $1)
+				AND EXISTS (SELECT FROM river_job WHERE kind = 'refresh_all_ratings' AND state = 'completed' AND finalized_at >= $1)
+				AND EXISTS (SELECT FROM river_job WHERE kind = 'enqueue_monthly_ratings' AND state = 'completed' AND finalized_at >= $1)
+				AND NOT EXISTS (SELECT FROM rating_refresh_due WHERE due_at <= now())
+				AND NOT EXISTS (SELECT FROM river_job
+					WHERE kind IN ('scan_company_alerts', 'refresh_current_ratings', 'rate_company_month')
+					AND state IN ('available', 'running', 'retryable', 'scheduled') AND scheduled_at <= now())`, since).Scan(&done)
 		if err != nil {
-			return fmt.Errorf("wait for the start-up alert scan: %w", err)
+			return fmt.Errorf("wait for the server's start-up work: %w", err)
 		}
-		if enqueued && !pending {
-			fmt.Printf("the server's start-up alert scan took %s to finish\n", time.Since(start).Round(100*time.Millisecond))
+		if done {
+			fmt.Printf("the server's start-up work (alert scan, rating refresh) took %s to finish\n", time.Since(start).Round(100*time.Millisecond))
 			return nil
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	return errors.New("the server's start-up alert scan did not finish within 15 minutes")
+	return errors.New("the server's start-up work (alert scan, rating refresh) did not finish within 15 minutes")
 }

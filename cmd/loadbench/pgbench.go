@@ -21,6 +21,8 @@ type pgbenchResult struct {
 	TPS     float64 // replays of one request's statements per second
 	Latency float64 // ms, average
 	Err     string
+	Count   int           // replays in the run
+	CPU     time.Duration // pgbench's own processor time
 }
 
 // replayURL is the database URL as the server's request pool connects:
@@ -73,14 +75,18 @@ func runPgbench(replay string, scripts []string, conns int, d time.Duration) pgb
 		args = append(args, "-f", s)
 	}
 	args = append(args, replay)
-	out, err := exec.Command("pgbench", args...).CombinedOutput()
-	var r pgbenchResult
+	cmd := exec.Command("pgbench", args...)
+	out, err := cmd.CombinedOutput()
+	r := pgbenchResult{CPU: exitedCPU(cmd)}
 	if err != nil {
 		r.Err = fmt.Sprintf("pgbench: %v: %s", err, lastLines(string(out), 5))
 		return r
 	}
 	if m := tpsLine.FindSubmatch(out); m != nil {
 		r.TPS, _ = strconv.ParseFloat(string(m[1]), 64)
+	}
+	if m := processedLine.FindSubmatch(out); m != nil {
+		r.Count, _ = strconv.Atoi(string(m[1]))
 	}
 	if m := latencyLine.FindSubmatch(out); m != nil {
 		r.Latency, _ = strconv.ParseFloat(string(m[1]), 64)
@@ -99,6 +105,8 @@ func runPgbench(replay string, scripts []string, conns int, d time.Duration) pgb
 var (
 	tpsLine     = regexp.MustCompile(`tps = ([0-9.]+)`)
 	latencyLine = regexp.MustCompile(`latency average = ([0-9.]+) ms`)
+	// "number of transactions actually processed: 12345" (with -T, no "/N").
+	processedLine = regexp.MustCompile(`actually processed: ([0-9]+)`)
 )
 
 func lastLines(s string, n int) string {

@@ -17,6 +17,8 @@ type endpointRun struct {
 	Replayable string  // empty when pgbench replayed it, else why not
 	API        wrkResult
 	SQL        pgbenchResult
+	APICPU     cpuUse // processor time of the wrk run
+	SQLCPU     cpuUse // processor time of the pgbench replay
 }
 
 // machine describes the cores and load the numbers were taken on.
@@ -62,6 +64,31 @@ func renderEndpoints(runs []endpointRun, conns int, d time.Duration, k int) stri
 			}
 		}
 		fmt.Fprintf(&b, "| %s | %.1f | %s | %s | %s | %s | %s | %s | %s |\n", r.Name, r.Statements, api, p50, p99, errs, sql, sqlMs, ratio)
+	}
+	return b.String()
+}
+
+// renderCPU is where each endpoint's processor time went, per request
+// and per replay of its SQL: the machine's busy time over the run, the
+// server's and the load generator's shares, and the rest (PostgreSQL and
+// the kernel on their behalf). Where API ÷ SQL is low, this says whether
+// the server, the load generator or PostgreSQL is the difference.
+func renderCPU(runs []endpointRun, conns int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Processor time per request and per replay of its SQL (µs, %d connections; the machine's busy time over the run divided by the requests; the rest is PostgreSQL and the kernel).\n\n", conns)
+	b.WriteString("| endpoint | API: machine | server | wrk | rest | SQL: machine | pgbench | rest |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	us := func(u cpuUse, d time.Duration) string {
+		if u.Count == 0 {
+			return ""
+		}
+		return fmt.Sprintf("%.0f", u.perOp(d))
+	}
+	for _, r := range runs {
+		a, q := r.APICPU, r.SQLCPU
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Name,
+			us(a, a.Machine), us(a, a.Server), us(a, a.Load), us(a, a.rest()),
+			us(q, q.Machine), us(q, q.Load), us(q, q.rest()))
 	}
 	return b.String()
 }

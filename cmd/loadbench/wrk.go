@@ -86,6 +86,7 @@ type wrkResult struct {
 	P50, P95, P99              float64 // microseconds
 	SocketErrors, StatusErrors int
 	Err                        string
+	CPU                        time.Duration // wrk's own processor time
 }
 
 // RPS is requests per second.
@@ -103,13 +104,20 @@ func runWrkPaths(work, base, token, name string, paths []string, conns int, d ti
 	for i, p := range paths {
 		quoted[i] = fmt.Sprintf("%q", p)
 	}
+	// The requests are formatted once, in init, as pgbench reads its
+	// scripts once: formatting one per request in Lua cost wrk CPU that the
+	// server then lacked on these shared cores.
 	lua := `
 local paths = {` + strings.Join(quoted, ",\n") + `}
+local reqs = {}
 local n = 0
-function init(args) n = math.random(#paths) end
+function init(args)
+  for i, p in ipairs(paths) do reqs[i] = get(p) end
+  n = math.random(#reqs)
+end
 function request()
-  n = n % #paths + 1
-  return get(paths[n])
+  n = n % #reqs + 1
+  return reqs[n]
 end`
 	return runWrk(work, base, token, name, conns, d, lua)
 }
@@ -128,7 +136,9 @@ func runWrk(work, base, token, name string, conns int, d time.Duration, lua stri
 		return res
 	}
 	secs := max(1, int(d.Seconds()))
-	out, err := exec.Command("wrk", "-t1", fmt.Sprintf("-c%d", conns), fmt.Sprintf("-d%ds", secs), "--timeout", "10s", "-s", path, base).CombinedOutput()
+	cmd := exec.Command("wrk", "-t1", fmt.Sprintf("-c%d", conns), fmt.Sprintf("-d%ds", secs), "--timeout", "10s", "-s", path, base)
+	out, err := cmd.CombinedOutput()
+	res.CPU = exitedCPU(cmd)
 	if err != nil {
 		res.Err = fmt.Sprintf("%v: %s", err, out)
 		return res

@@ -252,19 +252,7 @@ func (c *Caller) Do(method, path string, body any) *Response {
 // Send sends a request with any body and headers.
 func (c *Caller) Send(method, path string, body io.Reader, header http.Header) *Response {
 	c.env.T.Helper()
-	req, err := http.NewRequest(method, c.env.Server.URL+path, body)
-	if err != nil {
-		c.env.T.Fatalf("webtest: new request: %v", err)
-	}
-	for k, vs := range c.Header {
-		req.Header[k] = vs
-	}
-	for k, vs := range header {
-		req.Header[k] = vs
-	}
-	if c.Token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.Token)
-	}
+	req := c.newRequest(c.env.T, method, path, body, header)
 	res, err := c.env.Server.Client().Do(req)
 	if err != nil {
 		c.env.T.Fatalf("webtest: %s %s: %v", method, path, err)
@@ -289,17 +277,27 @@ func (c *Caller) Send(method, path string, body io.Reader, header http.Header) *
 // (sub-)benchmark running the request: FailNow belongs to its goroutine.
 func (c *Caller) GetOK(tb testing.TB, path string) int64 {
 	tb.Helper()
-	req, err := http.NewRequest(http.MethodGet, c.env.Server.URL+path, nil)
+	return GetOK(tb, c.env.Server.Client(), c.newRequest(tb, http.MethodGet, path, nil, nil))
+}
+
+// newRequest is a request as the caller: its headers, then header, then
+// its bearer token.
+func (c *Caller) newRequest(tb testing.TB, method, path string, body io.Reader, header http.Header) *http.Request {
+	tb.Helper()
+	req, err := http.NewRequest(method, c.env.Server.URL+path, body)
 	if err != nil {
 		tb.Fatalf("webtest: new request: %v", err)
 	}
 	for k, vs := range c.Header {
 		req.Header[k] = vs
 	}
+	for k, vs := range header {
+		req.Header[k] = vs
+	}
 	if c.Token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.Token)
 	}
-	return GetOK(tb, c.env.Server.Client(), req)
+	return req
 }
 
 // GetOK sends req with client (a page's cookie-holding client, or any

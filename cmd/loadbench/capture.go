@@ -24,9 +24,10 @@ import (
 
 // statement is one SQL statement a request ran, with its arguments.
 type statement struct {
-	Pool string // "request" or "system"
-	SQL  string
-	Args []any
+	Pool   string // "request" or "system"
+	SQL    string
+	Args   []any
+	Reused bool // ran on a plan PostgreSQL may reuse (postgres.WithReusedPlans)
 }
 
 // captured is what one request ran: every statement in order, and whether
@@ -47,16 +48,17 @@ type recorder struct {
 	pool string
 }
 
-func (r recorder) add(sql string, args []any) {
+func (r recorder) add(ctx context.Context, sql string, args []any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if *r.cur != nil {
-		(*r.cur).Statements = append((*r.cur).Statements, statement{Pool: r.pool, SQL: sql, Args: args})
+		st := statement{Pool: r.pool, SQL: sql, Args: args, Reused: r.pool == "request" && postgres.PlansReused(ctx)}
+		(*r.cur).Statements = append((*r.cur).Statements, st)
 	}
 }
 
 func (r recorder) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
-	r.add(d.SQL, d.Args)
+	r.add(ctx, d.SQL, d.Args)
 	return ctx
 }
 
@@ -66,8 +68,8 @@ func (r recorder) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceB
 	return ctx
 }
 
-func (r recorder) TraceBatchQuery(_ context.Context, _ *pgx.Conn, d pgx.TraceBatchQueryData) {
-	r.add(d.SQL, d.Args)
+func (r recorder) TraceBatchQuery(ctx context.Context, _ *pgx.Conn, d pgx.TraceBatchQueryData) {
+	r.add(ctx, d.SQL, d.Args)
 }
 
 func (r recorder) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
@@ -175,6 +177,29 @@ func (c *capturer) captureEndpoint(paths []string) ([]*captured, error) {
 		out = append(out, got)
 	}
 	return out, nil
+}
+
+// plans says how the request's statements on the request pool were planned
+// (replayPlans), so that the replay plans them the same way; a request whose
+// statements were planned both ways cannot be replayed like with like.
+func (got *captured) plans() (replayPlans, error) {
+	reused, custom := 0, 0
+	for _, st := range got.Statements {
+		switch {
+		case st.Pool != "request":
+		case st.Reused:
+			reused++
+		default:
+			custom++
+		}
+	}
+	if reused > 0 && custom > 0 {
+		return "", fmt.Errorf("%s: %d statements on reused plans and %d on custom ones", got.Path, reused, custom)
+	}
+	if reused > 0 {
+		return reusedPlans, nil
+	}
+	return customPlans, nil
 }
 
 // script renders one captured request as a pgbench script: its statements

@@ -202,6 +202,7 @@ func runSet(ctx context.Context, o options, set dataSet) (string, error) {
 		texts      []string
 		statements float64
 		replayable string
+		plans      replayPlans
 	}
 	var eps []prepared
 	for _, e := range endpoints {
@@ -218,6 +219,15 @@ func runSet(ctx context.Context, o options, set dataSet) (string, error) {
 		n := 0
 		for i, g := range got {
 			n += len(g.Statements)
+			plans, err := g.plans()
+			if err == nil && i > 0 && plans != p.plans {
+				err = fmt.Errorf("%s: planned %s, %s: %s", got[0].Path, p.plans, g.Path, plans)
+			}
+			if err != nil {
+				capt.close()
+				return "", fmt.Errorf("capture %s: %w", e.Name, err)
+			}
+			p.plans = plans
 			if g.Copies > 0 {
 				p.replayable = "the read runs COPY"
 			}
@@ -237,11 +247,12 @@ func runSet(ctx context.Context, o options, set dataSet) (string, error) {
 	}
 	capt.close()
 	fmt.Printf("pgbench scripts (one per captured request) in %s\n", filepath.Join(outDir, "sql"))
-	replay, err := replayURL(dbURL, fx.company)
-	if err != nil {
-		return "", err
-	}
 	if o.explain {
+		// The lists' plans: they run on custom plans in the server.
+		replay, err := replayURL(dbURL, fx.company, customPlans)
+		if err != nil {
+			return "", err
+		}
 		var names []string
 		var scripts [][]string
 		for _, p := range eps {
@@ -282,7 +293,7 @@ func runSet(ctx context.Context, o options, set dataSet) (string, error) {
 				wait = prof.start(fmt.Sprintf("single-record-c%d", conns), secs)
 			}
 			fmt.Printf("wrk %-42s %d conns, %s\n", p.def.Name, conns, o.duration)
-			runs[i] = endpointRun{Name: p.def.Name, Statements: p.statements, Replayable: p.replayable}
+			runs[i] = endpointRun{Name: p.def.Name, Statements: p.statements, Replayable: p.replayable, Plans: p.plans}
 			runs[i].APICPU.Machine, runs[i].APICPU.Server = measure(srv.cmd.Process.Pid, func() {
 				runs[i].API = runWrkPaths(work, srv.base, fx.token, p.def.Name, p.paths, conns, o.duration)
 			})
@@ -298,7 +309,7 @@ func runSet(ctx context.Context, o options, set dataSet) (string, error) {
 			}
 			fmt.Printf("pgbench %-38s %d clients, %s\n", p.def.Name, conns, o.duration)
 			runs[i].SQLCPU.Machine, _ = measure(srv.cmd.Process.Pid, func() {
-				runs[i].SQL = runPgbench(replay, p.scripts, conns, o.duration)
+				runs[i].SQL = runPgbench(dbURL, fx.company, p.plans, p.scripts, conns, o.duration)
 			})
 			runs[i].SQLCPU.Load, runs[i].SQLCPU.Count = runs[i].SQL.CPU, runs[i].SQL.Count
 		}

@@ -25,10 +25,31 @@ type pgbenchResult struct {
 	CPU     time.Duration // pgbench's own processor time
 }
 
+// replayPlans is how a replay has its statements planned: as the server
+// planned the captured requests' statements (postgres.WithReusedPlans).
+type replayPlans string
+
+const (
+	// customPlans: every execution planned with its values. The replay
+	// sends its statements as text (pgbench -M simple), parsed and planned
+	// at every run, as the server's prepared statements are planned.
+	customPlans replayPlans = "custom"
+	// reusedPlans: plan_cache_mode = auto, as the server's connection is
+	// for a read of one record. The replay prepares each statement once
+	// per client (-M prepared), so it is parsed and planned once and its
+	// plan reused, as the server's generic plan is; the replay's plan is
+	// made for its literal values, at least as good as a generic one.
+	reusedPlans replayPlans = "reused"
+)
+
 // replayURL is the database URL as the server's request pool connects:
 // the request role and the request's company as session settings, UTC,
-// custom plans, no JIT, the same statement timeout (internal/postgres).
-func replayURL(dbURL string, company uuid.UUID) (string, error) {
+// the plan mode, no JIT, the same statement timeout (internal/postgres).
+func replayURL(dbURL string, company uuid.UUID, plans replayPlans) (string, error) {
+	mode := "force_custom_plan"
+	if plans == reusedPlans {
+		mode = "auto"
+	}
 	u, err := url.Parse(dbURL)
 	if err != nil {
 		return "", err
@@ -37,7 +58,7 @@ func replayURL(dbURL string, company uuid.UUID) (string, error) {
 		"-c role=" + postgres.RequestRole,
 		"-c app.company_id=" + company.String(),
 		"-c timezone=UTC",
-		"-c plan_cache_mode=force_custom_plan",
+		"-c plan_cache_mode=" + mode,
 		"-c jit=off",
 		"-c statement_timeout=" + postgres.RequestStatementTimeout,
 	}, " ")
@@ -67,10 +88,17 @@ func writeScripts(dir string, scripts []string) ([]string, error) {
 
 // runPgbench replays the scripts (pgbench picks one at random for each
 // transaction, so all K requests weigh the same) with conns clients for d,
-// in simple query mode: each statement is parsed and planned at every run,
-// as the server's custom plans are.
-func runPgbench(replay string, scripts []string, conns int, d time.Duration) pgbenchResult {
-	args := []string{"-n", "-M", "simple", "-c", fmt.Sprint(conns), "-j", fmt.Sprint(min(2, conns)), "-T", fmt.Sprint(max(1, int(d.Seconds())))}
+// planned as plans says.
+func runPgbench(dbURL string, company uuid.UUID, plans replayPlans, scripts []string, conns int, d time.Duration) pgbenchResult {
+	replay, err := replayURL(dbURL, company, plans)
+	if err != nil {
+		return pgbenchResult{Err: err.Error()}
+	}
+	mode := "simple"
+	if plans == reusedPlans {
+		mode = "prepared"
+	}
+	args := []string{"-n", "-M", mode, "-c", fmt.Sprint(conns), "-j", fmt.Sprint(min(2, conns)), "-T", fmt.Sprint(max(1, int(d.Seconds())))}
 	for _, s := range scripts {
 		args = append(args, "-f", s)
 	}

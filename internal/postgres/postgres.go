@@ -49,7 +49,9 @@ func poolConfig(url string, tracer pgx.QueryTracer) (*pgxpool.Config, error) {
 	// generic plan that ignores which company a query is for. Tenants differ
 	// widely in size and data, so plan each execution with its values (the
 	// driver list with a document_status filter went from 70 ms to 7 ms).
-	cfg.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_custom_plan"
+	// A request that reads one record may switch its connection to reusing
+	// plans (WithReusedPlans).
+	cfg.ConnConfig.RuntimeParams["plan_cache_mode"] = customPlans
 	// No JIT compilation: the queries here are short and planned per run,
 	// and a SQL function's body planned inside one (a recursive CTE is
 	// estimated far above jit_above_cost) was compiled again on every

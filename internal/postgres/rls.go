@@ -25,6 +25,20 @@ const companySetting = "app.company_id"
 // companyKey is where a connection remembers the company it is set to.
 const companyKey = "konvoj.company_id"
 
+// plansKey is where a connection remembers its plan_cache_mode.
+const plansKey = "konvoj.plan_cache_mode"
+
+// The two plan modes of a request connection (docs/operations.md,
+// "Query plans"). customPlans is the pool's own: every execution is planned
+// with its values, because companies differ widely in size and a plan made
+// for one is poor for another. reusedPlans is PostgreSQL's default: after
+// five executions a prepared statement may keep one generic plan, when that
+// is not estimated dearer than planning each time.
+const (
+	customPlans = "force_custom_plan"
+	reusedPlans = "auto"
+)
+
 // OpenRequests connects the request pool: the same database URL, switched to
 // RequestRole at connect (the role startup parameter, so even RESET ROLE
 // stays there), and each connection set, as it is acquired, to the company
@@ -42,7 +56,7 @@ func OpenRequests(ctx context.Context, url string, tracer pgx.QueryTracer, maxCo
 	}
 	cfg.ConnConfig.RuntimeParams["role"] = RequestRole
 	cfg.ConnConfig.RuntimeParams["statement_timeout"] = RequestStatementTimeout
-	cfg.PrepareConn = setCompany
+	cfg.PrepareConn = prepareConn
 	pool, err := open(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("request pool (role %s, created by the migrations): %w", RequestRole, err)
@@ -50,29 +64,62 @@ func OpenRequests(ctx context.Context, url string, tracer pgx.QueryTracer, maxCo
 	return pool, nil
 }
 
-// setCompany points the connection at the context's company. A connection
-// remembers its company, so a run of requests of one company (the common
-// case: a pool per instance, most traffic from few companies) costs no
-// extra round trip; switching companies costs one.
-func setCompany(ctx context.Context, conn *pgx.Conn) (bool, error) {
+// prepareConn points the connection at the context's company and plan mode
+// (WithReusedPlans). A connection remembers both, so a run of requests of
+// one company and kind (the common case: a pool per instance, most traffic
+// from few companies) costs no extra round trip; a change costs one.
+func prepareConn(ctx context.Context, conn *pgx.Conn) (bool, error) {
 	want := ""
 	if id, ok := CompanyFrom(ctx); ok {
 		want = id.String()
 	}
+	plans := customPlans
+	if PlansReused(ctx) {
+		plans = reusedPlans
+	}
 	data := conn.PgConn().CustomData()
-	if have, _ := data[companyKey].(string); have == want {
+	have, _ := data[companyKey].(string)
+	havePlans, ok := data[plansKey].(string)
+	if !ok {
+		havePlans = customPlans // the pool's startup setting (poolConfig)
+	}
+	if have == want && havePlans == plans {
 		return true, nil
 	}
 	// Sent on the connection beneath pgx: this is the connection's set-up,
 	// not one of the request's statements (query tracers count those). The
-	// value is a formatted UUID or empty, safe to write as a literal.
-	sql := "SELECT set_config('" + companySetting + "', '" + want + "', false)"
+	// values are a formatted UUID or empty and one of two constants, safe
+	// to write as literals.
+	sql := "SELECT set_config('" + companySetting + "', '" + want + "', false), " +
+		"set_config('plan_cache_mode', '" + plans + "', false)"
 	if _, err := conn.PgConn().Exec(ctx, sql).ReadAll(); err != nil {
 		// The connection's state is unknown: destroy it, fail the query.
 		return false, fmt.Errorf("set the request's company on the connection: %w", err)
 	}
 	data[companyKey] = want
+	data[plansKey] = plans
 	return true, nil
+}
+
+type plansCtxKey struct{}
+
+// WithReusedPlans returns a context whose statements on the request pool may
+// run on a generic plan that PostgreSQL keeps for a prepared statement
+// (plan_cache_mode = auto) instead of a plan made for each execution's
+// values. It is for requests whose statements all read the rows of one
+// record found by its key (a driver and its documents, finance and rating):
+// their best plan does not depend on how big the company is, and planning
+// them cost more than running them (docs/operations.md, "Query plans").
+// Statements that read across a company (lists, boards, reports, exports)
+// must not run under it.
+func WithReusedPlans(ctx context.Context) context.Context {
+	return context.WithValue(ctx, plansCtxKey{}, true)
+}
+
+// PlansReused reports whether WithReusedPlans marked the context.
+func PlansReused(ctx context.Context) bool {
+	reused, _ := ctx.Value(plansCtxKey{}).(bool)
+	return reused
 }
 
 type companyCtxKey struct{}

@@ -408,3 +408,58 @@ func TestRequestPoolLimits(t *testing.T) {
 		}
 	}
 }
+
+// TestReusedPlans: a request connection plans every execution with its
+// values unless the context asks for reused plans (WithReusedPlans), and the
+// mode a request set does not stay for the next request on the connection;
+// the company stays set across the switch (docs/operations.md, "Query
+// plans").
+func TestReusedPlans(t *testing.T) {
+	_, url := pgtest.NewWithURL(t, nil)
+	ctx := context.Background()
+	pool, err := postgres.OpenRequests(ctx, url, nil, 1) // one connection: every request below shares it
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	company := uuid.New()
+	plain := postgres.WithCompany(ctx, company)
+	reused := postgres.WithReusedPlans(plain)
+	const keyed = `SELECT count(*) FROM drivers WHERE id = $1`
+	// plansOf runs the keyed statement seven times (PostgreSQL tries five
+	// custom plans before it weighs a generic one) and reads how the
+	// connection's prepared statement was planned so far.
+	plansOf := func(ctx context.Context) (mode string, generic, custom int64) {
+		t.Helper()
+		for range 7 {
+			var n int
+			if err := pool.QueryRow(ctx, keyed, uuid.New()).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var seen string
+		err := pool.QueryRow(ctx, `SELECT current_setting('plan_cache_mode'), current_setting('app.company_id'),
+			generic_plans, custom_plans FROM pg_prepared_statements WHERE statement = $1`, keyed).
+			Scan(&mode, &seen, &generic, &custom)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if seen != company.String() {
+			t.Errorf("company on the connection %q, want %s", seen, company)
+		}
+		return mode, generic, custom
+	}
+	if mode, generic, custom := plansOf(plain); mode != "force_custom_plan" || generic != 0 || custom != 7 {
+		t.Errorf("plain request: mode %s, %d generic and %d custom plans; want force_custom_plan, 0 and 7", mode, generic, custom)
+	}
+	if mode, generic, _ := plansOf(reused); mode != "auto" || generic == 0 {
+		t.Errorf("request with reused plans: mode %s, %d generic plans; want auto and some", mode, generic)
+	}
+	mode, genericBefore, _ := plansOf(plain)
+	if mode != "force_custom_plan" {
+		t.Errorf("the next plain request runs with plan_cache_mode %s, want force_custom_plan", mode)
+	}
+	if _, generic, _ := plansOf(plain); generic != genericBefore {
+		t.Errorf("plain requests after a reused-plan one used %d more generic plans", generic-genericBefore)
+	}
+}

@@ -67,9 +67,10 @@ func rateTx(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period Period, 
 	if err := lockMonth(ctx, tx, companyID, period.Next()); err != nil {
 		return nil, err
 	}
-	// Statements are planned for their actual arguments (every connection
-	// runs with plan_cache_mode = force_custom_plan, see postgres.Open): a
-	// generic plan made for a whole company would be poor for one driver.
+	// Statements are planned for their actual arguments (a run writes, so
+	// its connection has plan_cache_mode = force_custom_plan, see
+	// postgres.OpenSystem): a generic plan made for a whole company would be
+	// poor for one driver.
 	co, err := loadCompany(ctx, tx, companyID)
 	if err != nil {
 		return nil, err

@@ -13,14 +13,15 @@ import (
 )
 
 func (h *Handlers) mountFinance(g *web.Routes) {
-	g.GET("/drivers/:id/finance", h.listTransactions)
+	one := g.OneRecord()
+	one.GET("/drivers/:id/finance", h.listTransactions)
 	g.POST("/drivers/:id/finance", h.createTransaction)
 	g.PUT("/drivers/:id/finance/:transaction_id", h.updateTransaction)
 	g.DELETE("/drivers/:id/finance/:transaction_id", h.deleteTransaction)
-	g.GET("/drivers/:id/finance/periods", h.listPeriods)
+	one.GET("/drivers/:id/finance/periods", h.listPeriods)
 	g.POST("/drivers/:id/finance/periods/:period_id/close", h.closePeriod)
 	g.POST("/drivers/:id/finance/periods/:period_id/pay", h.payPeriod)
-	g.GET("/drivers/:id/finance/aggregates", h.financeAggregates)
+	one.GET("/drivers/:id/finance/aggregates", h.financeAggregates)
 	g.GET("/drivers/:id/finance/export", h.exportTransactions)
 }
 

@@ -12,6 +12,7 @@ import (
 // current templates, and static/htmx.min.js the pinned npm file: a class
 // added to a template without rebuilding would silently do nothing.
 func TestCommittedAssetsAreCurrent(t *testing.T) {
+	t.Parallel()
 	bin := filepath.Join(repoRoot, "node_modules", ".bin", "tailwindcss")
 	if _, err := os.Stat(bin); err != nil {
 		t.Fatalf("tailwindcss is not installed (scripts/install-deps.sh runs npm ci): %v", err)

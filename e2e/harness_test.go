@@ -12,7 +12,8 @@
 //	page := app.SignIn(t, company, auth.RoleHRManager)  // dashboard, 1280×800
 //
 // then drives page (playwright.Page), calls app.Screenshots(t, page, "name")
-// and app.CheckA11y(t, page) on each screen it shows.
+// and app.CheckA11y(t, page) on each screen it shows. newApp makes the
+// test parallel: tests share nothing but the Chromium process.
 package e2e
 
 import (
@@ -188,9 +189,14 @@ func newWebhookApp(t *testing.T) *App {
 	return startApp(t, signInOIDC, "WEBHOOK_ALLOW_PRIVATE=true")
 }
 
-// startApp starts the binary; extra are more NAME=value settings.
+// startApp starts the binary; extra are more NAME=value settings. The
+// test runs in parallel with the other browser tests (go test -parallel,
+// the number of cores by default): each has its own server, database,
+// identity provider and browser context, and most of a test's time is
+// spent waiting on the server or the browser, not computing.
 func startApp(t *testing.T, mode appMode, extra ...string) *App {
 	t.Helper()
+	t.Parallel()
 	prepare(t)
 	out := filepath.Join("output", regexp.MustCompile(`[^A-Za-z0-9_-]+`).ReplaceAllString(t.Name(), "_"))
 	if err := os.MkdirAll(out, 0o755); err != nil {

@@ -61,6 +61,7 @@ func TestPlansByRoute(t *testing.T) {
 		"/api/v0/drivers/" + driver + "/finance/periods",
 		"/api/v0/drivers/" + driver + "/finance/aggregates",
 		"/api/v0/drivers/" + driver + "/penalties",
+		"/api/v0/drivers/" + driver + "/rating",
 		"/api/v0/drivers/" + driver + "/rating/history",
 	}
 	for _, path := range one {
@@ -72,7 +73,6 @@ func TestPlansByRoute(t *testing.T) {
 	wide := []string{
 		"/api/v0/drivers",
 		"/api/v0/drivers?document_status=expired",
-		"/api/v0/drivers/" + driver + "/rating", // computed across the company
 		"/api/v0/ratings",
 		"/api/v0/reports/compliance",
 		"/api/v0/notifications",

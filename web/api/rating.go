@@ -11,13 +11,9 @@ import (
 )
 
 func (h *Handlers) mountRating(g *web.Routes) {
-	// A driver's rating is not a read of one record's rows: the month is
-	// computed from the company's document facts and ranked among its
-	// drivers, and a generic plan of that computation made the 20,000-driver
-	// company's reads three times dearer in PostgreSQL (docs/operations.md,
-	// "Query plans").
-	g.GET("/drivers/:id/rating", h.getRating)
-	g.OneRecord().GET("/drivers/:id/rating/history", h.getRatingHistory)
+	one := g.OneRecord()
+	one.GET("/drivers/:id/rating", h.getRating)
+	one.GET("/drivers/:id/rating/history", h.getRatingHistory)
 	g.POST("/drivers/:id/rating/calculate", h.recalculateRating)
 	g.GET("/ratings", h.listRatings)
 	g.GET("/companies/:company_id/rating-config", h.getRatingConfig)

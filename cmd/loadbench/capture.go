@@ -203,19 +203,49 @@ func (got *captured) plans() (replayPlans, error) {
 }
 
 // script renders one captured request as a pgbench script: its statements
-// in order, the arguments substituted as typed SQL literals.
-func script(ctx context.Context, db *pgxpool.Pool, lit *literalizer, got *captured) (string, error) {
+// in order, the arguments substituted as typed SQL literals. A statement
+// the server ran on reused plans is prepared once per pgbench client, under
+// a flag variable that the command line sets to 0 (-D) and the script to 1
+// (pgbench 15 cannot ask whether a variable exists), and executed with its
+// arguments as literals, so that PostgreSQL plans it as it planned the
+// server's: generic plans after five executions, if they are not dearer.
+// It returns the names of the statements it prepares.
+func script(ctx context.Context, db *pgxpool.Pool, lit *literalizer, got *captured, plans replayPlans) (string, []string, error) {
 	var b strings.Builder
+	var names []string
 	for _, st := range got.Statements {
-		sql, err := lit.inline(ctx, db, st.SQL, st.Args)
-		if err != nil {
-			return "", fmt.Errorf("%s: %w", got.Path, err)
-		}
 		if st.Pool != "request" {
 			b.WriteString("-- ran on the system pool (owner role) in the server\n")
+		}
+		if plans == reusedPlans && st.Pool == "request" && preparable(st.SQL) {
+			name, prepare, execute, err := lit.prepared(ctx, db, strings.TrimRight(strings.TrimSpace(st.SQL), ";"), st.Args)
+			if err != nil {
+				return "", nil, fmt.Errorf("%s: %w", got.Path, err)
+			}
+			fmt.Fprintf(&b, "\\if :%s = 0\n%s;\n\\set %s 1\n\\endif\n%s;\n", name, prepare, name, execute)
+			names = append(names, name)
+			continue
+		}
+		sql, err := lit.inline(ctx, db, st.SQL, st.Args)
+		if err != nil {
+			return "", nil, fmt.Errorf("%s: %w", got.Path, err)
 		}
 		b.WriteString(strings.TrimRight(strings.TrimSpace(sql), ";"))
 		b.WriteString(";\n")
 	}
-	return b.String(), nil
+	return b.String(), names, nil
+}
+
+// preparable reports whether PREPARE takes the statement (not BEGIN,
+// COMMIT or SET).
+func preparable(sql string) bool {
+	f := strings.Fields(sql)
+	if len(f) == 0 {
+		return false
+	}
+	switch strings.ToUpper(f[0]) {
+	case "SELECT", "WITH", "INSERT", "UPDATE", "DELETE", "VALUES":
+		return true
+	}
+	return false
 }

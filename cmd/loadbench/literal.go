@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -33,30 +34,9 @@ func (l *literalizer) inline(ctx context.Context, db *pgxpool.Pool, sql string, 
 	if len(args) == 0 {
 		return sql, nil
 	}
-	conn, err := db.Acquire(ctx)
+	_, lits, err := l.literals(ctx, db, sql, args)
 	if err != nil {
 		return "", err
-	}
-	defer conn.Release()
-	desc, err := conn.Conn().PgConn().Prepare(ctx, "", sql, nil)
-	if err != nil {
-		return "", fmt.Errorf("prepare to learn parameter types: %w", err)
-	}
-	if len(desc.ParamOIDs) != len(args) {
-		return "", fmt.Errorf("statement has %d parameters, %d arguments were passed", len(desc.ParamOIDs), len(args))
-	}
-	lits := make([]string, len(args))
-	m := conn.Conn().TypeMap()
-	for i, a := range args {
-		oid := desc.ParamOIDs[i]
-		name, err := l.typeName(ctx, conn.Conn().PgConn(), oid)
-		if err != nil {
-			return "", err
-		}
-		lits[i], err = literal(m, oid, name, a)
-		if err != nil {
-			return "", fmt.Errorf("argument $%d: %w", i+1, err)
-		}
 	}
 	var ferr error
 	out := placeholder.ReplaceAllStringFunc(sql, func(p string) string {
@@ -68,6 +48,55 @@ func (l *literalizer) inline(ctx context.Context, db *pgxpool.Pool, sql string, 
 		return lits[n-1]
 	})
 	return out, ferr
+}
+
+// prepared writes the statement as a prepared statement of its own name
+// (s_ and a hash of its text) and the execution of it with the arguments
+// as literals: "PREPARE s_…(uuid, text[]) AS …" and "EXECUTE s_…('…'::uuid,
+// '{a}'::text[])". Executed more than five times on one connection with
+// plan_cache_mode = auto, it gets the generic plan the server's prepared
+// statement gets.
+func (l *literalizer) prepared(ctx context.Context, db *pgxpool.Pool, sql string, args []any) (name, prepare, execute string, err error) {
+	name = fmt.Sprintf("s_%x", sha256.Sum256([]byte(sql)))[:14]
+	types, lits, err := l.literals(ctx, db, sql, args)
+	if err != nil {
+		return "", "", "", err
+	}
+	if len(types) == 0 {
+		return name, "PREPARE " + name + " AS " + sql, "EXECUTE " + name, nil
+	}
+	return name, "PREPARE " + name + "(" + strings.Join(types, ", ") + ") AS " + sql,
+		"EXECUTE " + name + "(" + strings.Join(lits, ", ") + ")", nil
+}
+
+// literals returns the statement's parameter types and its arguments as
+// literals of those types.
+func (l *literalizer) literals(ctx context.Context, db *pgxpool.Pool, sql string, args []any) (types, lits []string, err error) {
+	conn, err := db.Acquire(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer conn.Release()
+	desc, err := conn.Conn().PgConn().Prepare(ctx, "", sql, nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("prepare to learn parameter types: %w", err)
+	}
+	if len(desc.ParamOIDs) != len(args) {
+		return nil, nil, fmt.Errorf("statement has %d parameters, %d arguments were passed", len(desc.ParamOIDs), len(args))
+	}
+	types = make([]string, len(args))
+	lits = make([]string, len(args))
+	m := conn.Conn().TypeMap()
+	for i, a := range args {
+		oid := desc.ParamOIDs[i]
+		if types[i], err = l.typeName(ctx, conn.Conn().PgConn(), oid); err != nil {
+			return nil, nil, err
+		}
+		if lits[i], err = literal(m, oid, types[i], a); err != nil {
+			return nil, nil, fmt.Errorf("argument $%d: %w", i+1, err)
+		}
+	}
+	return types, lits, nil
 }
 
 // typeName is format_type(oid): "uuid", "text[]", "timestamp with time zone".

@@ -103,3 +103,55 @@ func stringOf(v any) string {
 	}
 	return fmt.Sprint(v)
 }
+
+// TestPreparedReplaysTheSameQuery: a statement the server ran on reused
+// plans is replayed as PREPARE with its parameters' types and EXECUTE with
+// its arguments as literals, and that returns what the parameterised
+// statement returns.
+func TestPreparedReplaysTheSameQuery(t *testing.T) {
+	db := pgtest.New(t)
+	ctx := context.Background()
+	sql := `SELECT $1 = c.id, c.name = ANY($2), $3::date - date '2026-01-01', coalesce($4, c.name)
+		FROM (SELECT $1::uuid AS id, 'A'::text AS name) c`
+	var nilText *string
+	args := []any{uuid.New(), []string{"A", "it's"}, civil.NewDate(2026, time.October, 31), nilText}
+	name, prepare, execute, err := newLiteralizer().prepared(ctx, db, sql, args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "PREPARE " + name + "(uuid, text[], date, text) AS SELECT"; !strings.HasPrefix(prepare, want) {
+		t.Errorf("prepare %q, want it to start with %q", prepare, want)
+	}
+	if !strings.HasPrefix(execute, "EXECUTE "+name+"('") || !strings.Contains(execute, "'{A,it''s}'::text[]") {
+		t.Errorf("execute %q", execute)
+	}
+	if again, _, _, _ := newLiteralizer().prepared(ctx, db, sql, args); again != name {
+		t.Errorf("the same statement is named %s, then %s", name, again)
+	}
+	conn, err := db.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, prepare); err != nil {
+		t.Fatalf("%v\n%s", err, prepare)
+	}
+	var a, b []any
+	rows, err := conn.Query(ctx, execute)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, execute)
+	}
+	for rows.Next() {
+		a, _ = rows.Values()
+	}
+	rows, err = conn.Query(ctx, sql, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		b, _ = rows.Values()
+	}
+	if len(a) != 4 || fmt.Sprint(a) != fmt.Sprint(b) {
+		t.Errorf("EXECUTE gave %v, the statement with parameters %v", a, b)
+	}
+}

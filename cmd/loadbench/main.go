@@ -203,6 +203,7 @@ func runSet(ctx context.Context, o options, set dataSet) (string, error) {
 		statements float64
 		replayable string
 		plans      replayPlans
+		prepared   []string // statements the replay prepares (reused plans)
 	}
 	var eps []prepared
 	for _, e := range endpoints {
@@ -231,9 +232,15 @@ func runSet(ctx context.Context, o options, set dataSet) (string, error) {
 			if g.Copies > 0 {
 				p.replayable = "the read runs COPY"
 			}
-			if texts[i], err = script(ctx, system, lit, g); err != nil {
+			var names []string
+			if texts[i], names, err = script(ctx, system, lit, g, p.plans); err != nil {
 				capt.close()
 				return "", fmt.Errorf("script for %s: %w", e.Name, err)
+			}
+			for _, n := range names {
+				if !slices.Contains(p.prepared, n) {
+					p.prepared = append(p.prepared, n)
+				}
 			}
 			texts[i] = "-- GET " + g.Path + "\n" + texts[i]
 		}
@@ -309,7 +316,7 @@ func runSet(ctx context.Context, o options, set dataSet) (string, error) {
 			}
 			fmt.Printf("pgbench %-38s %d clients, %s\n", p.def.Name, conns, o.duration)
 			runs[i].SQLCPU.Machine, _ = measure(srv.cmd.Process.Pid, func() {
-				runs[i].SQL = runPgbench(dbURL, fx.company, p.plans, p.scripts, conns, o.duration)
+				runs[i].SQL = runPgbench(dbURL, fx.company, p.plans, p.prepared, p.scripts, conns, o.duration)
 			})
 			runs[i].SQLCPU.Load, runs[i].SQLCPU.Count = runs[i].SQL.CPU, runs[i].SQL.Count
 		}

@@ -35,10 +35,10 @@ const (
 	// at every run, as the server's prepared statements are planned.
 	customPlans replayPlans = "custom"
 	// reusedPlans: plan_cache_mode = auto, as the server's connection is
-	// for a read of one record. The replay prepares each statement once
-	// per client (-M prepared), so it is parsed and planned once and its
-	// plan reused, as the server's generic plan is; the replay's plan is
-	// made for its literal values, at least as good as a generic one.
+	// for a read of one record. The replay prepares each statement with
+	// its parameters once per client and executes it with the captured
+	// values (script), so PostgreSQL chooses between custom and generic
+	// plans for it as it does for the server's.
 	reusedPlans replayPlans = "reused"
 )
 
@@ -88,17 +88,18 @@ func writeScripts(dir string, scripts []string) ([]string, error) {
 
 // runPgbench replays the scripts (pgbench picks one at random for each
 // transaction, so all K requests weigh the same) with conns clients for d,
-// planned as plans says.
-func runPgbench(dbURL string, company uuid.UUID, plans replayPlans, scripts []string, conns int, d time.Duration) pgbenchResult {
+// planned as plans says, in simple query mode: the scripts' statements are
+// parsed and planned at every run, except those they prepare (whose flag
+// variables start at 0 here).
+func runPgbench(dbURL string, company uuid.UUID, plans replayPlans, prepared, scripts []string, conns int, d time.Duration) pgbenchResult {
 	replay, err := replayURL(dbURL, company, plans)
 	if err != nil {
 		return pgbenchResult{Err: err.Error()}
 	}
-	mode := "simple"
-	if plans == reusedPlans {
-		mode = "prepared"
+	args := []string{"-n", "-M", "simple", "-c", fmt.Sprint(conns), "-j", fmt.Sprint(min(2, conns)), "-T", fmt.Sprint(max(1, int(d.Seconds())))}
+	for _, n := range prepared {
+		args = append(args, "-D", n+"=0")
 	}
-	args := []string{"-n", "-M", mode, "-c", fmt.Sprint(conns), "-j", fmt.Sprint(min(2, conns)), "-T", fmt.Sprint(max(1, int(d.Seconds())))}
 	for _, s := range scripts {
 		args = append(args, "-f", s)
 	}

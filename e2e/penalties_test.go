@@ -115,7 +115,9 @@ func TestPenaltyDisputeOnPhone(t *testing.T) {
 	must(t, expect.Locator(item.GetByTestId("queue-due")).ToContainText("Review by"))
 	thumbs := item.GetByTestId("evidence-thumb")
 	must(t, expect.Locator(thumbs).ToHaveCount(2))
-	if w, err := thumbs.Last().Evaluate("img => img.complete && img.naturalWidth", nil); err != nil || w != 64 {
+	// decode waits for the image to load (the tests run in parallel, so it
+	// may still be loading when it appears) and fails if it cannot.
+	if w, err := thumbs.Last().Evaluate("img => img.decode().then(() => img.naturalWidth)", nil); err != nil || w != 64 {
 		t.Errorf("the photo does not show in the queue: %v %v", w, err)
 	}
 	app.Screenshots(t, hr, "disputes")

@@ -46,9 +46,9 @@ const (
 // the request role and the request's company as session settings, UTC,
 // the plan mode, no JIT, the same statement timeout (internal/postgres).
 func replayURL(dbURL string, company uuid.UUID, plans replayPlans) (string, error) {
-	mode := "force_custom_plan"
+	mode := postgres.CustomPlans
 	if plans == reusedPlans {
-		mode = "auto"
+		mode = postgres.ReusedPlans
 	}
 	u, err := url.Parse(dbURL)
 	if err != nil {

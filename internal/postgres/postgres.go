@@ -51,7 +51,7 @@ func poolConfig(url string, tracer pgx.QueryTracer) (*pgxpool.Config, error) {
 	// driver list with a document_status filter went from 70 ms to 7 ms).
 	// A request that reads one record may switch its connection to reusing
 	// plans (WithReusedPlans).
-	cfg.ConnConfig.RuntimeParams["plan_cache_mode"] = customPlans
+	cfg.ConnConfig.RuntimeParams["plan_cache_mode"] = CustomPlans
 	// No JIT compilation: the queries here are short and planned per run,
 	// and a SQL function's body planned inside one (a recursive CTE is
 	// estimated far above jit_above_cost) was compiled again on every

@@ -28,15 +28,15 @@ const companyKey = "konvoj.company_id"
 // plansKey is where a connection remembers its plan_cache_mode.
 const plansKey = "konvoj.plan_cache_mode"
 
-// The two plan modes of a request connection (docs/operations.md,
-// "Query plans"). customPlans is the pool's own: every execution is planned
+// The two plan_cache_mode values of a request connection (docs/operations.md,
+// "Query plans"). CustomPlans is the pool's own: every execution is planned
 // with its values, because companies differ widely in size and a plan made
-// for one is poor for another. reusedPlans is PostgreSQL's default: after
+// for one is poor for another. ReusedPlans is PostgreSQL's default: after
 // five executions a prepared statement may keep one generic plan, when that
 // is not estimated dearer than planning each time.
 const (
-	customPlans = "force_custom_plan"
-	reusedPlans = "auto"
+	CustomPlans = "force_custom_plan"
+	ReusedPlans = "auto"
 )
 
 // OpenRequests connects the request pool: the same database URL, switched to
@@ -73,15 +73,15 @@ func prepareConn(ctx context.Context, conn *pgx.Conn) (bool, error) {
 	if id, ok := CompanyFrom(ctx); ok {
 		want = id.String()
 	}
-	plans := customPlans
+	plans := CustomPlans
 	if PlansReused(ctx) {
-		plans = reusedPlans
+		plans = ReusedPlans
 	}
 	data := conn.PgConn().CustomData()
 	have, _ := data[companyKey].(string)
 	havePlans, ok := data[plansKey].(string)
 	if !ok {
-		havePlans = customPlans // the pool's startup setting (poolConfig)
+		havePlans = CustomPlans // the pool's startup setting (poolConfig)
 	}
 	if have == want && havePlans == plans {
 		return true, nil
@@ -94,7 +94,7 @@ func prepareConn(ctx context.Context, conn *pgx.Conn) (bool, error) {
 		"set_config('plan_cache_mode', '" + plans + "', false)"
 	if _, err := conn.PgConn().Exec(ctx, sql).ReadAll(); err != nil {
 		// The connection's state is unknown: destroy it, fail the query.
-		return false, fmt.Errorf("set the request's company on the connection: %w", err)
+		return false, fmt.Errorf("set the request's company and plan mode on the connection: %w", err)
 	}
 	data[companyKey] = want
 	data[plansKey] = plans

@@ -191,6 +191,100 @@ func TestRateCompanyMonth(t *testing.T) {
 	}
 }
 
+// TestRerunWritesOnlyChangedComponents: a month rated again rewrites only
+// the component rows whose values changed (docs/performance.md, "Rating a
+// month"), yet every row ends up equal to the new result, and the rows of a
+// metric disabled since are removed.
+func TestRerunWritesOnlyChangedComponents(t *testing.T) {
+	db := pgtest.New(t)
+	f := ratingtest.New(t, db)
+	svc := rating.NewService(db)
+	a := f.Driver()
+	f.Driver()
+	f.Penalty(a, "2026-01-10", "1000.00", "pending", false)
+
+	// versions maps "driver/metric" to the row's version (xmin) and values.
+	versions := func() map[string]string {
+		t.Helper()
+		rows, err := db.Query(ctx, `SELECT s.driver_id::text || '/' || c.metric_name, c.xmin::text,
+				coalesce(c.raw_value::text, ''), c.normalized_score::text, c.metadata->>'details'
+			FROM rating_components c JOIN rating_snapshots s ON s.id = c.snapshot_id
+			WHERE s.company_id = $1 AND s.rating_period = $2`, f.Company, jan.First())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		out := map[string]string{}
+		for rows.Next() {
+			var key, xmin, raw, score, details string
+			if err := rows.Scan(&key, &xmin, &raw, &score, &details); err != nil {
+				t.Fatal(err)
+			}
+			out[key] = xmin + " " + raw + " " + score + " " + details
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	rate := func() {
+		t.Helper()
+		if _, err := svc.RateCompany(ctx, f.Company, jan); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	rate()
+	first := versions()
+	if len(first) != 12 {
+		t.Fatalf("%d component rows, want 12", len(first))
+	}
+	rate()
+	if again := versions(); len(again) != 12 {
+		t.Errorf("%d component rows after an unchanged run, want 12", len(again))
+	} else {
+		for k, v := range first {
+			if again[k] != v {
+				t.Errorf("%s rewritten by a run that changed nothing: %q, then %q", k, v, again[k])
+			}
+		}
+	}
+
+	// A second penalty of A: its two penalty rows change, nothing else.
+	f.Penalty(a, "2026-01-20", "3000.00", "pending", false)
+	rate()
+	changed := versions()
+	for k, v := range first {
+		penalty := strings.HasPrefix(k, a.String()+"/penalties_")
+		if (changed[k] != v) != penalty {
+			t.Errorf("%s: %q, then %q (rewritten: %v, want %v)", k, v, changed[k], changed[k] != v, penalty)
+		}
+	}
+	sa := readSnapshot(t, db, a, jan)
+	for _, m := range []string{rating.PenaltiesCount, rating.PenaltiesAmount} {
+		row := strings.SplitN(changed[a.String()+"/"+m], " ", 4)
+		if row[2] != sa.Components[m].Score.String() || row[3] != sa.Components[m].Details {
+			t.Errorf("%s row score %s %q, snapshot %s %q", m, row[2], row[3], sa.Components[m].Score, sa.Components[m].Details)
+		}
+	}
+	if raw := strings.SplitN(changed[a.String()+"/"+rating.PenaltiesAmount], " ", 4)[1]; raw != "4000.0000" {
+		t.Errorf("penalties_amount raw value %s, want 4000.0000", raw)
+	}
+
+	// Activity disabled: its rows go, the others stay.
+	f.Exec(`UPDATE rating_configs SET is_enabled = false WHERE company_id = $1 AND metric_name = 'activity'`, f.Company)
+	rate()
+	last := versions()
+	if len(last) != 10 {
+		t.Errorf("%d component rows with activity disabled, want 10", len(last))
+	}
+	for k := range last {
+		if strings.HasSuffix(k, "/activity") {
+			t.Errorf("%s kept after activity was disabled", k)
+		}
+	}
+}
+
 // TestProfileFieldsMatchTheList: the SQL's 20 fields are ProfileFields.
 func TestProfileFieldsMatchTheList(t *testing.T) {
 	db := pgtest.New(t)

@@ -180,9 +180,13 @@ func documentByID(ctx context.Context, db postgres.DBTX, ref Ref, today civil.Da
 // queryDocuments loads the driver's documents (only docID when not nil,
 // else those of live types) with their effective status
 // (konvoj_document_statuses: the validity chains) and, when withFiles,
-// their files.
+// their files. The two statements go in one batch, one round trip: the
+// files are selected by the driver (and docID), not by the documents the
+// first statement returns, and those of a document it left out (a retired
+// type's) are dropped here.
 func queryDocuments(ctx context.Context, db postgres.DBTX, companyID, driverID uuid.UUID, docID *uuid.UUID, today civil.Date, withFiles bool) ([]Document, error) {
-	rows, err := db.Query(ctx, `
+	batch := &pgx.Batch{}
+	batch.Queue(`
 		WITH co AS MATERIALIZED (
 			SELECT f.chains, CASE WHEN $3::uuid IS NULL THEN f.retired ELSE '{}' END AS hidden,
 				konvoj_document_type_order($1) AS type_order
@@ -195,6 +199,18 @@ func queryDocuments(ctx context.Context, db postgres.DBTX, companyID, driverID u
 		JOIN driver_documents d ON d.id = st.id AND d.company_id = $1
 		WHERE $3::uuid IS NULL OR d.id = $3
 		ORDER BY array_position(co.type_order, d.type), d.type`, companyID, driverID, docID, today)
+	if withFiles {
+		batch.Queue(`
+			SELECT f.id, f.document_id, f.filename, f.original_filename, f.mime_type, f.size_bytes, f.version, f.is_current, f.uploaded_at,
+				f.review_status, f.review_reason, f.reviewed_by, f.reviewed_at
+			FROM driver_documents d
+			JOIN document_files f ON f.company_id = d.company_id AND f.document_id = d.id
+			WHERE d.company_id = $1 AND d.driver_id = $2 AND ($3::uuid IS NULL OR d.id = $3)
+			ORDER BY f.version DESC`, companyID, driverID, docID)
+	}
+	br := db.SendBatch(ctx, batch)
+	defer br.Close()
+	rows, err := br.Query()
 	if err != nil {
 		return nil, fmt.Errorf("list documents: %w", err)
 	}
@@ -209,22 +225,15 @@ func queryDocuments(ctx context.Context, db postgres.DBTX, companyID, driverID u
 	if err != nil {
 		return nil, fmt.Errorf("scan documents: %w", err)
 	}
-	if !withFiles || len(docs) == 0 {
-		return docs, nil
+	if !withFiles {
+		return docs, br.Close()
 	}
 	index := map[uuid.UUID]int{}
-	ids := make([]uuid.UUID, len(docs))
 	for i := range docs {
 		docs[i].Files = []FileSummary{}
 		index[docs[i].ID] = i
-		ids[i] = docs[i].ID
 	}
-	frows, err := db.Query(ctx, `
-		SELECT f.id, f.document_id, f.filename, f.original_filename, f.mime_type, f.size_bytes, f.version, f.is_current, f.uploaded_at,
-			f.review_status, f.review_reason, f.reviewed_by, f.reviewed_at
-		FROM document_files f
-		WHERE f.company_id = $1 AND f.document_id = ANY ($2::uuid[])
-		ORDER BY f.version DESC`, companyID, ids)
+	frows, err := br.Query()
 	if err != nil {
 		return nil, fmt.Errorf("list files: %w", err)
 	}
@@ -241,6 +250,10 @@ func queryDocuments(ctx context.Context, db postgres.DBTX, companyID, driverID u
 		}
 	}
 	if err := frows.Err(); err != nil {
+		return nil, fmt.Errorf("list files: %w", err)
+	}
+	frows.Close()
+	if err := br.Close(); err != nil {
 		return nil, fmt.Errorf("list files: %w", err)
 	}
 	return docs, nil

@@ -78,8 +78,8 @@ func (s *Service) ListTransactions(ctx context.Context, p auth.Principal, ref Re
 	if err := v.Err(); err != nil {
 		return TransactionList{}, err
 	}
-	out := TransactionList{Transactions: []Transaction{}}
-	if out.Summaries, err = transactionSums(ctx, s.db, d.CompanyID(), d.ID(), f); err != nil {
+	out := TransactionList{}
+	if out.Summaries, out.Transactions, err = transactionList(ctx, s.db, d.CompanyID(), d.ID(), f); err != nil {
 		return TransactionList{}, err
 	}
 	for _, sm := range out.Summaries {
@@ -93,12 +93,6 @@ func (s *Service) ListTransactions(ctx context.Context, p auth.Principal, ref Re
 		if sm.Currency == main {
 			out.Summary = sm
 		}
-	}
-	if out.Total == 0 || (f.Page-1)*f.PerPage >= out.Total {
-		return out, nil
-	}
-	if out.Transactions, err = listTransactionRows(ctx, s.db, d.CompanyID(), d.ID(), f); err != nil {
-		return TransactionList{}, err
 	}
 	return out, nil
 }

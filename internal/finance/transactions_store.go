@@ -142,41 +142,40 @@ func transactionArgs(companyID, driverID uuid.UUID, f TransactionFilter) []any {
 	return []any{companyID, driverID, f.Types, f.Statuses, f.From, f.To, f.Currency}
 }
 
-// transactionSums sums the filtered transactions per currency.
-func transactionSums(ctx context.Context, db postgres.DBTX, companyID, driverID uuid.UUID, f TransactionFilter) ([]Summary, error) {
-	rows, err := db.Query(ctx, `SELECT t.currency, count(*), `+summarySQL+` FROM finance_transactions t `+transactionWhere+
+// transactionList reads the filtered transactions' sums per currency and a
+// page of them, newest first, in one batch: one round trip (the page is
+// empty past the last one).
+func transactionList(ctx context.Context, db postgres.DBTX, companyID, driverID uuid.UUID, f TransactionFilter) ([]Summary, []Transaction, error) {
+	batch := &pgx.Batch{}
+	batch.Queue(`SELECT t.currency, count(*), `+summarySQL+` FROM finance_transactions t `+transactionWhere+
 		` GROUP BY t.currency ORDER BY t.currency`, transactionArgs(companyID, driverID, f)...)
-	if err != nil {
-		return nil, fmt.Errorf("summarise transactions of driver %s: %w", driverID, err)
-	}
-	defer rows.Close()
-	out := []Summary{}
-	for rows.Next() {
-		var sm Summary
-		if err := rows.Scan(&sm.Currency, &sm.rows, &sm.TotalEarnings, &sm.TotalDeductions, &sm.TotalPenalties); err != nil {
-			return nil, fmt.Errorf("scan summary: %w", err)
-		}
-		sm.NetAmount = sm.TotalEarnings.Sub(sm.TotalDeductions).Sub(sm.TotalPenalties)
-		out = append(out, sm)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("summarise transactions of driver %s: %w", driverID, err)
-	}
-	return out, nil
-}
-
-// listTransactionRows reads a page of the filtered transactions, newest
-// first.
-func listTransactionRows(ctx context.Context, db postgres.DBTX, companyID, driverID uuid.UUID, f TransactionFilter) ([]Transaction, error) {
-	rows, err := db.Query(ctx, txQuery+transactionWhere+`
+	batch.Queue(txQuery+transactionWhere+`
 		ORDER BY t.transaction_date DESC, t.created_at DESC, t.id DESC
 		LIMIT $8 OFFSET $9`, append(transactionArgs(companyID, driverID, f), f.PerPage, (f.Page-1)*f.PerPage)...)
+	br := db.SendBatch(ctx, batch)
+	defer br.Close()
+	rows, err := br.Query()
 	if err != nil {
-		return nil, fmt.Errorf("list transactions of driver %s: %w", driverID, err)
+		return nil, nil, fmt.Errorf("summarise transactions of driver %s: %w", driverID, err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Transaction, error) { return scanTransaction(r) })
+	sums, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Summary, error) {
+		var sm Summary
+		err := r.Scan(&sm.Currency, &sm.rows, &sm.TotalEarnings, &sm.TotalDeductions, &sm.TotalPenalties)
+		sm.NetAmount = sm.TotalEarnings.Sub(sm.TotalDeductions).Sub(sm.TotalPenalties)
+		return sm, err
+	})
 	if err != nil {
-		return nil, fmt.Errorf("list transactions of driver %s: %w", driverID, err)
+		return nil, nil, fmt.Errorf("summarise transactions of driver %s: %w", driverID, err)
 	}
-	return out, nil
+	if rows, err = br.Query(); err != nil {
+		return nil, nil, fmt.Errorf("list transactions of driver %s: %w", driverID, err)
+	}
+	page, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Transaction, error) { return scanTransaction(r) })
+	if err != nil {
+		return nil, nil, fmt.Errorf("list transactions of driver %s: %w", driverID, err)
+	}
+	if err := br.Close(); err != nil {
+		return nil, nil, fmt.Errorf("list transactions of driver %s: %w", driverID, err)
+	}
+	return sums, page, nil
 }

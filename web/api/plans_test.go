@@ -20,6 +20,25 @@ type planTracer struct {
 }
 
 func (p *planTracer) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
+	p.count(ctx)
+	return ctx
+}
+
+func (p *planTracer) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+
+// The statements of a batch (a driver's documents and their files) count
+// one by one.
+func (p *planTracer) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	return ctx
+}
+
+func (p *planTracer) TraceBatchQuery(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchQueryData) {
+	p.count(ctx)
+}
+
+func (p *planTracer) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
+
+func (p *planTracer) count(ctx context.Context) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if postgres.PlansReused(ctx) {
@@ -27,10 +46,7 @@ func (p *planTracer) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.Tra
 	} else {
 		p.custom++
 	}
-	return ctx
 }
-
-func (p *planTracer) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
 
 // take returns the counts since the last take.
 func (p *planTracer) take() (reused, custom int) {

@@ -14,7 +14,8 @@
 //  4. saves CPU and allocation profiles of the server (PPROF_ADDR) over the
 //     single-record endpoints' runs and prints their top functions;
 //  5. runs the realistic mix, and times the rating of the set's first
-//     company for the past month (the monthly job's work).
+//     company for a month (the monthly job's work): the past month, stored
+//     before, and a month rated for the first time (timeMonthlyRating).
 //
 // With -explain it stops after step 2 and prints EXPLAIN (ANALYZE, BUFFERS)
 // of the list endpoints' statements instead (docs/query-plans.md).

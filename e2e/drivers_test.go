@@ -29,7 +29,20 @@ func rows(t *testing.T, page playwright.Page) []string {
 	return names
 }
 
-func dateIn(days int) string { return time.Now().AddDate(0, 0, days).Format(time.DateOnly) }
+// companyNow is the time in the test companies' zone (Europe/Prague, the
+// companies' default). The pages count days from the company's today, so
+// the dates the tests seed and expect do too: from 23:00 to 24:00 UTC it is
+// already the next day there.
+func companyNow() time.Time {
+	prague, err := time.LoadLocation("Europe/Prague")
+	if err != nil {
+		panic(err)
+	}
+	return time.Now().In(prague)
+}
+
+// dateIn is the date days after the company's today, as a form takes it.
+func dateIn(days int) string { return companyNow().AddDate(0, 0, days).Format(time.DateOnly) }
 
 // HR works with the list (filters, live search, back button, sorting),
 // creates a driver (first refused, with the message at the field), uploads

@@ -140,7 +140,7 @@ func TestHRFindsDocumentsDueWithin30Days(t *testing.T) {
 	}
 	must(t, expect.Locator(page.Locator("th[aria-sort]")).ToHaveText("Next expiry"))
 	must(t, expect.Locator(page.Locator("th[aria-sort]")).ToHaveAttribute("aria-sort", "ascending"))
-	date := func(days int) string { return i18n.EN.Date(civil.DateOf(time.Now().AddDate(0, 0, days))) }
+	date := func(days int) string { return i18n.EN.Date(civil.DateOf(companyNow().AddDate(0, 0, days))) }
 	for i, want := range []struct{ typ, date, days, status string }{
 		{"Code 95", date(5), "5 days left", "expiring_soon"},
 		{"Passport", date(12), "12 days left", "expiring_soon"},

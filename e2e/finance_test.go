@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"os"
 	"testing"
-	"time"
 
 	"github.com/playwright-community/playwright-go"
 	"github.com/shopspring/decimal"
@@ -29,9 +28,7 @@ func TestFinanceAccountant(t *testing.T) {
 		{First: "Petra", Last: "Svobodová", Email: "petra@acme.test", Office: "Ostrava"},
 	})
 	jan, petra := ids["jan@acme.test"].String(), ids["petra@acme.test"].String()
-	prague, err := time.LoadLocation("Europe/Prague")
-	must(t, err)
-	today := time.Now().In(prague).Format(time.DateOnly)
+	today := dateIn(0)
 	tx := func(driver, typ, amount string) string {
 		var out struct {
 			ID string `json:"id"`
@@ -89,7 +86,7 @@ func TestFinanceAccountant(t *testing.T) {
 
 	// Jan's ledger: the paid ones in the summary of the filter, the paid
 	// one that cannot be deleted says why.
-	_, err = page.Goto(app.URL + "/drivers/" + jan + "/finance?status=paid")
+	_, err := page.Goto(app.URL + "/drivers/" + jan + "/finance?status=paid")
 	must(t, err)
 	must(t, expect.Locator(page.GetByTestId("ledger-row")).ToHaveCount(2))
 	must(t, expect.Locator(page.GetByTestId("ledger-summary-earnings")).ToHaveText(money(en, "32000.00")))

@@ -38,9 +38,8 @@ func TestRatingDashboards(t *testing.T) {
 	first, _, _ := strings.Cut(string(out), "\n")
 	company, err := uuid.Parse(first)
 	must(t, err)
-	prague, err := time.LoadLocation("Europe/Prague")
-	must(t, err)
-	now := time.Now().In(prague)
+	now := companyNow()
+	prague := now.Location()
 	lastMonth := time.Date(now.Year(), now.Month()-1, 1, 0, 0, 0, 0, prague).Format("2006-01")
 
 	page := app.SignIn(t, company, auth.RoleAdmin, Person{Email: "alena.e2e@demo-transport.cz", FirstName: "Alena", LastName: "Marková"})

@@ -42,7 +42,7 @@ func (a *App) seedDrivers(t *testing.T, company uuid.UUID, list []seedDriver) ma
 	}
 
 	svc, hr := a.seedServices(t, company)
-	today := time.Now()
+	today := companyNow()
 	ids := map[string]uuid.UUID{}
 	for _, s := range list {
 		opts := []fixtures.DriverOption{fixtures.Name(s.First, s.Last), fixtures.Email(s.Email), fixtures.HireDate(s.Hired)}

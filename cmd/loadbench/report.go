@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"regexp"
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // endpointRun is one endpoint alone at one concurrency: wrk against the
@@ -35,6 +38,52 @@ func machine() string {
 		load = ", load average " + strings.Join(strings.Fields(string(b))[:3], " ") + " at the start"
 	}
 	return fmt.Sprintf("%d cores (%s)%s; PostgreSQL, the server and wrk/pgbench share them", runtime.NumCPU(), cpu, load)
+}
+
+// postgresMemory says how big PostgreSQL's shared buffers are and in
+// which pages the kernel maps them, read from the memory map of one of its
+// sessions (so only when PostgreSQL runs on this machine): a new session
+// takes a page fault for every page of them it touches first, and 2 MB huge
+// pages make those 512 times fewer (docs/performance.md, "A new database
+// session").
+func postgresMemory(ctx context.Context, url string) string {
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return "PostgreSQL's memory unknown"
+	}
+	defer conn.Close(ctx)
+	var buffers string
+	var pid int
+	if err := conn.QueryRow(ctx, `SELECT current_setting('shared_buffers'), pg_backend_pid()`).Scan(&buffers, &pid); err != nil {
+		return "PostgreSQL's memory unknown"
+	}
+	pages := "pages of a size unknown here"
+	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps", pid)); err == nil {
+		if size := sharedPageSize(string(b)); size != "" {
+			pages = size + " pages"
+		}
+	}
+	return fmt.Sprintf("PostgreSQL shared_buffers %s, mapped in %s", buffers, pages)
+}
+
+// sharedPageSize is the kernel page size ("2048 kB") of PostgreSQL's main
+// shared memory segment in a session's /proc/PID/smaps: the shared mapping
+// of /dev/zero or of an anonymous huge page file (mmap, the default), or a
+// System V segment.
+func sharedPageSize(smaps string) string {
+	shared := false
+	for line := range strings.Lines(smaps) {
+		f := strings.Fields(line)
+		if len(f) >= 5 && strings.Contains(f[0], "-") && len(f[1]) == 4 {
+			name := strings.Join(f[5:], " ")
+			shared = f[1][3] == 's' && (strings.HasPrefix(name, "/dev/zero") || strings.HasPrefix(name, "/anon_hugepage") || strings.HasPrefix(name, "/SYSV"))
+			continue
+		}
+		if shared && len(f) == 3 && f[0] == "KernelPageSize:" {
+			return f[1] + " " + f[2]
+		}
+	}
+	return ""
 }
 
 // renderEndpoints is the like-with-like table at one concurrency.

@@ -300,6 +300,11 @@ func gatherInputs(ctx context.Context, tx postgres.DBTX, companyID uuid.UUID, pe
 	if err != nil {
 		return nil, fmt.Errorf("gather rating inputs of company %s %s: %w", companyID, period, err)
 	}
+	return scanInputs(rows, companyID, period)
+}
+
+// scanInputs reads the rows of gatherSQL, and closes them.
+func scanInputs(rows pgx.Rows, companyID uuid.UUID, period Period) ([]Inputs, error) {
 	defer rows.Close()
 	var out []Inputs
 	for rows.Next() {
@@ -322,6 +327,7 @@ func gatherInputs(ctx context.Context, tx postgres.DBTX, companyID uuid.UUID, pe
 			in.Documents = append(in.Documents, d)
 		}
 		in.Penalties, in.Orders = int(penalties), int(orders)
+		var err error
 		if in.PenaltiesAmount, err = decimal.NewFromString(amount); err != nil {
 			return nil, fmt.Errorf("penalty sum %q: %w", amount, err)
 		}

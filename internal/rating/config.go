@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/shopspring/decimal"
 
 	"github.com/konvoj/konvoj/internal/apperr"
@@ -293,12 +294,15 @@ func parseNumber(raw json.RawMessage) (decimal.Decimal, bool) {
 	return d, true
 }
 
+// configSQL reads a company's rating configuration rows ($1 the company).
+const configSQL = `SELECT id, metric_name, weight::text, is_enabled, thresholds, updated_at
+		FROM rating_configs WHERE company_id = $1`
+
 // loadConfig reads a company's configuration; a missing row (a company made
 // before the defaults trigger) gets the default. forUpdate locks the rows so
 // concurrent updates merge one after the other.
 func loadConfig(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, forUpdate bool) (Config, error) {
-	q := `SELECT id, metric_name, weight::text, is_enabled, thresholds, updated_at
-		FROM rating_configs WHERE company_id = $1`
+	q := configSQL
 	if forUpdate {
 		q += ` FOR UPDATE`
 	}
@@ -306,6 +310,12 @@ func loadConfig(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, forU
 	if err != nil {
 		return Config{}, fmt.Errorf("load rating config of company %s: %w", companyID, err)
 	}
+	return scanConfig(rows, companyID)
+}
+
+// scanConfig reads the rows of configSQL over the default configuration,
+// and closes them.
+func scanConfig(rows pgx.Rows, companyID uuid.UUID) (Config, error) {
 	defer rows.Close()
 	cfg := DefaultConfig()
 	for rows.Next() {
@@ -315,6 +325,7 @@ func loadConfig(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, forU
 		if err := rows.Scan(&m.id, &m.MetricName, &weight, &m.IsEnabled, &th, &m.UpdatedAt); err != nil {
 			return Config{}, fmt.Errorf("scan rating config: %w", err)
 		}
+		var err error
 		m.Weight, err = decimal.NewFromString(weight)
 		if err != nil {
 			return Config{}, fmt.Errorf("rating config weight %q: %w", weight, err)

@@ -28,28 +28,46 @@ func liveRating(ctx context.Context, db postgres.DBTX, companyID, driverID uuid.
 		storedID *uuid.UUID
 		created  *time.Time
 	)
-	err := db.QueryRow(ctx, `
+	// The stored snapshots, the configuration and the inputs need nothing
+	// from each other: one round trip (docs/performance.md, "Batched
+	// statements"). The percentile needs the total, so it follows.
+	batch := &pgx.Batch{}
+	batch.Queue(`
 		SELECT c.currency,
 			(SELECT p.total_score::text FROM rating_snapshots p
 				WHERE p.company_id = c.id AND p.driver_id = $2 AND p.rating_period = $4),
 			s.id, s.created_at
 		FROM companies c
 		LEFT JOIN rating_snapshots s ON s.company_id = c.id AND s.driver_id = $2 AND s.rating_period = $3
-		WHERE c.id = $1`, companyID, driverID, period.First(), period.Prev().First()).
-		Scan(&currency, &prev, &storedID, &created)
+		WHERE c.id = $1`, companyID, driverID, period.First(), period.Prev().First())
+	batch.Queue(configSQL, companyID)
+	batch.Queue(gatherSQL, companyID, period.First(), period.Last(), []uuid.UUID{driverID})
+	br := db.SendBatch(ctx, batch)
+	defer br.Close()
+	err := br.QueryRow().Scan(&currency, &prev, &storedID, &created)
 	if err == pgx.ErrNoRows {
 		return Rating{}, apperr.NotFound("msg.common.not_found.company")
 	}
 	if err != nil {
 		return Rating{}, fmt.Errorf("read stored rating of driver %s %s: %w", driverID, period, err)
 	}
-	cfg, err := loadConfig(ctx, db, companyID, false)
+	rows, err := br.Query()
+	if err != nil {
+		return Rating{}, fmt.Errorf("load rating config of company %s: %w", companyID, err)
+	}
+	cfg, err := scanConfig(rows, companyID)
 	if err != nil {
 		return Rating{}, err
 	}
-	inputs, err := gatherInputs(ctx, db, companyID, period, []uuid.UUID{driverID})
+	if rows, err = br.Query(); err != nil {
+		return Rating{}, fmt.Errorf("gather rating inputs of company %s %s: %w", companyID, period, err)
+	}
+	inputs, err := scanInputs(rows, companyID, period)
 	if err != nil {
 		return Rating{}, err
+	}
+	if err := br.Close(); err != nil {
+		return Rating{}, fmt.Errorf("read rating of driver %s %s: %w", driverID, period, err)
 	}
 	if len(inputs) == 0 {
 		return Rating{}, apperr.NotFound("msg.common.not_found.driver") // deleted since the guard

@@ -41,6 +41,7 @@ type written struct {
 	Total        decimal.Decimal
 	CalculatedAt time.Time
 	rowsChanged  bool // the component rows differ from the stored ones (or none were)
+	inserted     bool // the snapshot is new: it has no component rows yet
 }
 
 // rateTx rates a company's month on tx: driverIDs nil rates every active
@@ -92,6 +93,15 @@ func rateTx(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period Period, 
 			return nil, err
 		}
 	}
+	// A month with no snapshot yet (its first rating) only inserts: no
+	// batch needs the statement that updates the stored snapshots (0.7 s of
+	// finding nothing for 18,000 drivers). Under the month's lock no other
+	// run writes it meanwhile.
+	var stored bool
+	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT FROM rating_snapshots WHERE company_id = $1 AND rating_period = $2)`,
+		companyID, period.First()).Scan(&stored); err != nil {
+		return nil, fmt.Errorf("check stored ratings of company %s %s: %w", companyID, period, err)
+	}
 	// A batch of drivers at a time: gathered, scored and written before the
 	// next is read, so that memory does not grow with the company (the
 	// whole 20,000-driver company at once held 410 MiB of inputs and
@@ -108,7 +118,7 @@ func rateTx(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period Period, 
 		for i, in := range inputs {
 			results[i] = Score(in, cfg, period, co.Currency)
 		}
-		w, err := writeSnapshots(ctx, tx, companyID, period, results)
+		w, err := writeSnapshots(ctx, tx, companyID, period, results, stored)
 		if err != nil {
 			return nil, err
 		}

@@ -283,6 +283,31 @@ func TestRerunWritesOnlyChangedComponents(t *testing.T) {
 			t.Errorf("%s kept after activity was disabled", k)
 		}
 	}
+
+	// A driver new to the stored month: its snapshot is inserted with its
+	// rows, beside the others' updates, which rewrite none of their rows.
+	c := f.Driver()
+	f.Penalty(c, "2026-01-15", "500.00", "pending", false)
+	rate()
+	withNew := versions()
+	if len(withNew) != 15 {
+		t.Errorf("%d component rows with a third driver, want 15", len(withNew))
+	}
+	for k, v := range last {
+		if withNew[k] != v {
+			t.Errorf("%s rewritten when a driver was added: %q, then %q", k, v, withNew[k])
+		}
+	}
+	sc := readSnapshot(t, db, c, jan)
+	if len(sc.Components) != 5 {
+		t.Errorf("the new driver's snapshot has %d components, want 5", len(sc.Components))
+	}
+	for m, comp := range sc.Components {
+		row := strings.SplitN(withNew[c.String()+"/"+m], " ", 4)
+		if len(row) != 4 || row[2] != comp.Score.String() || row[3] != comp.Details {
+			t.Errorf("the new driver's %s row %q, snapshot %s %q", m, row, comp.Score, comp.Details)
+		}
+	}
 }
 
 // TestProfileFieldsMatchTheList: the SQL's 20 fields are ProfileFields.

@@ -15,7 +15,9 @@ import (
 // writeSnapshots upserts the snapshots (previous_score from the previous
 // month's snapshot) and their component rows, a statement each for all
 // drivers, then points the next month's previous_score at the new totals.
-func writeSnapshots(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period Period, results []Result) ([]written, error) {
+// stored says whether the month had any snapshot when the run began (when
+// not, every snapshot is inserted).
+func writeSnapshots(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period Period, results []Result, stored bool) ([]written, error) {
 	if len(results) == 0 {
 		return nil, nil
 	}
@@ -29,7 +31,7 @@ func writeSnapshots(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period 
 		rows[r.DriverID] = cr
 		digests[i] = cr.digest
 	}
-	out, err := upsertSnapshots(ctx, tx, companyID, period, results, digests)
+	out, err := upsertSnapshots(ctx, tx, companyID, period, results, digests, stored)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +99,7 @@ func componentViews(r Result) map[string]ComponentView {
 // the others inserted by another: an upsert of existing rows first tries
 // each as an insert (its triggers included), which made it two and a half
 // times slower than the update (docs/performance.md, "Rating a month").
-func upsertSnapshots(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period Period, results []Result, digests []string) ([]written, error) {
+func upsertSnapshots(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period Period, results []Result, digests []string, stored bool) ([]written, error) {
 	driverIDs := make([]uuid.UUID, len(results))
 	totals := make([]string, len(results))
 	objects := make([]string, len(results))
@@ -114,17 +116,21 @@ func upsertSnapshots(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period
 	// (its snapshot does not see the statement's own changes): the old
 	// digest tells whether the component rows need writing. (A join with
 	// the old rows read each twice, 80 ms more on 2,000 drivers.)
-	out, err := scanWritten(tx.Query(ctx, `
+	var out []written
+	if stored {
+		var err error
+		out, err = scanWritten(tx.Query(ctx, `
 		UPDATE rating_snapshots s SET total_score = u.total::numeric, components = u.components::jsonb,
 			previous_score = prev.total_score, calculated_at = now(), component_rows_digest = u.digest
 		FROM unnest($3::uuid[], $4::text[], $5::text[], $7::text[]) AS u(driver_id, total, components, digest)
 		LEFT JOIN rating_snapshots prev ON prev.company_id = $1 AND prev.driver_id = u.driver_id AND prev.rating_period = $6
 		WHERE s.company_id = $1 AND s.driver_id = u.driver_id AND s.rating_period = $2
 		RETURNING s.id, s.driver_id, s.total_score::text, s.calculated_at,
-			(SELECT old.component_rows_digest FROM rating_snapshots old WHERE old.id = s.id) IS DISTINCT FROM u.digest`,
-		companyID, period.First(), driverIDs, totals, objects, period.Prev().First(), digests))
-	if err != nil {
-		return nil, fmt.Errorf("update rating snapshots of company %s %s: %w", companyID, period, err)
+			(SELECT old.component_rows_digest FROM rating_snapshots old WHERE old.id = s.id) IS DISTINCT FROM u.digest, false`,
+			companyID, period.First(), driverIDs, totals, objects, period.Prev().First(), digests))
+		if err != nil {
+			return nil, fmt.Errorf("update rating snapshots of company %s %s: %w", companyID, period, err)
+		}
 	}
 	if len(out) == len(results) {
 		return out, nil
@@ -142,7 +148,10 @@ func upsertSnapshots(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period
 		}
 	}
 	// ON CONFLICT for a writer that does not take the month's lock (the
-	// seeds): the snapshot it wrote meanwhile is replaced, rows and all.
+	// seeds): the snapshot it wrote meanwhile is replaced, rows and all. The
+	// subquery in RETURNING, like the update's, sees the table as the
+	// statement found it: a snapshot it does not find was inserted, so it
+	// has no component rows yet.
 	inserted, err := scanWritten(tx.Query(ctx, `
 		INSERT INTO rating_snapshots (company_id, driver_id, rating_period, total_score, components, previous_score, calculated_at, component_rows_digest)
 		SELECT $1, u.driver_id, $2, u.total::numeric, u.components::jsonb, prev.total_score, now(), u.digest
@@ -152,7 +161,8 @@ func upsertSnapshots(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period
 			total_score = EXCLUDED.total_score, components = EXCLUDED.components,
 			previous_score = EXCLUDED.previous_score, calculated_at = EXCLUDED.calculated_at,
 			component_rows_digest = EXCLUDED.component_rows_digest
-		RETURNING id, driver_id, total_score::text, calculated_at, true`,
+		RETURNING id, driver_id, total_score::text, calculated_at, true,
+			NOT EXISTS (SELECT FROM rating_snapshots old WHERE old.id = rating_snapshots.id)`,
 		companyID, period.First(), newIDs, newTotals, newObjects, period.Prev().First(), newDigests))
 	if err != nil {
 		return nil, fmt.Errorf("insert rating snapshots of company %s %s: %w", companyID, period, err)
@@ -161,7 +171,8 @@ func upsertSnapshots(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period
 }
 
 // scanWritten reads the rows a snapshot statement returned: id, driver_id,
-// total_score as text, calculated_at and whether the component rows changed.
+// total_score as text, calculated_at, whether the component rows changed
+// and whether the snapshot was inserted.
 func scanWritten(rows pgx.Rows, err error) ([]written, error) {
 	if err != nil {
 		return nil, err
@@ -169,7 +180,7 @@ func scanWritten(rows pgx.Rows, err error) ([]written, error) {
 	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (written, error) {
 		var w written
 		var total string
-		if err := row.Scan(&w.SnapshotID, &w.DriverID, &total, &w.CalculatedAt, &w.rowsChanged); err != nil {
+		if err := row.Scan(&w.SnapshotID, &w.DriverID, &total, &w.CalculatedAt, &w.rowsChanged, &w.inserted); err != nil {
 			return w, err
 		}
 		w.Total, err = decimal.NewFromString(total)
@@ -223,46 +234,75 @@ func encodeComponentRows(r Result) (componentRows, error) {
 }
 
 // replaceComponents makes the component rows of the written snapshots whose
-// rows changed those of their results. Within such a snapshot only the rows
-// that differ are written: each new row costs a foreign-key check on its
-// snapshot (about 40 µs), while a changed row is updated in place, which
-// needs none.
+// rows changed those of their results. Within a snapshot that had rows only
+// the rows that differ are written: each new row costs a foreign-key check
+// on its snapshot (about 40 µs), while a changed row is updated in place,
+// which needs none. A snapshot just inserted has no rows to compare with or
+// to remove, so its rows are simply inserted.
 func replaceComponents(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, snapshots []written, rows map[uuid.UUID]componentRows) error {
-	var (
-		snapshotIDs, ids               []uuid.UUID
-		metrics, metas                 []string
-		raws                           []*string
-		scores, weights, contributions []string
-	)
+	var stored, fresh componentColumns
+	var storedIDs []uuid.UUID
 	for _, w := range snapshots {
-		if !w.rowsChanged {
-			continue
+		switch {
+		case w.inserted:
+			fresh.add(w.SnapshotID, rows[w.DriverID])
+		case w.rowsChanged:
+			stored.add(w.SnapshotID, rows[w.DriverID])
+			storedIDs = append(storedIDs, w.SnapshotID)
 		}
-		cr := rows[w.DriverID]
-		snapshotIDs = append(snapshotIDs, w.SnapshotID)
-		for range cr.metrics {
-			ids = append(ids, w.SnapshotID)
+	}
+	if len(storedIDs) > 0 {
+		// The rows of metrics a result no longer has (disabled since).
+		// rating_components has no company_id of its own: its snapshot's decides.
+		if _, err := tx.Exec(ctx, `DELETE FROM rating_components c
+			WHERE c.snapshot_id = ANY($1) AND c.snapshot_id IN (SELECT id FROM rating_snapshots WHERE company_id = $2)
+				AND NOT EXISTS (SELECT FROM unnest($3::uuid[], $4::text[]) AS n(snapshot_id, metric_name)
+					WHERE n.snapshot_id = c.snapshot_id AND n.metric_name = c.metric_name)`,
+			storedIDs, companyID, stored.ids, stored.metrics); err != nil {
+			return fmt.Errorf("clear rating components: %w", err)
 		}
-		metrics, metas, raws = append(metrics, cr.metrics...), append(metas, cr.metas...), append(raws, cr.raws...)
-		scores, weights = append(scores, cr.scores...), append(weights, cr.weights...)
-		contributions = append(contributions, cr.contributions...)
+		if err := stored.write(ctx, tx, `
+			WHERE NOT EXISTS (SELECT FROM rating_components o
+				WHERE o.snapshot_id = n.snapshot_id AND o.metric_name = n.metric_name
+					AND (o.raw_value, o.normalized_score, o.weight, o.contribution, o.metadata)
+						IS NOT DISTINCT FROM (n.raw_value, n.normalized_score, n.weight, n.contribution, n.metadata))`); err != nil {
+			return err
+		}
 	}
-	if len(snapshotIDs) == 0 {
-		return nil
+	if len(fresh.ids) > 0 {
+		return fresh.write(ctx, tx, "")
 	}
-	// The rows of metrics a result no longer has (disabled since).
-	// rating_components has no company_id of its own: its snapshot's decides.
-	if _, err := tx.Exec(ctx, `DELETE FROM rating_components c
-		WHERE c.snapshot_id = ANY($1) AND c.snapshot_id IN (SELECT id FROM rating_snapshots WHERE company_id = $2)
-			AND NOT EXISTS (SELECT FROM unnest($3::uuid[], $4::text[]) AS n(snapshot_id, metric_name)
-				WHERE n.snapshot_id = c.snapshot_id AND n.metric_name = c.metric_name)`,
-		snapshotIDs, companyID, ids, metrics); err != nil {
-		return fmt.Errorf("clear rating components: %w", err)
+	return nil
+}
+
+// componentColumns are component rows of several snapshots, column by
+// column, as one statement writes them.
+type componentColumns struct {
+	ids                            []uuid.UUID
+	metrics, metas                 []string
+	raws                           []*string
+	scores, weights, contributions []string
+}
+
+// add appends a snapshot's rows.
+func (c *componentColumns) add(snapshotID uuid.UUID, cr componentRows) {
+	for range cr.metrics {
+		c.ids = append(c.ids, snapshotID)
 	}
-	// One statement of column arrays for ~6 rows per driver (COPY is
-	// refused on a table under row-level security, and could not update).
-	// The metadata come as text, each cast on its own: casting the whole
-	// array to jsonb[] took 180 ms for 11,000 rows, the casts 25 ms.
+	c.metrics, c.metas, c.raws = append(c.metrics, cr.metrics...), append(c.metas, cr.metas...), append(c.raws, cr.raws...)
+	c.scores, c.weights = append(c.scores, cr.scores...), append(c.weights, cr.weights...)
+	c.contributions = append(c.contributions, cr.contributions...)
+}
+
+// write inserts the rows, or updates those already stored, skipping the
+// rows the condition where (on n, a row to write) leaves out. One statement
+// of column arrays for ~6 rows per driver (COPY is refused on a table under
+// row-level security, and could not update). The metadata come as text,
+// each cast on its own: casting the whole array to jsonb[] took 180 ms for
+// 11,000 rows, the casts 25 ms. ON CONFLICT also for a snapshot just
+// inserted, whose rows a writer without the month's lock (the seeds) may
+// have written meanwhile.
+func (c *componentColumns) write(ctx context.Context, tx pgx.Tx, where string) error {
 	_, err := tx.Exec(ctx, `
 		INSERT INTO rating_components AS c (snapshot_id, metric_name, raw_value, normalized_score, weight, contribution, metadata)
 		SELECT n.* FROM (
@@ -270,15 +310,11 @@ func replaceComponents(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, snap
 				u.weight::numeric(5,2) AS weight, u.contribution::numeric(7,4) AS contribution, u.metadata::jsonb AS metadata
 			FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
 				AS u(snapshot_id, metric_name, raw_value, normalized_score, weight, contribution, metadata)
-		) n
-		WHERE NOT EXISTS (SELECT FROM rating_components o
-			WHERE o.snapshot_id = n.snapshot_id AND o.metric_name = n.metric_name
-				AND (o.raw_value, o.normalized_score, o.weight, o.contribution, o.metadata)
-					IS NOT DISTINCT FROM (n.raw_value, n.normalized_score, n.weight, n.contribution, n.metadata))
+		) n`+where+`
 		ON CONFLICT (snapshot_id, metric_name) DO UPDATE SET
 			raw_value = EXCLUDED.raw_value, normalized_score = EXCLUDED.normalized_score, weight = EXCLUDED.weight,
 			contribution = EXCLUDED.contribution, metadata = EXCLUDED.metadata`,
-		ids, metrics, raws, scores, weights, contributions, metas)
+		c.ids, c.metrics, c.raws, c.scores, c.weights, c.contributions, c.metas)
 	if err != nil {
 		return fmt.Errorf("write rating components: %w", err)
 	}

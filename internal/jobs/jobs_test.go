@@ -74,15 +74,16 @@ func TestJobTwiceIsOneSnapshotPerDriver(t *testing.T) {
 }
 
 // cancelTracer cancels the run's context when it is about to issue the
-// statement after the snapshot upsert: the snapshots are written inside the
-// transaction but not committed.
+// statement after the snapshots' (the component rows' insert, which every
+// run issues, a month's first included): the snapshots are written inside
+// the transaction but not committed.
 type cancelTracer struct {
 	cancel atomic.Pointer[context.CancelFunc]
 	fired  atomic.Bool
 }
 
 func (c *cancelTracer) TraceQueryStart(ctx context.Context, _ *pgx.Conn, data pgx.TraceQueryStartData) context.Context {
-	if strings.Contains(data.SQL, "DELETE FROM rating_components") {
+	if strings.Contains(data.SQL, "INSERT INTO rating_components") {
 		if cancel := c.cancel.Swap(nil); cancel != nil {
 			c.fired.Store(true)
 			(*cancel)()

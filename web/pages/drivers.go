@@ -65,6 +65,22 @@ type listState struct {
 // hand-edited address may hold any number the API accepts.
 var dueWithinChoices = []int{7, 14, 30, 60, 90}
 
+// refinesSearch tells whether the list st only changes the search of the
+// page the browser shows (current, htmx's HX-Current-URL), which already had
+// one: the same filters and sort, another search term, any page.
+func refinesSearch(current string, st listState) bool {
+	u, err := url.Parse(current)
+	if err != nil || u.Path != "/drivers" {
+		return false
+	}
+	was := readListState(u.Query())
+	if was.Search == "" || st.Search == "" {
+		return false
+	}
+	was.Search, was.Page, st.Search, st.Page = "", 0, "", 0
+	return was.url() == st.url()
+}
+
 // readListState takes the list's state from the query. Like the API, a
 // filter may hold several comma-separated values (OR).
 func readListState(q url.Values) listState {
@@ -237,7 +253,14 @@ func (p *Pages) driversList(c echo.Context) error {
 	results.Filtered = st.filtered()
 
 	if isHTMX(c) && c.Request().Header.Get("HX-Target") == "driver-results" {
-		c.Response().Header().Set("HX-Push-Url", st.url())
+		// A new entry in the browser's history for each new list, but not
+		// for each refinement of a search being typed: Back returns to the
+		// list before the search, not to its first letters.
+		history := "HX-Push-Url"
+		if refinesSearch(c.Request().Header.Get("HX-Current-URL"), st) {
+			history = "HX-Replace-Url"
+		}
+		c.Response().Header().Set(history, st.url())
 		return p.fragment(c, http.StatusOK, views.DriverResultsSection(results))
 	}
 	offices, err := p.svc.Drivers.Offices(ctx, pr)

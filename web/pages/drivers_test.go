@@ -100,6 +100,22 @@ func TestDriversList(t *testing.T) {
 	if strings.Contains(res.Body, "Jan Novák") {
 		t.Error("the search result holds other drivers")
 	}
+	// Typing on in the search box refines the search in place; the first
+	// search, or a filter changed beside it, is a new entry in the history.
+	for _, c := range []struct{ current, header string }{
+		{"http://localhost/drivers", "HX-Push-Url"},
+		{"http://localhost/drivers?search=svo", "HX-Replace-Url"},
+		{"http://localhost/drivers?search=svo&page=2", "HX-Replace-Url"},
+		{"http://localhost/drivers?search=svo&status=active", "HX-Push-Url"},
+	} {
+		hr.Header.Set("HX-Current-URL", c.current)
+		res := hr.get("/drivers?search=sVoBo").expect(t, http.StatusOK)
+		other := map[string]string{"HX-Push-Url": "HX-Replace-Url", "HX-Replace-Url": "HX-Push-Url"}[c.header]
+		if got := res.Header.Get(c.header); got != "/drivers?search=sVoBo" || res.Header.Get(other) != "" {
+			t.Errorf("from %s: %s = %q, %s = %q", c.current, c.header, got, other, res.Header.Get(other))
+		}
+	}
+	hr.Header.Del("HX-Current-URL")
 	// History restores and other htmx requests get the whole page.
 	hr.plain()
 	hr.Header.Set("HX-Request", "true")

@@ -41,6 +41,40 @@ func TestJSONSerializerMatchesStandard(t *testing.T) {
 	}
 }
 
+// TestJSONAnswerHasLength checks that an answer larger than net/http's
+// buffers goes out with its Content-Length, not in chunks (whose end costs
+// the client one more wake-up), in full, and as the status the handler set.
+func TestJSONAnswerHasLength(t *testing.T) {
+	big := make([]string, 600) // about 12 kB
+	for i := range big {
+		big[i] = "Novák <driver> & co."
+	}
+	e := echo.New()
+	e.JSONSerializer = jsonSerializer{}
+	e.GET("/big", func(c echo.Context) error { return c.JSON(http.StatusCreated, big) })
+	srv := httptest.NewServer(e)
+	defer srv.Close()
+	res, err := http.Get(srv.URL + "/big")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := json.Marshal(big)
+	if string(body) != string(want)+"\n" {
+		t.Errorf("body of %d bytes differs from encoding/json's %d", len(body), len(want)+1)
+	}
+	if res.StatusCode != http.StatusCreated {
+		t.Errorf("status %d, want 201", res.StatusCode)
+	}
+	if len(res.TransferEncoding) > 0 || res.ContentLength != int64(len(body)) {
+		t.Errorf("sent with Transfer-Encoding %v and Content-Length %d, want no chunks and %d", res.TransferEncoding, res.ContentLength, len(body))
+	}
+}
+
 // BenchmarkJSONSerializer encodes a list page of 20 items of the answers'
 // shapes (amounts, dates, times, raw JSON, optional strings) with
 // encoding/json and with the answers' encoder.

@@ -8,9 +8,10 @@
 //     wiring as `konvoj serve`) on pools with a recording query tracer, and
 //     writes one pgbench script per request, the arguments as typed literals;
 //  3. starts the konvoj binary and, at each concurrency, drives every
-//     endpoint alone with wrk over its K requests, then replays the K
-//     scripts with pgbench at the same concurrency, as the server's request
-//     role and company: API req/s against SQL replays/s, per endpoint;
+//     endpoint alone with wrk over its K requests, and right after it
+//     replays the K scripts with pgbench at the same concurrency, as the
+//     server's request role and company: API req/s against SQL replays/s,
+//     per endpoint;
 //  4. saves CPU and allocation profiles of the server (PPROF_ADDR) over the
 //     single-record endpoints' runs and prints their top functions;
 //  5. runs the realistic mix, and times the rating of the set's first
@@ -22,7 +23,7 @@
 //
 // Usage (see scripts/bench.sh): loadbench -db ADMIN_URL -bin ./bin/konvoj
 // [-sets 10x2000:500,1x20000:20] [-conns 8,32] [-duration 10s] [-requests 20]
-// [-out data/bench] [-readme README.md] [-explain]
+// [-out data/bench] [-readme README.md] [-explain] [-only REGEXP]
 package main
 
 import (
@@ -60,12 +61,14 @@ type options struct {
 	duration, mixDuration      time.Duration
 	k, profileSeconds          int
 	mix, explain               bool
+	only                       *regexp.Regexp // endpoints to run (nil: all)
 }
 
 func main() {
 	var (
 		o             options
 		sets, conns   string
+		only          string
 		adminFallback = os.Getenv("DATABASE_URL")
 	)
 	flag.StringVar(&o.adminURL, "db", adminFallback, "PostgreSQL URL allowed to CREATE DATABASE; each data set gets a database of its own on that server")
@@ -80,6 +83,7 @@ func main() {
 	flag.IntVar(&o.profileSeconds, "profile-seconds", 10, "length of the CPU and allocation profiles (at most the single-record runs' total)")
 	flag.StringVar(&o.out, "out", "data/bench", "folder for the pgbench scripts and the profiles")
 	flag.StringVar(&o.readme, "readme", "", "write the results into this README's performance section")
+	flag.StringVar(&only, "only", "", "run only the endpoints whose name matches this regular expression (an A/B of one endpoint); the monthly rating is timed only without it")
 	flag.Parse()
 	err := func() error {
 		var err error
@@ -95,6 +99,11 @@ func main() {
 		}
 		if o.k < 1 {
 			return errors.New("-requests must be at least 1")
+		}
+		if only != "" {
+			if o.only, err = regexp.Compile(only); err != nil {
+				return fmt.Errorf("-only: %w", err)
+			}
 		}
 		return run(o)
 	}()
@@ -194,6 +203,12 @@ func runSet(ctx context.Context, o options, set dataSet) (string, error) {
 
 	// Capture each endpoint's K requests and write their pgbench scripts.
 	endpoints := readEndpoints(fx)
+	if o.only != nil {
+		endpoints = slices.DeleteFunc(endpoints, func(e endpointDef) bool { return !o.only.MatchString(e.Name) })
+		if len(endpoints) == 0 {
+			return "", fmt.Errorf("-only %q matches no endpoint", o.only)
+		}
+	}
 	capt, err := newCapturer(ctx, dbURL, work, fx.token)
 	if err != nil {
 		return "", err
@@ -290,6 +305,12 @@ func runSet(ctx context.Context, o options, set dataSet) (string, error) {
 
 	for ci, conns := range o.conns {
 		runs := make([]endpointRun, len(eps))
+		fmt.Printf("wrk %-42s %d conns, %s\n", floorPath, conns, o.duration)
+		floor := endpointRun{Name: "GET " + floorPath + " (no SQL)"}
+		floor.APICPU.Machine, floor.APICPU.Server = measure(srv.cmd.Process.Pid, func() {
+			floor.API = runWrkPaths(work, srv.base, fx.token, floor.Name, []string{floorPath}, conns, o.duration)
+		})
+		floor.APICPU.Load, floor.APICPU.Count = floor.API.CPU, floor.API.Requests
 		var wait func() []profileFile
 		for i, p := range eps {
 			if ci == 0 && p.def.Single && wait == nil {
@@ -309,23 +330,24 @@ func runSet(ctx context.Context, o options, set dataSet) (string, error) {
 				runs[i].API = runWrkPaths(work, srv.base, fx.token, p.def.Name, p.paths, conns, o.duration)
 			})
 			runs[i].APICPU.Load, runs[i].APICPU.Count = runs[i].API.CPU, runs[i].API.Requests
-		}
-		var profiles []profileFile
-		if wait != nil {
-			profiles = wait()
-		}
-		for i, p := range eps {
 			if p.replayable != "" {
 				continue
 			}
+			// The replay follows its endpoint's run at once: on a shared
+			// machine whose speed drifts over minutes, the two halves of a
+			// ratio are measured under the same conditions.
 			fmt.Printf("pgbench %-38s %d clients, %s\n", p.def.Name, conns, o.duration)
 			runs[i].SQLCPU.Machine, _ = measure(srv.cmd.Process.Pid, func() {
 				runs[i].SQL = runPgbench(dbURL, fx.company, p.plans, p.prepared, p.scripts, conns, o.duration)
 			})
 			runs[i].SQLCPU.Load, runs[i].SQLCPU.Count = runs[i].SQL.CPU, runs[i].SQL.Count
 		}
+		var profiles []profileFile
+		if wait != nil {
+			profiles = wait()
+		}
 		say("\n%s", renderEndpoints(runs, conns, o.duration, len(fx.sample)))
-		say("\n%s", renderCPU(runs, conns))
+		say("\n%s", renderCPU(runs, floor, conns))
 		for _, f := range profiles {
 			if f.Err == nil {
 				fmt.Printf("\nprofile saved: %s\n", f.Path)
@@ -353,6 +375,9 @@ func runSet(ctx context.Context, o options, set dataSet) (string, error) {
 	// company, timed alone: the server and its background jobs (the
 	// current month's refresh) are stopped first.
 	srv.stop()
+	if o.only != nil {
+		return rep.String(), nil
+	}
 	months, err := timeMonthlyRating(ctx, system, fx.company)
 	if err != nil {
 		return "", err
@@ -360,6 +385,10 @@ func runSet(ctx context.Context, o options, set dataSet) (string, error) {
 	say("\n%s", months)
 	return rep.String(), nil
 }
+
+// floorPath is the server's cheapest answer, which runs no SQL: its run
+// prices an HTTP exchange on the machine (renderCPU).
+const floorPath = "/healthz"
 
 // timeMonthlyRating times rating the company for a month
 // (docs/performance.md, "Rating a month"):

@@ -1,6 +1,9 @@
 package main
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 // TestSharedPageSize reads the main shared memory segment's page size from
 // a PostgreSQL session's memory map, in 4 kB and in huge pages, and not
@@ -22,6 +25,23 @@ KernelPageSize:        4 kB
 	} {
 		if got := sharedPageSize(c.smaps); got != c.want {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+func TestBestRatio(t *testing.T) {
+	use := func(us, n int) cpuUse { return cpuUse{Machine: time.Duration(us*n) * time.Microsecond, Count: n} }
+	for _, c := range []struct {
+		replay, floor cpuUse
+		want          string
+	}{
+		{use(140, 1000), use(120, 5000), "0.54"}, // 140 ÷ (140 + 120)
+		{use(1000, 10), use(100, 5000), "0.91"},
+		{use(140, 1000), cpuUse{}, ""}, // no floor run
+		{cpuUse{}, use(120, 5000), ""}, // no replay
+	} {
+		if got := bestRatio(c.replay, c.floor); got != c.want {
+			t.Errorf("bestRatio(%v, %v) = %q, want %q", c.replay, c.floor, got, c.want)
 		}
 	}
 }

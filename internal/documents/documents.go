@@ -152,6 +152,13 @@ func ForDriver(ctx context.Context, db postgres.DBTX, driver auth.Ref, today civ
 	return docs, nil
 }
 
+// QueueForDriver adds ForDriver's statements to b, for a caller that sends
+// them with statements of its own in one round trip: once b has run,
+// *docs holds the documents.
+func QueueForDriver(b *pgx.Batch, companyID, driverID uuid.UUID, today civil.Date, withFiles bool, docs *[]Document) {
+	queueDocuments(b, companyID, driverID, nil, today, withFiles, docs)
+}
+
 // DocumentOf returns a driver's document with its files as the API
 // returns it (for background work without a caller: the webhook events of
 // the daily scan); nil when there is none.
@@ -180,13 +187,24 @@ func documentByID(ctx context.Context, db postgres.DBTX, ref Ref, today civil.Da
 // queryDocuments loads the driver's documents (only docID when not nil,
 // else those of live types) with their effective status
 // (konvoj_document_statuses: the validity chains) and, when withFiles,
-// their files. The two statements go in one batch, one round trip: the
-// files are selected by the driver (and docID), not by the documents the
-// first statement returns, and those of a document it left out (a retired
-// type's) are dropped here.
+// their files, in one round trip (queueDocuments).
 func queryDocuments(ctx context.Context, db postgres.DBTX, companyID, driverID uuid.UUID, docID *uuid.UUID, today civil.Date, withFiles bool) ([]Document, error) {
-	batch := &pgx.Batch{}
-	batch.Queue(`
+	var docs []Document
+	b := &pgx.Batch{}
+	queueDocuments(b, companyID, driverID, docID, today, withFiles, &docs)
+	if err := db.SendBatch(ctx, b).Close(); err != nil {
+		return nil, err
+	}
+	return docs, nil
+}
+
+// queueDocuments adds queryDocuments' statements to b; once b has run,
+// *docs holds the documents. The two statements need nothing from each
+// other: the files are selected by the driver (and docID), not by the
+// documents the first statement returns, and those of a document it left
+// out (a retired type's) are dropped when they are matched up.
+func queueDocuments(b *pgx.Batch, companyID, driverID uuid.UUID, docID *uuid.UUID, today civil.Date, withFiles bool, docs *[]Document) {
+	b.Queue(`
 		WITH co AS MATERIALIZED (
 			SELECT f.chains, CASE WHEN $3::uuid IS NULL THEN f.retired ELSE '{}' END AS hidden,
 				konvoj_document_type_order($1) AS type_order
@@ -198,65 +216,56 @@ func queryDocuments(ctx context.Context, db postgres.DBTX, companyID, driverID u
 		CROSS JOIN LATERAL konvoj_document_statuses($1, $2, $4, co.chains, co.hidden) st
 		JOIN driver_documents d ON d.id = st.id AND d.company_id = $1
 		WHERE $3::uuid IS NULL OR d.id = $3
-		ORDER BY array_position(co.type_order, d.type), d.type`, companyID, driverID, docID, today)
-	if withFiles {
-		batch.Queue(`
-			SELECT f.id, f.document_id, f.filename, f.original_filename, f.mime_type, f.size_bytes, f.version, f.is_current, f.uploaded_at,
-				f.review_status, f.review_reason, f.reviewed_by, f.reviewed_at
-			FROM driver_documents d
-			JOIN document_files f ON f.company_id = d.company_id AND f.document_id = d.id
-			WHERE d.company_id = $1 AND d.driver_id = $2 AND ($3::uuid IS NULL OR d.id = $3)
-			ORDER BY f.version DESC`, companyID, driverID, docID)
-	}
-	br := db.SendBatch(ctx, batch)
-	defer br.Close()
-	rows, err := br.Query()
-	if err != nil {
-		return nil, fmt.Errorf("list documents: %w", err)
-	}
-	docs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Document, error) {
-		var d Document
-		var hasFile bool
-		err := row.Scan(&d.ID, &d.DriverID, &d.Type, &d.Number, &d.Country, &d.ValidFrom, &d.ValidUntil, &hasFile, &d.Meta, &d.UpdatedAt,
-			&d.Status, &d.LimitedBy)
-		d.fill(today)
-		return d, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("scan documents: %w", err)
-	}
+		ORDER BY array_position(co.type_order, d.type), d.type`, companyID, driverID, docID, today).
+		Query(func(rows pgx.Rows) error {
+			got, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Document, error) {
+				var d Document
+				var hasFile bool
+				err := row.Scan(&d.ID, &d.DriverID, &d.Type, &d.Number, &d.Country, &d.ValidFrom, &d.ValidUntil, &hasFile, &d.Meta, &d.UpdatedAt,
+					&d.Status, &d.LimitedBy)
+				d.fill(today)
+				if withFiles {
+					d.Files = []FileSummary{}
+				}
+				return d, err
+			})
+			if err != nil {
+				return fmt.Errorf("list documents: %w", err)
+			}
+			*docs = got
+			return nil
+		})
 	if !withFiles {
-		return docs, br.Close()
+		return
 	}
-	index := map[uuid.UUID]int{}
-	for i := range docs {
-		docs[i].Files = []FileSummary{}
-		index[docs[i].ID] = i
-	}
-	frows, err := br.Query()
-	if err != nil {
-		return nil, fmt.Errorf("list files: %w", err)
-	}
-	defer frows.Close()
-	for frows.Next() {
-		var f FileSummary
-		var docID uuid.UUID
-		if err := frows.Scan(&f.ID, &docID, &f.Filename, &f.OriginalFilename, &f.MimeType, &f.SizeBytes, &f.Version, &f.IsCurrent, &f.UploadedAt,
-			&f.Review.Status, &f.Review.Reason, &f.Review.ReviewedBy, &f.Review.ReviewedAt); err != nil {
-			return nil, fmt.Errorf("scan file: %w", err)
-		}
-		if i, ok := index[docID]; ok {
-			docs[i].Files = append(docs[i].Files, f)
-		}
-	}
-	if err := frows.Err(); err != nil {
-		return nil, fmt.Errorf("list files: %w", err)
-	}
-	frows.Close()
-	if err := br.Close(); err != nil {
-		return nil, fmt.Errorf("list files: %w", err)
-	}
-	return docs, nil
+	b.Queue(`
+		SELECT f.id, f.document_id, f.filename, f.original_filename, f.mime_type, f.size_bytes, f.version, f.is_current, f.uploaded_at,
+			f.review_status, f.review_reason, f.reviewed_by, f.reviewed_at
+		FROM driver_documents d
+		JOIN document_files f ON f.company_id = d.company_id AND f.document_id = d.id
+		WHERE d.company_id = $1 AND d.driver_id = $2 AND ($3::uuid IS NULL OR d.id = $3)
+		ORDER BY f.version DESC`, companyID, driverID, docID).
+		Query(func(rows pgx.Rows) error {
+			index := make(map[uuid.UUID]int, len(*docs))
+			for i, d := range *docs {
+				index[d.ID] = i
+			}
+			for rows.Next() {
+				var f FileSummary
+				var docID uuid.UUID
+				if err := rows.Scan(&f.ID, &docID, &f.Filename, &f.OriginalFilename, &f.MimeType, &f.SizeBytes, &f.Version, &f.IsCurrent, &f.UploadedAt,
+					&f.Review.Status, &f.Review.Reason, &f.Review.ReviewedBy, &f.Review.ReviewedAt); err != nil {
+					return fmt.Errorf("scan file: %w", err)
+				}
+				if i, ok := index[docID]; ok {
+					(*docs)[i].Files = append((*docs)[i].Files, f)
+				}
+			}
+			if err := rows.Err(); err != nil {
+				return fmt.Errorf("list files: %w", err)
+			}
+			return nil
+		})
 }
 
 // fill computes days_until_expiry (the status comes from SQL).

@@ -151,6 +151,22 @@ func (s *Service) List(ctx context.Context, p auth.Principal, driver auth.Ref) (
 	return ForDriver(ctx, s.db, driver, p.Today(), p.Grant(auth.DocumentsList) != auth.NoFiles)
 }
 
+// Read is the drivers' guard (tenants.AuthorizeDriver) and List for a
+// driver named by id, answering as the two would one after the other, in
+// one round trip: the documents' statements go with the guard's lookup
+// (tenants.AuthorizeDriverWith).
+func (s *Service) Read(ctx context.Context, p auth.Principal, driverID uuid.UUID) ([]Document, error) {
+	var docs []Document
+	today, withFiles := p.Today(), p.Grant(auth.DocumentsList) != auth.NoFiles
+	_, err := tenants.AuthorizeDriverWith(ctx, s.db, p, auth.DocumentsList, driverID, func(b *pgx.Batch) {
+		queueDocuments(b, p.CompanyID, driverID, nil, today, withFiles, &docs)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return docs, nil
+}
+
 // Upload stores a new version of a document's file from a multipart body
 // (part "file", optional parts number, country, valid_from, valid_until,
 // meta) and applies the metadata, all or nothing. The handler runs the

@@ -3,6 +3,7 @@ package drivers
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/google/uuid"
@@ -69,50 +70,56 @@ func (s *Service) Get(ctx context.Context, p auth.Principal, ref auth.Ref) (Driv
 	if err := ref.Check(p, auth.DriversRead); err != nil {
 		return Driver{}, err
 	}
-	d, err := getDriver(ctx, s.db, ref, ref.ID(), false)
+	d, found, err := s.readWithDocuments(ctx, p, ref.CompanyID(), ref.ID())
 	if err != nil {
 		return Driver{}, err
 	}
-	return s.withDocuments(ctx, p, ref, d)
+	if !found {
+		return Driver{}, apperr.NotFound("msg.common.not_found.driver") // deleted since the guard
+	}
+	return d.forCaller(p), nil
 }
 
 // Read is Authorize and Get in one, for a request that reads one driver
 // (GET /drivers/{id}): the guard's existence and company checks look at the
-// driver row Get returns, so the request runs one statement fewer. The
+// driver row Get returns, so the whole answer takes one round trip. The
 // checks and their order are the guard's (tenants.AuthorizeDriver): the
 // role, then the live driver by id (another company's row, which the
 // company filter and row-level security leave out, is found by
 // tenants.HiddenOwner: 403, not 404), then the company and own record.
 func (s *Service) Read(ctx context.Context, p auth.Principal, id uuid.UUID) (Driver, error) {
 	var d Driver
-	ref, err := auth.Authorize(ctx, p, auth.DriversRead, id, func(ctx context.Context, id uuid.UUID) (auth.Owner, error) {
+	_, err := auth.Authorize(ctx, p, auth.DriversRead, id, func(ctx context.Context, id uuid.UUID) (auth.Owner, error) {
+		var found bool
 		var err error
-		d, err = loadDriver(ctx, s.db, p.CompanyID, id, false)
-		if apperr.KindOf(err) == apperr.KindNotFound {
-			return tenants.HiddenOwner(ctx, s.db, p, "drivers", id, err)
-		}
-		if err != nil {
+		if d, found, err = s.readWithDocuments(ctx, p, p.CompanyID, id); err != nil {
 			return auth.Owner{}, err
+		}
+		if !found {
+			return tenants.HiddenOwner(ctx, s.db, p, "drivers", id, apperr.NotFound("msg.common.not_found.driver"))
 		}
 		return auth.Owner{CompanyID: d.CompanyID, DriverID: d.ID}, nil
 	})
 	if err != nil {
 		return Driver{}, err
 	}
-	return s.withDocuments(ctx, p, ref, d)
+	return d.forCaller(p), nil
 }
 
-// withDocuments adds the driver's documents as the caller may see them
-// (Get) and shapes the driver for the caller.
-func (s *Service) withDocuments(ctx context.Context, p auth.Principal, ref auth.Ref, d Driver) (Driver, error) {
+// readWithDocuments loads the company's live driver id with its documents
+// as the caller may see them, in one round trip; found is false when the
+// company has no such driver. The documents are read before the caller's
+// record checks have run (Read): the caller uses them only when those pass.
+func (s *Service) readWithDocuments(ctx context.Context, p auth.Principal, companyID, id uuid.UUID) (d Driver, found bool, err error) {
+	b := &pgx.Batch{}
+	queueDriver(b, companyID, id, false, &d, &found)
 	if grant := p.Grant(auth.DocumentsList); grant != auth.Deny {
-		docs, err := documents.ForDriver(ctx, s.db, ref, p.Today(), grant != auth.NoFiles)
-		if err != nil {
-			return Driver{}, err
-		}
-		d.Documents = docs
+		documents.QueueForDriver(b, companyID, id, p.Today(), grant != auth.NoFiles, &d.Documents)
 	}
-	return d.forCaller(p), nil
+	if err := s.db.SendBatch(ctx, b).Close(); err != nil {
+		return Driver{}, false, fmt.Errorf("read driver %s: %w", id, err)
+	}
+	return d, found, nil
 }
 
 // Update changes the fields present in the input (a partial update) and

@@ -74,10 +74,27 @@ func getDriver(ctx context.Context, db postgres.DBTX, scope auth.Ref, id uuid.UU
 	return loadDriver(ctx, db, scope.CompanyID(), id, forUpdate)
 }
 
-// loadDriver is getDriver by the company's id, for the guard's own load
-// (Service.Read), which has no Ref yet: 404 when the company has no live
-// driver with the id.
+// loadDriver is getDriver by the company's id: 404 when the company has no
+// live driver with the id.
 func loadDriver(ctx context.Context, db postgres.DBTX, companyID, id uuid.UUID, forUpdate bool) (Driver, error) {
+	var d Driver
+	found := false
+	b := &pgx.Batch{}
+	queueDriver(b, companyID, id, forUpdate, &d, &found)
+	if err := db.SendBatch(ctx, b).Close(); err != nil {
+		return Driver{}, err
+	}
+	if !found {
+		return Driver{}, apperr.NotFound("msg.common.not_found.driver")
+	}
+	return d, nil
+}
+
+// queueDriver adds loadDriver's statement to b: once b has run, *found
+// says whether the company has a live driver with the id, and *d is it.
+// The guard's own load (Service.Read), which has no Ref yet, sends it with
+// the driver's documents.
+func queueDriver(b *pgx.Batch, companyID, id uuid.UUID, forUpdate bool, d *Driver, found *bool) {
 	sql := `SELECT ` + driverColumns + `, ` + readyExpr + `
 		FROM drivers d
 		CROSS JOIN LATERAL (` + companyFacts + ` WHERE c.id = d.company_id) co
@@ -86,18 +103,20 @@ func loadDriver(ctx context.Context, db postgres.DBTX, companyID, id uuid.UUID, 
 	if forUpdate {
 		sql += ` FOR UPDATE OF d`
 	}
-	var d Driver
-	err := db.QueryRow(ctx, sql, id, companyID).Scan(&d.ID, &d.CompanyID, &d.OfficeID, &d.InternalNumber, &d.FirstName, &d.LastName,
-		&d.MiddleName, &d.BirthDate, &d.Citizenship, &d.RodneCislo, &d.Email, &d.Phone, &d.RegistrationAddress,
-		&d.ResidenceAddress, &d.Status, &d.HireDate, &d.FireDate, &d.ContractFrom, &d.ContractTo, &d.ContractIndefinite,
-		&d.WorkLocation, &d.BankCountry, &d.BankAccount, &d.IBAN, &d.SWIFT, &d.Flags, &d.Tags, &d.Language, &d.CreatedAt, &d.UpdatedAt, &d.IsReady)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return Driver{}, apperr.NotFound("msg.common.not_found.driver")
-	}
-	if err != nil {
-		return Driver{}, fmt.Errorf("get driver %s: %w", id, err)
-	}
-	return d, nil
+	b.Queue(sql, id, companyID).QueryRow(func(row pgx.Row) error {
+		err := row.Scan(&d.ID, &d.CompanyID, &d.OfficeID, &d.InternalNumber, &d.FirstName, &d.LastName,
+			&d.MiddleName, &d.BirthDate, &d.Citizenship, &d.RodneCislo, &d.Email, &d.Phone, &d.RegistrationAddress,
+			&d.ResidenceAddress, &d.Status, &d.HireDate, &d.FireDate, &d.ContractFrom, &d.ContractTo, &d.ContractIndefinite,
+			&d.WorkLocation, &d.BankCountry, &d.BankAccount, &d.IBAN, &d.SWIFT, &d.Flags, &d.Tags, &d.Language, &d.CreatedAt, &d.UpdatedAt, &d.IsReady)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("get driver %s: %w", id, err)
+		}
+		*found = true
+		return nil
+	})
 }
 
 // writableColumns are the columns a create or update writes, in the order of

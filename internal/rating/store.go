@@ -15,25 +15,43 @@ import (
 
 func readRating(ctx context.Context, db postgres.DBTX, companyID, driverID uuid.UUID, period Period) (Rating, error) {
 	var r Rating
-	var total string
-	var prev, change *string
-	err := db.QueryRow(ctx, `
+	found := false
+	b := &pgx.Batch{}
+	queueStoredRating(b, companyID, driverID, period, &r, &found)
+	if err := db.SendBatch(ctx, b).Close(); err != nil {
+		return Rating{}, err
+	}
+	if !found {
+		return Rating{}, apperr.NotFound("msg.rating_read.none", "period", period)
+	}
+	return r, nil
+}
+
+// queueStoredRating adds to b the read of the driver's stored snapshot of
+// the month: when b has run, *found says whether there is one, and *r is it.
+func queueStoredRating(b *pgx.Batch, companyID, driverID uuid.UUID, period Period, r *Rating, found *bool) {
+	b.Queue(`
 		SELECT id, driver_id, rating_period, total_score::text, coalesce(rank_percentile, 100),
 			previous_score::text, (total_score - previous_score)::text, components, calculated_at, created_at
 		FROM rating_snapshots WHERE company_id = $3 AND driver_id = $1 AND rating_period = $2`, driverID, period.First(), companyID).
-		Scan(&r.ID, &r.DriverID, &r.RatingPeriod, &total, &r.RankPercentile, &prev, &change, &r.Components, &r.CalculatedAt, &r.CreatedAt)
-	if err == pgx.ErrNoRows {
-		return Rating{}, apperr.NotFound("msg.rating_read.none", "period", period)
-	}
-	if err != nil {
-		return Rating{}, fmt.Errorf("read rating of driver %s %s: %w", driverID, period, err)
-	}
-	r.TotalScore = json.Number(total)
-	r.PreviousScore, r.ScoreChange = numPtr(prev), numPtr(change)
-	if r.Components == nil {
-		r.Components = map[string]ComponentView{}
-	}
-	return r, nil
+		QueryRow(func(row pgx.Row) error {
+			var total string
+			var prev, change *string
+			err := row.Scan(&r.ID, &r.DriverID, &r.RatingPeriod, &total, &r.RankPercentile, &prev, &change, &r.Components, &r.CalculatedAt, &r.CreatedAt)
+			if postgres.IsNotFound(err) {
+				return nil
+			}
+			if err != nil {
+				return fmt.Errorf("read rating of driver %s %s: %w", driverID, period, err)
+			}
+			*found = true
+			r.TotalScore = json.Number(total)
+			r.PreviousScore, r.ScoreChange = numPtr(prev), numPtr(change)
+			if r.Components == nil {
+				r.Components = map[string]ComponentView{}
+			}
+			return nil
+		})
 }
 
 func numPtr(s *string) *json.Number {

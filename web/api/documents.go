@@ -23,23 +23,24 @@ func (h *Handlers) mountDocuments(g *web.Routes) {
 
 func (h *Handlers) listDocuments(c echo.Context) error {
 	ctx, p := c.Request().Context(), web.Principal(c)
-	driver, err := h.Drivers.Authorize(ctx, p, auth.DocumentsList, web.PathID(c, "driver_id"))
-	if err != nil {
-		return err
-	}
+	id := web.PathID(c, "driver_id")
 	q := query{c: c}
 	fp := feedParams(&q)
-	if err := q.err(); err != nil {
-		return err
-	}
-	if fp.On() {
+	if perr := q.err(); perr != nil || fp.On() {
+		driver, err := h.Drivers.Authorize(ctx, p, auth.DocumentsList, id)
+		if err != nil {
+			return err // the guard's 403 and 404 come before a parameter's 400
+		}
+		if perr != nil {
+			return perr
+		}
 		page, err := h.Documents.Feed(ctx, p, driver, fp)
 		if err != nil {
 			return err
 		}
 		return feedJSON(c, page)
 	}
-	docs, err := h.Documents.List(ctx, p, driver)
+	docs, err := h.Documents.Read(ctx, p, id)
 	if err != nil {
 		return err
 	}

@@ -22,16 +22,16 @@ func (h *Handlers) mountRating(g *web.Routes) {
 
 func (h *Handlers) getRating(c echo.Context) error {
 	ctx, p := c.Request().Context(), web.Principal(c)
-	driver, err := h.Rating.Authorize(ctx, p, auth.RatingRead, web.PathID(c, "id"))
-	if err != nil {
-		return err
-	}
+	id := web.PathID(c, "id")
 	q := query{c: c}
 	period := q.month("period")
-	if err := q.err(); err != nil {
-		return err
+	if perr := q.err(); perr != nil {
+		if _, err := h.Rating.Authorize(ctx, p, auth.RatingRead, id); err != nil {
+			return err // the guard's 403 and 404 come before a malformed period's 400
+		}
+		return perr
 	}
-	r, err := h.Rating.Get(ctx, p, driver, period)
+	r, err := h.Rating.Read(ctx, p, id, period)
 	if err != nil {
 		return err
 	}

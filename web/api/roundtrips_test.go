@@ -1,0 +1,131 @@
+package api_test
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/fixtures"
+	"github.com/konvoj/konvoj/web/webtest"
+)
+
+// roundTripTracer counts the request pool's round trips: a statement alone
+// is one, and so is a batch of them.
+type roundTripTracer struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (r *roundTripTracer) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
+	r.add()
+	return ctx
+}
+
+func (r *roundTripTracer) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+
+func (r *roundTripTracer) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	r.add()
+	return ctx
+}
+
+func (r *roundTripTracer) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
+
+func (r *roundTripTracer) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
+
+func (r *roundTripTracer) add() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.n++
+}
+
+// take returns the round trips since the last take.
+func (r *roundTripTracer) take() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := r.n
+	r.n = 0
+	return n
+}
+
+// TestGuardedReadsInOneRoundTrip: a driver with its documents, its documents
+// alone and a stored past month's rating are each answered in one round
+// trip, the guard's lookup and the reads together (docs/performance.md, "One round trip for a guarded
+// read"); what was read beside the lookup never reaches a caller the guard
+// refuses, and the guard's answers and their order are those of every
+// driver read.
+func TestGuardedReadsInOneRoundTrip(t *testing.T) {
+	t.Parallel()
+	tracer := &roundTripTracer{}
+	env := webtest.New(t, webtest.WithTracer(tracer))
+	company := env.Company("Acme", "free")
+	other := env.Company("Other", "free")
+	hr := env.As(company, auth.RoleHRManager)
+	d := env.Driver(company, fixtures.Email("anna@example.test"))
+	d2 := env.Driver(company)
+	gone := env.Driver(company)
+	foreign := env.Driver(other)
+	last := month(-1)
+	scores := map[uuid.UUID]any{}
+	for _, id := range []uuid.UUID{d, d2, gone} {
+		scores[id] = hr.Post("/api/v0/drivers/"+id.String()+"/rating/calculate", map[string]any{"period": last.String()}).Expect(http.StatusOK).JSON()["total_score"]
+	}
+	env.As(other, auth.RoleHRManager).Post("/api/v0/drivers/"+foreign.String()+"/rating/calculate", map[string]any{"period": last.String()}).Expect(http.StatusOK)
+	hr.Delete("/api/v0/drivers/" + gone.String()).Expect(http.StatusNoContent)
+	anna := env.As(company, auth.RoleDriver, "anna@example.test")
+
+	for _, c := range []struct {
+		name, path, badQuery string
+		check                func(t *testing.T, id uuid.UUID, body map[string]any)
+	}{
+		{"rating of a stored past month", "/rating?period=" + last.String(), "/rating?period=2026-13",
+			func(t *testing.T, id uuid.UUID, r map[string]any) {
+				if r["total_score"] != scores[id] || r["driver_id"] != id.String() || r["rating_period"] != last.String() || r["id"] == nil {
+					t.Errorf("stored past month %v, want the recalculated total %v", r, scores[id])
+				}
+			}},
+		{"driver with its documents", "", "",
+			func(t *testing.T, id uuid.UUID, r map[string]any) {
+				docs, _ := r["documents"].([]any)
+				if r["id"] != id.String() || len(docs) == 0 || docs[0].(map[string]any)["driver_id"] != id.String() {
+					t.Errorf("driver %v, want it with its documents", r)
+				}
+			}},
+		{"documents", "/documents", "/documents?updated_since=2026-01-01T00:00:00Z&limit=0",
+			func(t *testing.T, id uuid.UUID, r map[string]any) {
+				docs, _ := r["data"].([]any)
+				if len(docs) == 0 || docs[0].(map[string]any)["driver_id"] != id.String() {
+					t.Errorf("documents %v, want the driver's", r)
+				}
+			}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			at := func(id uuid.UUID, rest string) string { return "/api/v0/drivers/" + id.String() + rest }
+			hr.Get(at(d, c.path)).Expect(http.StatusOK) // the caller's principal, resolved once
+			tracer.take()
+			body := hr.Get(at(d, c.path)).Expect(http.StatusOK).JSON()
+			if n := tracer.take(); n != 1 {
+				t.Errorf("%d round trips, want 1", n)
+			}
+			c.check(t, d, body)
+
+			c.check(t, d, anna.Get(at(d, c.path)).Expect(http.StatusOK).JSON())
+			anna.Get(at(d2, c.path)).ExpectError(http.StatusForbidden, "AccessDenied")
+			env.As(company, auth.RoleDriver).Get(at(d, c.path)).ExpectError(http.StatusForbidden, "AccessDenied") // linked to no record
+			hr.Get(at(foreign, c.path)).ExpectError(http.StatusForbidden, "AccessDenied")
+			hr.Get(at(gone, c.path)).ExpectError(http.StatusNotFound, "NotFound")
+			hr.Get(at(uuid.New(), c.path)).ExpectError(http.StatusNotFound, "NotFound")
+			if c.badQuery == "" {
+				return
+			}
+			// The guard answers before a malformed parameter.
+			hr.Get(at(uuid.New(), c.badQuery)).ExpectError(http.StatusNotFound, "NotFound")
+			anna.Get(at(d2, c.badQuery)).ExpectError(http.StatusForbidden, "AccessDenied")
+			hr.Get(at(d, c.badQuery)).ExpectError(http.StatusBadRequest, "BadRequest")
+		})
+	}
+}

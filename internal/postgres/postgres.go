@@ -60,6 +60,7 @@ func poolConfig(url string, tracer pgx.QueryTracer) (*pgxpool.Config, error) {
 	cfg.ConnConfig.RuntimeParams["jit"] = "off"
 	cfg.AfterConnect = func(_ context.Context, conn *pgx.Conn) error {
 		registerUUID(conn)
+		registerJSON(conn)
 		return nil
 	}
 	return cfg, nil

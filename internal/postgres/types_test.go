@@ -2,8 +2,12 @@ package postgres_test
 
 import (
 	"context"
+	"encoding/json"
+	"reflect"
 	"testing"
+	"time"
 
+	gojson "github.com/goccy/go-json"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgtype"
 
@@ -72,5 +76,94 @@ func TestUUIDAndDateTypes(t *testing.T) {
 	// The values PostgreSQL received, and a zero Date and nil pointers as NULL.
 	if text != id.String()+" 2026-02-28" || nullAsText != "" || daysText != "{2026-02-28,NULL}" {
 		t.Errorf("as PostgreSQL saw them: %q, %q, %q", text, nullAsText, daysText)
+	}
+}
+
+// jsonShape has the kinds of fields the project scans from JSON columns:
+// numbers kept as written, optional ones, raw JSON, times, nested maps.
+type jsonShape struct {
+	Score    json.Number            `json:"score"`
+	Raw      *json.Number           `json:"raw_value"`
+	Details  string                 `json:"details"`
+	On       bool                   `json:"applicable"`
+	Meta     json.RawMessage        `json:"meta"`
+	At       time.Time              `json:"at"`
+	Day      *civil.Date            `json:"day"`
+	Tags     []string               `json:"tags"`
+	Nested   map[string]jsonShape   `json:"nested"`
+	Anything map[string]any         `json:"anything"`
+	Skipped  string                 `json:"-"`
+	Extra    map[string]json.Number `json:"extra,omitempty"`
+}
+
+// TestJSONColumnsDecodeAsStandard: json and jsonb values scan into the
+// same Go values as encoding/json decodes them to (the connections decode
+// them with goccy/go-json, registerJSON): structs with json.Number and raw
+// JSON, maps, interfaces, escapes, non-ASCII text, nulls, arrays of them.
+func TestJSONColumnsDecodeAsStandard(t *testing.T) {
+	pool := pgtest.New(t)
+	ctx := context.Background()
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, oid := range []uint32{pgtype.JSONOID, pgtype.JSONBOID} {
+		var unmarshal func([]byte, any) error
+		typ, _ := conn.Conn().TypeMap().TypeForOID(oid)
+		switch c := typ.Codec.(type) {
+		case *pgtype.JSONCodec:
+			unmarshal = c.Unmarshal
+		case *pgtype.JSONBCodec:
+			unmarshal = c.Unmarshal
+		}
+		if unmarshal == nil || reflect.ValueOf(unmarshal).Pointer() != reflect.ValueOf(gojson.Unmarshal).Pointer() {
+			t.Errorf("type %d is not decoded by goccy/go-json", oid)
+		}
+	}
+	conn.Release()
+	docs := []string{
+		`{"score": 100.00, "raw_value": null, "details": "0 of 5 required documents expire within 30 days", "applicable": true,
+		  "meta": {"b": [1, 2.50, "x"], "a": null}, "at": "2026-11-25T04:30:00.123456Z", "day": "2026-02-28", "tags": ["a", "b"],
+		  "nested": {"activity": {"score": 0, "raw_value": 12.5, "details": "Not applicable", "applicable": false}},
+		  "anything": {"n": 1e3, "f": -0.5, "s": "Nov\u00e1k \u003cdriver\u003e & co. \ud83d\ude9a", "l": [true, null, {}]},
+		  "unknown": 1, "Details": "case-insensitive match is not first", "extra": {"x": 1.10}}`,
+		`{"score": "not a number here is refused by both"}`,
+		`{}`,
+		`{"tags": null, "nested": null, "meta": null, "day": null}`,
+	}
+	for i, doc := range docs {
+		for _, typ := range []string{"json", "jsonb"} {
+			var want, got jsonShape
+			wantErr := json.Unmarshal([]byte(doc), &want) != nil
+			var text string
+			err := pool.QueryRow(ctx, `SELECT $1::`+typ+`, $1::`+typ+`::text`, doc).Scan(&got, &text)
+			if wantErr != (err != nil) {
+				t.Errorf("doc %d as %s: error %v, encoding/json's error %v", i, typ, err, wantErr)
+				continue
+			}
+			if wantErr {
+				continue
+			}
+			// Compare with encoding/json's decoding of what PostgreSQL sent
+			// (jsonb normalises the text).
+			want = jsonShape{}
+			if err := json.Unmarshal([]byte(text), &want); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("doc %d as %s:\n got %+v\nwant %+v", i, typ, got, want)
+			}
+		}
+	}
+	var anys []any
+	var want []any
+	if err := pool.QueryRow(ctx, `SELECT array['{"a": 1.50}'::jsonb, '[1, "x", null]'::jsonb, 'null'::jsonb]`).Scan(&anys); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(`[{"a": 1.50}, [1, "x", null], null]`), &want); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(anys, want) {
+		t.Errorf("jsonb[]: got %#v, want %#v", anys, want)
 	}
 }

@@ -21,15 +21,15 @@ import (
 // documents, files, penalties and orders, and a company of 300 drivers × 100
 // finance transactions. The database's part of these requests is a few
 // small statements, so what changes here between two runs is mostly the
-// Go side: round trips per request (stmts/op: the statements the request
-// pool ran per request, counted by a tracer), encoding, allocation
+// Go side: round trips per request (trips/op: the request pool's round
+// trips per request, a batch of statements counting once), encoding, allocation
 // (allocs/op, the server's and the client's). Compare with -count and
 // -cpuprofile/-memprofile (docs/performance.md).
 //
 //	go test -run '^$' -bench SingleRead -benchtime 2000x ./web/api
 func BenchmarkSingleRead(b *testing.B) {
 	ctx := context.Background()
-	counter := &drvQueryCounter{}
+	counter := &roundTripTracer{}
 	env := webtest.New(b, webtest.WithTracer(counter))
 	company := env.Company("Bench", "enterprise")
 	loc, err := time.LoadLocation("Europe/Prague")
@@ -76,13 +76,13 @@ func BenchmarkSingleRead(b *testing.B) {
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
-			before := counter.n.Load()
+			counter.take()
 			n := 0
 			for i := 0; b.Loop(); i++ {
 				bc.caller.GetOK(b, bc.path(i))
 				n++
 			}
-			b.ReportMetric(float64(counter.n.Load()-before)/float64(n), "stmts/op")
+			b.ReportMetric(float64(counter.take())/float64(n), "trips/op")
 		})
 	}
 }

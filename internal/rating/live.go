@@ -22,61 +22,78 @@ import (
 // snapshot. id and created_at are those of the driver's stored snapshot of
 // the month when there is one (else the nil id and now); calculated_at is now.
 func liveRating(ctx context.Context, db postgres.DBTX, companyID, driverID uuid.UUID, period Period, now time.Time) (Rating, error) {
-	var (
-		currency string
-		prev     *string
-		storedID *uuid.UUID
-		created  *time.Time
-	)
-	// The stored snapshots, the configuration and the inputs need nothing
-	// from each other: one round trip (docs/performance.md, "Batched
-	// statements"). The percentile needs the total, so it follows.
-	batch := &pgx.Batch{}
-	batch.Queue(`
+	var l liveReads
+	b := &pgx.Batch{}
+	queueLive(b, companyID, driverID, period, &l)
+	if err := db.SendBatch(ctx, b).Close(); err != nil {
+		return Rating{}, fmt.Errorf("read rating of driver %s %s: %w", driverID, period, err)
+	}
+	return l.rating(ctx, db, companyID, driverID, period, now)
+}
+
+// liveReads is what liveRating reads in its first round trip.
+type liveReads struct {
+	company  bool // the company exists
+	currency string
+	prev     *string
+	storedID *uuid.UUID
+	created  *time.Time
+	cfg      Config
+	inputs   []Inputs
+}
+
+// queueLive adds liveRating's first reads to b: the stored snapshots, the
+// configuration and the driver's inputs need nothing from each other, so
+// they share one round trip (docs/performance.md, "Batched statements"),
+// and a caller may add them to the guard's (rating.Service.Read). Once b
+// has run, l holds them.
+func queueLive(b *pgx.Batch, companyID, driverID uuid.UUID, period Period, l *liveReads) {
+	b.Queue(`
 		SELECT c.currency,
 			(SELECT p.total_score::text FROM rating_snapshots p
 				WHERE p.company_id = c.id AND p.driver_id = $2 AND p.rating_period = $4),
 			s.id, s.created_at
 		FROM companies c
 		LEFT JOIN rating_snapshots s ON s.company_id = c.id AND s.driver_id = $2 AND s.rating_period = $3
-		WHERE c.id = $1`, companyID, driverID, period.First(), period.Prev().First())
-	batch.Queue(configSQL, companyID)
-	batch.Queue(gatherSQL, companyID, period.First(), period.Last(), []uuid.UUID{driverID})
-	br := db.SendBatch(ctx, batch)
-	defer br.Close()
-	err := br.QueryRow().Scan(&currency, &prev, &storedID, &created)
-	if err == pgx.ErrNoRows {
+		WHERE c.id = $1`, companyID, driverID, period.First(), period.Prev().First()).
+		QueryRow(func(row pgx.Row) error {
+			err := row.Scan(&l.currency, &l.prev, &l.storedID, &l.created)
+			if postgres.IsNotFound(err) {
+				return nil
+			}
+			if err != nil {
+				return fmt.Errorf("read stored rating of driver %s %s: %w", driverID, period, err)
+			}
+			l.company = true
+			return nil
+		})
+	b.Queue(configSQL, companyID).Query(func(rows pgx.Rows) error {
+		var err error
+		l.cfg, err = scanConfig(rows, companyID)
+		return err
+	})
+	b.Queue(gatherSQL, companyID, period.First(), period.Last(), []uuid.UUID{driverID}).Query(func(rows pgx.Rows) error {
+		var err error
+		l.inputs, err = scanInputs(rows, companyID, period)
+		return err
+	})
+}
+
+// rating finishes liveRating from its first reads: the score, and its
+// percentile, which needs the total and so a round trip of its own.
+func (l *liveReads) rating(ctx context.Context, db postgres.DBTX, companyID, driverID uuid.UUID, period Period, now time.Time) (Rating, error) {
+	if !l.company {
 		return Rating{}, apperr.NotFound("msg.common.not_found.company")
 	}
-	if err != nil {
-		return Rating{}, fmt.Errorf("read stored rating of driver %s %s: %w", driverID, period, err)
-	}
-	rows, err := br.Query()
-	if err != nil {
-		return Rating{}, fmt.Errorf("load rating config of company %s: %w", companyID, err)
-	}
-	cfg, err := scanConfig(rows, companyID)
-	if err != nil {
-		return Rating{}, err
-	}
-	if rows, err = br.Query(); err != nil {
-		return Rating{}, fmt.Errorf("gather rating inputs of company %s %s: %w", companyID, period, err)
-	}
-	inputs, err := scanInputs(rows, companyID, period)
-	if err != nil {
-		return Rating{}, err
-	}
-	if err := br.Close(); err != nil {
-		return Rating{}, fmt.Errorf("read rating of driver %s %s: %w", driverID, period, err)
-	}
-	if len(inputs) == 0 {
+	if len(l.inputs) == 0 {
 		return Rating{}, apperr.NotFound("msg.common.not_found.driver") // deleted since the guard
 	}
-	res := Score(inputs[0], cfg, period, currency)
+	res := Score(l.inputs[0], l.cfg, period, l.currency)
 	pct, err := percentileAmongStored(ctx, db, companyID, driverID, period, res.Total)
 	if err != nil {
 		return Rating{}, err
 	}
+	storedID, created, prev := l.storedID, l.created, l.prev
 	r := Rating{
 		DriverID:       driverID,
 		TotalScore:     json.Number(res.Total.StringFixed(2)),

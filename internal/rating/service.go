@@ -81,16 +81,23 @@ func (s *Service) Get(ctx context.Context, p auth.Principal, driver auth.Ref, pe
 
 // Read is Authorize and Get for a driver named by id, answering as the two
 // would one after the other (the guard's errors before a future month's).
-// For a past month the guard's lookup and the read of the stored snapshot
-// go to PostgreSQL together: one round trip for the whole answer
-// (tenants.AuthorizeDriverWith).
+// The month's first reads go to PostgreSQL with the guard's lookup
+// (tenants.AuthorizeDriverWith): for a past month the stored snapshot, the
+// whole answer in one round trip; for the current month the live rating's
+// first reads, and its percentile in a second round trip.
 func (s *Service) Read(ctx context.Context, p auth.Principal, driverID uuid.UUID, period *Period) (Rating, error) {
 	month, past, monthErr := s.readMonth(p, period)
 	var stored Rating
-	found := false
+	var live liveReads
+	found, queuedLive := false, false
 	driver, err := tenants.AuthorizeDriverWith(ctx, s.db, p, auth.RatingRead, driverID, func(b *pgx.Batch) {
-		if monthErr == nil && past {
+		switch {
+		case monthErr != nil:
+		case past:
 			queueStoredRating(b, p.CompanyID, driverID, month, &stored, &found)
+		default:
+			queueLive(b, p.CompanyID, driverID, month, &live)
+			queuedLive = true
 		}
 	})
 	if err != nil {
@@ -102,7 +109,10 @@ func (s *Service) Read(ctx context.Context, p auth.Principal, driverID uuid.UUID
 	if found {
 		return stored, nil
 	}
-	return liveRating(ctx, s.db, driver.CompanyID(), driver.ID(), month, s.now())
+	if queuedLive {
+		return live.rating(ctx, s.db, driver.CompanyID(), driver.ID(), month, s.now())
+	}
+	return liveRating(ctx, s.db, driver.CompanyID(), driver.ID(), month, s.now()) // a past month never stored
 }
 
 // readMonth is the month a read asks for (nil: the current month) and

@@ -20,20 +20,35 @@ import (
 	"github.com/konvoj/konvoj/internal/rating/ratingtest"
 )
 
-// statements records every SQL statement a pool runs.
+// statements records every SQL statement a pool runs, those of batches
+// included (the reads send theirs in batches).
 type statements struct {
 	mu  sync.Mutex
 	sql []string
 }
 
-func (s *statements) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
+func (s *statements) add(sql string) {
 	s.mu.Lock()
-	s.sql = append(s.sql, d.SQL)
+	s.sql = append(s.sql, sql)
 	s.mu.Unlock()
+}
+
+func (s *statements) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
+	s.add(d.SQL)
 	return ctx
 }
 
 func (s *statements) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+
+func (s *statements) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	return ctx
+}
+
+func (s *statements) TraceBatchQuery(_ context.Context, _ *pgx.Conn, d pgx.TraceBatchQueryData) {
+	s.add(d.SQL)
+}
+
+func (s *statements) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
 
 func (s *statements) reset() {
 	s.mu.Lock()
@@ -134,6 +149,13 @@ func TestCurrentMonthReadWritesNothing(t *testing.T) {
 		past := month.Prev()
 		if _, err := svc.Get(ctx, p, driver, &past); err != nil {
 			t.Fatalf("past month read (no snapshot) on a read-only pool: %v", err)
+		}
+		// The API's read: the guard's lookup and the reads in one batch.
+		if _, err := svc.Read(ctx, p, id, nil); err != nil {
+			t.Fatalf("current month read with its guard on a read-only pool: %v", err)
+		}
+		if _, err := svc.Read(ctx, p, id, &past); err != nil {
+			t.Fatalf("past month read with its guard on a read-only pool: %v", err)
 		}
 		if _, err := svc.History(ctx, p, driver, rating.HistoryFilter{Page: 1, PerPage: 12}); err != nil {
 			t.Fatalf("history on a read-only pool: %v", err)

@@ -89,7 +89,7 @@ func (s *Service) Read(ctx context.Context, p auth.Principal, driverID uuid.UUID
 	month, past, monthErr := s.readMonth(p, period)
 	var stored Rating
 	var live liveReads
-	found, queuedLive := false, false
+	found := false
 	driver, err := tenants.AuthorizeDriverWith(ctx, s.db, p, auth.RatingRead, driverID, func(b *pgx.Batch) {
 		switch {
 		case monthErr != nil:
@@ -97,20 +97,17 @@ func (s *Service) Read(ctx context.Context, p auth.Principal, driverID uuid.UUID
 			queueStoredRating(b, p.CompanyID, driverID, month, &stored, &found)
 		default:
 			queueLive(b, p.CompanyID, driverID, month, &live)
-			queuedLive = true
 		}
 	})
-	if err != nil {
+	switch {
+	case err != nil:
 		return Rating{}, err
-	}
-	if monthErr != nil {
+	case monthErr != nil:
 		return Rating{}, monthErr
-	}
-	if found {
-		return stored, nil
-	}
-	if queuedLive {
+	case !past:
 		return live.rating(ctx, s.db, driver.CompanyID(), driver.ID(), month, s.now())
+	case found:
+		return stored, nil
 	}
 	return liveRating(ctx, s.db, driver.CompanyID(), driver.ID(), month, s.now()) // a past month never stored
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/google/uuid"
+
 	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/internal/fixtures"
 	"github.com/konvoj/konvoj/internal/postgres/pgtest"
@@ -66,4 +68,110 @@ func TestStatusRangesMatchStatusFunction(t *testing.T) {
 			t.Errorf("%s: no document in this status; the test data misses it", status)
 		}
 	}
+}
+
+// driver_counts, from which an unfiltered or status-filtered list takes its
+// total, equals the companies' live drivers by status after every kind of
+// write: single and bulk inserts, status changes, soft deletes and
+// restores, edits of other columns, hard deletes, and writes under
+// session_replication_role = replica (the scale seed's load).
+func TestDriverCountsFollowEveryWrite(t *testing.T) {
+	db := pgtest.New(t)
+	ctx := context.Background()
+	a := fixtures.Company(t, db, fixtures.CompanyName("A"))
+	b := fixtures.Company(t, db, fixtures.CompanyName("B"))
+	companies := []uuid.UUID{a, b}
+	check := func(step string, wantLive int) {
+		t.Helper()
+		rows, err := db.Query(ctx, `
+			SELECT coalesce(c.company_id, n.company_id), coalesce(c.status, n.status), coalesce(c.n, 0), coalesce(n.live, 0)
+			FROM (SELECT company_id, status, count(*)::int AS n FROM drivers
+				WHERE deleted_at IS NULL AND company_id = ANY ($1) GROUP BY 1, 2) c
+			FULL JOIN (SELECT * FROM driver_counts WHERE company_id = ANY ($1)) n
+				ON n.company_id = c.company_id AND n.status = c.status`, companies)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		live := 0
+		for rows.Next() {
+			var company uuid.UUID
+			var status string
+			var counted, stored int
+			if err := rows.Scan(&company, &status, &counted, &stored); err != nil {
+				t.Fatal(err)
+			}
+			if counted != stored {
+				t.Errorf("%s: company %s, %s: %d live drivers, driver_counts says %d", step, company, status, counted, stored)
+			}
+			live += counted
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		if live != wantLive {
+			t.Fatalf("%s: %d live drivers, want %d: the step did not do what the test means", step, live, wantLive)
+		}
+	}
+	exec := func(sql string, args ...any) {
+		t.Helper()
+		if _, err := db.Exec(ctx, sql, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// bulk inserts n drivers into the company in one statement, numbered
+	// from seq, every other one on leave.
+	const bulk = `INSERT INTO drivers (company_id, internal_number, internal_seq, first_name, last_name, email, status, flags)
+		SELECT $1, 'DRV-' || ($2::int + g), $2::int + g, 'Bulk', 'Driver', 'bulk-' || ($2::int + g) || '@example.test',
+			CASE WHEN g % 2 = 0 THEN 'active' ELSE 'on_leave' END, '{}'
+		FROM generate_series(1, $3::int) g`
+
+	var gone uuid.UUID
+	for i := 0; i < 3; i++ {
+		gone = fixtures.Driver(t, db, a)
+	}
+	fixtures.Driver(t, db, a, fixtures.Status("on_leave"))
+	deleted := fixtures.Driver(t, db, a, fixtures.Deleted())
+	fixtures.Driver(t, db, b)
+	fixtures.Driver(t, db, b, fixtures.Status("inactive"))
+	check("created one by one", 6)
+
+	exec(bulk, a, 1000, 6)
+	check("bulk insert", 12)
+
+	exec(`UPDATE drivers SET status = 'terminated' WHERE company_id = $1 AND status = 'on_leave'`, a)
+	check("status of several changed in one statement", 12)
+
+	exec(`UPDATE drivers SET phone = '+420 777 000 000' WHERE company_id = $1`, a)
+	check("other columns edited", 12)
+
+	if err := drivers.SoftDelete(ctx, db, a, gone); err != nil {
+		t.Fatal(err)
+	}
+	check("soft delete", 11)
+
+	exec(`UPDATE drivers SET deleted_at = NULL WHERE id = $1`, deleted)
+	check("restore", 12)
+
+	exec(`UPDATE drivers SET status = 'inactive' WHERE id = $1`, gone)
+	check("status of a deleted driver changed", 12)
+
+	exec(`DELETE FROM drivers WHERE company_id = $1 AND internal_seq > 1000`, a)
+	check("hard delete", 6)
+
+	tx, err := db.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, `SET LOCAL session_replication_role = replica`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, bulk, b, 2000, 4); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check("bulk insert in replica mode", 10)
 }

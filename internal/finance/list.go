@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/auth"
@@ -78,23 +79,59 @@ func (s *Service) ListTransactions(ctx context.Context, p auth.Principal, ref Re
 	if err := v.Err(); err != nil {
 		return TransactionList{}, err
 	}
-	out := TransactionList{}
-	if out.Summaries, out.Transactions, err = transactionList(ctx, s.db, d.CompanyID(), d.ID(), f); err != nil {
+	sums, page, err := transactionList(ctx, s.db, d.CompanyID(), d.ID(), f)
+	if err != nil {
 		return TransactionList{}, err
 	}
-	for _, sm := range out.Summaries {
+	return newTransactionList(p, sums, page, main), nil
+}
+
+// Read is ListTransactions with its own guard (Authorize for
+// auth.FinanceRead): the guard's lookup, the summaries and the page go to
+// PostgreSQL in one round trip (tenants.AuthorizeDriverWith,
+// docs/development.md, "Guard and read in one round trip"). A filter by
+// period needs the period's dates first, and a filter that fails
+// validation must answer after the guard's 403 and 404: both run the guard
+// alone, then ListTransactions.
+func (s *Service) Read(ctx context.Context, p auth.Principal, driverID uuid.UUID, f TransactionFilter) (TransactionList, error) {
+	var v apperr.Validation
+	checked := f.check(&v)
+	if f.PeriodID != nil || v.Err() != nil {
+		ref, err := s.Authorize(ctx, p, auth.FinanceRead, driverID)
+		if err != nil {
+			return TransactionList{}, err
+		}
+		return s.ListTransactions(ctx, p, ref, f)
+	}
+	var sums []Summary
+	var page []Transaction
+	_, err := tenants.AuthorizeDriverWith(ctx, s.db, p, auth.FinanceRead, driverID, func(b *pgx.Batch) {
+		queueTransactionList(b, p.CompanyID, driverID, checked, &sums, &page)
+	})
+	if err != nil {
+		return TransactionList{}, err
+	}
+	return newTransactionList(p, sums, page, checked.Currency), nil
+}
+
+// newTransactionList is the answer of a transaction list: the page, the
+// summaries and the total of the filtered set, and the summary of the main
+// currency (the one asked for, else mainCurrency's).
+func newTransactionList(p auth.Principal, sums []Summary, page []Transaction, main string) TransactionList {
+	out := TransactionList{Summaries: sums, Transactions: page}
+	for _, sm := range sums {
 		out.Total += sm.rows
 	}
 	if main == "" {
-		main = mainCurrency(out.Summaries, companyCurrency(p))
+		main = mainCurrency(sums, companyCurrency(p))
 	}
 	out.Summary = Summary{Currency: main}
-	for _, sm := range out.Summaries {
+	for _, sm := range sums {
 		if sm.Currency == main {
 			out.Summary = sm
 		}
 	}
-	return out, nil
+	return out
 }
 
 // check validates the filter's values and normalises its currency.

@@ -146,36 +146,42 @@ func transactionArgs(companyID, driverID uuid.UUID, f TransactionFilter) []any {
 // page of them, newest first, in one batch: one round trip (the page is
 // empty past the last one).
 func transactionList(ctx context.Context, db postgres.DBTX, companyID, driverID uuid.UUID, f TransactionFilter) ([]Summary, []Transaction, error) {
-	batch := &pgx.Batch{}
-	batch.Queue(`SELECT t.currency, count(*), `+summarySQL+` FROM finance_transactions t `+transactionWhere+
-		` GROUP BY t.currency ORDER BY t.currency`, transactionArgs(companyID, driverID, f)...)
-	batch.Queue(txQuery+transactionWhere+`
-		ORDER BY t.transaction_date DESC, t.created_at DESC, t.id DESC
-		LIMIT $8 OFFSET $9`, append(transactionArgs(companyID, driverID, f), f.PerPage, (f.Page-1)*f.PerPage)...)
-	br := db.SendBatch(ctx, batch)
-	defer br.Close()
-	rows, err := br.Query()
-	if err != nil {
-		return nil, nil, fmt.Errorf("summarise transactions of driver %s: %w", driverID, err)
-	}
-	sums, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Summary, error) {
-		var sm Summary
-		err := r.Scan(&sm.Currency, &sm.rows, &sm.TotalEarnings, &sm.TotalDeductions, &sm.TotalPenalties)
-		sm.NetAmount = sm.TotalEarnings.Sub(sm.TotalDeductions).Sub(sm.TotalPenalties)
-		return sm, err
-	})
-	if err != nil {
-		return nil, nil, fmt.Errorf("summarise transactions of driver %s: %w", driverID, err)
-	}
-	if rows, err = br.Query(); err != nil {
-		return nil, nil, fmt.Errorf("list transactions of driver %s: %w", driverID, err)
-	}
-	page, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Transaction, error) { return scanTransaction(r) })
-	if err != nil {
-		return nil, nil, fmt.Errorf("list transactions of driver %s: %w", driverID, err)
-	}
-	if err := br.Close(); err != nil {
-		return nil, nil, fmt.Errorf("list transactions of driver %s: %w", driverID, err)
+	var sums []Summary
+	var page []Transaction
+	b := &pgx.Batch{}
+	queueTransactionList(b, companyID, driverID, f, &sums, &page)
+	if err := db.SendBatch(ctx, b).Close(); err != nil {
+		return nil, nil, err
 	}
 	return sums, page, nil
+}
+
+// queueTransactionList adds transactionList's two statements to b: once b
+// has run, *sums and *page hold their results. The finance guard's own
+// lookup (Service.Read) sends them with it.
+func queueTransactionList(b *pgx.Batch, companyID, driverID uuid.UUID, f TransactionFilter, sums *[]Summary, page *[]Transaction) {
+	b.Queue(`SELECT t.currency, count(*), `+summarySQL+` FROM finance_transactions t `+transactionWhere+
+		` GROUP BY t.currency ORDER BY t.currency`, transactionArgs(companyID, driverID, f)...).Query(func(rows pgx.Rows) error {
+		got, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Summary, error) {
+			var sm Summary
+			err := r.Scan(&sm.Currency, &sm.rows, &sm.TotalEarnings, &sm.TotalDeductions, &sm.TotalPenalties)
+			sm.NetAmount = sm.TotalEarnings.Sub(sm.TotalDeductions).Sub(sm.TotalPenalties)
+			return sm, err
+		})
+		if err != nil {
+			return fmt.Errorf("summarise transactions of driver %s: %w", driverID, err)
+		}
+		*sums = got
+		return nil
+	})
+	b.Queue(txQuery+transactionWhere+`
+		ORDER BY t.transaction_date DESC, t.created_at DESC, t.id DESC
+		LIMIT $8 OFFSET $9`, append(transactionArgs(companyID, driverID, f), f.PerPage, (f.Page-1)*f.PerPage)...).Query(func(rows pgx.Rows) error {
+		got, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Transaction, error) { return scanTransaction(r) })
+		if err != nil {
+			return fmt.Errorf("list transactions of driver %s: %w", driverID, err)
+		}
+		*page = got
+		return nil
+	})
 }

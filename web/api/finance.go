@@ -45,26 +45,27 @@ type transactionPage struct {
 }
 
 func (h *Handlers) listTransactions(c echo.Context) error {
-	ref, err := h.financeGuard(c, auth.FinanceRead)
-	if err != nil {
-		return err
-	}
+	ctx, p := c.Request().Context(), web.Principal(c)
 	q := query{c: c}
 	page, perPage := q.page(100)
 	f := transactionFilter(&q)
 	f.Page, f.PerPage = page, perPage
 	fp := feedParams(&q)
-	if err := q.err(); err != nil {
-		return err
-	}
-	if fp.On() {
-		feedPage, err := h.Finance.FeedTransactions(c.Request().Context(), web.Principal(c), ref, f, fp)
+	if perr := q.err(); perr != nil || fp.On() {
+		ref, err := h.financeGuard(c, auth.FinanceRead)
+		if err != nil {
+			return err // the guard's 403 and 404 come before a parameter's 400
+		}
+		if perr != nil {
+			return perr
+		}
+		feedPage, err := h.Finance.FeedTransactions(ctx, p, ref, f, fp)
 		if err != nil {
 			return err
 		}
 		return feedJSON(c, feedPage)
 	}
-	list, err := h.Finance.ListTransactions(c.Request().Context(), web.Principal(c), ref, f)
+	list, err := h.Finance.Read(ctx, p, web.PathID(c, "id"), f)
 	if err != nil {
 		return err
 	}

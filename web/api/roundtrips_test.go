@@ -53,8 +53,8 @@ func (r *roundTripTracer) take() int {
 }
 
 // TestGuardedReadsInOneRoundTrip: a driver with its documents, its documents
-// alone and a stored past month's rating are each answered in one round
-// trip, and the current month's rating in two, the guard's lookup and the
+// alone, its transactions and a stored past month's rating are each
+// answered in one round trip, and the current month's rating in two, the guard's lookup and the
 // reads together (docs/performance.md, "One round trip for a guarded
 // read"); what was read beside the lookup never reaches a caller the guard
 // refuses, and the guard's answers and their order are those of every
@@ -76,6 +76,8 @@ func TestGuardedReadsInOneRoundTrip(t *testing.T) {
 		scores[id] = hr.Post("/api/v0/drivers/"+id.String()+"/rating/calculate", map[string]any{"period": last.String()}).Expect(http.StatusOK).JSON()["total_score"]
 	}
 	env.As(other, auth.RoleHRManager).Post("/api/v0/drivers/"+foreign.String()+"/rating/calculate", map[string]any{"period": last.String()}).Expect(http.StatusOK)
+	hr.Post("/api/v0/drivers/"+d.String()+"/finance", map[string]any{
+		"transaction_type": "bonus", "amount": "150.00", "transaction_date": last.First().String()}).Expect(http.StatusCreated)
 	hr.Delete("/api/v0/drivers/" + gone.String()).Expect(http.StatusNoContent)
 	anna := env.As(company, auth.RoleDriver, "anna@example.test")
 
@@ -111,6 +113,15 @@ func TestGuardedReadsInOneRoundTrip(t *testing.T) {
 					t.Errorf("documents %v, want the driver's", r)
 				}
 			}},
+		{"finance", "/finance", "/finance?page=x", 1,
+			func(t *testing.T, id uuid.UUID, r map[string]any) {
+				txs, _ := r["data"].([]any)
+				sum, _ := r["summary"].(map[string]any)
+				if r["total"] != float64(1) || len(txs) != 1 || txs[0].(map[string]any)["driver_id"] != id.String() ||
+					sum["total_earnings"] != float64(150) {
+					t.Errorf("finance %v, want the driver's one bonus of 150.00, summed", r)
+				}
+			}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			at := func(id uuid.UUID, rest string) string { return "/api/v0/drivers/" + id.String() + rest }
@@ -137,4 +148,9 @@ func TestGuardedReadsInOneRoundTrip(t *testing.T) {
 			hr.Get(at(d, c.badQuery)).ExpectError(http.StatusBadRequest, "BadRequest")
 		})
 	}
+	// A finance filter's invalid value (422) also answers after the guard.
+	finance := func(id uuid.UUID) string { return "/api/v0/drivers/" + id.String() + "/finance?status=open" }
+	hr.Get(finance(uuid.New())).ExpectError(http.StatusNotFound, "NotFound")
+	anna.Get(finance(d2)).ExpectError(http.StatusForbidden, "AccessDenied")
+	hr.Get(finance(d)).ExpectError(http.StatusUnprocessableEntity, "ValidationError")
 }

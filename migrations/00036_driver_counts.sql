@@ -7,24 +7,26 @@
 -- filtered by status alone, the total is a sum of these counts, and the page
 -- reads only its own rows.
 --
--- live is the number of the company's drivers with the status that are not
--- deleted. A row may be 0; a missing row means 0.
+-- The rows are changes: the company's live drivers with the status are the
+-- sum of live over its rows. A write of drivers only ever inserts rows here,
+-- so it waits for no other writer and holds no lock another one needs; a
+-- daily job (compact_driver_counts) folds each company's rows into one per
+-- status.
 CREATE TABLE driver_counts (
     company_id uuid NOT NULL REFERENCES companies (id),
     status     text NOT NULL,
-    live       integer NOT NULL,
-    PRIMARY KEY (company_id, status)
+    live       integer NOT NULL
 );
+
+CREATE INDEX driver_counts_company_status_idx ON driver_counts (company_id, status) INCLUDE (live);
 
 SELECT konvoj_enable_tenant_rls('driver_counts');
 
--- konvoj_count_drivers keeps driver_counts equal to the live drivers after
--- every statement that writes drivers, whoever runs it (the services, an
--- import, the seeds). It adds each statement's changes, worked out from its
--- changed rows per company and status, to the stored counts: added, not
--- recomputed, so that concurrent writers of one company never lose a
--- change. The rows are written in key order, so that two statements that
--- change the same counts take their locks in the same order.
+-- konvoj_count_drivers keeps the sums of driver_counts equal to the live
+-- drivers after every statement that writes drivers, whoever runs it (the
+-- services, an import, the seeds): it adds one row per company and status
+-- whose number of live drivers the statement changed, worked out from the
+-- statement's changed rows. Most updates (a phone number) add nothing.
 -- +goose StatementBegin
 CREATE FUNCTION konvoj_count_drivers() RETURNS trigger
 LANGUAGE plpgsql
@@ -32,27 +34,19 @@ SET search_path = pg_catalog, public
 AS $$
 BEGIN
     IF TG_OP = 'INSERT' THEN
-        INSERT INTO driver_counts AS t (company_id, status, live)
-        SELECT company_id, status, count(*) FROM new_rows WHERE deleted_at IS NULL
-        GROUP BY 1, 2 ORDER BY 1, 2
-        ON CONFLICT (company_id, status) DO UPDATE SET live = t.live + EXCLUDED.live;
+        INSERT INTO driver_counts (company_id, status, live)
+        SELECT company_id, status, count(*) FROM new_rows WHERE deleted_at IS NULL GROUP BY 1, 2;
     ELSIF TG_OP = 'UPDATE' THEN
-        -- The new rows' live drivers count +1, the old rows' -1; most
-        -- updates (a phone number) change nothing here.
-        INSERT INTO driver_counts AS t (company_id, status, live)
+        INSERT INTO driver_counts (company_id, status, live)
         SELECT company_id, status, sum(d) FROM (
             SELECT company_id, status, 1 AS d FROM new_rows WHERE deleted_at IS NULL
             UNION ALL
             SELECT company_id, status, -1 FROM old_rows WHERE deleted_at IS NULL
         ) r
-        GROUP BY 1, 2 HAVING sum(d) <> 0 ORDER BY 1, 2
-        -- A negative change always meets its row (the driver it takes away
-        -- was counted), so it is never inserted as it stands.
-        ON CONFLICT (company_id, status) DO UPDATE SET live = t.live + EXCLUDED.live;
+        GROUP BY 1, 2 HAVING sum(d) <> 0;
     ELSE
-        UPDATE driver_counts t SET live = t.live - x.n
-        FROM (SELECT company_id, status, count(*) AS n FROM old_rows WHERE deleted_at IS NULL GROUP BY 1, 2) x
-        WHERE t.company_id = x.company_id AND t.status = x.status;
+        INSERT INTO driver_counts (company_id, status, live)
+        SELECT company_id, status, -count(*) FROM old_rows WHERE deleted_at IS NULL GROUP BY 1, 2;
     END IF;
     RETURN NULL;
 END

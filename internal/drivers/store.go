@@ -287,6 +287,21 @@ func SoftDelete(ctx context.Context, tx postgres.DBTX, companyID, id uuid.UUID) 
 	return nil
 }
 
+// CompactCounts folds each company's rows of driver_counts into one per
+// status, in every company (migrations/00036_driver_counts.sql; the daily
+// job compact_driver_counts, on the system pool). Rows that writes add
+// meanwhile are not yet seen by the delete, so they stay, and every sum
+// is the same before and after.
+func CompactCounts(ctx context.Context, db postgres.DBTX) error {
+	if _, err := db.Exec(ctx, `
+		WITH gone AS (DELETE FROM driver_counts RETURNING company_id, status, live)
+		INSERT INTO driver_counts (company_id, status, live)
+		SELECT company_id, status, sum(live) FROM gone GROUP BY 1, 2 HAVING sum(live) <> 0`); err != nil {
+		return fmt.Errorf("compact driver counts: %w", err)
+	}
+	return nil
+}
+
 // officeExists reports whether the office is a live office of the company.
 func officeExists(ctx context.Context, db postgres.DBTX, companyID, officeID uuid.UUID) (bool, error) {
 	var ok bool
@@ -379,8 +394,8 @@ func (q *listQuery) where() string {
 }
 
 // storedTotal is the total of a counted list (where sets counted): the
-// company's live drivers of the statuses asked, from driver_counts, which
-// triggers keep (migrations/00036_driver_counts.sql).
+// company's live drivers of the statuses asked, the sum of driver_counts,
+// which triggers keep (migrations/00036_driver_counts.sql).
 func (q *listQuery) storedTotal() string {
 	cond := ""
 	if q.statuses != "" {

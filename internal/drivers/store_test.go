@@ -70,11 +70,13 @@ func TestStatusRangesMatchStatusFunction(t *testing.T) {
 	}
 }
 
-// driver_counts, from which an unfiltered or status-filtered list takes its
-// total, equals the companies' live drivers by status after every kind of
-// write: single and bulk inserts, status changes, soft deletes and
-// restores, edits of other columns, hard deletes, and writes under
-// session_replication_role = replica (the scale seed's load).
+// The sums of driver_counts, from which an unfiltered or status-filtered
+// list takes its total, equal the companies' live drivers by status after
+// every kind of write: single and bulk inserts, status changes, soft
+// deletes and restores, edits of other columns, hard deletes, and writes
+// under session_replication_role = replica (the scale seed's load); and
+// compacting them keeps the sums, those of a write that commits while it
+// runs included, in one row per company and status.
 func TestDriverCountsFollowEveryWrite(t *testing.T) {
 	db := pgtest.New(t)
 	ctx := context.Background()
@@ -87,7 +89,8 @@ func TestDriverCountsFollowEveryWrite(t *testing.T) {
 			SELECT coalesce(c.company_id, n.company_id), coalesce(c.status, n.status), coalesce(c.n, 0), coalesce(n.live, 0)
 			FROM (SELECT company_id, status, count(*)::int AS n FROM drivers
 				WHERE deleted_at IS NULL AND company_id = ANY ($1) GROUP BY 1, 2) c
-			FULL JOIN (SELECT * FROM driver_counts WHERE company_id = ANY ($1)) n
+			FULL JOIN (SELECT company_id, status, sum(live)::int AS live FROM driver_counts
+				WHERE company_id = ANY ($1) GROUP BY 1, 2) n
 				ON n.company_id = c.company_id AND n.status = c.status`, companies)
 		if err != nil {
 			t.Fatal(err)
@@ -174,4 +177,82 @@ func TestDriverCountsFollowEveryWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("bulk insert in replica mode", 10)
+
+	// A write that commits while the compaction runs keeps its row.
+	open, err := db.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer open.Rollback(ctx)
+	if _, err := open.Exec(ctx, bulk, b, 3000, 2); err != nil {
+		t.Fatal(err)
+	}
+	var before int
+	if err := db.QueryRow(ctx, `SELECT count(*) FROM driver_counts WHERE company_id = ANY ($1)`, companies).Scan(&before); err != nil {
+		t.Fatal(err)
+	}
+	if err := drivers.CompactCounts(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	if err := open.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check("compacted beside a write", 12)
+	if err := drivers.CompactCounts(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	check("compacted", 12)
+	var rows, keys int
+	if err := db.QueryRow(ctx, `SELECT count(*), count(DISTINCT (company_id, status)) FROM driver_counts WHERE company_id = ANY ($1)`,
+		companies).Scan(&rows, &keys); err != nil {
+		t.Fatal(err)
+	}
+	if rows != keys || rows >= before {
+		t.Errorf("%d rows of counts for %d companies and statuses after compacting (%d before): want one each", rows, keys, before)
+	}
+}
+
+// Writes of one company's drivers do not queue on the counts: a status
+// change waits for no other open transaction that changed statuses too
+// (with a kept row per status, the second would wait for the first's
+// commit, and an import beside an edit could deadlock).
+func TestDriverWritesDoNotWaitOnCounts(t *testing.T) {
+	db := pgtest.New(t)
+	ctx := context.Background()
+	company := fixtures.Company(t, db)
+	a := fixtures.Driver(t, db, company)
+	b := fixtures.Driver(t, db, company)
+	first, err := db.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Rollback(ctx)
+	if _, err := first.Exec(ctx, `UPDATE drivers SET status = 'on_leave' WHERE id = $1`, a); err != nil {
+		t.Fatal(err)
+	}
+	second, err := db.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Rollback(ctx)
+	if _, err := second.Exec(ctx, `SET LOCAL lock_timeout = '2s'`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := second.Exec(ctx, `UPDATE drivers SET status = 'on_leave' WHERE id = $1`, b); err != nil {
+		t.Fatalf("the second status change waited for the first: %v", err)
+	}
+	if err := second.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var onLeave int
+	if err := db.QueryRow(ctx, `SELECT coalesce(sum(live), 0) FROM driver_counts WHERE company_id = $1 AND status = 'on_leave'`,
+		company).Scan(&onLeave); err != nil {
+		t.Fatal(err)
+	}
+	if onLeave != 2 {
+		t.Errorf("driver_counts sums %d drivers on leave, want 2", onLeave)
+	}
 }

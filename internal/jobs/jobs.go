@@ -344,6 +344,7 @@ func NewClient(db *pgxpool.Pool, ratings *rating.Service, log *slog.Logger, o Op
 	river.AddWorker(workers, &PurgeIdempotencyKeysWorker{DB: db})
 	river.AddWorker(workers, &PurgeFormTokensWorker{DB: db})
 	river.AddWorker(workers, &PruneOutboxWorker{DB: db, Log: log, Now: o.Now})
+	river.AddWorker(workers, &CompactDriverCountsWorker{DB: db})
 	if o.Imports != nil {
 		river.AddWorker(workers, &ImportWorker{Imports: o.Imports})
 	}
@@ -391,6 +392,9 @@ func NewClient(db *pgxpool.Pool, ratings *rating.Service, log *slog.Logger, o Op
 			river.NewPeriodicJob(river.PeriodicInterval(PruneOutboxInterval),
 				func() (river.JobArgs, *river.InsertOpts) { return PruneOutboxArgs{}, nil },
 				&river.PeriodicJobOpts{ID: "prune_outbox", RunOnStart: true}),
+			river.NewPeriodicJob(river.PeriodicInterval(CompactDriverCountsInterval),
+				func() (river.JobArgs, *river.InsertOpts) { return CompactDriverCountsArgs{}, nil },
+				&river.PeriodicJobOpts{ID: "compact_driver_counts", RunOnStart: true}),
 		}
 		if o.Sessions != nil {
 			cfg.PeriodicJobs = append(cfg.PeriodicJobs, river.NewPeriodicJob(river.PeriodicInterval(PurgeSessionsInterval),

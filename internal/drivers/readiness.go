@@ -96,14 +96,21 @@ func (s *Service) NotReady(ctx context.Context, p auth.Principal, company auth.R
 // DocumentStatusCounts counts the company's live drivers with at least one
 // document in each of the statuses that call for action, expired,
 // expiring_soon and warning (the drivers list's document_status filter,
-// so a count and the list it links to agree; the index range of
-// valid_until finds the documents). Statuses no driver has are 0.
+// so a count and the list it links to agree). Expired comes from the days
+// driver_expiry keeps (migrations/00037_driver_expiry.sql); the others from
+// the index range of valid_until from today to today+30, and the chains of
+// the drivers with a chained document in it. Statuses no driver has are 0.
 func (s *Service) DocumentStatusCounts(ctx context.Context, p auth.Principal, company auth.Ref) (map[string]int, error) {
 	if err := company.Check(p, auth.DocumentsList); err != nil {
 		return nil, err
 	}
 	rows, err := s.db.Query(ctx, `
 		WITH co AS MATERIALIZED (`+companyFacts+` WHERE c.id = $1)
+		SELECT 'expired', count(*)
+		FROM driver_expiry e
+		JOIN drivers d ON d.id = e.driver_id AND d.deleted_at IS NULL
+		WHERE e.company_id = $1 AND e.expired_from <= (SELECT today FROM co) AND ($2::uuid IS NULL OR d.id = $2)
+		UNION ALL
 		SELECT x.status, count(DISTINCT x.driver_id)
 		FROM (
 			SELECT dd.driver_id, konvoj_document_status(dd.current_file_id IS NOT NULL, dd.valid_until, co.today) AS status
@@ -112,19 +119,21 @@ func (s *Service) DocumentStatusCounts(ctx context.Context, p auth.Principal, co
 			CROSS JOIN co
 			WHERE dd.company_id = $1 AND ($2::uuid IS NULL OR d.id = $2)
 				AND dd.type <> ALL (co.capped) AND dd.type <> ALL (co.retired)
-				AND dd.current_file_id IS NOT NULL AND dd.valid_until <= (SELECT today FROM co) + 30
+				AND dd.current_file_id IS NOT NULL
+				AND dd.valid_until BETWEEN (SELECT today FROM co) AND (SELECT today FROM co) + 30
 			UNION ALL
 			-- Capped documents by their effective status: only drivers with
-			-- a chained document in these statuses can have one.
+			-- a chained document in these statuses can have one, and only
+			-- the chained types' documents decide it.
 			SELECT d.id, x.status
 			FROM drivers d
 			CROSS JOIN co
-			CROSS JOIN LATERAL konvoj_document_statuses(d.company_id, d.id, co.today, co.chains, co.retired) x
+			CROSS JOIN LATERAL konvoj_document_statuses(d.company_id, d.id, co.today, co.chains, co.retired, co.chained) x
 			WHERE d.company_id = $1 AND d.deleted_at IS NULL AND ($2::uuid IS NULL OR d.id = $2)
 				AND d.id IN (SELECT dd.driver_id FROM driver_documents dd CROSS JOIN co
-					WHERE dd.company_id = $1 AND dd.type = ANY (co.chained)
-						AND dd.current_file_id IS NOT NULL AND dd.valid_until <= (SELECT today FROM co) + 30)
-				AND x.type = ANY (co.capped) AND x.status IN ('expired', 'expiring_soon', 'warning')
+					WHERE dd.company_id = $1 AND dd.type = ANY (co.chained) AND dd.current_file_id IS NOT NULL
+						AND dd.valid_until BETWEEN (SELECT today FROM co) AND (SELECT today FROM co) + 30)
+				AND x.type = ANY (co.capped) AND x.status IN ('expiring_soon', 'warning')
 		) x
 		GROUP BY x.status`, company.CompanyID(), company.Only())
 	if err != nil {

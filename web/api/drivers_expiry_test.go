@@ -259,3 +259,54 @@ func TestDriverListSortByNextExpiry(t *testing.T) {
 	hr.Get("/api/v0/drivers?sort_by=last_name&cursor="+*first.Meta.NextCursor).ExpectError(http.StatusBadRequest, "BadRequest")
 	hr.Get("/api/v0/drivers?sort_by=next_expiry_date").ExpectError(http.StatusUnprocessableEntity, "ValidationError")
 }
+
+// document_status=expired alone is answered from driver_expiry, its total
+// from an index range less the soft-deleted drivers: it finds the same
+// drivers, pages and totals as the same question asked through the
+// documents (the status filter beside it, or the document types named),
+// the soft-deleted and the other company's drivers left out, an expiry
+// that a cap causes included, and a document renewed since dropped.
+func TestDriverListExpiredFromStoredDays(t *testing.T) {
+	t.Parallel()
+	env := webtest.New(t)
+	company := env.Company("Acme", "free")
+	hr := env.As(company, auth.RoleHRManager)
+	ids := expiryFleet(t, env, hr)
+	// Expired by its cap: the work permit is valid, the residence permit
+	// that caps it is not.
+	capped := drvCreate(t, hr, map[string]any{"first_name": "D", "last_name": "capped", "email": "capped@example.cz"}).ID
+	drvSetDocument(t, env, capped, "work_permit", drvDays(200))
+	drvSetDocument(t, env, capped, "residence_permit", drvDays(-2))
+	ids["capped"] = capped
+	gone := drvCreate(t, hr, map[string]any{"first_name": "D", "last_name": "gone", "email": "gone@example.cz"}).ID
+	drvSetDocument(t, env, gone, "passport", drvDays(-9))
+	hr.Delete("/api/v0/drivers/" + gone.String()).Expect(http.StatusNoContent)
+	other := env.Company("Other", "free")
+	drvSetDocument(t, env, drvCreate(t, env.As(other, auth.RoleHRManager),
+		map[string]any{"first_name": "O", "last_name": "other", "email": "o@example.cz"}).ID, "passport", drvDays(-1))
+
+	want := []string{"expired", "both", "capped"}
+	every := "&document_type=passport,visa_biometrics,drivers_license,code_95,medical_examination,tachograph_card,work_permit,residence_permit"
+	for _, q := range []string{"", "&status=active", every} {
+		items, total := expiryList(t, hr, "document_status=expired&sort_by=last_name"+q)
+		got := names(ids, items)
+		if !slices.Equal(got, []string{"both", "capped", "expired"}) || total != len(want) {
+			t.Errorf("document_status=expired%s: %v, total %d; want [both capped expired], total 3", q, got, total)
+		}
+	}
+	// Pages: two of three, then the last, then past the end.
+	for page, n := range []int{2, 1, 0} {
+		items, total := expiryList(t, hr, fmt.Sprintf("document_status=expired&per_page=2&page=%d", page+1))
+		if len(items) != n || total != 3 {
+			t.Errorf("page %d: %d drivers, total %d; want %d and 3", page+1, len(items), total, n)
+		}
+	}
+	// Renewed: the driver leaves the list at once.
+	if _, err := env.DB.Exec(context.Background(), `UPDATE driver_documents SET valid_until = valid_until + 100
+		WHERE driver_id = $1 AND type = 'passport'`, ids["expired"]); err != nil {
+		t.Fatal(err)
+	}
+	if items, total := expiryList(t, hr, "document_status=expired&sort_by=last_name"); !slices.Equal(names(ids, items), []string{"both", "capped"}) || total != 2 {
+		t.Errorf("after a renewal: %v, total %d", names(ids, items), total)
+	}
+}

@@ -1,0 +1,261 @@
+package drivers_test
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/drivers"
+	"github.com/konvoj/konvoj/internal/fixtures"
+	"github.com/konvoj/konvoj/internal/postgres/pgtest"
+)
+
+// expiryCompany is a company whose drivers' documents cover what the
+// expired rule has to tell apart: no file, a file without expiry, dates on
+// both sides of today, and validity chains of one and two steps (the
+// built-in work permit, capped by the residence permit or the biometric
+// visa; a custom type capped by the work permit).
+func expiryCompany(t *testing.T, db *pgxpool.Pool, name string, drivers int) uuid.UUID {
+	t.Helper()
+	company := fixtures.Company(t, db, fixtures.CompanyName(name))
+	for i := range drivers {
+		fixtures.Driver(t, db, company, fixtures.Email(fmt.Sprintf("e%d@%s.example", i, name)))
+	}
+	exec(t, db, `INSERT INTO document_types (company_id, code, names, capped_by) VALUES ($1, 'site_pass', '{"en": "Site pass"}', 'work_permit')`, company)
+	exec(t, db, `INSERT INTO driver_documents (company_id, driver_id, type)
+		SELECT company_id, id, 'site_pass' FROM drivers WHERE company_id = $1`, company)
+	// A fixed pseudo-random spread (hashes of the ids) over the chained
+	// types and the passport (the others stay without a file, so that the
+	// chains decide most drivers): a third without a file, a tenth of the
+	// rest without expiry, the others from 40 days ago to 40 days ahead.
+	exec(t, db, `
+		WITH n AS (
+			SELECT id, abs(hashtext(id::text)) AS h FROM driver_documents WHERE company_id = $1
+				AND type IN ('passport', 'work_permit', 'residence_permit', 'visa_biometrics', 'site_pass')
+		), f AS (
+			INSERT INTO document_files (company_id, document_id, filename, original_filename, mime_type, size_bytes, version, storage_path, storage_disk, hash_sha256)
+			SELECT $1, n.id, 'v1.pdf', 'a.pdf', 'application/pdf', 1, 1, 'x', 'local', repeat('a', 64) FROM n WHERE n.h % 3 <> 0
+			RETURNING id, document_id
+		)
+		UPDATE driver_documents dd SET current_file_id = f.id,
+			valid_until = CASE WHEN n.h % 10 = 1 THEN NULL ELSE konvoj_today('Europe/Prague') + (n.h / 7 % 81)::int - 40 END
+		FROM f JOIN n ON n.id = f.document_id WHERE dd.id = f.document_id`, company)
+	return company
+}
+
+func exec(t *testing.T, db *pgxpool.Pool, sql string, args ...any) {
+	t.Helper()
+	if _, err := db.Exec(context.Background(), sql, args...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// konvoj_expired_from gives, for every driver, the first day on which
+// konvoj_document_statuses finds a document of the driver expired: on each
+// day from 45 days back to 45 ahead, "expired_from <= day" holds exactly
+// for the drivers with an effectively expired document that day, chains
+// and retired types included.
+func TestExpiredFromMatchesDocumentStatuses(t *testing.T) {
+	db := pgtest.New(t)
+	company := expiryCompany(t, db, "chains", 60)
+	check := func(step string) {
+		t.Helper()
+		var days, mismatches, expired, capped int
+		err := db.QueryRow(context.Background(), `
+			WITH co AS (SELECT konvoj_today('Europe/Prague') AS today, f.chains, f.retired
+				FROM company_document_facts f WHERE f.company_id = $1),
+			x AS (
+				SELECT t.day, d.id,
+					coalesce(konvoj_expired_from($1, d.id, co.chains, co.retired) <= t.day, false) AS by_date,
+					EXISTS (SELECT 1 FROM konvoj_document_statuses($1, d.id, t.day, co.chains, co.retired) s
+						WHERE s.status = 'expired') AS by_status,
+					EXISTS (SELECT 1 FROM konvoj_document_statuses($1, d.id, t.day, co.chains, co.retired) s
+						WHERE s.status = 'expired' AND s.own_status <> 'expired') AS by_cap
+				FROM drivers d CROSS JOIN co
+				CROSS JOIN LATERAL (SELECT co.today + g AS day FROM generate_series(-45, 45) g) t
+				WHERE d.company_id = $1
+			)
+			SELECT count(DISTINCT day), count(*) FILTER (WHERE by_date <> by_status),
+				count(*) FILTER (WHERE by_status), count(*) FILTER (WHERE by_cap) FROM x`, company).
+			Scan(&days, &mismatches, &expired, &capped)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if mismatches != 0 {
+			t.Errorf("%s: %d (driver, day) pairs where konvoj_expired_from and konvoj_document_statuses disagree", step, mismatches)
+		}
+		if days != 91 || expired == 0 || capped == 0 {
+			t.Fatalf("%s: %d days, %d expired and %d expired by a cap only: the data misses a case", step, days, expired, capped)
+		}
+	}
+	check("chains")
+	exec(t, db, `UPDATE document_types SET retired = true WHERE company_id = $1 AND code = 'site_pass'`, company)
+	exec(t, db, `INSERT INTO document_types (company_id, code, names, capped_by) VALUES ($1, 'yard_pass', '{"en": "Yard pass"}', 'passport')`, company)
+	exec(t, db, `INSERT INTO driver_documents (company_id, driver_id, type, current_file_id, valid_until)
+		SELECT d.company_id, d.id, 'yard_pass', dd.current_file_id, konvoj_today('Europe/Prague') + 40
+		FROM drivers d JOIN driver_documents dd ON dd.driver_id = d.id AND dd.type = 'site_pass'
+		WHERE d.company_id = $1`, company)
+	check("a type retired, another capped by the passport")
+}
+
+// driver_expiry holds konvoj_expired_from of every driver with one after
+// every kind of write: files added and removed, dates changed, documents
+// inserted in bulk and deleted, a document moved to another driver, writes
+// under session_replication_role = replica (the scale seed's load), a type
+// retired and restored, and a new cap (the company's chains change).
+func TestDriverExpiryFollowsEveryWrite(t *testing.T) {
+	db := pgtest.New(t)
+	ctx := context.Background()
+	a := expiryCompany(t, db, "a", 30)
+	b := expiryCompany(t, db, "b", 10)
+	check := func(step string) {
+		t.Helper()
+		var stale, kept int
+		err := db.QueryRow(ctx, `
+			SELECT count(*) FILTER (WHERE e.expired_from IS DISTINCT FROM konvoj_expired_from(d.company_id, d.id, f.chains, f.retired)
+					OR e.company_id IS DISTINCT FROM (CASE WHEN e.driver_id IS NULL THEN NULL ELSE d.company_id END)),
+				count(e.driver_id)
+			FROM drivers d
+			JOIN company_document_facts f ON f.company_id = d.company_id
+			LEFT JOIN driver_expiry e ON e.driver_id = d.id
+			WHERE d.company_id IN ($1, $2)`, a, b).Scan(&stale, &kept)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if stale != 0 {
+			t.Errorf("%s: %d drivers whose driver_expiry row is not konvoj_expired_from", step, stale)
+		}
+		if kept == 0 {
+			t.Fatalf("%s: no driver has an expired-from day: the data misses the case", step)
+		}
+	}
+	check("created")
+
+	var doc, driver uuid.UUID
+	if err := db.QueryRow(ctx, `SELECT id, driver_id FROM driver_documents
+		WHERE company_id = $1 AND current_file_id IS NOT NULL AND valid_until IS NOT NULL ORDER BY id LIMIT 1`, a).Scan(&doc, &driver); err != nil {
+		t.Fatal(err)
+	}
+	exec(t, db, `UPDATE driver_documents SET valid_until = konvoj_today('Europe/Prague') - 100 WHERE id = $1`, doc)
+	check("a date moved back")
+	var from *string
+	if err := db.QueryRow(ctx, `SELECT (expired_from - konvoj_today('Europe/Prague'))::text FROM driver_expiry WHERE driver_id = $1`, driver).Scan(&from); err != nil {
+		t.Fatal(err)
+	}
+	if from == nil || *from != "-99" {
+		t.Errorf("a driver whose document expired 100 days ago: expired from day %v, want -99", from)
+	}
+	exec(t, db, `UPDATE driver_documents SET current_file_id = NULL WHERE company_id = $1 AND type = 'passport'`, a)
+	check("files removed")
+	exec(t, db, `UPDATE driver_documents SET number = 'X1' WHERE company_id = $1`, a)
+	check("other columns edited")
+	exec(t, db, `UPDATE driver_documents dd SET current_file_id = f.id
+		FROM document_files f WHERE f.document_id = dd.id AND dd.company_id = $1 AND dd.type = 'passport'`, a)
+	check("files back")
+	// Without them, a cap's step picks nothing, where it picked a document
+	// without a file (no_data, worse than expired).
+	exec(t, db, `DELETE FROM driver_documents WHERE company_id = $1 AND type IN ('residence_permit', 'visa_biometrics')
+		AND current_file_id IS NULL`, a)
+	check("the caps' documents without a file deleted")
+	exec(t, db, `INSERT INTO driver_documents (company_id, driver_id, type, current_file_id, valid_until)
+		SELECT company_id, driver_id, 'residence_permit', current_file_id, konvoj_today('Europe/Prague') - 3
+		FROM driver_documents p WHERE company_id = $1 AND type = 'passport' AND NOT EXISTS (
+			SELECT 1 FROM driver_documents r WHERE r.driver_id = p.driver_id AND r.type = 'residence_permit')`, a)
+	check("documents inserted in bulk")
+
+	var other uuid.UUID
+	if err := db.QueryRow(ctx, `SELECT id FROM drivers WHERE company_id = $1 AND id <> $2 AND NOT EXISTS (
+		SELECT 1 FROM driver_documents WHERE driver_id = drivers.id AND type = 'code_95') LIMIT 1`, a, driver).Scan(&other); err == nil {
+		exec(t, db, `UPDATE driver_documents SET driver_id = $2 WHERE driver_id = $1 AND type = 'code_95'`, driver, other)
+		check("a document moved to another driver")
+	}
+
+	tx, err := db.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, `SET LOCAL session_replication_role = replica`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, `UPDATE driver_documents SET valid_until = valid_until - 30 WHERE company_id = $1`, b); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check("dates changed in replica mode")
+
+	// A type outside every chain expired for every driver: retiring it
+	// changes the retired types only, not the chains.
+	exec(t, db, `INSERT INTO document_types (company_id, code, names) VALUES ($1, 'fuel_card', '{"en": "Fuel card"}')`, a)
+	exec(t, db, `INSERT INTO driver_documents (company_id, driver_id, type, current_file_id, valid_until)
+		SELECT company_id, driver_id, 'fuel_card', current_file_id, konvoj_today('Europe/Prague') - 200
+		FROM driver_documents WHERE company_id = $1 AND type = 'site_pass' AND current_file_id IS NOT NULL`, a)
+	check("an expired type added")
+	for _, code := range []string{"fuel_card", "site_pass"} {
+		exec(t, db, `UPDATE document_types SET retired = true WHERE company_id = $1 AND code = $2`, a, code)
+		check(code + " retired")
+		exec(t, db, `UPDATE document_types SET retired = false WHERE company_id = $1 AND code = $2`, a, code)
+		check(code + " restored")
+	}
+	exec(t, db, `INSERT INTO document_types (company_id, code, names, capped_by) VALUES ($1, 'yard_pass', '{"en": "Yard pass"}', 'passport')`, a)
+	exec(t, db, `INSERT INTO driver_documents (company_id, driver_id, type, current_file_id, valid_until)
+		SELECT company_id, driver_id, 'yard_pass', current_file_id, konvoj_today('Europe/Prague') + 50
+		FROM driver_documents WHERE company_id = $1 AND type = 'site_pass'`, a)
+	exec(t, db, `UPDATE document_types SET capped_by = 'drivers_license' WHERE company_id = $1 AND code = 'yard_pass'`, a)
+	check("a cap changed")
+
+}
+
+// The home page's counts of drivers by document status (expired,
+// expiring_soon, warning) are the live drivers with a document in that
+// effective status by konvoj_document_statuses, chains included, and no
+// other company's.
+func TestDocumentStatusCountsMatchStatuses(t *testing.T) {
+	db := pgtest.New(t)
+	ctx := context.Background()
+	company := expiryCompany(t, db, "counts", 60)
+	expiryCompany(t, db, "other", 10)
+	// A soft-deleted driver with an expired document counts nowhere.
+	exec(t, db, `UPDATE drivers SET deleted_at = now() WHERE id = (SELECT driver_id FROM driver_expiry
+		WHERE company_id = $1 AND expired_from <= konvoj_today('Europe/Prague') ORDER BY driver_id LIMIT 1)`, company)
+	p := auth.Principal{CompanyID: company, Role: auth.RoleHRManager}
+	scope, err := p.Scope(auth.DocumentsList)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := drivers.NewService(db, []byte("k")).DocumentStatusCounts(ctx, p, scope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{}
+	rows, err := db.Query(ctx, `
+		SELECT s.status, count(DISTINCT d.id)::int
+		FROM drivers d JOIN company_document_facts f ON f.company_id = d.company_id
+		CROSS JOIN LATERAL konvoj_document_statuses(d.company_id, d.id, konvoj_today('Europe/Prague'), f.chains, f.retired) s
+		WHERE d.company_id = $1 AND d.deleted_at IS NULL AND s.status IN ('expired', 'expiring_soon', 'warning')
+		GROUP BY 1`, company)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var st string
+		var n int
+		if err := rows.Scan(&st, &n); err != nil {
+			t.Fatal(err)
+		}
+		want[st] = n
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(want) != 3 || !maps.Equal(got, want) {
+		t.Errorf("counts %v, want %v", got, want)
+	}
+}

@@ -122,30 +122,48 @@ func TestRatingDashboards(t *testing.T) {
 	// A driver's page: bars of every component, and the 12-month chart.
 	var jiri uuid.UUID
 	must(t, app.DB.QueryRow(t.Context(), `SELECT id FROM drivers WHERE company_id = $1 AND email = 'jiri.dvorak@demo-transport.cz'`, company).Scan(&jiri))
-	_, err = page.Goto(app.URL + "/drivers/" + jiri.String() + "/rating")
-	must(t, err)
-	must(t, expect.Locator(page.GetByTestId("component")).ToHaveCount(6))
-	must(t, expect.Locator(page.GetByTestId("component-bar")).ToHaveCount(6))
-	must(t, expect.Locator(page.GetByTestId("history-chart")).ToHaveAttribute("data-months", "12"))
-	must(t, expect.Locator(page.GetByTestId("trend")).ToBeVisible())
-	plotted := chartScores(t, page)
-
-	var history struct {
-		Data []struct {
-			Period string  `json:"rating_period"`
-			Score  float64 `json:"total_score"`
-		} `json:"data"`
+	type historyRow struct {
+		Period string  `json:"rating_period"`
+		Score  float64 `json:"total_score"`
 	}
 	to := time.Date(now.Year(), now.Month()+1, 0, 0, 0, 0, 0, prague).Format(time.DateOnly)
 	from := time.Date(now.Year(), now.Month()-11, 1, 0, 0, 0, 0, prague).Format(time.DateOnly)
-	app.api(t, company, http.MethodGet, "/api/v0/drivers/"+jiri.String()+"/rating/history?from="+from+"&to="+to+"&per_page=12", nil, http.StatusOK, &history)
-	if len(history.Data) < 6 {
-		t.Fatalf("history API: %d months, want the demo's six and more", len(history.Data))
+	history := func() []historyRow {
+		var h struct {
+			Data []historyRow `json:"data"`
+		}
+		app.api(t, company, http.MethodGet, "/api/v0/drivers/"+jiri.String()+"/rating/history?from="+from+"&to="+to+"&per_page=12", nil, http.StatusOK, &h)
+		return h.Data
 	}
-	if len(plotted) != len(history.Data) {
-		t.Fatalf("chart plots %d points %v, the history API has %d months", len(plotted), plotted, len(history.Data))
+	// The current month's stored scores change when the background refresh
+	// runs (30 s after the weights above changed): the chart is compared
+	// with the API's history read before and after the page, once both
+	// reads agree.
+	var plotted map[string]float64
+	var months []historyRow
+	for try := 0; ; try++ {
+		before := history()
+		_, err = page.Goto(app.URL + "/drivers/" + jiri.String() + "/rating")
+		must(t, err)
+		must(t, expect.Locator(page.GetByTestId("component")).ToHaveCount(6))
+		must(t, expect.Locator(page.GetByTestId("component-bar")).ToHaveCount(6))
+		must(t, expect.Locator(page.GetByTestId("history-chart")).ToHaveAttribute("data-months", "12"))
+		must(t, expect.Locator(page.GetByTestId("trend")).ToBeVisible())
+		plotted, months = chartScores(t, page), history()
+		if slices.Equal(before, months) {
+			break
+		}
+		if try == 2 {
+			t.Fatalf("the history API changed during each of three page loads: %v, then %v", before, months)
+		}
 	}
-	for _, h := range history.Data {
+	if len(months) < 6 {
+		t.Fatalf("history API: %d months, want the demo's six and more", len(months))
+	}
+	if len(plotted) != len(months) {
+		t.Fatalf("chart plots %d points %v, the history API has %d months", len(plotted), plotted, len(months))
+	}
+	for _, h := range months {
 		got, ok := plotted[h.Period]
 		if !ok {
 			t.Errorf("month %s of the API is not on the chart (%v)", h.Period, plotted)

@@ -242,22 +242,33 @@ func (s *Service) OpenEvidence(ctx context.Context, p auth.Principal, ref Ref, f
 // evidenceOf reads the evidence files of the given penalties of the
 // company, oldest first, by penalty.
 func evidenceOf(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, ids []uuid.UUID) (map[uuid.UUID][]EvidenceFile, error) {
-	out := make(map[uuid.UUID][]EvidenceFile, len(ids))
-	for _, id := range ids {
-		out[id] = []EvidenceFile{}
-	}
 	if len(ids) == 0 {
-		return out, nil
+		return map[uuid.UUID][]EvidenceFile{}, nil
 	}
-	rows, err := db.Query(ctx, `
-		SELECT e.penalty_id, e.id, e.original_filename, e.mime_type, e.size_bytes, e.note, `+userName("u")+`, e.created_at
-		FROM penalty_evidence e LEFT JOIN users u ON u.id = e.uploaded_by
+	rows, err := db.Query(ctx, evidenceColumns+`
 		WHERE e.company_id = $1 AND e.penalty_id = ANY($2)
 		ORDER BY e.created_at, e.id`, companyID, ids)
 	if err != nil {
 		return nil, fmt.Errorf("list evidence files: %w", err)
 	}
+	return collectEvidence(rows, ids)
+}
+
+// evidenceColumns selects evidence files (alias e) with their penalty's id
+// first, for collectEvidence.
+var evidenceColumns = `
+		SELECT e.penalty_id, e.id, e.original_filename, e.mime_type, e.size_bytes, e.note, ` + userName("u") + `, e.created_at
+		FROM penalty_evidence e LEFT JOIN users u ON u.id = e.uploaded_by`
+
+// collectEvidence reads the rows of an evidenceColumns statement into each
+// penalty's files, in the rows' order; every penalty of ids gets a list,
+// empty when it has no file.
+func collectEvidence(rows pgx.Rows, ids []uuid.UUID) (map[uuid.UUID][]EvidenceFile, error) {
 	defer rows.Close()
+	out := make(map[uuid.UUID][]EvidenceFile, len(ids))
+	for _, id := range ids {
+		out[id] = []EvidenceFile{}
+	}
 	for rows.Next() {
 		var pid uuid.UUID
 		var f EvidenceFile

@@ -11,6 +11,7 @@ import (
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/audit"
 	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/tenants"
 	"github.com/konvoj/konvoj/internal/webhooks"
 )
 
@@ -214,18 +215,45 @@ func (s *Service) ListPenalties(ctx context.Context, p auth.Principal, ref Ref, 
 	if err := f.check(); err != nil {
 		return PenaltyList{}, err
 	}
-	counts, err := countPenalties(ctx, s.db, d.CompanyID(), d.ID(), f)
+	counts, page, err := penaltyList(ctx, s.db, d.CompanyID(), d.ID(), f)
 	if err != nil {
 		return PenaltyList{}, err
 	}
-	out := summarizePenalties(counts, companyCurrency(p))
-	if out.Total == 0 || (f.Page-1)*f.PerPage >= out.Total {
-		return out, nil
-	}
-	if out.Penalties, err = listPenaltyRows(ctx, s.db, d.CompanyID(), d.ID(), f); err != nil {
+	return newPenaltyList(p, counts, page), nil
+}
+
+// ReadPenalties is ListPenalties with its own guard (Authorize for
+// auth.PenaltiesRead): the guard's lookup, the counts, the page and its
+// evidence files go to PostgreSQL in one round trip
+// (tenants.AuthorizeDriverWith, docs/development.md, "Guard and read in one
+// round trip"). A filter that fails validation must answer after the
+// guard's 403 and 404: it runs the guard alone first.
+func (s *Service) ReadPenalties(ctx context.Context, p auth.Principal, driverID uuid.UUID, f PenaltyFilter) (PenaltyList, error) {
+	if err := f.check(); err != nil {
+		if _, gerr := s.Authorize(ctx, p, auth.PenaltiesRead, driverID); gerr != nil {
+			return PenaltyList{}, gerr
+		}
 		return PenaltyList{}, err
 	}
-	return out, nil
+	var counts []penaltyCounts
+	var page []Penalty
+	_, err := tenants.AuthorizeDriverWith(ctx, s.db, p, auth.PenaltiesRead, driverID, func(b *pgx.Batch) {
+		queuePenaltyList(b, p.CompanyID, driverID, f, &counts, &page)
+	})
+	if err != nil {
+		return PenaltyList{}, err
+	}
+	return newPenaltyList(p, counts, page), nil
+}
+
+// newPenaltyList is the answer of a penalty list: the page and the counts
+// and totals of the filtered set.
+func newPenaltyList(p auth.Principal, counts []penaltyCounts, page []Penalty) PenaltyList {
+	out := summarizePenalties(counts, companyCurrency(p))
+	if page != nil {
+		out.Penalties = page
+	}
+	return out
 }
 
 // check validates the filter's values (422).

@@ -124,51 +124,78 @@ type penaltyCounts struct {
 	counts PenaltySummary
 }
 
-// countPenalties sums and counts the filtered penalties per currency.
-func countPenalties(ctx context.Context, db postgres.DBTX, companyID, driverID uuid.UUID, f PenaltyFilter) ([]penaltyCounts, error) {
-	rows, err := db.Query(ctx, `
+// penaltyPage orders the filtered penalties newest incident first and
+// takes the page ($6 per page, $7 offset).
+const penaltyPage = `
+		ORDER BY pe.incident_date DESC, pe.id DESC
+		LIMIT $6 OFFSET $7`
+
+// penaltyList reads the filtered penalties' counts per currency, a page of
+// them and the page's evidence files in one batch: one round trip (the page
+// is empty past the last one).
+func penaltyList(ctx context.Context, db postgres.DBTX, companyID, driverID uuid.UUID, f PenaltyFilter) ([]penaltyCounts, []Penalty, error) {
+	var counts []penaltyCounts
+	var page []Penalty
+	b := &pgx.Batch{}
+	queuePenaltyList(b, companyID, driverID, f, &counts, &page)
+	if err := db.SendBatch(ctx, b).Close(); err != nil {
+		return nil, nil, err
+	}
+	return counts, page, nil
+}
+
+// queuePenaltyList adds penaltyList's three statements to b: once b has
+// run, *counts and *page hold their results. The guard's own lookup
+// (Service.ReadPenalties) sends them with it. The evidence files are those
+// of the page's penalties, which their statement selects again by the
+// page's filter and order.
+func queuePenaltyList(b *pgx.Batch, companyID, driverID uuid.UUID, f PenaltyFilter, counts *[]penaltyCounts, page *[]Penalty) {
+	args := penaltyArgs(companyID, driverID, f)
+	b.Queue(`
 		SELECT pe.currency, count(*), COALESCE(sum(pe.amount) FILTER (WHERE pe.status <> 'cancelled'), 0),
 			count(*) FILTER (WHERE pe.status = 'pending'), count(*) FILTER (WHERE pe.status = 'accepted'),
 			count(*) FILTER (WHERE pe.status = 'disputed'), count(*) FILTER (WHERE pe.status = 'resolved'),
 			count(*) FILTER (WHERE pe.status = 'cancelled')
-		FROM penalties pe `+penaltyWhere+` GROUP BY pe.currency ORDER BY pe.currency`, penaltyArgs(companyID, driverID, f)...)
-	if err != nil {
-		return nil, fmt.Errorf("summarise penalties of driver %s: %w", driverID, err)
-	}
-	defer rows.Close()
-	var out []penaltyCounts
-	for rows.Next() {
-		var pc penaltyCounts
-		t, c := &pc.total, &pc.counts
-		if err := rows.Scan(&t.Currency, &t.rows, &t.TotalPenalties, &c.PendingCount, &c.AcceptedCount, &c.DisputedCount,
-			&c.ResolvedCount, &c.CancelledCount); err != nil {
-			return nil, fmt.Errorf("scan penalty summary: %w", err)
+		FROM penalties pe `+penaltyWhere+` GROUP BY pe.currency ORDER BY pe.currency`, args...).Query(func(rows pgx.Rows) error {
+		got, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (penaltyCounts, error) {
+			var pc penaltyCounts
+			t, c := &pc.total, &pc.counts
+			err := r.Scan(&t.Currency, &t.rows, &t.TotalPenalties, &c.PendingCount, &c.AcceptedCount, &c.DisputedCount,
+				&c.ResolvedCount, &c.CancelledCount)
+			return pc, err
+		})
+		if err != nil {
+			return fmt.Errorf("summarise penalties of driver %s: %w", driverID, err)
 		}
-		out = append(out, pc)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("summarise penalties of driver %s: %w", driverID, err)
-	}
-	return out, nil
-}
-
-// listPenaltyRows reads a page of the filtered penalties, newest incident
-// first.
-func listPenaltyRows(ctx context.Context, db postgres.DBTX, companyID, driverID uuid.UUID, f PenaltyFilter) ([]Penalty, error) {
-	rows, err := db.Query(ctx, penaltyQuery+penaltyWhere+`
-		ORDER BY pe.incident_date DESC, pe.id DESC
-		LIMIT $6 OFFSET $7`, append(penaltyArgs(companyID, driverID, f), f.PerPage, (f.Page-1)*f.PerPage)...)
-	if err != nil {
-		return nil, fmt.Errorf("list penalties of driver %s: %w", driverID, err)
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Penalty, error) { return scanPenalty(r) })
-	if err != nil {
-		return nil, fmt.Errorf("list penalties of driver %s: %w", driverID, err)
-	}
-	if err := withEvidence(ctx, db, companyID, out); err != nil {
-		return nil, err
-	}
-	return out, nil
+		*counts = got
+		return nil
+	})
+	pageArgs := append(args, f.PerPage, (f.Page-1)*f.PerPage)
+	b.Queue(penaltyQuery+penaltyWhere+penaltyPage, pageArgs...).Query(func(rows pgx.Rows) error {
+		got, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Penalty, error) { return scanPenalty(r) })
+		if err != nil {
+			return fmt.Errorf("list penalties of driver %s: %w", driverID, err)
+		}
+		*page = got
+		return nil
+	})
+	b.Queue(evidenceColumns+`
+		WHERE e.company_id = $1 AND e.penalty_id IN (SELECT pe.id FROM penalties pe `+penaltyWhere+penaltyPage+`)
+		ORDER BY e.created_at, e.id`, pageArgs...).Query(func(rows pgx.Rows) error {
+		pens := *page
+		ids := make([]uuid.UUID, len(pens))
+		for i, pen := range pens {
+			ids[i] = pen.ID
+		}
+		files, err := collectEvidence(rows, ids)
+		if err != nil {
+			return err
+		}
+		for i := range pens {
+			pens[i].EvidenceFiles = files[pens[i].ID]
+		}
+		return nil
+	})
 }
 
 // queueWhere is the WHERE clause of the company-wide penalty list over

@@ -35,10 +35,7 @@ type disputeResponse struct {
 }
 
 func (h *Handlers) listPenalties(c echo.Context) error {
-	ref, err := h.financeGuard(c, auth.PenaltiesRead)
-	if err != nil {
-		return err
-	}
+	ctx, p := c.Request().Context(), web.Principal(c)
 	q := query{c: c}
 	page, perPage := q.page(100)
 	f := finance.PenaltyFilter{
@@ -49,17 +46,21 @@ func (h *Handlers) listPenalties(c echo.Context) error {
 		PerPage:    perPage,
 	}
 	fp := feedParams(&q)
-	if err := q.err(); err != nil {
-		return err
-	}
-	if fp.On() {
-		feedPage, err := h.Finance.FeedPenalties(c.Request().Context(), web.Principal(c), ref, f, fp)
+	if perr := q.err(); perr != nil || fp.On() {
+		ref, err := h.financeGuard(c, auth.PenaltiesRead)
+		if err != nil {
+			return err // the guard's 403 and 404 come before a parameter's 400
+		}
+		if perr != nil {
+			return perr
+		}
+		feedPage, err := h.Finance.FeedPenalties(ctx, p, ref, f, fp)
 		if err != nil {
 			return err
 		}
 		return feedJSON(c, feedPage)
 	}
-	list, err := h.Finance.ListPenalties(c.Request().Context(), web.Principal(c), ref, f)
+	list, err := h.Finance.ReadPenalties(ctx, p, web.PathID(c, "id"), f)
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,9 @@ package api_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"slices"
 	"sync"
 	"testing"
 
@@ -80,6 +82,25 @@ func TestGuardedReadsInOneRoundTrip(t *testing.T) {
 		"transaction_type": "bonus", "amount": "150.00", "transaction_date": last.First().String()}).Expect(http.StatusCreated)
 	hr.Delete("/api/v0/drivers/" + gone.String()).Expect(http.StatusNoContent)
 	anna := env.As(company, auth.RoleDriver, "anna@example.test")
+	// Two penalties, the older incident with an evidence file.
+	var pens []string
+	for i, kind := range []string{"speeding", "late_delivery"} {
+		pen := hr.Post("/api/v0/drivers/"+d.String()+"/penalties", map[string]any{
+			"penalty_type": kind, "amount": "100", "incident_date": last.First().AddDays(i).String(), "description": kind}).
+			Expect(http.StatusCreated).JSON()
+		pens = append(pens, pen["id"].(string))
+	}
+	photo := addEvidence(t, anna, pens[0], filePart("radar.png", samplePNG())).Expect(http.StatusCreated).JSON()
+	// penaltyFiles reads a penalty list's ids and each one's evidence file ids.
+	penaltyFiles := func(r map[string]any) (ids []string, files [][]any) {
+		data, _ := r["data"].([]any)
+		for _, it := range data {
+			pen := it.(map[string]any)
+			f, _ := pen["evidence_files"].([]any)
+			ids, files = append(ids, pen["id"].(string)), append(files, f)
+		}
+		return ids, files
+	}
 
 	for _, c := range []struct {
 		name, path, badQuery string
@@ -117,9 +138,18 @@ func TestGuardedReadsInOneRoundTrip(t *testing.T) {
 			func(t *testing.T, id uuid.UUID, r map[string]any) {
 				txs, _ := r["data"].([]any)
 				sum, _ := r["summary"].(map[string]any)
-				if r["total"] != float64(1) || len(txs) != 1 || txs[0].(map[string]any)["driver_id"] != id.String() ||
-					sum["total_earnings"] != float64(150) {
-					t.Errorf("finance %v, want the driver's one bonus of 150.00, summed", r)
+				if r["total"] != float64(3) || len(txs) != 3 || txs[0].(map[string]any)["driver_id"] != id.String() ||
+					sum["total_earnings"] != float64(150) || sum["total_penalties"] != float64(200) {
+					t.Errorf("finance %v, want the driver's bonus of 150.00 and two penalties of 100.00, summed", r)
+				}
+			}},
+		{"penalties", "/penalties", "/penalties?page=x", 1,
+			func(t *testing.T, id uuid.UUID, r map[string]any) {
+				ids, files := penaltyFiles(r)
+				sum, _ := r["summary"].(map[string]any)
+				if r["total"] != float64(2) || !slices.Equal(ids, []string{pens[1], pens[0]}) || len(files[0]) != 0 ||
+					len(files[1]) != 1 || files[1][0].(map[string]any)["id"] != photo["id"] || sum["pending_count"] != float64(2) {
+					t.Errorf("penalties %v, want the driver's two, newest incident first, the older with its file", r)
 				}
 			}},
 	} {
@@ -153,4 +183,18 @@ func TestGuardedReadsInOneRoundTrip(t *testing.T) {
 	hr.Get(finance(uuid.New())).ExpectError(http.StatusNotFound, "NotFound")
 	anna.Get(finance(d2)).ExpectError(http.StatusForbidden, "AccessDenied")
 	hr.Get(finance(d)).ExpectError(http.StatusUnprocessableEntity, "ValidationError")
+	penalties := func(id uuid.UUID) string { return "/api/v0/drivers/" + id.String() + "/penalties?status=open" }
+	hr.Get(penalties(uuid.New())).ExpectError(http.StatusNotFound, "NotFound")
+	anna.Get(penalties(d2)).ExpectError(http.StatusForbidden, "AccessDenied")
+	hr.Get(penalties(d)).ExpectError(http.StatusUnprocessableEntity, "ValidationError")
+	// A later page's evidence files are its own penalties'; past the end,
+	// no penalty and the total still.
+	at := "/api/v0/drivers/" + d.String() + "/penalties?per_page=1&page="
+	for page, want := range [][]string{{pens[1]}, {pens[0]}, nil} {
+		r := hr.Get(at + fmt.Sprint(page+1)).Expect(http.StatusOK).JSON()
+		ids, files := penaltyFiles(r)
+		if !slices.Equal(ids, want) || r["total"] != float64(2) || (len(ids) == 1 && len(files[0]) != map[string]int{pens[0]: 1, pens[1]: 0}[ids[0]]) {
+			t.Errorf("penalties page %d: %v", page+1, r)
+		}
+	}
 }

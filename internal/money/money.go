@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/shopspring/decimal"
 
 	"github.com/konvoj/konvoj/internal/apperr"
@@ -82,7 +83,24 @@ func (a *Amount) UnmarshalJSON(b []byte) error {
 // Value writes the amount to SQL as its exact decimal text.
 func (a Amount) Value() (driver.Value, error) { return a.String(), nil }
 
-// Scan reads a SQL numeric (pgx hands it over as text).
+// ScanNumeric reads a numeric column as pgx decodes it from PostgreSQL's
+// binary format: its digits and exponent, without the detour through text
+// that Scan takes (formatting the number, then parsing it back was 7 % of a
+// finance list's processor time, docs/performance.md, "Scanning amounts").
+// pgx prefers it to Scan for numeric columns; NULL needs a *Amount target.
+func (a *Amount) ScanNumeric(v pgtype.Numeric) error {
+	switch {
+	case !v.Valid:
+		return fmt.Errorf("money: cannot scan NULL into an Amount (use *Amount)")
+	case v.NaN || v.InfinityModifier != pgtype.Finite:
+		return fmt.Errorf("money: cannot scan a numeric that is not a finite number")
+	}
+	*a = New(decimal.NewFromBigInt(v.Int, v.Exp))
+	return nil
+}
+
+// Scan reads a SQL value given as text (a numeric cast to text, or a
+// driver other than pgx's own codecs).
 func (a *Amount) Scan(src any) error {
 	var s string
 	switch v := src.(type) {

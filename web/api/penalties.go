@@ -6,6 +6,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/feed"
 	"github.com/konvoj/konvoj/internal/finance"
 	"github.com/konvoj/konvoj/web"
 )
@@ -47,18 +48,9 @@ func (h *Handlers) listPenalties(c echo.Context) error {
 	}
 	fp := feedParams(&q)
 	if perr := q.err(); perr != nil || fp.On() {
-		ref, err := h.financeGuard(c, auth.PenaltiesRead)
-		if err != nil {
-			return err // the guard's 403 and 404 come before a parameter's 400
-		}
-		if perr != nil {
-			return perr
-		}
-		feedPage, err := h.Finance.FeedPenalties(ctx, p, ref, f, fp)
-		if err != nil {
-			return err
-		}
-		return feedJSON(c, feedPage)
+		return financeFeed(h, c, auth.PenaltiesRead, perr, func(ref finance.Ref) (feed.Page[finance.Penalty], error) {
+			return h.Finance.FeedPenalties(ctx, p, ref, f, fp)
+		})
 	}
 	list, err := h.Finance.ReadPenalties(ctx, p, web.PathID(c, "id"), f)
 	if err != nil {

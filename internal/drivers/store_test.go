@@ -162,20 +162,7 @@ func TestDriverCountsFollowEveryWrite(t *testing.T) {
 	exec(`DELETE FROM drivers WHERE company_id = $1 AND internal_seq > 1000`, a)
 	check("hard delete", 6)
 
-	tx, err := db.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback(ctx)
-	if _, err := tx.Exec(ctx, `SET LOCAL session_replication_role = replica`); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tx.Exec(ctx, bulk, b, 2000, 4); err != nil {
-		t.Fatal(err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		t.Fatal(err)
-	}
+	execReplica(t, db, bulk, b, 2000, 4)
 	check("bulk insert in replica mode", 10)
 
 	// A write that commits while the compaction runs keeps its row.

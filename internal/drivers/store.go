@@ -639,13 +639,12 @@ func (r nextExpiryRow) value() *NextExpiry {
 
 // count counts the filtered set (for a page past the end).
 func (q *listQuery) count(ctx context.Context, db postgres.DBTX) (int, error) {
-	where := q.where()
-	sql := `WITH co AS MATERIALIZED (` + companyFacts + ` WHERE c.id = $1)
-		SELECT count(*) FROM drivers d WHERE ` + where
+	total := `count(*) FROM drivers d WHERE ` + q.where()
 	if q.storedTotal != "" {
-		sql = `WITH co AS MATERIALIZED (` + companyFacts + ` WHERE c.id = $1)
-		SELECT ` + q.storedTotal
+		total = q.storedTotal
 	}
+	sql := `WITH co AS MATERIALIZED (` + companyFacts + ` WHERE c.id = $1)
+		SELECT ` + total
 	var n int
 	err := db.QueryRow(ctx, sql, q.args...).Scan(&n)
 	if err != nil {

@@ -40,6 +40,7 @@ type liveReads struct {
 	created  *time.Time
 	cfg      Config
 	inputs   []Inputs
+	renewals renewals
 }
 
 // queueLive adds liveRating's first reads to b: the stored snapshots, the
@@ -72,11 +73,9 @@ func queueLive(b *pgx.Batch, companyID, driverID uuid.UUID, period Period, l *li
 		l.cfg, err = scanConfig(rows, companyID)
 		return err
 	})
-	b.Queue(gatherSQL, companyID, period.First(), period.Last(), []uuid.UUID{driverID}).Query(func(rows pgx.Rows) error {
-		var err error
-		l.inputs, err = scanInputs(rows, companyID, period)
-		return err
-	})
+	queueInputs(b, companyID, period, []uuid.UUID{driverID}, &l.inputs)
+	l.renewals = renewals{}
+	queueRenewals(b, companyID, period, []uuid.UUID{driverID}, l.renewals)
 }
 
 // rating finishes liveRating from its first reads: the score, and its
@@ -88,6 +87,7 @@ func (l *liveReads) rating(ctx context.Context, db postgres.DBTX, companyID, dri
 	if len(l.inputs) == 0 {
 		return Rating{}, apperr.NotFound("msg.common.not_found.driver") // deleted since the guard
 	}
+	l.renewals.fill(l.inputs)
 	res := Score(l.inputs[0], l.cfg, period, l.currency)
 	pct, err := percentileAmongStored(ctx, db, companyID, driverID, period, res.Total)
 	if err != nil {

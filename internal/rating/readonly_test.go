@@ -285,6 +285,10 @@ func TestLiveReadEqualsStoredSnapshot(t *testing.T) {
 	f.Document(ids[3], "passport", month.Last().AddDays(400).String(), now.Add(-time.Hour))
 	f.Document(ids[3], "drivers_license", month.Last().AddDays(10).String(), now.Add(-time.Hour))
 	f.Document(ids[4], "passport", month.Last().AddDays(-5).String(), now.Add(-time.Hour))
+	// A renewal this month, 3 days after the previous file expired (the
+	// live read takes its renewals from a statement of their own).
+	f.Upload(ids[2], "code_95", now.AddDate(0, 0, -3).UTC().Format(time.DateOnly), now.AddDate(-1, 0, 0))
+	f.Upload(ids[2], "code_95", now.AddDate(2, 0, 0).UTC().Format(time.DateOnly), now.Add(-time.Minute))
 	svc := rating.NewService(db)
 	// Last month stored for two drivers: previous_score and score_change.
 	for _, id := range ids[:2] {
@@ -310,6 +314,9 @@ func TestLiveReadEqualsStoredSnapshot(t *testing.T) {
 	}
 	if _, _, err := svc.RefreshCurrentMonth(ctx, f.Company); err != nil {
 		t.Fatal(err)
+	}
+	if c := readSnapshot(t, db, ids[2], month).Components[rating.DocumentUploadTimeliness]; c.RawValue == nil || c.RawValue.String() != "3" {
+		t.Errorf("the renewal: raw value %v, want 3 days (%s)", c.RawValue, c.Details)
 	}
 	for i, id := range ids {
 		stored := readSnapshot(t, db, id, month)

@@ -151,7 +151,9 @@ func upsertSnapshots(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period
 	// seeds): the snapshot it wrote meanwhile is replaced, rows and all. The
 	// subquery in RETURNING, like the update's, sees the table as the
 	// statement found it: a snapshot it does not find was inserted, so it
-	// has no component rows yet.
+	// has no component rows yet. A scalar subquery, looked up by id per row:
+	// as NOT EXISTS the planner hashed every snapshot of every company and
+	// month instead (218,000 rows, 90 ms a batch, docs/performance.md).
 	inserted, err := scanWritten(tx.Query(ctx, `
 		INSERT INTO rating_snapshots (company_id, driver_id, rating_period, total_score, components, previous_score, calculated_at, component_rows_digest)
 		SELECT $1, u.driver_id, $2, u.total::numeric, u.components::jsonb, prev.total_score, now(), u.digest
@@ -162,7 +164,7 @@ func upsertSnapshots(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period
 			previous_score = EXCLUDED.previous_score, calculated_at = EXCLUDED.calculated_at,
 			component_rows_digest = EXCLUDED.component_rows_digest
 		RETURNING id, driver_id, total_score::text, calculated_at, true,
-			NOT EXISTS (SELECT FROM rating_snapshots old WHERE old.id = rating_snapshots.id)`,
+			(SELECT old.id FROM rating_snapshots old WHERE old.id = rating_snapshots.id) IS NULL`,
 		companyID, period.First(), newIDs, newTotals, newObjects, period.Prev().First(), newDigests))
 	if err != nil {
 		return nil, fmt.Errorf("insert rating snapshots of company %s %s: %w", companyID, period, err)

@@ -102,24 +102,23 @@ func rateTx(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period Period, 
 		companyID, period.First()).Scan(&stored); err != nil {
 		return nil, fmt.Errorf("check stored ratings of company %s %s: %w", companyID, period, err)
 	}
-	// The renewals are read once for every driver: a batch's lookup of
-	// them reads the company's uploads of the month, whatever its drivers.
-	renewed := renewals{}
-	b := &pgx.Batch{}
-	queueRenewals(b, companyID, period, driverIDs, renewed)
-	if err := tx.SendBatch(ctx, b).Close(); err != nil {
-		return nil, fmt.Errorf("read renewals of company %s %s: %w", companyID, period, err)
-	}
 	// A batch of drivers at a time: gathered, scored and written before the
 	// next is read, so that memory does not grow with the company (the
 	// whole 20,000-driver company at once held 410 MiB of inputs and
 	// results, docs/performance.md). The percentiles are refreshed once,
 	// over the whole month, after every batch is written.
+	renewed := renewals{}
 	var out []written
 	for start := 0; start < len(driverIDs); start += rateBatch {
 		batch := driverIDs[start:min(start+rateBatch, len(driverIDs))]
 		var inputs []Inputs
 		b := &pgx.Batch{}
+		if start == 0 {
+			// Every driver's renewals, once, in the first batch's round
+			// trip: a batch's own lookup read the company's uploads of the
+			// month, whatever its drivers.
+			queueRenewals(b, companyID, period, driverIDs, renewed)
+		}
 		queueInputs(b, companyID, period, batch, &inputs)
 		if err := tx.SendBatch(ctx, b).Close(); err != nil {
 			return nil, fmt.Errorf("gather rating inputs of company %s %s: %w", companyID, period, err)

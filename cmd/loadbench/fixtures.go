@@ -236,6 +236,9 @@ func readEndpoints(fx fixtures) []endpointDef {
 			return "/api/v0/drivers?search=" + url.QueryEscape(searchTerm(fx.lastNames[i])) + "&per_page=20"
 		}},
 		{"GET /drivers?document_status=expired", false, func(int) string { return "/api/v0/drivers?document_status=expired&per_page=20" }},
+		{"GET /drivers?document_status=expiring_soon", false, func(int) string {
+			return "/api/v0/drivers?document_status=expiring_soon&per_page=20"
+		}},
 		{"GET /drivers/{id}", true, drv("")},
 		{"GET /drivers/{id}/documents", true, drv("/documents")},
 		{"GET /drivers/{id}/finance", true, drv("/finance?per_page=20")},

@@ -57,6 +57,7 @@ list_queries = {
   "search=novak",
   "search=kowal&status=active,on_leave",
   "document_status=expired&per_page=20",
+  "document_status=expiring_soon&per_page=20",
   "citizenship=PL,UA&sort_by=hire_date&sort_order=desc",
   "limit=20",
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -84,18 +86,52 @@ func execReplica(t *testing.T, db *pgxpool.Pool, sql string, args ...any) {
 	}
 }
 
-// konvoj_expired_from gives, for every driver, the first day on which
-// konvoj_document_statuses finds a document of the driver expired: on each
-// day from 45 days back to 45 ahead, "expired_from <= day" holds exactly
-// for the drivers with an effectively expired document that day, chains
-// and retired types included.
-func TestExpiredFromMatchesDocumentStatuses(t *testing.T) {
+// konvoj_effective_until gives every document the effective status
+// konvoj_document_statuses gives it, on each day from 45 days back to 45
+// ahead: konvoj_document_status(has_file, until, day), for every status,
+// chains and retired types included. konvoj_expired_from, worked out from
+// it, gives every driver the first such day with an expired document:
+// "expired_from <= day" holds exactly for the drivers with an effectively
+// expired document that day.
+func TestEffectiveUntilMatchesDocumentStatuses(t *testing.T) {
 	db := pgtest.New(t)
 	company := expiryCompany(t, db, "chains", 60)
 	check := func(step string) {
 		t.Helper()
-		var days, mismatches, expired, capped int
-		err := db.QueryRow(context.Background(), `
+		ctx := context.Background()
+		var days, mismatches, missing int
+		var seen, byCap []string
+		err := db.QueryRow(ctx, `
+			WITH co AS (SELECT konvoj_today('Europe/Prague') AS today, f.chains, f.retired
+				FROM company_document_facts f WHERE f.company_id = $1),
+			x AS (
+				SELECT t.day, s.id, s.status, s.own_status, konvoj_document_status(e.has_file, e.until, t.day) AS stored
+				FROM drivers d CROSS JOIN co
+				CROSS JOIN LATERAL (SELECT co.today + g AS day FROM generate_series(-45, 45) g) t
+				CROSS JOIN LATERAL konvoj_document_statuses($1, d.id, t.day, co.chains, co.retired) s
+				LEFT JOIN konvoj_effective_until($1, d.id, co.chains, co.retired) e ON e.id = s.id
+				WHERE d.company_id = $1
+			)
+			SELECT count(DISTINCT day), count(*) FILTER (WHERE stored IS DISTINCT FROM status),
+				(SELECT count(*) FROM drivers d, co, konvoj_effective_until($1, d.id, co.chains, co.retired) e
+					WHERE d.company_id = $1 AND e.type = ANY (co.retired)),
+				array_agg(DISTINCT status ORDER BY status),
+				array_agg(DISTINCT status ORDER BY status) FILTER (WHERE status <> own_status)
+			FROM x`, company).Scan(&days, &mismatches, &missing, &seen, &byCap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if mismatches != 0 || missing != 0 {
+			t.Errorf("%s: %d (document, day) pairs where konvoj_effective_until and konvoj_document_statuses disagree, %d rows of retired types",
+				step, mismatches, missing)
+		}
+		all := []string{"expired", "expiring_soon", "no_data", "valid", "warning"}
+		if days != 91 || !slices.Equal(seen, all) || !slices.Equal(byCap, []string{"expired", "expiring_soon", "no_data", "warning"}) {
+			t.Fatalf("%s: %d days, statuses %v, by a cap %v: the data misses a case", step, days, seen, byCap)
+		}
+
+		var expired, capped int
+		err = db.QueryRow(ctx, `
 			WITH co AS (SELECT konvoj_today('Europe/Prague') AS today, f.chains, f.retired
 				FROM company_document_facts f WHERE f.company_id = $1),
 			x AS (
@@ -109,17 +145,17 @@ func TestExpiredFromMatchesDocumentStatuses(t *testing.T) {
 				CROSS JOIN LATERAL (SELECT co.today + g AS day FROM generate_series(-45, 45) g) t
 				WHERE d.company_id = $1
 			)
-			SELECT count(DISTINCT day), count(*) FILTER (WHERE by_date <> by_status),
+			SELECT count(*) FILTER (WHERE by_date <> by_status),
 				count(*) FILTER (WHERE by_status), count(*) FILTER (WHERE by_cap) FROM x`, company).
-			Scan(&days, &mismatches, &expired, &capped)
+			Scan(&mismatches, &expired, &capped)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if mismatches != 0 {
 			t.Errorf("%s: %d (driver, day) pairs where konvoj_expired_from and konvoj_document_statuses disagree", step, mismatches)
 		}
-		if days != 91 || expired == 0 || capped == 0 {
-			t.Fatalf("%s: %d days, %d expired and %d expired by a cap only: the data misses a case", step, days, expired, capped)
+		if expired == 0 || capped == 0 {
+			t.Fatalf("%s: %d expired and %d expired by a cap only: the data misses a case", step, expired, capped)
 		}
 	}
 	check("chains")
@@ -132,8 +168,9 @@ func TestExpiredFromMatchesDocumentStatuses(t *testing.T) {
 	check("a type retired, another capped by the passport")
 }
 
-// driver_expiry holds konvoj_expired_from of every driver with one after
-// every kind of write: files added and removed, dates changed, documents
+// driver_expiry holds konvoj_expired_from of every driver with one, and
+// document_effective konvoj_effective_until of every document, after every
+// kind of write: files added and removed, dates changed, documents
 // inserted in bulk and deleted, a document moved to another driver, writes
 // under session_replication_role = replica (the scale seed's load), a type
 // retired and restored, and a new cap (the company's chains change).
@@ -161,6 +198,27 @@ func TestDriverExpiryFollowsEveryWrite(t *testing.T) {
 		}
 		if kept == 0 {
 			t.Fatalf("%s: no driver has an expired-from day: the data misses the case", step)
+		}
+		var wrong, rows int
+		err = db.QueryRow(ctx, `
+			WITH k AS (
+				SELECT e.*, d.company_id FROM drivers d
+				JOIN company_document_facts f ON f.company_id = d.company_id
+				CROSS JOIN LATERAL konvoj_effective_until(d.company_id, d.id, f.chains, f.retired) e
+				WHERE d.company_id IN ($1, $2)
+			), s AS (SELECT * FROM document_effective WHERE company_id IN ($1, $2))
+			SELECT count(*) FILTER (WHERE (s.company_id, s.type, s.has_file, s.until) IS DISTINCT FROM (k.company_id, k.type, k.has_file, k.until)
+					OR s.document_id IS NULL OR k.id IS NULL),
+				count(s.document_id)
+			FROM s FULL JOIN k ON k.id = s.document_id`, a, b).Scan(&wrong, &rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if wrong != 0 {
+			t.Errorf("%s: %d documents whose document_effective row is missing, extra or not konvoj_effective_until", step, wrong)
+		}
+		if rows == 0 {
+			t.Fatalf("%s: no document_effective rows", step)
 		}
 	}
 	check("created")
@@ -285,5 +343,91 @@ func TestDocumentStatusCountsMatchStatuses(t *testing.T) {
 	}
 	if len(want) != 3 || !maps.Equal(got, want) {
 		t.Errorf("counts %v, want %v", got, want)
+	}
+}
+
+// Two transactions writing documents of one driver at once, the work
+// permit in one and the residence permit that caps it in the other: the
+// second waits for the first, and the stored rows then include both
+// changes (without the wait, the second worked the driver out from the
+// first's old residence permit and left the work permit valid). Writes of
+// another driver of the company do not wait.
+func TestConcurrentDocumentWritesKeepEffectiveDates(t *testing.T) {
+	db := pgtest.New(t)
+	ctx := context.Background()
+	company := fixtures.Company(t, db, fixtures.CompanyName("race"))
+	driver := fixtures.Driver(t, db, company, fixtures.Email("race@example.cz"))
+	exec(t, db, `
+		WITH f AS (
+			INSERT INTO document_files (company_id, document_id, filename, original_filename, mime_type, size_bytes, version, storage_path, storage_disk, hash_sha256)
+			SELECT company_id, id, 'v1.pdf', 'a.pdf', 'application/pdf', 1, 1, 'x', 'local', repeat('a', 64) FROM driver_documents
+			WHERE driver_id = $1 AND type IN ('work_permit', 'residence_permit')
+			RETURNING id, document_id
+		)
+		UPDATE driver_documents dd SET current_file_id = f.id, valid_until = konvoj_today('Europe/Prague') + 200
+		FROM f WHERE dd.id = f.document_id`, driver)
+
+	first, err := db.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Rollback(ctx)
+	if _, err := first.Exec(ctx, `UPDATE driver_documents SET valid_until = konvoj_today('Europe/Prague') - 2
+		WHERE driver_id = $1 AND type = 'residence_permit'`, driver); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := db.Exec(ctx, `UPDATE driver_documents SET valid_until = konvoj_today('Europe/Prague') + 100
+			WHERE driver_id = $1 AND type = 'work_permit'`, driver)
+		done <- err
+	}()
+	waited := false
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && !waited; time.Sleep(20 * time.Millisecond) {
+		var n int
+		if err := db.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
+			AND wait_event_type = 'Lock' AND query LIKE 'UPDATE driver_documents%'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		waited = n > 0
+		if len(done) > 0 {
+			break
+		}
+	}
+	if !waited {
+		t.Error("the second write did not wait for the first")
+	}
+	if err := first.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	var permit, from string
+	if err := db.QueryRow(ctx, `
+		SELECT (e.until - konvoj_today('Europe/Prague'))::text, (x.expired_from - konvoj_today('Europe/Prague'))::text
+		FROM document_effective e JOIN driver_documents dd ON dd.id = e.document_id
+		JOIN driver_expiry x ON x.driver_id = dd.driver_id
+		WHERE dd.driver_id = $1 AND dd.type = 'work_permit'`, driver).Scan(&permit, &from); err != nil {
+		t.Fatal(err)
+	}
+	if permit != "-2" || from != "-1" {
+		t.Errorf("work permit effective until day %s, driver expired from day %s; want -2 and -1 (capped by the residence permit)", permit, from)
+	}
+
+	// Another driver's documents are written meanwhile without waiting.
+	other := fixtures.Driver(t, db, company, fixtures.Email("other@example.cz"))
+	open, err := db.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer open.Rollback(ctx)
+	if _, err := open.Exec(ctx, `UPDATE driver_documents SET valid_until = konvoj_today('Europe/Prague') + 5 WHERE driver_id = $1`, driver); err != nil {
+		t.Fatal(err)
+	}
+	quick, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if _, err := db.Exec(quick, `UPDATE driver_documents SET valid_until = konvoj_today('Europe/Prague') + 5 WHERE driver_id = $1`, other); err != nil {
+		t.Errorf("a write of another driver's documents beside an open one: %v", err)
 	}
 }

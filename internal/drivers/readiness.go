@@ -98,8 +98,9 @@ func (s *Service) NotReady(ctx context.Context, p auth.Principal, company auth.R
 // expiring_soon and warning (the drivers list's document_status filter,
 // so a count and the list it links to agree). Expired comes from the days
 // driver_expiry keeps (migrations/00037_driver_expiry.sql); the others from
-// the index range of valid_until from today to today+30, and the chains of
-// the drivers with a chained document in it. Statuses no driver has are 0.
+// the range of effective dates from today to today+30 in
+// document_effective (migrations/00039_document_effective.sql). Statuses no
+// driver has are 0.
 func (s *Service) DocumentStatusCounts(ctx context.Context, p auth.Principal, company auth.Ref) (map[string]int, error) {
 	if err := company.Check(p, auth.DocumentsList); err != nil {
 		return nil, err
@@ -111,31 +112,12 @@ func (s *Service) DocumentStatusCounts(ctx context.Context, p auth.Principal, co
 		JOIN drivers d ON d.id = e.driver_id AND d.deleted_at IS NULL
 		WHERE e.company_id = $1 AND e.expired_from <= (SELECT today FROM co) AND ($2::uuid IS NULL OR d.id = $2)
 		UNION ALL
-		SELECT x.status, count(DISTINCT x.driver_id)
-		FROM (
-			SELECT dd.driver_id, konvoj_document_status(dd.current_file_id IS NOT NULL, dd.valid_until, co.today) AS status
-			FROM driver_documents dd
-			JOIN drivers d ON d.id = dd.driver_id AND d.company_id = dd.company_id AND d.deleted_at IS NULL
-			CROSS JOIN co
-			WHERE dd.company_id = $1 AND ($2::uuid IS NULL OR d.id = $2)
-				AND dd.type <> ALL (co.capped) AND dd.type <> ALL (co.retired)
-				AND dd.current_file_id IS NOT NULL
-				AND dd.valid_until BETWEEN (SELECT today FROM co) AND (SELECT today FROM co) + 30
-			UNION ALL
-			-- Capped documents by their effective status: only drivers with
-			-- a chained document in these statuses can have one, and only
-			-- the chained types' documents decide it.
-			SELECT d.id, x.status
-			FROM drivers d
-			CROSS JOIN co
-			CROSS JOIN LATERAL konvoj_document_statuses(d.company_id, d.id, co.today, co.chains, co.retired, co.chained) x
-			WHERE d.company_id = $1 AND d.deleted_at IS NULL AND ($2::uuid IS NULL OR d.id = $2)
-				AND d.id IN (SELECT dd.driver_id FROM driver_documents dd CROSS JOIN co
-					WHERE dd.company_id = $1 AND dd.type = ANY (co.chained) AND dd.current_file_id IS NOT NULL
-						AND dd.valid_until BETWEEN (SELECT today FROM co) AND (SELECT today FROM co) + 30)
-				AND x.type = ANY (co.capped) AND x.status IN ('expiring_soon', 'warning')
-		) x
-		GROUP BY x.status`, company.CompanyID(), company.Only())
+		SELECT konvoj_document_status(true, e.until, (SELECT today FROM co)) AS status, count(DISTINCT e.driver_id)
+		FROM document_effective e
+		JOIN drivers d ON d.id = e.driver_id AND d.deleted_at IS NULL
+		WHERE e.company_id = $1 AND ($2::uuid IS NULL OR d.id = $2) AND e.has_file
+			AND e.until BETWEEN (SELECT today FROM co) AND (SELECT today + 30 FROM co)
+		GROUP BY 1`, company.CompanyID(), company.Only())
 	if err != nil {
 		return nil, fmt.Errorf("count drivers by document status: %w", err)
 	}

@@ -376,7 +376,7 @@ func (q *listQuery) where() string {
 				SELECT dd.driver_id FROM driver_documents dd
 				WHERE dd.company_id = $1 AND dd.current_file_id IS NOT NULL`+types+`
 					AND dd.type <> ALL ((SELECT retired FROM co)::text[])
-					AND dd.valid_until BETWEEN (SELECT today FROM co) AND (SELECT today FROM co) + `+q.arg(*lp.DocumentDueWithin)+`::int)`)
+					AND dd.valid_until BETWEEN (SELECT today FROM co) AND (SELECT today + `+q.arg(*lp.DocumentDueWithin)+`::int FROM co))`)
 	}
 	// Every condition but the company's live drivers, the document status
 	// and the status is above this line, so any filter added there turns
@@ -444,53 +444,39 @@ const expiredTotal = `((SELECT count(*) FROM driver_expiry e
 
 // documentStatus is the document_status condition (docs/drivers-and-documents.md):
 // the driver has a document (of the types, when given) whose effective
-// status is one of those asked. A document outside every chain has its own
-// status: one pass over the company's matching documents (an index range of
-// valid_until), not one probe per driver. A capped document's effective
-// status is the worst along its chain, so it is one asked only when some
-// document of the chain has that own status: only drivers with such a
-// document (the same index ranges, over the chained types) get their
-// chains worked out.
+// status is one of those asked. Each document's effective status is one
+// stored date and whether it and the documents its chain picks have files
+// (document_effective, kept by triggers: migrations/00039_document_effective.sql),
+// so every status is an index range of that date, whatever the chains. The
+// OR keeps the drivers found a subplan that is hashed once and probed by
+// each driver the page's scan reads (as expiredCondition).
 func (q *listQuery) documentStatus(types string) string {
 	ranges := make([]string, len(q.params.DocumentStatus))
 	for i, st := range q.params.DocumentStatus {
 		ranges[i] = "(" + statusRanges[st] + ")"
 	}
-	statuses := q.arg(q.params.DocumentStatus)
-	own := `konvoj_document_status(dd.current_file_id IS NOT NULL, dd.valid_until, co.today) = ANY (` + statuses + `::text[])`
-	capped := ""
-	if types != "" {
-		capped = strings.Replace(types, "dd.type", "x.type", 1)
-	}
 	return `(d.id IN (
-				SELECT dd.driver_id FROM driver_documents dd CROSS JOIN co
-				WHERE dd.company_id = $1 AND (` + strings.Join(ranges, " OR ") + `)` + types + `
-					AND dd.type <> ALL (co.capped) AND dd.type <> ALL (co.retired) AND ` + own + `)
-			OR (d.id IN (
-				SELECT dd.driver_id FROM driver_documents dd CROSS JOIN co
-				WHERE dd.company_id = $1 AND dd.type = ANY (co.chained) AND (` + strings.Join(ranges, " OR ") + `) AND ` + own + `)
-				AND EXISTS (
-					SELECT 1 FROM co, konvoj_document_statuses(d.company_id, d.id, co.today, co.chains, co.retired, co.chained) x
-					WHERE x.type = ANY (co.capped)` + capped + ` AND x.status = ANY (` + statuses + `::text[]))))`
+				SELECT e.driver_id FROM document_effective e
+				WHERE e.company_id = $1 AND (` + strings.Join(ranges, " OR ") + `)` + strings.Replace(types, "dd.type", "e.type", 1) + `) OR false)`
 }
 
-// statusRanges are, per document status, the documents konvoj_document_status
-// gives that status, as conditions on current_file_id and valid_until that
-// the index driver_documents_company_valid_until_idx can serve (from the
-// index alone: it carries driver_id, current_file_id and type). The SQL
-// function still decides; these only let the index find the candidates
-// (TestStatusRangesMatchStatusFunction keeps the two in step). Today is a
-// scalar subquery so that it is a plan parameter usable in an index
-// condition.
+// statusRanges are, per document status, the documents whose effective
+// status konvoj_document_status(e.has_file, e.until, today) is that one, as
+// conditions on until that the index document_effective_company_until_idx
+// can serve (it carries driver_id, type and has_file).
+// TestStatusRangesMatchStatusFunction keeps the two in step. Today and the
+// thresholds are scalar subqueries, so that each is a plan parameter: under
+// the row-level security policies an index condition may use leakproof
+// operators only, and date + integer is not one (written "(SELECT today
+// FROM co) + 15", the bound was a filter over every later document).
 var statusRanges = map[string]string{
-	"no_data": "dd.current_file_id IS NULL",
-	"valid": "dd.current_file_id IS NOT NULL AND (dd.valid_until IS NULL OR " +
-		"dd.valid_until > (SELECT today FROM co) + 30)",
-	"warning": "dd.current_file_id IS NOT NULL AND " +
-		"dd.valid_until BETWEEN (SELECT today FROM co) + 15 AND (SELECT today FROM co) + 30",
-	"expiring_soon": "dd.current_file_id IS NOT NULL AND " +
-		"dd.valid_until >= (SELECT today FROM co) AND dd.valid_until < (SELECT today FROM co) + 15",
-	"expired": "dd.current_file_id IS NOT NULL AND dd.valid_until < (SELECT today FROM co)",
+	"no_data": "e.until IS NULL AND NOT e.has_file",
+	"valid":   "e.has_file AND (e.until IS NULL OR e.until > (SELECT today + 30 FROM co))",
+	"warning": "e.has_file AND " +
+		"e.until BETWEEN (SELECT today + 15 FROM co) AND (SELECT today + 30 FROM co)",
+	"expiring_soon": "e.has_file AND " +
+		"e.until >= (SELECT today FROM co) AND e.until < (SELECT today + 15 FROM co)",
+	"expired": "e.has_file AND e.until < (SELECT today FROM co)",
 }
 
 // feedColumn is the feed's order (updated_at, then id; ascending), served by

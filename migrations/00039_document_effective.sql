@@ -75,10 +75,13 @@ CREATE TABLE document_effective (
 );
 
 -- Every status is a range of until (no_data and documents without expiry:
--- NULL), and the index carries what the filter returns and checks.
+-- NULL), and the index carries what the filter returns and checks. A
+-- driver's rows (the documents summary of a list row or a driver read) are
+-- one leaf of the second.
 CREATE INDEX document_effective_company_until_idx ON document_effective (company_id, until)
     INCLUDE (driver_id, type, has_file);
-CREATE INDEX document_effective_driver_idx ON document_effective (driver_id);
+CREATE INDEX document_effective_driver_idx ON document_effective (driver_id)
+    INCLUDE (company_id, type, has_file, until);
 
 SELECT konvoj_enable_tenant_rls('document_effective');
 

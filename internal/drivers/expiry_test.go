@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -429,5 +430,110 @@ func TestConcurrentDocumentWritesKeepEffectiveDates(t *testing.T) {
 	defer cancel()
 	if _, err := db.Exec(quick, `UPDATE driver_documents SET valid_until = konvoj_today('Europe/Prague') + 5 WHERE driver_id = $1`, other); err != nil {
 		t.Errorf("a write of another driver's documents beside an open one: %v", err)
+	}
+}
+
+// The compliance report's statuses are the effective statuses
+// konvoj_document_statuses gives, chains included, for every required
+// type of every driver (no_data for a type the driver has no document of),
+// and the list's documents summary of each driver counts them.
+func TestComplianceStatusesMatchDocumentStatuses(t *testing.T) {
+	db := pgtest.New(t)
+	ctx := context.Background()
+	company := expiryCompany(t, db, "compliance", 60)
+	exec(t, db, `INSERT INTO document_rules (company_id, document_type, required, lead_days)
+		SELECT $1, t, true, 30 FROM unnest(ARRAY['passport', 'work_permit', 'residence_permit', 'site_pass']) t
+		ON CONFLICT (company_id, document_type) DO UPDATE SET required = true`, company)
+	want := map[string]string{}
+	rows, err := db.Query(ctx, `
+		SELECT d.id::text || '/' || s.type, s.status
+		FROM drivers d JOIN company_document_facts f ON f.company_id = d.company_id
+		CROSS JOIN LATERAL konvoj_document_statuses(d.company_id, d.id, konvoj_today('Europe/Prague'), f.chains, f.retired) s
+		WHERE d.company_id = $1`, company)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var k, st string
+		if err := rows.Scan(&k, &st); err != nil {
+			t.Fatal(err)
+		}
+		want[k] = st
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	var batch []drivers.ExportRow
+	ids, err := db.Query(ctx, `SELECT id FROM drivers WHERE company_id = $1`, company)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ids.Next() {
+		var r drivers.ExportRow
+		if err := ids.Scan(&r.Driver.ID); err != nil {
+			t.Fatal(err)
+		}
+		batch = append(batch, r)
+	}
+	if err := ids.Err(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := drivers.RequiredDocuments(drivers.NewService(db, []byte("k")), ctx, company, batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	for id, docs := range got {
+		for _, d := range docs {
+			w, ok := want[id.String()+"/"+d.DocumentType]
+			if !ok {
+				w = "no_data"
+			}
+			if d.Status != w {
+				t.Errorf("driver %s, %s: status %s, want %s", id, d.DocumentType, d.Status, w)
+			}
+			seen[d.DocumentType+" "+d.Status]++
+		}
+	}
+	if len(got) != 60 || seen["work_permit expired"] == 0 || seen["site_pass expired"] == 0 || seen["work_permit no_data"] == 0 {
+		t.Fatalf("%d drivers, statuses %v: the data misses a case", len(got), seen)
+	}
+
+	// The list's documents summary of every driver counts the same statuses.
+	p := auth.Principal{CompanyID: company, Role: auth.RoleHRManager}
+	scope, err := p.Scope(auth.DriversRead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := drivers.NewService(db, []byte("k")).List(ctx, p, scope, drivers.ListParams{Page: 1, PerPage: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range list.Items {
+		var w drivers.DocumentsSummary
+		for k, st := range want {
+			if !strings.HasPrefix(k, it.ID.String()+"/") {
+				continue
+			}
+			w.Total++
+			switch st {
+			case "valid":
+				w.Valid++
+			case "warning":
+				w.Warning++
+			case "expiring_soon":
+				w.ExpiringSoon++
+			case "expired":
+				w.Expired++
+			case "no_data":
+				w.NoData++
+			}
+		}
+		if it.DocumentsSummary != w {
+			t.Errorf("driver %s: summary %+v, want %+v", it.ID, it.DocumentsSummary, w)
+		}
+	}
+	if len(list.Items) != 60 {
+		t.Errorf("the list has %d drivers, want 60", len(list.Items))
 	}
 }

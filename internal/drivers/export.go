@@ -396,7 +396,10 @@ func (s *Service) Compliance(ctx context.Context, p auth.Principal, company auth
 
 // requiredDocuments returns, per driver of the batch, its required
 // document types in the company's type order (konvoj_document_type_order:
-// the tag-scoped ones among the others), with their status.
+// the tag-scoped ones among the others), with their effective status, read
+// from the stored effective dates (document_effective, migrations/00039_document_effective.sql)
+// instead of working every driver's chains out; a type the driver has no
+// document of (or a retired one) is no_data.
 func (s *Service) requiredDocuments(ctx context.Context, companyID uuid.UUID, batch []ExportRow) (map[uuid.UUID][]ComplianceRow, error) {
 	ids := make([]uuid.UUID, len(batch))
 	for i, r := range batch {
@@ -404,17 +407,15 @@ func (s *Service) requiredDocuments(ctx context.Context, companyID uuid.UUID, ba
 	}
 	rows, err := s.db.Query(ctx, `WITH co AS MATERIALIZED (`+companyFacts+` WHERE c.id = $1),
 		o AS MATERIALIZED (SELECT konvoj_document_type_order($1) AS type_order)
-		SELECT d.id, t.type, x.status, dd.valid_until, dd.valid_until - co.today
+		SELECT d.id, t.type,
+			CASE WHEN e.document_id IS NULL THEN 'no_data' ELSE konvoj_document_status(e.has_file, e.until, co.today) END,
+			dd.valid_until, dd.valid_until - co.today
 		FROM drivers d
 		CROSS JOIN co
 		CROSS JOIN o
-		CROSS JOIN LATERAL (
-			SELECT jsonb_object_agg(s.type, s.status) AS st
-			FROM konvoj_document_statuses(d.company_id, d.id, co.today, co.chains, co.retired) s
-		) eff
 		CROSS JOIN LATERAL unnest(`+requiredOf+`) t(type)
 		LEFT JOIN driver_documents dd ON dd.company_id = d.company_id AND dd.driver_id = d.id AND dd.type = t.type
-		CROSS JOIN LATERAL (SELECT coalesce(eff.st ->> t.type, 'no_data') AS status) x
+		LEFT JOIN document_effective e ON e.document_id = dd.id AND e.company_id = d.company_id
 		WHERE d.company_id = $1 AND d.id = ANY ($2::uuid[])
 		ORDER BY d.id, array_position(o.type_order, t.type)`, companyID, ids)
 	if err != nil {

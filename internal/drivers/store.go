@@ -52,7 +52,9 @@ const requiredOf = `((CASE WHEN konvoj_eu_citizen(d.citizenship) THEN co.require
 // s; the validity chains apply, retired types are left out) and how many
 // required types are usable (valid, warning or expiring_soon). A driver
 // has one document per type, so it is ready when that count equals the
-// number of required types.
+// number of required types. The statuses come from the stored effective
+// dates (document_effective, one index leaf a driver), so no chain is
+// worked out per row.
 const summaryJoin = `CROSS JOIN LATERAL (
 		SELECT count(*) AS total,
 			count(*) FILTER (WHERE x.status = 'valid') AS valid,
@@ -61,7 +63,11 @@ const summaryJoin = `CROSS JOIN LATERAL (
 			count(*) FILTER (WHERE x.status = 'expired') AS expired,
 			count(*) FILTER (WHERE x.status = 'no_data') AS no_data,
 			count(*) FILTER (WHERE x.type = ANY ` + requiredOf + ` AND x.status IN ('valid', 'warning', 'expiring_soon')) AS ready_docs
-		FROM konvoj_document_statuses(d.company_id, d.id, co.today, co.chains, co.retired) x
+		FROM (
+			SELECT e.type, konvoj_document_status(e.has_file, e.until, co.today) AS status
+			FROM document_effective e
+			WHERE e.driver_id = d.id AND e.company_id = d.company_id
+		) x
 	) s`
 
 // readyExpr is is_ready (docs/drivers-and-documents.md) over d, co and s.

@@ -35,11 +35,10 @@ const driverColumns = `d.id, d.company_id, d.office_id, d.internal_number, d.fir
 // document types (the document rules, docs/alerts.md) of every driver, of
 // a driver from outside the EU, EEA and Switzerland, and the tag groups'
 // rules side by side (required_for tag:<tag> and type); the validity
-// chains (chains; capped: the types with a cap; chained: those and every
-// type that caps one) and the retired custom types. Always in a
-// MATERIALIZED CTE, so that it is read once per statement.
+// chains and the retired custom types. Always in a MATERIALIZED CTE, so
+// that it is read once per statement.
 const companyFacts = `SELECT konvoj_today(c.timezone) AS today, f.required, f.required_non_eu,
-		f.tag_rule_for, f.tag_rule_types, f.chains, f.capped, f.chained, f.retired
+		f.tag_rule_for, f.tag_rule_types, f.chains, f.retired
 	FROM companies c
 	JOIN company_document_facts f ON f.company_id = c.id`
 

@@ -310,3 +310,51 @@ func TestDriverListExpiredFromStoredDays(t *testing.T) {
 		t.Errorf("after a renewal: %v, total %d", names(ids, items), total)
 	}
 }
+
+// expiring_soon, warning, and expired with document types, each asked
+// alone, take their total from the stored effective dates less the
+// soft-deleted drivers (the other statuses and several at once count it
+// with the page): the same drivers and totals as the same question with
+// every driver status named beside it (counted with the page), the
+// soft-deleted and the other company's drivers left out, on every page and
+// past the end.
+func TestDriverListStatusTotalsFromStoredDates(t *testing.T) {
+	t.Parallel()
+	env := webtest.New(t)
+	company := env.Company("Acme", "free")
+	hr := env.As(company, auth.RoleHRManager)
+	ids := expiryFleet(t, env, hr)
+	gone := drvCreate(t, hr, map[string]any{"first_name": "D", "last_name": "gone", "email": "gone@example.cz"}).ID
+	drvSetDocument(t, env, gone, "passport", drvDays(5))
+	hr.Delete("/api/v0/drivers/" + gone.String()).Expect(http.StatusNoContent)
+	other := env.Company("Other", "free")
+	drvSetDocument(t, env, drvCreate(t, env.As(other, auth.RoleHRManager),
+		map[string]any{"first_name": "O", "last_name": "other", "email": "o@example.cz"}).ID, "passport", drvDays(5))
+
+	want := map[string][]string{
+		"expiring_soon":                        {"both", "today"},
+		"warning":                              {"also30", "in30"},
+		"expiring_soon,warning":                {"also30", "both", "in30", "today"},
+		"expired,warning":                      {"also30", "both", "expired", "in30"},
+		"expired&document_type=passport":       {"both", "expired"},
+		"valid&document_type=passport,code_95": {"in30", "in31", "noexpiry", "today"},
+		"no_data":                              {"also30", "both", "expired", "in30", "in31", "noexpiry", "nofile", "today"},
+	}
+	for q, names1 := range want {
+		base := "document_status=" + q + "&sort_by=last_name"
+		items, total := expiryList(t, hr, base+"&per_page=100")
+		counted, countedTotal := expiryList(t, hr, base+"&status=active,on_leave,inactive,terminated&per_page=100")
+		if got := names(ids, items); !slices.Equal(got, names1) || total != len(names1) {
+			t.Errorf("%s: %v, total %d; want %v", q, got, total, names1)
+		}
+		if !slices.Equal(names(ids, counted), names1) || countedTotal != total {
+			t.Errorf("%s with every status: %v, total %d; want the same as without", q, names(ids, counted), countedTotal)
+		}
+		for page := 1; page <= (total+1)/2+1; page++ {
+			items, pageTotal := expiryList(t, hr, fmt.Sprintf("%s&per_page=2&page=%d", base, page))
+			if n := min(2, max(0, total-2*(page-1))); len(items) != n || pageTotal != total {
+				t.Errorf("%s page %d: %d drivers, total %d; want %d and %d", q, page, len(items), pageTotal, n, total)
+			}
+		}
+	}
+}

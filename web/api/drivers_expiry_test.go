@@ -53,6 +53,19 @@ func expiryFleet(t *testing.T, env *webtest.Env, hr *webtest.Caller) map[string]
 	return ids
 }
 
+// expiryOutsiders adds two drivers no list of hr's company may show: one
+// of the company, soft-deleted, whose passport is valid until gone days
+// from today, and one of another company, until other days.
+func expiryOutsiders(t *testing.T, env *webtest.Env, hr *webtest.Caller, gone, other int) {
+	t.Helper()
+	deleted := drvCreate(t, hr, map[string]any{"first_name": "D", "last_name": "gone", "email": "gone@example.cz"}).ID
+	drvSetDocument(t, env, deleted, "passport", drvDays(gone))
+	hr.Delete("/api/v0/drivers/" + deleted.String()).Expect(http.StatusNoContent)
+	company := env.Company("Other", "free")
+	drvSetDocument(t, env, drvCreate(t, env.As(company, auth.RoleHRManager),
+		map[string]any{"first_name": "O", "last_name": "other", "email": "o@example.cz"}).ID, "passport", drvDays(other))
+}
+
 func expiryList(t *testing.T, c *webtest.Caller, query string) ([]expiryItem, int) {
 	t.Helper()
 	var p struct {
@@ -278,12 +291,7 @@ func TestDriverListExpiredFromStoredDays(t *testing.T) {
 	drvSetDocument(t, env, capped, "work_permit", drvDays(200))
 	drvSetDocument(t, env, capped, "residence_permit", drvDays(-2))
 	ids["capped"] = capped
-	gone := drvCreate(t, hr, map[string]any{"first_name": "D", "last_name": "gone", "email": "gone@example.cz"}).ID
-	drvSetDocument(t, env, gone, "passport", drvDays(-9))
-	hr.Delete("/api/v0/drivers/" + gone.String()).Expect(http.StatusNoContent)
-	other := env.Company("Other", "free")
-	drvSetDocument(t, env, drvCreate(t, env.As(other, auth.RoleHRManager),
-		map[string]any{"first_name": "O", "last_name": "other", "email": "o@example.cz"}).ID, "passport", drvDays(-1))
+	expiryOutsiders(t, env, hr, -9, -1)
 
 	want := []string{"expired", "both", "capped"}
 	every := "&document_type=passport,visa_biometrics,drivers_license,code_95,medical_examination,tachograph_card,work_permit,residence_permit"
@@ -324,12 +332,7 @@ func TestDriverListStatusTotalsFromStoredDates(t *testing.T) {
 	company := env.Company("Acme", "free")
 	hr := env.As(company, auth.RoleHRManager)
 	ids := expiryFleet(t, env, hr)
-	gone := drvCreate(t, hr, map[string]any{"first_name": "D", "last_name": "gone", "email": "gone@example.cz"}).ID
-	drvSetDocument(t, env, gone, "passport", drvDays(5))
-	hr.Delete("/api/v0/drivers/" + gone.String()).Expect(http.StatusNoContent)
-	other := env.Company("Other", "free")
-	drvSetDocument(t, env, drvCreate(t, env.As(other, auth.RoleHRManager),
-		map[string]any{"first_name": "O", "last_name": "other", "email": "o@example.cz"}).ID, "passport", drvDays(5))
+	expiryOutsiders(t, env, hr, 5, 5)
 
 	want := map[string][]string{
 		"expiring_soon":                        {"both", "today"},

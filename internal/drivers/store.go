@@ -371,16 +371,19 @@ func (q *listQuery) where() string {
 	for _, w := range searchWords(lp.Search) {
 		conds = append(conds, "d.id IN (SELECT s.id FROM konvoj_driver_search($1, "+q.arg(w)+"::text) AS s(id))")
 	}
-	types := ""
+	// The document types narrow both document filters, each over its own
+	// table: one argument, a condition per alias.
+	types := func(string) string { return "" }
 	if len(lp.DocumentType) > 0 {
-		types = " AND dd.type = ANY (" + q.arg(lp.DocumentType) + "::text[])"
+		arg := q.arg(lp.DocumentType)
+		types = func(alias string) string { return " AND " + alias + ".type = ANY (" + arg + "::text[])" }
 	}
 	if lp.DocumentDueWithin != nil {
-		// The same index range as document_status: valid_until from today
-		// to today+N; expired documents are left out.
+		// Each document's own valid_until from today to today+N, an index
+		// range of driver_documents; expired documents are left out.
 		conds = append(conds, `d.id IN (
 				SELECT dd.driver_id FROM driver_documents dd
-				WHERE dd.company_id = $1 AND dd.current_file_id IS NOT NULL`+types+`
+				WHERE dd.company_id = $1 AND dd.current_file_id IS NOT NULL`+types("dd")+`
 					AND dd.type <> ALL ((SELECT retired FROM co)::text[])
 					AND dd.valid_until BETWEEN (SELECT today FROM co) AND (SELECT today + `+q.arg(*lp.DocumentDueWithin)+`::int FROM co))`)
 	}
@@ -394,7 +397,7 @@ func (q *listQuery) where() string {
 	case expired:
 		conds = append(conds, expiredCondition)
 	case len(lp.DocumentStatus) > 0:
-		matches = q.effectiveMatches(types)
+		matches = q.effectiveMatches(types("e"))
 		conds = append(conds, `(d.id IN (SELECT e.driver_id FROM `+matches+`) OR false)`)
 	}
 	statuses := ""
@@ -453,8 +456,9 @@ const expiredTotal = `((SELECT count(*) FROM driver_expiry e
 				WHERE x.company_id = $1 AND x.deleted_at IS NOT NULL AND e.expired_from <= (SELECT today FROM co)))`
 
 // effectiveMatches is the document_status filter (docs/drivers-and-documents.md)
-// as the rows of document_effective it matches: the documents (of the
-// types, when given) whose effective status is one of those asked. Each
+// as the rows of document_effective (alias e) it matches: the documents
+// (of the types, when given: types is that condition on e) whose effective
+// status is one of those asked. Each
 // document's effective status is one stored date and whether it and the
 // documents its chain picks have files (kept by triggers:
 // migrations/00039_document_effective.sql), so every status is an index
@@ -467,7 +471,7 @@ func (q *listQuery) effectiveMatches(types string) string {
 		ranges[i] = "(" + statusRanges[st] + ")"
 	}
 	return `document_effective e
-				WHERE e.company_id = $1 AND (` + strings.Join(ranges, " OR ") + `)` + strings.Replace(types, "dd.type", "e.type", 1)
+				WHERE e.company_id = $1 AND (` + strings.Join(ranges, " OR ") + `)` + types
 }
 
 // narrowStatus reports whether the document_status filter asks for one

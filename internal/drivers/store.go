@@ -372,11 +372,18 @@ func (q *listQuery) where() string {
 		conds = append(conds, "d.id IN (SELECT s.id FROM konvoj_driver_search($1, "+q.arg(w)+"::text) AS s(id))")
 	}
 	// The document types narrow both document filters, each over its own
-	// table: one argument, a condition per alias.
-	types := func(string) string { return "" }
-	if len(lp.DocumentType) > 0 {
-		arg := q.arg(lp.DocumentType)
-		types = func(alias string) string { return " AND " + alias + ".type = ANY (" + arg + "::text[])" }
+	// table: one argument, a condition per alias. The argument is added
+	// only when a filter uses it: alone, document_type keeps every driver,
+	// and a parameter no condition names has no type PostgreSQL can infer.
+	typesArg := ""
+	types := func(alias string) string {
+		if len(lp.DocumentType) == 0 {
+			return ""
+		}
+		if typesArg == "" {
+			typesArg = q.arg(lp.DocumentType)
+		}
+		return " AND " + alias + ".type = ANY (" + typesArg + "::text[])"
 	}
 	if lp.DocumentDueWithin != nil {
 		// Each document's own valid_until from today to today+N, an index

@@ -361,3 +361,33 @@ func TestDriverListStatusTotalsFromStoredDates(t *testing.T) {
 		}
 	}
 }
+
+// document_type alone narrows nothing: it keeps every driver, in offset
+// and in cursor mode (it answered 500: its argument was sent although no
+// condition named it), and beside the document filters it narrows them.
+func TestDriverListDocumentTypeAlone(t *testing.T) {
+	t.Parallel()
+	env := webtest.New(t)
+	company := env.Company("Acme", "free")
+	hr := env.As(company, auth.RoleHRManager)
+	ids := expiryFleet(t, env, hr)
+	every, total := expiryList(t, hr, "sort_by=last_name&per_page=100")
+	for _, q := range []string{"document_type=passport", "document_type=passport,code_95&status=active"} {
+		items, n := expiryList(t, hr, q+"&sort_by=last_name&per_page=100")
+		if !slices.Equal(names(ids, items), names(ids, every)) || n != total || n != len(ids) {
+			t.Errorf("%s: %v, total %d; want every driver, %d", q, names(ids, items), n, len(ids))
+		}
+	}
+	if got := drvPageAll(t, hr, "document_type=passport&sort_by=last_name", "", 3); len(got) != len(ids) {
+		t.Errorf("document_type=passport in cursor pages: %d drivers, want %d", len(got), len(ids))
+	}
+	for q, want := range map[string][]string{
+		"document_due_within=30":                               {"both", "in30"},
+		"document_due_within=30&document_status=expiring_soon": {"both"},
+	} {
+		items, n := expiryList(t, hr, q+"&document_type=medical_examination,drivers_license&sort_by=last_name")
+		if got := names(ids, items); !slices.Equal(got, want) || n != len(want) {
+			t.Errorf("%s of the medical examination or the licence: %v, total %d; want %v", q, got, n, want)
+		}
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/seed"
 )
 
@@ -150,9 +151,8 @@ func loadFixtures(ctx context.Context, db *pgxpool.Pool, work string, k int) (fi
 	if err != nil {
 		return fx, err
 	}
-	all, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (drv, error) {
-		var d drv
-		return d, r.Scan(&d.ID, &d.Last)
+	all, err := postgres.AppendRows(nil, rows, func(r pgx.Row, d *drv) error {
+		return r.Scan(&d.ID, &d.Last)
 	})
 	if err != nil {
 		return fx, err

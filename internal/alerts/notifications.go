@@ -66,6 +66,11 @@ type ListFilter struct {
 
 // List returns the caller's notifications, newest first, and the total.
 func (s *Service) List(ctx context.Context, p auth.Principal, f ListFilter) ([]Notification, int, error) {
+	lang := i18n.From(ctx)
+	types, err := documents.LoadTypeNames(ctx, s.db, p.CompanyID)
+	if err != nil {
+		return nil, 0, err
+	}
 	rows, err := s.db.Query(ctx, `
 		SELECT n.id, n.kind, coalesce(a.stage, 'disabled'), a.driver_id, a.document_id, a.document_type, a.valid_until,
 			concat_ws(' ', d.first_name, d.last_name), n.read_at, n.created_at, f.review_reason, w.url, count(*) OVER ()
@@ -82,21 +87,13 @@ func (s *Service) List(ctx context.Context, p auth.Principal, f ListFilter) ([]N
 	if err != nil {
 		return nil, 0, fmt.Errorf("list notifications: %w", err)
 	}
-	defer rows.Close()
-	lang := i18n.From(ctx)
-	types, err := documents.LoadTypeNames(ctx, s.db, p.CompanyID)
-	if err != nil {
-		return nil, 0, err
-	}
-	out := []Notification{}
 	total := 0
-	for rows.Next() {
-		var n Notification
+	out, err := postgres.AppendRows(nil, rows, func(row pgx.Row, n *Notification) error {
 		var until *civil.Date
 		var driver string
 		var reason, hookURL *string
-		if err := rows.Scan(&n.ID, &n.Kind, &n.Stage, &n.DriverID, &n.DocumentID, &n.DocumentType, &until, &driver, &n.ReadAt, &n.CreatedAt, &reason, &hookURL, &total); err != nil {
-			return nil, 0, fmt.Errorf("scan notification: %w", err)
+		if err := row.Scan(&n.ID, &n.Kind, &n.Stage, &n.DriverID, &n.DocumentID, &n.DocumentType, &until, &driver, &n.ReadAt, &n.CreatedAt, &reason, &hookURL, &total); err != nil {
+			return err
 		}
 		if n.Kind == KindWebhookDisabled {
 			u := ""
@@ -105,8 +102,7 @@ func (s *Service) List(ctx context.Context, p auth.Principal, f ListFilter) ([]N
 			}
 			n.Title = lang.T("notify.webhook_disabled.title", "url", u)
 			n.Body = lang.T("notify.webhook_disabled.body")
-			out = append(out, n)
-			continue
+			return nil
 		}
 		n.Title = lang.T("notify.title", "driver", driver, "type", types.Name(lang, *n.DocumentType), "stage", lang.T("alert.stage."+n.Stage))
 		switch {
@@ -123,9 +119,9 @@ func (s *Service) List(ctx context.Context, p auth.Principal, f ListFilter) ([]N
 		default:
 			n.Body = lang.T("notify.body.missing")
 		}
-		out = append(out, n)
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, 0, fmt.Errorf("list notifications: %w", err)
 	}
 	if len(out) == 0 && f.Page > 1 { // a page past the end still reports the total

@@ -11,6 +11,7 @@ import (
 
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/i18n"
+	"github.com/konvoj/konvoj/internal/postgres"
 )
 
 // recipient is a person the scan tells: a user (in-app notifications) and,
@@ -125,15 +126,14 @@ func staffRecipients(ctx context.Context, tx pgx.Tx, co company) ([]recipient, e
 	if err != nil {
 		return nil, fmt.Errorf("alert recipients: %w", err)
 	}
-	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (recipient, error) {
-		var r recipient
+	return postgres.AppendRows(nil, rows, func(row pgx.Row, r *recipient) error {
 		var id uuid.UUID
 		var lang string
 		var settings []byte
 		err := row.Scan(&id, &r.Email, &lang, &settings)
 		r.UserID, r.Language, r.OptOut = &id, langOr(lang, co.Language), optOuts(settings)
 		r.Email = strings.TrimSpace(r.Email)
-		return r, err
+		return err
 	})
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/tenants"
 )
 
@@ -49,7 +50,9 @@ func (s *Service) Outbox(ctx context.Context, p auth.Principal, company auth.Ref
 	if err != nil {
 		return nil, 0, fmt.Errorf("list the outbox: %w", err)
 	}
-	out, err := pgx.CollectRows(rows, pgx.RowToStructByPos[OutboxEmail])
+	out, err := postgres.AppendRows(make([]OutboxEmail, 0, perPage), rows, func(r pgx.Row, e *OutboxEmail) error {
+		return r.Scan(&e.ID, &e.Kind, &e.Recipient, &e.Language, &e.Subject, &e.Text, &e.HTML, &e.Attempts, &e.LastError, &e.SentAt, &e.CreatedAt)
+	})
 	if err != nil {
 		return nil, 0, fmt.Errorf("list the outbox: %w", err)
 	}

@@ -286,10 +286,8 @@ func recordStages(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, date civi
 	if err != nil {
 		return nil, fmt.Errorf("record document stages: %w", err)
 	}
-	alerts, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Alert, error) {
-		var a Alert
-		err := row.Scan(&a.ID, &a.DriverID, &a.DriverName, &a.InternalNumber, &a.DocumentID, &a.DocumentType, &a.Stage, &a.ValidUntil)
-		return a, err
+	alerts, err := postgres.AppendRows(nil, rows, func(row pgx.Row, a *Alert) error {
+		return row.Scan(&a.ID, &a.DriverID, &a.DriverName, &a.InternalNumber, &a.DocumentID, &a.DocumentType, &a.Stage, &a.ValidUntil)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("record document stages: %w", err)

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/konvoj/konvoj/internal/civil"
+	"github.com/konvoj/konvoj/internal/postgres"
 )
 
 // Due is a company whose scan of its local day is due.
@@ -36,10 +37,8 @@ func DueScans(ctx context.Context, db *pgxpool.Pool, now time.Time) ([]Due, erro
 	if err != nil {
 		return nil, fmt.Errorf("due alert scans: %w", err)
 	}
-	due, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Due, error) {
-		var d Due
-		err := row.Scan(&d.CompanyID, &d.Date)
-		return d, err
+	due, err := postgres.AppendRows(nil, rows, func(row pgx.Row, d *Due) error {
+		return row.Scan(&d.CompanyID, &d.Date)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("due alert scans: %w", err)

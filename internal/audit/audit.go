@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/konvoj/konvoj/internal/apperr"
@@ -271,20 +272,14 @@ func (s *Service) List(ctx context.Context, p auth.Principal, company auth.Ref, 
 	if err != nil {
 		return nil, 0, fmt.Errorf("list audit logs: %w", err)
 	}
-	defer rows.Close()
-	out := []Log{}
 	total := 0
-	for rows.Next() {
-		var l Log
+	out, err := postgres.AppendRows(nil, rows, func(r pgx.Row, l *Log) error {
 		sub := &l.Subject
-		if err := rows.Scan(&l.ID, &l.EntityType, &l.EntityID, &l.UserID, &l.User, &l.Action, &l.OldValues, &l.NewValues,
+		return r.Scan(&l.ID, &l.EntityType, &l.EntityID, &l.UserID, &l.User, &l.Action, &l.OldValues, &l.NewValues,
 			&l.IPAddress, &l.UserAgent, &l.CreatedAt, &total,
-			&sub.DriverID, &sub.DriverName, &sub.DriverDeleted, &sub.DocumentID, &sub.DocumentType); err != nil {
-			return nil, 0, fmt.Errorf("scan audit log: %w", err)
-		}
-		out = append(out, l)
-	}
-	if err := rows.Err(); err != nil {
+			&sub.DriverID, &sub.DriverName, &sub.DriverDeleted, &sub.DocumentID, &sub.DocumentType)
+	})
+	if err != nil {
 		return nil, 0, fmt.Errorf("list audit logs: %w", err)
 	}
 	if len(out) == 0 && f.Page > 1 {
@@ -318,16 +313,10 @@ func (s *Service) People(ctx context.Context, p auth.Principal, company auth.Ref
 	if err != nil {
 		return nil, fmt.Errorf("list audit people: %w", err)
 	}
-	defer rows.Close()
-	out := []Person{}
-	for rows.Next() {
-		var pe Person
-		if err := rows.Scan(&pe.ID, &pe.Name); err != nil {
-			return nil, fmt.Errorf("scan audit person: %w", err)
-		}
-		out = append(out, pe)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := postgres.AppendRows(nil, rows, func(r pgx.Row, pe *Person) error {
+		return r.Scan(&pe.ID, &pe.Name)
+	})
+	if err != nil {
 		return nil, fmt.Errorf("list audit people: %w", err)
 	}
 	return out, nil

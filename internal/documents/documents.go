@@ -218,16 +218,15 @@ func queueDocuments(b *pgx.Batch, companyID, driverID uuid.UUID, docID *uuid.UUI
 		WHERE $3::uuid IS NULL OR d.id = $3
 		ORDER BY array_position(co.type_order, d.type), d.type`, companyID, driverID, docID, today).
 		Query(func(rows pgx.Rows) error {
-			got, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Document, error) {
-				var d Document
-				var hasFile bool
+			var hasFile bool
+			got, err := postgres.AppendRows(nil, rows, func(row pgx.Row, d *Document) error {
 				err := row.Scan(&d.ID, &d.DriverID, &d.Type, &d.Number, &d.Country, &d.ValidFrom, &d.ValidUntil, &hasFile, &d.Meta, &d.UpdatedAt,
 					&d.Status, &d.LimitedBy)
 				d.fill(today)
 				if withFiles {
 					d.Files = []FileSummary{}
 				}
-				return d, err
+				return err
 			})
 			if err != nil {
 				return fmt.Errorf("list documents: %w", err)
@@ -244,25 +243,34 @@ func queueDocuments(b *pgx.Batch, companyID, driverID uuid.UUID, docID *uuid.UUI
 		FROM driver_documents d
 		JOIN document_files f ON f.company_id = d.company_id AND f.document_id = d.id
 		WHERE d.company_id = $1 AND d.driver_id = $2 AND ($3::uuid IS NULL OR d.id = $3)
-		ORDER BY f.version DESC`, companyID, driverID, docID).
+		ORDER BY f.document_id, f.version DESC`, companyID, driverID, docID).
 		Query(func(rows pgx.Rows) error {
+			// The files come grouped by document, so each document's are a
+			// run of one array: one allocation for them all.
+			var owner uuid.UUID
+			owners := make([]uuid.UUID, 0, 2*len(*docs))
+			files, err := postgres.AppendRows(make([]FileSummary, 0, 2*len(*docs)), rows, func(row pgx.Row, f *FileSummary) error {
+				err := row.Scan(&f.ID, &owner, &f.Filename, &f.OriginalFilename, &f.MimeType, &f.SizeBytes, &f.Version, &f.IsCurrent, &f.UploadedAt,
+					&f.Review.Status, &f.Review.Reason, &f.Review.ReviewedBy, &f.Review.ReviewedAt)
+				owners = append(owners, owner)
+				return err
+			})
+			if err != nil {
+				return fmt.Errorf("list files: %w", err)
+			}
 			index := make(map[uuid.UUID]int, len(*docs))
 			for i, d := range *docs {
 				index[d.ID] = i
 			}
-			for rows.Next() {
-				var f FileSummary
-				var docID uuid.UUID
-				if err := rows.Scan(&f.ID, &docID, &f.Filename, &f.OriginalFilename, &f.MimeType, &f.SizeBytes, &f.Version, &f.IsCurrent, &f.UploadedAt,
-					&f.Review.Status, &f.Review.Reason, &f.Review.ReviewedBy, &f.Review.ReviewedAt); err != nil {
-					return fmt.Errorf("scan file: %w", err)
+			for start := 0; start < len(files); {
+				end := start + 1
+				for end < len(files) && owners[end] == owners[start] {
+					end++
 				}
-				if i, ok := index[docID]; ok {
-					(*docs)[i].Files = append((*docs)[i].Files, f)
+				if i, ok := index[owners[start]]; ok {
+					(*docs)[i].Files = files[start:end:end]
 				}
-			}
-			if err := rows.Err(); err != nil {
-				return fmt.Errorf("list files: %w", err)
+				start = end
 			}
 			return nil
 		})

@@ -434,11 +434,9 @@ func (s *Service) Versions(ctx context.Context, p auth.Principal, ref Ref) ([]Ve
 	if err != nil {
 		return nil, fmt.Errorf("list versions of document %s: %w", ref.ID(), err)
 	}
-	versions, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Version, error) {
-		var v Version
-		err := row.Scan(&v.ID, &v.Version, &v.IsCurrent, &v.Filename, &v.OriginalFilename, &v.SizeBytes, &v.MimeType, &v.UploadedBy, &v.UploadedAt,
+	versions, err := postgres.AppendRows(nil, rows, func(row pgx.Row, v *Version) error {
+		return row.Scan(&v.ID, &v.Version, &v.IsCurrent, &v.Filename, &v.OriginalFilename, &v.SizeBytes, &v.MimeType, &v.UploadedBy, &v.UploadedAt,
 			&v.ReviewStatus, &v.ReviewReason, &v.ReviewedBy, &v.ReviewedAt)
-		return v, err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list versions of document %s: %w", ref.ID(), err)

@@ -344,27 +344,24 @@ func (s *Service) PendingReviews(ctx context.Context, p auth.Principal, company 
 	if err != nil {
 		return nil, 0, fmt.Errorf("pending reviews: %w", err)
 	}
-	defer rows.Close()
-	out := []PendingReview{}
 	total := 0
-	for rows.Next() {
-		var r PendingReview
+	out, err := postgres.AppendRows(nil, rows, func(row pgx.Row, r *PendingReview) error {
 		var m metadata
 		var hasFile bool
 		var raw []byte
-		if err := rows.Scan(&r.FileID, &r.Version, &r.OriginalFilename, &r.MimeType, &r.SizeBytes, &r.UploadedAt, &r.UploadedBy,
+		if err := row.Scan(&r.FileID, &r.Version, &r.OriginalFilename, &r.MimeType, &r.SizeBytes, &r.UploadedAt, &r.UploadedBy,
 			&r.DriverID, &r.DriverName, &r.DriverNumber, &r.DocumentID, &r.DocumentType,
 			&m.Number, &m.Country, &m.ValidFrom, &m.ValidUntil, &m.Meta, &hasFile, &raw, &total); err != nil {
-			return nil, 0, fmt.Errorf("scan pending review: %w", err)
+			return err
 		}
 		ch, err := storedChange(raw)
 		if err != nil {
-			return nil, 0, err
+			return err
 		}
 		r.Current, r.Proposed = fieldsOf(m, hasFile, today), fieldsOf(m.apply(ch), true, today)
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, 0, fmt.Errorf("pending reviews: %w", err)
 	}
 	return out, total, nil

@@ -63,10 +63,8 @@ func LoadRules(ctx context.Context, db postgres.DBTX, companyID uuid.UUID) ([]Ru
 	if err != nil {
 		return nil, fmt.Errorf("document rules of company %s: %w", companyID, err)
 	}
-	rules, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Rule, error) {
-		var r Rule
-		err := row.Scan(&r.DocumentType, &r.Required, &r.RequiredFor, &r.LeadDays, &r.RequiresReview)
-		return r, err
+	rules, err := postgres.AppendRows(nil, rows, func(row pgx.Row, r *Rule) error {
+		return row.Scan(&r.DocumentType, &r.Required, &r.RequiredFor, &r.LeadDays, &r.RequiresReview)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("document rules of company %s: %w", companyID, err)

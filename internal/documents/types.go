@@ -159,10 +159,8 @@ func loadCustomTypes(ctx context.Context, db postgres.DBTX, companyID uuid.UUID)
 	if err != nil {
 		return nil, fmt.Errorf("document types of company %s: %w", companyID, err)
 	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (customType, error) {
-		var t customType
-		err := row.Scan(&t.Code, &t.Names, &t.HasExpiry, &t.CappedBy, &t.Retired)
-		return t, err
+	out, err := postgres.AppendRows(nil, rows, func(row pgx.Row, t *customType) error {
+		return row.Scan(&t.Code, &t.Names, &t.HasExpiry, &t.CappedBy, &t.Retired)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("document types of company %s: %w", companyID, err)

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/postgres"
 )
 
 // Office is a company office as forms and filters offer it.
@@ -33,7 +34,9 @@ func (s *Service) Offices(ctx context.Context, p auth.Principal) ([]Office, erro
 	if err != nil {
 		return nil, fmt.Errorf("list offices of company %s: %w", p.CompanyID, err)
 	}
-	out, err := pgx.CollectRows(rows, pgx.RowToStructByPos[Office])
+	out, err := postgres.AppendRows(nil, rows, func(r pgx.Row, o *Office) error {
+		return r.Scan(&o.ID, &o.Name, &o.City, &o.IsHeadquarters)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("list offices of company %s: %w", p.CompanyID, err)
 	}

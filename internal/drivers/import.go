@@ -545,20 +545,17 @@ func loadAllDrivers(ctx context.Context, db postgres.DBTX, companyID uuid.UUID) 
 	if err != nil {
 		return nil, fmt.Errorf("import: drivers: %w", err)
 	}
-	defer rows.Close()
-	var out []Driver
-	for rows.Next() {
-		var d Driver
-		if err := rows.Scan(&d.ID, &d.CompanyID, &d.OfficeID, &d.InternalNumber, &d.FirstName, &d.LastName,
+	out, err := postgres.AppendRows(nil, rows, func(r pgx.Row, d *Driver) error {
+		return r.Scan(&d.ID, &d.CompanyID, &d.OfficeID, &d.InternalNumber, &d.FirstName, &d.LastName,
 			&d.MiddleName, &d.BirthDate, &d.Citizenship, &d.RodneCislo, &d.Email, &d.Phone, &d.RegistrationAddress,
 			&d.ResidenceAddress, &d.Status, &d.HireDate, &d.FireDate, &d.ContractFrom, &d.ContractTo, &d.ContractIndefinite,
 			&d.WorkLocation, &d.BankCountry, &d.BankAccount, &d.IBAN, &d.SWIFT, &d.Flags, &d.Tags, &d.Language,
-			&d.CreatedAt, &d.UpdatedAt); err != nil {
-			return nil, fmt.Errorf("import: drivers: %w", err)
-		}
-		out = append(out, d)
+			&d.CreatedAt, &d.UpdatedAt)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("import: drivers: %w", err)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // loadDocumentMetadata reads number, valid_from and valid_until of every

@@ -626,26 +626,24 @@ func (q *listQuery) run(ctx context.Context, db postgres.DBTX) ([]ListItem, []*s
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("list drivers: %w", err)
 	}
-	defer rows.Close()
-	items := []ListItem{}
 	var keys []*string
+	var key *string
+	var ne nextExpiryRow
 	n := 0
-	for rows.Next() {
-		var it ListItem
-		var key *string
-		var ne nextExpiryRow
+	items, err := postgres.AppendRows([]ListItem{}, rows, func(row pgx.Row, it *ListItem) error {
+		key, ne = nil, nextExpiryRow{} // fresh pointers for each row's values
 		s := &it.DocumentsSummary
-		if err := rows.Scan(&it.ID, &it.InternalNumber, &it.FirstName, &it.LastName, &it.Email, &it.Phone, &it.Citizenship,
+		if err := row.Scan(&it.ID, &it.InternalNumber, &it.FirstName, &it.LastName, &it.Email, &it.Phone, &it.Citizenship,
 			&it.Status, &it.HireDate, &it.CreatedAt, &it.UpdatedAt, &it.DeletedAt,
 			&s.Total, &s.Valid, &s.Warning, &s.ExpiringSoon, &s.Expired, &s.NoData, &it.IsReady,
 			&ne.id, &ne.typ, &ne.validUntil, &ne.days, &ne.status, &key, &n); err != nil {
-			return nil, nil, 0, fmt.Errorf("scan driver: %w", err)
+			return err
 		}
 		it.NextExpiry = ne.value()
-		items = append(items, it)
 		keys = append(keys, key)
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, nil, 0, fmt.Errorf("list drivers: %w", err)
 	}
 	return items, keys, n, nil

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/money"
 	"github.com/konvoj/konvoj/internal/postgres"
@@ -105,16 +107,10 @@ func currencyCounts(ctx context.Context, db postgres.DBTX, d tenants.DriverRef, 
 	if err != nil {
 		return nil, fmt.Errorf("currencies of driver %s: %w", d.ID(), err)
 	}
-	defer rows.Close()
-	var sums []Summary
-	for rows.Next() {
-		var sm Summary
-		if err := rows.Scan(&sm.Currency, &sm.rows); err != nil {
-			return nil, fmt.Errorf("scan currency: %w", err)
-		}
-		sums = append(sums, sm)
-	}
-	if err := rows.Err(); err != nil {
+	sums, err := postgres.AppendRows(nil, rows, func(r pgx.Row, sm *Summary) error {
+		return r.Scan(&sm.Currency, &sm.rows)
+	})
+	if err != nil {
 		return nil, fmt.Errorf("currencies of driver %s: %w", d.ID(), err)
 	}
 	return sums, nil

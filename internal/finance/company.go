@@ -139,17 +139,12 @@ func companyTxSums(ctx context.Context, db postgres.DBTX, company auth.Ref, f Co
 	if err != nil {
 		return nil, fmt.Errorf("summarise company transactions: %w", err)
 	}
-	defer rows.Close()
-	out := []Summary{}
-	for rows.Next() {
-		var sm Summary
-		if err := rows.Scan(&sm.Currency, &sm.rows, &sm.TotalEarnings, &sm.TotalDeductions, &sm.TotalPenalties); err != nil {
-			return nil, fmt.Errorf("scan summary: %w", err)
-		}
+	out, err := postgres.AppendRows(nil, rows, func(r pgx.Row, sm *Summary) error {
+		err := r.Scan(&sm.Currency, &sm.rows, &sm.TotalEarnings, &sm.TotalDeductions, &sm.TotalPenalties)
 		sm.NetAmount = sm.TotalEarnings.Sub(sm.TotalDeductions).Sub(sm.TotalPenalties)
-		out = append(out, sm)
-	}
-	if err := rows.Err(); err != nil {
+		return err
+	})
+	if err != nil {
 		return nil, fmt.Errorf("summarise company transactions: %w", err)
 	}
 	return out, nil
@@ -172,14 +167,13 @@ func companyTxRows(ctx context.Context, db postgres.DBTX, company auth.Ref, f Co
 	if err != nil {
 		return nil, fmt.Errorf("list company transactions: %w", err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (CompanyRow, error) {
-		var qr CompanyRow
+	out, err := postgres.AppendRows(make([]CompanyRow, 0, f.PerPage), rows, func(r pgx.Row, qr *CompanyRow) error {
 		t := &qr.Transaction
 		err := r.Scan(&t.ID, &t.CompanyID, &t.DriverID, &t.PeriodID, &t.PenaltyID, &t.TransactionType, &t.Category, &t.Amount,
 			&t.Currency, &t.Status, &t.TransactionDate, &t.PaymentDate, &t.Description, &t.Reference, &t.OrderID,
 			&t.CreatedBy, &t.ApprovedBy, &t.ApprovedAt, &t.PaidBy, &t.PaidAt, &t.Metadata, &t.CreatedAt, &t.UpdatedAt, &t.DeletedAt,
 			&qr.DriverName, &qr.DriverNumber)
-		return qr, err
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list company transactions: %w", err)

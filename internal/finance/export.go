@@ -37,8 +37,8 @@ func (s *Service) EachTransaction(ctx context.Context, p auth.Principal, ref Ref
 	}
 	defer rows.Close()
 	for rows.Next() {
-		t, err := scanTransaction(rows)
-		if err != nil {
+		var t Transaction
+		if err := scanTransaction(rows, &t); err != nil {
 			return fmt.Errorf("export transactions of driver %s: %w", d.ID(), err)
 		}
 		if err := fn(t); err != nil {

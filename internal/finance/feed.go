@@ -10,6 +10,7 @@ import (
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/feed"
+	"github.com/konvoj/konvoj/internal/postgres"
 )
 
 // The change feed of a driver's transactions and penalties
@@ -58,7 +59,7 @@ func (s *Service) FeedTransactions(ctx context.Context, p auth.Principal, ref Re
 	if err != nil {
 		return feed.Page[Transaction]{}, fmt.Errorf("feed of transactions of driver %s: %w", d.ID(), err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Transaction, error) { return scanTransaction(r) })
+	out, err := postgres.AppendRows(nil, rows, scanTransaction)
 	if err != nil {
 		return feed.Page[Transaction]{}, fmt.Errorf("feed of transactions of driver %s: %w", d.ID(), err)
 	}
@@ -87,7 +88,7 @@ func (s *Service) FeedPenalties(ctx context.Context, p auth.Principal, ref Ref, 
 	if err != nil {
 		return feed.Page[Penalty]{}, fmt.Errorf("feed of penalties of driver %s: %w", d.ID(), err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Penalty, error) { return scanPenalty(r) })
+	out, err := postgres.AppendRows(nil, rows, func(r pgx.Row, pen *Penalty) error { return scanPenalty(r, pen) })
 	if err != nil {
 		return feed.Page[Penalty]{}, fmt.Errorf("feed of penalties of driver %s: %w", d.ID(), err)
 	}

@@ -5,10 +5,12 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/money"
+	"github.com/konvoj/konvoj/internal/postgres"
 )
 
 // StatusTotal counts the company's transactions in one status and
@@ -98,17 +100,11 @@ func (s *Service) CompanyOverview(ctx context.Context, p auth.Principal, company
 	if err != nil {
 		return Overview{}, fmt.Errorf("periods to close: %w", err)
 	}
-	for rows.Next() {
-		var pc PeriodToClose
-		if err := rows.Scan(&pc.PeriodID, &pc.DriverID, &pc.DriverName, &pc.DriverNumber, &pc.Start, &pc.End, &pc.Currency,
-			&pc.NetAmount, &out.PeriodsToCloseTotal); err != nil {
-			rows.Close()
-			return Overview{}, fmt.Errorf("scan period to close: %w", err)
-		}
-		out.PeriodsToClose = append(out.PeriodsToClose, pc)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	out.PeriodsToClose, err = postgres.AppendRows(nil, rows, func(r pgx.Row, pc *PeriodToClose) error {
+		return r.Scan(&pc.PeriodID, &pc.DriverID, &pc.DriverName, &pc.DriverNumber, &pc.Start, &pc.End, &pc.Currency,
+			&pc.NetAmount, &out.PeriodsToCloseTotal)
+	})
+	if err != nil {
 		return Overview{}, fmt.Errorf("periods to close: %w", err)
 	}
 
@@ -120,16 +116,12 @@ func (s *Service) CompanyOverview(ctx context.Context, p auth.Principal, company
 	if err != nil {
 		return Overview{}, fmt.Errorf("month totals: %w", err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var sm Summary
-		if err := rows.Scan(&sm.Currency, &sm.rows, &sm.TotalEarnings, &sm.TotalDeductions, &sm.TotalPenalties); err != nil {
-			return Overview{}, fmt.Errorf("scan month totals: %w", err)
-		}
+	out.MonthTotals, err = postgres.AppendRows(nil, rows, func(r pgx.Row, sm *Summary) error {
+		err := r.Scan(&sm.Currency, &sm.rows, &sm.TotalEarnings, &sm.TotalDeductions, &sm.TotalPenalties)
 		sm.NetAmount = sm.TotalEarnings.Sub(sm.TotalDeductions).Sub(sm.TotalPenalties)
-		out.MonthTotals = append(out.MonthTotals, sm)
-	}
-	if err := rows.Err(); err != nil {
+		return err
+	})
+	if err != nil {
 		return Overview{}, fmt.Errorf("month totals: %w", err)
 	}
 	return out, nil

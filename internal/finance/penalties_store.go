@@ -27,17 +27,16 @@ var (
 	penaltyQuery = penaltyColumns + penaltyFrom
 )
 
-// scanPenalty scans the columns of penaltyColumns, then into extra the
-// columns a query selects after them.
-func scanPenalty(row pgx.Row, extra ...any) (Penalty, error) {
-	var p Penalty
+// scanPenalty scans the columns of penaltyColumns into p, then into extra
+// the columns a query selects after them.
+func scanPenalty(row pgx.Row, p *Penalty, extra ...any) error {
 	err := row.Scan(append([]any{&p.ID, &p.FinanceID, &p.FinanceStatus, &p.CompanyID, &p.DriverID, &p.PenaltyType, &p.Severity, &p.Amount, &p.Currency,
 		&p.Status, &p.IncidentDate, &p.Location, &p.Description, &p.Evidence, &p.DisputeReason, &p.DisputeSubmittedAt,
 		&p.Resolution, &p.ResolvedBy, &p.ResolvedAt, &p.Metadata, &p.CreatedBy, &p.CreatedAt, &p.UpdatedAt, &p.DeletedAt}, extra...)...)
 	if p.Evidence == nil {
 		p.Evidence = []Evidence{}
 	}
-	return p, err
+	return err
 }
 
 // getPenalty reads a live penalty of the driver (404 otherwise); lock takes
@@ -47,7 +46,8 @@ func getPenalty(ctx context.Context, db postgres.DBTX, companyID, driverID, id u
 	if lock {
 		q += ` FOR UPDATE OF pe`
 	}
-	p, err := scanPenalty(db.QueryRow(ctx, q, companyID, driverID, id))
+	var p Penalty
+	err := scanPenalty(db.QueryRow(ctx, q, companyID, driverID, id), &p)
 	if postgres.IsNotFound(err) {
 		return Penalty{}, apperr.NotFound("msg.common.not_found.penalty")
 	}
@@ -157,12 +157,10 @@ func queuePenaltyList(b *pgx.Batch, companyID, driverID uuid.UUID, f PenaltyFilt
 			count(*) FILTER (WHERE pe.status = 'disputed'), count(*) FILTER (WHERE pe.status = 'resolved'),
 			count(*) FILTER (WHERE pe.status = 'cancelled')
 		FROM penalties pe `+penaltyWhere+` GROUP BY pe.currency ORDER BY pe.currency`, args...).Query(func(rows pgx.Rows) error {
-		got, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (penaltyCounts, error) {
-			var pc penaltyCounts
+		got, err := postgres.AppendRows(nil, rows, func(r pgx.Row, pc *penaltyCounts) error {
 			t, c := &pc.total, &pc.counts
-			err := r.Scan(&t.Currency, &t.rows, &t.TotalPenalties, &c.PendingCount, &c.AcceptedCount, &c.DisputedCount,
+			return r.Scan(&t.Currency, &t.rows, &t.TotalPenalties, &c.PendingCount, &c.AcceptedCount, &c.DisputedCount,
 				&c.ResolvedCount, &c.CancelledCount)
-			return pc, err
 		})
 		if err != nil {
 			return fmt.Errorf("summarise penalties of driver %s: %w", driverID, err)
@@ -172,7 +170,7 @@ func queuePenaltyList(b *pgx.Batch, companyID, driverID uuid.UUID, f PenaltyFilt
 	})
 	pageArgs := append(args, f.PerPage, (f.Page-1)*f.PerPage)
 	b.Queue(penaltyQuery+penaltyWhere+penaltyPage, pageArgs...).Query(func(rows pgx.Rows) error {
-		got, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Penalty, error) { return scanPenalty(r) })
+		got, err := postgres.AppendRows(make([]Penalty, 0, f.PerPage), rows, func(r pgx.Row, pen *Penalty) error { return scanPenalty(r, pen) })
 		if err != nil {
 			return fmt.Errorf("list penalties of driver %s: %w", driverID, err)
 		}
@@ -220,12 +218,11 @@ func queueRows(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, only 
 	if err != nil {
 		return nil, 0, fmt.Errorf("list the penalty queue: %w", err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (QueuedPenalty, error) {
-		var q QueuedPenalty
+	out, err := postgres.AppendRows(make([]QueuedPenalty, 0, f.PerPage), rows, func(r pgx.Row, q *QueuedPenalty) error {
 		var first, last string
-		pen, err := scanPenalty(r, &first, &last, &q.DriverNumber)
-		q.Penalty, q.DriverName = pen, strings.TrimSpace(first+" "+last)
-		return q, err
+		err := scanPenalty(r, &q.Penalty, &first, &last, &q.DriverNumber)
+		q.DriverName = strings.TrimSpace(first + " " + last)
+		return err
 	})
 	if err != nil {
 		return nil, 0, fmt.Errorf("list the penalty queue: %w", err)

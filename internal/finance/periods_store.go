@@ -20,12 +20,10 @@ var periodQuery = `
 	LEFT JOIN users cu ON cu.id = fp.closed_by
 	LEFT JOIN users pu ON pu.id = fp.paid_by`
 
-func scanPeriod(row pgx.Row) (Period, error) {
-	var p Period
-	err := row.Scan(&p.ID, &p.CompanyID, &p.DriverID, &p.PeriodType, &p.PeriodStart, &p.PeriodEnd, &p.Status,
+func scanPeriod(row pgx.Row, p *Period) error {
+	return row.Scan(&p.ID, &p.CompanyID, &p.DriverID, &p.PeriodType, &p.PeriodStart, &p.PeriodEnd, &p.Status,
 		&p.TotalEarnings, &p.TotalDeductions, &p.NetAmount, &p.Currency, &p.TransactionsCount,
 		&p.ClosedAt, &p.ClosedBy, &p.PaidAt, &p.PaidBy, &p.CreatedAt, &p.UpdatedAt)
-	return p, err
 }
 
 // lockPeriods makes sure the driver has a monthly period for the slot
@@ -62,7 +60,7 @@ func lockPeriods(ctx context.Context, tx pgx.Tx, companyID, driverID uuid.UUID, 
 	if err != nil {
 		return nil, fmt.Errorf("lock periods of driver %s: %w", driverID, err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Period, error) { return scanPeriod(r) })
+	out, err := postgres.AppendRows(nil, rows, scanPeriod)
 	if err != nil {
 		return nil, fmt.Errorf("lock periods of driver %s: %w", driverID, err)
 	}
@@ -110,8 +108,8 @@ func getPeriod(ctx context.Context, db postgres.DBTX, companyID, driverID, id uu
 		q += ` FOR UPDATE OF fp`
 		what = "lock"
 	}
-	per, err := scanPeriod(db.QueryRow(ctx, q, companyID, id, driverID))
-	if err != nil {
+	var per Period
+	if err := scanPeriod(db.QueryRow(ctx, q, companyID, id, driverID), &per); err != nil {
 		return Period{}, fmt.Errorf("%s period %s: %w", what, id, err)
 	}
 	return per, nil
@@ -155,7 +153,7 @@ func listPeriodRows(ctx context.Context, db postgres.DBTX, companyID, driverID u
 	if err != nil {
 		return nil, fmt.Errorf("list periods of driver %s: %w", driverID, err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Period, error) { return scanPeriod(r) })
+	out, err := postgres.AppendRows(nil, rows, scanPeriod)
 	if err != nil {
 		return nil, fmt.Errorf("list periods of driver %s: %w", driverID, err)
 	}

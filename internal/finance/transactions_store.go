@@ -27,12 +27,11 @@ const txJoins = `
 
 var txQuery = `SELECT ` + txColumns + ` FROM finance_transactions t` + txJoins
 
-func scanTransaction(row pgx.Row) (Transaction, error) {
-	var t Transaction
-	err := row.Scan(&t.ID, &t.CompanyID, &t.DriverID, &t.PeriodID, &t.PenaltyID, &t.TransactionType, &t.Category, &t.Amount,
+// scanTransaction scans the columns of txColumns into t.
+func scanTransaction(row pgx.Row, t *Transaction) error {
+	return row.Scan(&t.ID, &t.CompanyID, &t.DriverID, &t.PeriodID, &t.PenaltyID, &t.TransactionType, &t.Category, &t.Amount,
 		&t.Currency, &t.Status, &t.TransactionDate, &t.PaymentDate, &t.Description, &t.Reference, &t.OrderID,
 		&t.CreatedBy, &t.ApprovedBy, &t.ApprovedAt, &t.PaidBy, &t.PaidAt, &t.Metadata, &t.CreatedAt, &t.UpdatedAt, &t.DeletedAt)
-	return t, err
 }
 
 // getTransaction reads a live transaction of the driver; another driver's
@@ -42,7 +41,8 @@ func getTransaction(ctx context.Context, db postgres.DBTX, companyID, driverID, 
 	if lock {
 		q += ` FOR UPDATE OF t`
 	}
-	t, err := scanTransaction(db.QueryRow(ctx, q, companyID, driverID, id))
+	var t Transaction
+	err := scanTransaction(db.QueryRow(ctx, q, companyID, driverID, id), &t)
 	if postgres.IsNotFound(err) {
 		return Transaction{}, apperr.NotFound("msg.common.not_found.transaction")
 	}
@@ -162,11 +162,10 @@ func transactionList(ctx context.Context, db postgres.DBTX, companyID, driverID 
 func queueTransactionList(b *pgx.Batch, companyID, driverID uuid.UUID, f TransactionFilter, sums *[]Summary, page *[]Transaction) {
 	b.Queue(`SELECT t.currency, count(*), `+summarySQL+` FROM finance_transactions t `+transactionWhere+
 		` GROUP BY t.currency ORDER BY t.currency`, transactionArgs(companyID, driverID, f)...).Query(func(rows pgx.Rows) error {
-		got, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Summary, error) {
-			var sm Summary
+		got, err := postgres.AppendRows(nil, rows, func(r pgx.Row, sm *Summary) error {
 			err := r.Scan(&sm.Currency, &sm.rows, &sm.TotalEarnings, &sm.TotalDeductions, &sm.TotalPenalties)
 			sm.NetAmount = sm.TotalEarnings.Sub(sm.TotalDeductions).Sub(sm.TotalPenalties)
-			return sm, err
+			return err
 		})
 		if err != nil {
 			return fmt.Errorf("summarise transactions of driver %s: %w", driverID, err)
@@ -177,7 +176,7 @@ func queueTransactionList(b *pgx.Batch, companyID, driverID uuid.UUID, f Transac
 	b.Queue(txQuery+transactionWhere+`
 		ORDER BY t.transaction_date DESC, t.created_at DESC, t.id DESC
 		LIMIT $8 OFFSET $9`, append(transactionArgs(companyID, driverID, f), f.PerPage, (f.Page-1)*f.PerPage)...).Query(func(rows pgx.Rows) error {
-		got, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Transaction, error) { return scanTransaction(r) })
+		got, err := postgres.AppendRows(make([]Transaction, 0, f.PerPage), rows, scanTransaction)
 		if err != nil {
 			return fmt.Errorf("list transactions of driver %s: %w", driverID, err)
 		}

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/shopspring/decimal"
 
 	"github.com/konvoj/konvoj/internal/auth"
@@ -77,23 +78,21 @@ func boardRows(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, month
 	if err != nil {
 		return nil, fmt.Errorf("rating board %s: %w", month, err)
 	}
-	defer rows.Close()
-	out := []BoardRow{}
-	for rows.Next() {
-		var r BoardRow
+	out, err := postgres.AppendRows(nil, rows, func(row pgx.Row, r *BoardRow) error {
 		var total string
 		var prev, weakest, weakScore *string
-		if err := rows.Scan(&r.DriverID, &r.InternalNumber, &r.FirstName, &r.LastName, &r.OfficeID, &r.Status, &r.SearchText,
-			&total, &r.RankPercentile, &prev, &weakest, &weakScore); err != nil {
-			return nil, fmt.Errorf("scan rating board: %w", err)
+		err := row.Scan(&r.DriverID, &r.InternalNumber, &r.FirstName, &r.LastName, &r.OfficeID, &r.Status, &r.SearchText,
+			&total, &r.RankPercentile, &prev, &weakest, &weakScore)
+		if err != nil {
+			return err
 		}
 		if r.TotalScore, err = decimal.NewFromString(total); err != nil {
-			return nil, fmt.Errorf("rating board score %q: %w", total, err)
+			return fmt.Errorf("rating board score %q: %w", total, err)
 		}
 		if prev != nil {
 			pv, err := decimal.NewFromString(*prev)
 			if err != nil {
-				return nil, fmt.Errorf("rating board previous score %q: %w", *prev, err)
+				return fmt.Errorf("rating board previous score %q: %w", *prev, err)
 			}
 			ch := r.TotalScore.Sub(pv)
 			r.PreviousScore, r.ScoreChange = &pv, &ch
@@ -101,12 +100,12 @@ func boardRows(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, month
 		if weakest != nil && weakScore != nil {
 			r.Weakest = *weakest
 			if r.WeakestScore, err = decimal.NewFromString(*weakScore); err != nil {
-				return nil, fmt.Errorf("rating board component score %q: %w", *weakScore, err)
+				return fmt.Errorf("rating board component score %q: %w", *weakScore, err)
 			}
 		}
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, fmt.Errorf("rating board %s: %w", month, err)
 	}
 	return out, nil

@@ -10,6 +10,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/shopspring/decimal"
+
+	"github.com/konvoj/konvoj/internal/postgres"
 )
 
 // writeSnapshots upserts the snapshots (previous_score from the previous
@@ -179,14 +181,14 @@ func scanWritten(rows pgx.Rows, err error) ([]written, error) {
 	if err != nil {
 		return nil, err
 	}
-	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (written, error) {
-		var w written
-		var total string
+	var total string
+	return postgres.AppendRows(nil, rows, func(row pgx.Row, w *written) error {
 		if err := row.Scan(&w.SnapshotID, &w.DriverID, &total, &w.CalculatedAt, &w.rowsChanged, &w.inserted); err != nil {
-			return w, err
+			return err
 		}
+		var err error
 		w.Total, err = decimal.NewFromString(total)
-		return w, err
+		return err
 	})
 }
 

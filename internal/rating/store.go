@@ -96,16 +96,13 @@ func dueMonths(ctx context.Context, db postgres.DBTX) ([]CompanyMonth, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list months due for rating: %w", err)
 	}
-	defer rows.Close()
-	var out []CompanyMonth
-	for rows.Next() {
-		var cm CompanyMonth
-		if err := rows.Scan(&cm.CompanyID, &cm.Period); err != nil {
-			return nil, fmt.Errorf("scan month due: %w", err)
-		}
-		out = append(out, cm)
+	out, err := postgres.AppendRows(nil, rows, func(r pgx.Row, cm *CompanyMonth) error {
+		return r.Scan(&cm.CompanyID, &cm.Period)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list months due for rating: %w", err)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // historyRows reads the driver's snapshots whose month overlaps [from, to],
@@ -119,19 +116,16 @@ func historyRows(ctx context.Context, db postgres.DBTX, companyID, driverID uuid
 	if err != nil {
 		return nil, fmt.Errorf("rating history of driver %s: %w", driverID, err)
 	}
-	defer rows.Close()
-	var all []HistoryItem
-	for rows.Next() {
-		var it HistoryItem
+	all, err := postgres.AppendRows(nil, rows, func(r pgx.Row, it *HistoryItem) error {
 		var total string
 		var change *string
-		if err := rows.Scan(&it.RatingPeriod, &total, &it.RankPercentile, &change); err != nil {
-			return nil, fmt.Errorf("scan rating history: %w", err)
+		if err := r.Scan(&it.RatingPeriod, &total, &it.RankPercentile, &change); err != nil {
+			return err
 		}
 		it.TotalScore, it.ScoreChange = json.Number(total), numPtr(change)
-		all = append(all, it)
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, fmt.Errorf("rating history of driver %s: %w", driverID, err)
 	}
 	return all, nil
@@ -153,21 +147,18 @@ func rankingRows(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, r r
 	if err != nil {
 		return nil, 0, fmt.Errorf("rating ranking %s: %w", r.month, err)
 	}
-	defer rows.Close()
-	out := []RankingRow{}
 	total := 0
-	for rows.Next() {
-		var row RankingRow
+	out, err := postgres.AppendRows(nil, rows, func(src pgx.Row, row *RankingRow) error {
 		var score string
 		var prev, change *string
-		if err := rows.Scan(&row.DriverID, &row.InternalNumber, &row.FirstName, &row.LastName, &row.RatingPeriod, &score,
+		if err := src.Scan(&row.DriverID, &row.InternalNumber, &row.FirstName, &row.LastName, &row.RatingPeriod, &score,
 			&row.RankPercentile, &prev, &change, &row.CalculatedAt, &total); err != nil {
-			return nil, 0, fmt.Errorf("scan ranking: %w", err)
+			return err
 		}
 		row.TotalScore, row.PreviousScore, row.ScoreChange = json.Number(score), numPtr(prev), numPtr(change)
-		out = append(out, row)
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, 0, fmt.Errorf("rating ranking %s: %w", r.month, err)
 	}
 	return out, total, nil

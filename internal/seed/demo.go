@@ -22,6 +22,7 @@ import (
 	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/internal/finance"
+	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/rating"
 	"github.com/konvoj/konvoj/internal/services"
 	"github.com/konvoj/konvoj/internal/tenants"
@@ -197,10 +198,8 @@ func loadDemoSummary(ctx context.Context, db *pgxpool.Pool, res *DemoResult) err
 	if err != nil {
 		return err
 	}
-	res.Users, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (DemoUser, error) {
-		var u DemoUser
-		err := r.Scan(&u.ID, &u.Email, &u.Name, &u.Role)
-		return u, err
+	res.Users, err = postgres.AppendRows(nil, rows, func(r pgx.Row, u *DemoUser) error {
+		return r.Scan(&u.ID, &u.Email, &u.Name, &u.Role)
 	})
 	if err != nil {
 		return err

@@ -216,10 +216,8 @@ func (s *Service) List(ctx context.Context, p auth.Principal) ([]Session, error)
 	if err != nil {
 		return nil, fmt.Errorf("list sessions of user %s: %w", p.UserID, err)
 	}
-	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Session, error) {
-		var x Session
-		err := r.Scan(&x.ID, &x.CompanyID, &x.UserID, &x.UserAgent, &x.IPAddress, &x.CreatedAt, &x.LastSeenAt)
-		return x, err
+	list, err := postgres.AppendRows(nil, rows, func(r pgx.Row, x *Session) error {
+		return r.Scan(&x.ID, &x.CompanyID, &x.UserID, &x.UserAgent, &x.IPAddress, &x.CreatedAt, &x.LastSeenAt)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list sessions of user %s: %w", p.UserID, err)

@@ -144,10 +144,8 @@ func (s *Service) Authorize(ctx context.Context, p auth.Principal, id uuid.UUID)
 
 const endpointColumns = `id, url, events, enabled, description, disabled_reason, created_at`
 
-func scanEndpoint(row pgx.Row) (Endpoint, error) {
-	var e Endpoint
-	err := row.Scan(&e.ID, &e.URL, &e.Events, &e.Enabled, &e.Description, &e.DisabledReason, &e.CreatedAt)
-	return e, err
+func scanEndpoint(row pgx.Row, e *Endpoint) error {
+	return row.Scan(&e.ID, &e.URL, &e.Events, &e.Enabled, &e.Description, &e.DisabledReason, &e.CreatedAt)
 }
 
 // List returns the company's endpoints, oldest first. company is
@@ -161,7 +159,7 @@ func (s *Service) List(ctx context.Context, p auth.Principal, company auth.Ref) 
 	if err != nil {
 		return nil, fmt.Errorf("list webhook endpoints: %w", err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Endpoint, error) { return scanEndpoint(r) })
+	out, err := postgres.AppendRows(nil, rows, scanEndpoint)
 	if err != nil {
 		return nil, fmt.Errorf("list webhook endpoints: %w", err)
 	}
@@ -180,8 +178,9 @@ func (s *Service) Get(ctx context.Context, p auth.Principal, ref auth.Ref) (Endp
 }
 
 func (s *Service) get(ctx context.Context, db postgres.DBTX, ref auth.Ref) (Endpoint, error) {
-	e, err := scanEndpoint(db.QueryRow(ctx, `SELECT `+endpointColumns+` FROM webhook_endpoints WHERE company_id = $1 AND id = $2`,
-		ref.CompanyID(), ref.ID()))
+	var e Endpoint
+	err := scanEndpoint(db.QueryRow(ctx, `SELECT `+endpointColumns+` FROM webhook_endpoints WHERE company_id = $1 AND id = $2`,
+		ref.CompanyID(), ref.ID()), &e)
 	if postgres.IsNotFound(err) {
 		return Endpoint{}, apperr.NotFound("msg.webhooks.not_found")
 	}
@@ -281,11 +280,10 @@ func (s *Service) Create(ctx context.Context, p auth.Principal, company auth.Ref
 	secret := NewSecret()
 	var e Endpoint
 	err := postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
-		var err error
-		e, err = scanEndpoint(tx.QueryRow(ctx, `
+		err := scanEndpoint(tx.QueryRow(ctx, `
 			INSERT INTO webhook_endpoints (company_id, url, events, enabled, description, secret)
 			VALUES ($1, $2, $3, $4, $5, $6) RETURNING `+endpointColumns,
-			company.CompanyID(), *in.URL, *in.Events, enabled, desc, secret))
+			company.CompanyID(), *in.URL, *in.Events, enabled, desc, secret), &e)
 		if err != nil {
 			return fmt.Errorf("create webhook endpoint: %w", err)
 		}
@@ -332,12 +330,12 @@ func (s *Service) Update(ctx context.Context, p auth.Principal, ref auth.Ref, in
 			out = before
 			return nil
 		}
-		out, err = scanEndpoint(tx.QueryRow(ctx, `
+		err = scanEndpoint(tx.QueryRow(ctx, `
 			UPDATE webhook_endpoints SET url = $3, events = $4, enabled = $5, description = $6, updated_at = now(),
 				disabled_reason = CASE WHEN $5 THEN NULL ELSE disabled_reason END,
 				failing_since = CASE WHEN $5 AND NOT enabled THEN NULL ELSE failing_since END
 			WHERE company_id = $1 AND id = $2 RETURNING `+endpointColumns,
-			ref.CompanyID(), ref.ID(), after.URL, after.Events, after.Enabled, after.Description))
+			ref.CompanyID(), ref.ID(), after.URL, after.Events, after.Enabled, after.Description), &out)
 		if err != nil {
 			return fmt.Errorf("update webhook endpoint %s: %w", ref.ID(), err)
 		}
@@ -383,9 +381,8 @@ func (s *Service) RotateSecret(ctx context.Context, p auth.Principal, ref auth.R
 	secret := NewSecret()
 	var e Endpoint
 	err := postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
-		var err error
-		e, err = scanEndpoint(tx.QueryRow(ctx, `UPDATE webhook_endpoints SET secret = $3, updated_at = now()
-			WHERE company_id = $1 AND id = $2 RETURNING `+endpointColumns, ref.CompanyID(), ref.ID(), secret))
+		err := scanEndpoint(tx.QueryRow(ctx, `UPDATE webhook_endpoints SET secret = $3, updated_at = now()
+			WHERE company_id = $1 AND id = $2 RETURNING `+endpointColumns, ref.CompanyID(), ref.ID(), secret), &e)
 		if postgres.IsNotFound(err) {
 			return apperr.NotFound("msg.webhooks.not_found")
 		}
@@ -434,17 +431,16 @@ func (s *Service) SendTest(ctx context.Context, p auth.Principal, ref auth.Ref) 
 const deliveryColumns = `d.id, d.event_id, e.type, d.status, d.attempts, d.last_status_code, d.last_duration_ms, d.last_error,
 	d.last_attempt_at, d.next_attempt_at, d.delivered_at, d.created_at, e.occurred_at`
 
-func scanDelivery(row pgx.Row) (Delivery, error) {
-	var d Delivery
-	err := row.Scan(&d.ID, &d.EventID, &d.Event, &d.Status, &d.Attempts, &d.StatusCode, &d.DurationMS, &d.Error,
+func scanDelivery(row pgx.Row, d *Delivery) error {
+	return row.Scan(&d.ID, &d.EventID, &d.Event, &d.Status, &d.Attempts, &d.StatusCode, &d.DurationMS, &d.Error,
 		&d.LastAttemptAt, &d.NextAttemptAt, &d.DeliveredAt, &d.CreatedAt, &d.EventCreatedAt)
-	return d, err
 }
 
 func (s *Service) delivery(ctx context.Context, db postgres.DBTX, ref auth.Ref, id uuid.UUID) (Delivery, error) {
-	d, err := scanDelivery(db.QueryRow(ctx, `SELECT `+deliveryColumns+`
+	var d Delivery
+	err := scanDelivery(db.QueryRow(ctx, `SELECT `+deliveryColumns+`
 		FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id AND e.company_id = d.company_id
-		WHERE d.company_id = $1 AND d.endpoint_id = $2 AND d.id = $3`, ref.CompanyID(), ref.ID(), id))
+		WHERE d.company_id = $1 AND d.endpoint_id = $2 AND d.id = $3`, ref.CompanyID(), ref.ID(), id), &d)
 	if postgres.IsNotFound(err) {
 		return Delivery{}, apperr.NotFound("msg.webhooks.delivery_not_found")
 	}
@@ -472,7 +468,7 @@ func (s *Service) Deliveries(ctx context.Context, p auth.Principal, ref auth.Ref
 	if err != nil {
 		return nil, 0, fmt.Errorf("list webhook deliveries: %w", err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Delivery, error) { return scanDelivery(r) })
+	out, err := postgres.AppendRows(make([]Delivery, 0, perPage), rows, scanDelivery)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list webhook deliveries: %w", err)
 	}

@@ -364,6 +364,57 @@ func TestDocumentUploadVersionsAndDownload(t *testing.T) {
 	})
 }
 
+// Each document lists its own files, newest version first, however the
+// uploads of the driver's documents interleave: the files are read for the
+// whole driver in one statement and handed out to their documents.
+func TestDocumentsListTheirOwnFiles(t *testing.T) {
+	t.Parallel()
+	env := webtest.New(t)
+	company := env.Company("Acme", "free")
+	hr := env.As(company, auth.RoleHRManager)
+	driver := env.Driver(company)
+	other := env.Driver(company)
+	types := []string{"passport", "visa_biometrics", "drivers_license"}
+	uploaded := map[string][]uuid.UUID{}
+	for _, typ := range []string{"passport", "visa_biometrics", "passport", "drivers_license", "visa_biometrics", "passport"} {
+		f := mustUpload(t, hr, documentID(t, env, driver, typ), filePart(typ+".pdf", samplePDF(t, 2_000)))
+		uploaded[typ] = append(uploaded[typ], f.ID)
+	}
+	mustUpload(t, hr, documentID(t, env, other, "visa_biometrics"), filePart("other.pdf", samplePDF(t, 2_000)))
+
+	check := func(where string, docs map[string]documentJSON) {
+		for typ, d := range docs {
+			want := uploaded[typ] // oldest first
+			if len(d.Files) != len(want) {
+				t.Errorf("%s: %s has %d files, want %d", where, typ, len(d.Files), len(want))
+				continue
+			}
+			for i, f := range d.Files {
+				if w := want[len(want)-1-i]; f.ID != w || f.Version != len(want)-i || f.IsCurrent != (i == 0) {
+					t.Errorf("%s: %s file %d is %+v, want %s version %d", where, typ, i, f, w, len(want)-i)
+				}
+			}
+		}
+		for _, typ := range types {
+			if _, ok := docs[typ]; !ok {
+				t.Errorf("%s: no %s", where, typ)
+			}
+		}
+	}
+	check("documents list", listDocuments(t, hr, driver))
+
+	var one struct{ Documents []documentJSON }
+	hr.Get("/api/v0/drivers/" + driver.String()).Expect(http.StatusOK).Decode(&one)
+	byType := map[string]documentJSON{}
+	for _, d := range one.Documents {
+		byType[d.Type] = d
+	}
+	if len(byType) != 14 {
+		t.Fatalf("the driver's read has %d documents", len(byType))
+	}
+	check("driver's read", byType)
+}
+
 func TestDocumentConcurrentUploads(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, env *webtest.Env, files *recordingStore) {

@@ -35,7 +35,7 @@ func TestAlertsBellNotificationsAndRules(t *testing.T) {
 	must(t, expect.Locator(page.GetByTestId("bell-count").First()).ToHaveText("4"))
 	must(t, expect.Locator(bell).ToHaveAttribute("aria-label", "Notifications: 4 unread"))
 	must(t, bell.Click())
-	must(t, page.WaitForURL(app.URL+"/notifications"))
+	must(t, waitURL(page, app.URL+"/notifications"))
 	must(t, expect.Locator(page.GetByTestId("notification")).ToHaveCount(4))
 	must(t, expect.Locator(page.GetByTestId("notifications")).ToContainText("Jan Novák: Passport, Renewal due"))
 	app.Screenshots(t, page, "notifications-en")
@@ -90,7 +90,7 @@ func TestDevOutboxShowsTheEmails(t *testing.T) {
 	must(t, err)
 	must(t, custom.Locator("#dev-email").Fill("hana@acme.test"))
 	must(t, custom.Locator(`button[type="submit"]`).Click())
-	must(t, page.WaitForURL(app.URL+"/"))
+	must(t, waitURL(page, app.URL+"/"))
 
 	loc, err := time.LoadLocation("Europe/Prague")
 	must(t, err)
@@ -100,7 +100,7 @@ func TestDevOutboxShowsTheEmails(t *testing.T) {
 	_, err = page.Goto(app.URL + "/notifications")
 	must(t, err)
 	must(t, page.GetByTestId("dev-outbox-link").Click())
-	must(t, page.WaitForURL(app.URL+"/dev/outbox"))
+	must(t, waitURL(page, app.URL+"/dev/outbox"))
 	// One digest per admin and HR manager of the company (hana among them),
 	// one e-mail to the driver.
 	digest := page.Locator(`[data-testid=outbox-email][data-kind=digest]`, playwright.PageLocatorOptions{HasText: "hana@acme.test"})

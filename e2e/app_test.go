@@ -37,7 +37,7 @@ func TestHRSignsInAndSwitchesToCzech(t *testing.T) {
 	if err := auditLink.Click(); err != nil {
 		t.Fatal(err)
 	}
-	if err := page.WaitForURL(app.URL + "/audit"); err != nil {
+	if err := waitURL(page, app.URL+"/audit"); err != nil {
 		t.Fatal(err)
 	}
 	if got := text(t, page, "h1"); got != "Audit log" {
@@ -48,7 +48,7 @@ func TestHRSignsInAndSwitchesToCzech(t *testing.T) {
 	if err := page.GetByRole(*playwright.AriaRoleButton, playwright.PageGetByRoleOptions{Name: "Čeština"}).First().Click(); err != nil {
 		t.Fatal(err)
 	}
-	if err := page.WaitForURL(app.URL + "/audit"); err != nil {
+	if err := waitURL(page, app.URL+"/audit"); err != nil {
 		t.Fatal(err)
 	}
 	if got := text(t, page, "h1"); got != "Historie změn" {
@@ -73,7 +73,7 @@ func TestHRSignsInAndSwitchesToCzech(t *testing.T) {
 	if err := page.GetByRole(*playwright.AriaRoleButton, playwright.PageGetByRoleOptions{Name: "Odhlásit se"}).First().Click(); err != nil {
 		t.Fatal(err)
 	}
-	if err := page.WaitForURL(app.URL + "/login"); err != nil {
+	if err := waitURL(page, app.URL+"/login"); err != nil {
 		t.Fatal(err)
 	}
 	app.Screenshots(t, page, "signed-out")

@@ -38,7 +38,7 @@ func TestAuditLogOfOneDriver(t *testing.T) {
 	// Found by name, without the accent.
 	must(t, page.GetByTestId("audit-driver").Fill("novak"))
 	must(t, page.GetByTestId("audit-apply").Click())
-	must(t, page.WaitForURL(app.URL+"/audit?driver_id="+jan))
+	must(t, waitURL(page, app.URL+"/audit?driver_id="+jan))
 	must(t, expect.Locator(page.GetByTestId("audit-picked-driver")).ToHaveText("Jan Novák"))
 	must(t, expect.Locator(page.GetByTestId("audit-total")).ToHaveText("Entries: 3"))
 	if n, _ := page.Locator(`[data-testid=audit-row]:has-text("Svobodová")`).Count(); n != 0 {
@@ -82,14 +82,14 @@ func TestAuditLogOfOneDriver(t *testing.T) {
 	_, err = page.Locator("#audit-entity-type").SelectOption(playwright.SelectOptionValues{Values: &[]string{"document"}})
 	must(t, err)
 	must(t, page.GetByTestId("audit-apply").Click())
-	if err := page.WaitForURL(regexp.MustCompile(`entity_type=document`)); err != nil {
+	if err := waitURL(page, regexp.MustCompile(`entity_type=document`)); err != nil {
 		t.Fatalf("%v at %s", err, page.URL())
 	}
 	must(t, expect.Locator(page.GetByTestId("audit-total")).ToHaveText("Entries: 2"))
 	_, err = page.Locator("#audit-entity-type").SelectOption(playwright.SelectOptionValues{Values: &[]string{""}})
 	must(t, err)
 	must(t, page.GetByTestId("audit-apply").Click())
-	must(t, page.WaitForURL(app.URL+"/audit?driver_id="+jan))
+	must(t, waitURL(page, app.URL+"/audit?driver_id="+jan))
 
 	// The same in Czech.
 	must(t, page.GetByRole(*playwright.AriaRoleButton, playwright.PageGetByRoleOptions{Name: "Čeština"}).First().Click())
@@ -106,6 +106,6 @@ func TestAuditLogOfOneDriver(t *testing.T) {
 
 	// Removing the driver shows everyone's changes again.
 	must(t, page.GetByRole(*playwright.AriaRoleLink, playwright.PageGetByRoleOptions{Name: "Zobrazit všechny řidiče"}).Click())
-	must(t, page.WaitForURL(app.URL+"/audit"))
+	must(t, waitURL(page, app.URL+"/audit"))
 	must(t, expect.Locator(page.GetByTestId("audit-total")).ToHaveText("Záznamů: 5"))
 }

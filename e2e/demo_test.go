@@ -57,7 +57,7 @@ func TestDemoSignInButtons(t *testing.T) {
 			if err := button.Click(); err != nil {
 				t.Fatalf("round %d: the button of %s: %v", round, p.email, err)
 			}
-			if err := page.WaitForURL(app.URL + p.landing); err != nil {
+			if err := waitURL(page, app.URL+p.landing); err != nil {
 				body, _ := page.Locator("main").InnerText()
 				t.Fatalf("round %d: %s did not land on %s: at %s\n%s", round, p.email, p.landing, page.URL(), body)
 			}
@@ -99,7 +99,7 @@ func TestDemoSignInButtons(t *testing.T) {
 	if err := custom.Locator(`button[type="submit"]`).Click(); err != nil {
 		t.Fatal(err)
 	}
-	if err := page.WaitForURL(app.URL + "/"); err != nil {
+	if err := waitURL(page, app.URL+"/"); err != nil {
 		t.Fatal(err)
 	}
 	if lang, _ := page.Locator("html").GetAttribute("lang"); lang != "en" {

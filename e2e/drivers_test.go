@@ -57,7 +57,7 @@ func TestHRManagesDriversAndDocuments(t *testing.T) {
 	// The list.
 	must(t, page.GetByRole(*playwright.AriaRoleNavigation, playwright.PageGetByRoleOptions{Name: "Main", Exact: playwright.Bool(true)}).
 		GetByRole(*playwright.AriaRoleLink, playwright.LocatorGetByRoleOptions{Name: "Drivers"}).Click())
-	must(t, page.WaitForURL(app.URL+"/drivers"))
+	must(t, waitURL(page, app.URL+"/drivers"))
 	must(t, expect.Locator(page.GetByTestId("driver-count")).ToHaveText("Drivers 1–10 of 10"))
 	app.Screenshots(t, page, "drivers-list")
 	app.CheckA11y(t, page)
@@ -65,18 +65,18 @@ func TestHRManagesDriversAndDocuments(t *testing.T) {
 	// A filter: the results change in place and the address holds it.
 	_, err := page.Locator("#filter-status").SelectOption(playwright.SelectOptionValues{Values: &[]string{"on_leave"}})
 	must(t, err)
-	must(t, page.WaitForURL(app.URL+"/drivers?status=on_leave"))
+	must(t, waitURL(page, app.URL+"/drivers?status=on_leave"))
 	must(t, expect.Locator(page.GetByTestId("driver-count")).ToHaveText("Drivers 1–2 of 2"))
 	if got := rows(t, page); len(got) != 2 || got[0] != "Petra Svobodová" || got[1] != "Mihai Ionescu" {
 		t.Errorf("on leave: %v", got)
 	}
 	_, err = page.Locator("#filter-status").SelectOption(playwright.SelectOptionValues{Values: &[]string{""}})
 	must(t, err)
-	must(t, page.WaitForURL(app.URL+"/drivers"))
+	must(t, waitURL(page, app.URL+"/drivers"))
 
 	// Live search as one types, without accents.
 	must(t, page.GetByTestId("driver-search").PressSequentially("novak", playwright.LocatorPressSequentiallyOptions{Delay: playwright.Float(40)}))
-	must(t, page.WaitForURL(app.URL+"/drivers?search=novak"))
+	must(t, waitURL(page, app.URL+"/drivers?search=novak"))
 	must(t, expect.Locator(page.GetByTestId("driver-count")).ToHaveText("Drivers 1–1 of 1"))
 	if got := rows(t, page); len(got) != 1 || got[0] != "Jan Novák" {
 		t.Errorf("search: %v", got)
@@ -89,7 +89,7 @@ func TestHRManagesDriversAndDocuments(t *testing.T) {
 	// Back: the list before the search, from its address.
 	_, err = page.GoBack()
 	must(t, err)
-	must(t, page.WaitForURL(app.URL+"/drivers"))
+	must(t, waitURL(page, app.URL+"/drivers"))
 	must(t, expect.Locator(page.GetByTestId("driver-count")).ToHaveText("Drivers 1–10 of 10"))
 	must(t, expect.Locator(page.Locator("#driver-search")).ToHaveValue(""))
 
@@ -105,11 +105,11 @@ func TestHRManagesDriversAndDocuments(t *testing.T) {
 	_, err = page.Goto(app.URL + "/drivers")
 	must(t, err)
 	must(t, page.GetByTestId("sort-drivers.col.name").Click())
-	must(t, page.WaitForURL(app.URL+"/drivers?sort_by=last_name"))
+	must(t, waitURL(page, app.URL+"/drivers?sort_by=last_name"))
 	must(t, expect.Locator(page.Locator("[data-testid=driver-row]").First()).ToContainText("Ján Baláž"))
 	asc := rows(t, page)
 	must(t, page.GetByTestId("sort-drivers.col.name").Click())
-	must(t, page.WaitForURL(app.URL+"/drivers?sort_by=last_name&sort_order=desc"))
+	must(t, waitURL(page, app.URL+"/drivers?sort_by=last_name&sort_order=desc"))
 	must(t, expect.Locator(page.Locator("[data-testid=driver-row]").Last()).ToContainText("Ján Baláž"))
 	desc := rows(t, page)
 	for i := range asc {
@@ -120,7 +120,7 @@ func TestHRManagesDriversAndDocuments(t *testing.T) {
 
 	// A new driver: refused first, the message at the field.
 	must(t, page.GetByTestId("new-driver").Click())
-	must(t, page.WaitForURL(app.URL+"/drivers/new"))
+	must(t, waitURL(page, app.URL+"/drivers/new"))
 	must(t, page.Locator("#field-first_name").Fill("Eva"))
 	must(t, page.Locator("#field-email").Fill("eva.dvorakova@acme.test"))
 	_, err = page.Locator("#field-citizenship").SelectOption(playwright.SelectOptionValues{Values: &[]string{"SK"}})
@@ -135,7 +135,7 @@ func TestHRManagesDriversAndDocuments(t *testing.T) {
 
 	must(t, page.Locator("#field-last_name").Fill("Dvořáková"))
 	must(t, page.GetByTestId("save-driver").Click())
-	must(t, page.WaitForURL(regexp.MustCompile(`/drivers/[0-9a-f-]{36}$`)))
+	must(t, waitURL(page, regexp.MustCompile(`/drivers/[0-9a-f-]{36}$`)))
 	driverURL := page.URL()
 	must(t, expect.Locator(page.GetByTestId("flash-success")).ToHaveText("Driver Eva Dvořáková was created."))
 	must(t, expect.Locator(page.GetByTestId("driver-number")).ToHaveText("DRV-0011"))
@@ -145,7 +145,7 @@ func TestHRManagesDriversAndDocuments(t *testing.T) {
 
 	// A document: upload with a validity date, the status colour changes.
 	must(t, page.GetByTestId("document-drivers_license").Click())
-	must(t, page.WaitForURL(regexp.MustCompile(`/documents/`)))
+	must(t, waitURL(page, regexp.MustCompile(`/documents/`)))
 	status := page.Locator("[data-testid=document-status] [data-status]")
 	must(t, expect.Locator(status).ToHaveAttribute("data-status", "no_data"))
 	grey, _ := status.Evaluate("el => getComputedStyle(el).color", nil)
@@ -218,7 +218,7 @@ func TestHRManagesDriversAndDocuments(t *testing.T) {
 	must(t, expect.Locator(page.GetByTestId("confirm-delete")).ToBeVisible())
 	app.Screenshots(t, page, "driver-delete-cs")
 	must(t, page.GetByTestId("confirm-delete-button").Click())
-	must(t, page.WaitForURL(app.URL+"/drivers"))
+	must(t, waitURL(page, app.URL+"/drivers"))
 	must(t, expect.Locator(page.GetByTestId("flash-success")).ToHaveText("Řidič Eva Dvořáková byl smazán."))
 	res, err := page.Goto(driverURL)
 	must(t, err)
@@ -279,7 +279,7 @@ func TestDriverOnPhone(t *testing.T) {
 
 	// Its own details: only phone, addresses and bank.
 	must(t, page.GetByTestId("edit-driver").Click())
-	must(t, page.WaitForURL(app.URL+own+"/edit"))
+	must(t, waitURL(page, app.URL+own+"/edit"))
 	if n, _ := page.Locator("#field-first_name").Count(); n != 0 {
 		t.Error("the driver may edit its name")
 	}
@@ -287,13 +287,13 @@ func TestDriverOnPhone(t *testing.T) {
 	app.Screenshots(t, page, "driver-self-edit")
 	app.CheckA11y(t, page)
 	must(t, page.GetByTestId("save-driver").Click())
-	must(t, page.WaitForURL(app.URL+own))
+	must(t, waitURL(page, app.URL+own))
 	must(t, expect.Locator(page.GetByTestId("flash-success")).ToHaveText("The changes were saved."))
 	must(t, expect.Locator(page.Locator("main")).ToContainText("+420 777 888 999"))
 
 	// A renewed medical examination, photographed.
 	must(t, page.GetByTestId("document-medical_examination").Click())
-	must(t, page.WaitForURL(regexp.MustCompile(`/documents/`)))
+	must(t, waitURL(page, regexp.MustCompile(`/documents/`)))
 	must(t, expect.Locator(page.GetByTestId("upload-camera")).ToBeAttached())
 	must(t, expect.Locator(page.Locator("[data-js-only]")).ToBeVisible())
 	photo := append([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89"), make([]byte, 64)...)

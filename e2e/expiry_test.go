@@ -133,7 +133,7 @@ func TestHRFindsDocumentsDueWithin30Days(t *testing.T) {
 	// One choice answers the question, nearest date first.
 	_, err = page.Locator("#filter-document_due_within").SelectOption(playwright.SelectOptionValues{Values: &[]string{"30"}})
 	must(t, err)
-	must(t, page.WaitForURL(app.URL+"/drivers?document_due_within=30"))
+	must(t, waitURL(page, app.URL+"/drivers?document_due_within=30"))
 	must(t, expect.Locator(page.GetByTestId("driver-count")).ToHaveText("Drivers 1–3 of 3"))
 	if got := rows(t, page); fmt.Sprint(got) != "[Ivan Kovalenko Jana Dvořáková Petr Malý]" {
 		t.Errorf("due within 30 days: %v", got)
@@ -160,7 +160,7 @@ func TestHRFindsDocumentsDueWithin30Days(t *testing.T) {
 
 	// The document opens from the row.
 	must(t, page.Locator("[data-testid=driver-row]").First().GetByTestId("next-expiry-type").Click())
-	must(t, page.WaitForURL(regexp.MustCompile(`/drivers/[0-9a-f-]+/documents/[0-9a-f-]+$`)))
+	must(t, waitURL(page, regexp.MustCompile(`/drivers/[0-9a-f-]+/documents/[0-9a-f-]+$`)))
 	must(t, expect.Locator(page.Locator("h1")).ToContainText("Code 95"))
 	_, err = page.GoBack()
 	must(t, err)
@@ -171,9 +171,9 @@ func TestHRFindsDocumentsDueWithin30Days(t *testing.T) {
 	must(t, expect.Locator(page.Locator("label:has([data-testid=docfilter-warning])")).ToContainText("Renew soon"))
 	must(t, expect.Locator(page.Locator(`[data-testid=driver-row]:has-text("Petr Malý") [data-status=warning]`).First()).ToContainText("Renew soon"))
 	must(t, page.GetByTestId("docfilter-expired").Check())
-	must(t, page.WaitForURL(app.URL+"/drivers?document_status=expired"))
+	must(t, waitURL(page, app.URL+"/drivers?document_status=expired"))
 	must(t, page.GetByTestId("docfilter-warning").Check())
-	must(t, page.WaitForURL(app.URL+"/drivers?document_status=expired%2Cwarning"))
+	must(t, waitURL(page, app.URL+"/drivers?document_status=expired%2Cwarning"))
 	if got := rows(t, page); fmt.Sprint(got) != "[Petr Malý Ivan Kovalenko Jan Novák]" {
 		t.Errorf("renew soon or expired: %v", got)
 	}

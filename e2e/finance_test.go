@@ -46,7 +46,7 @@ func TestFinanceAccountant(t *testing.T) {
 
 	page := app.SignIn(t, company, auth.RoleAccountant, Person{Email: "eva@acme.test", FirstName: "Eva", LastName: "Účetní"})
 	must(t, page.GetByRole(*playwright.AriaRoleLink, playwright.PageGetByRoleOptions{Name: "Finance"}).First().Click())
-	must(t, page.WaitForURL(app.URL+"/finance"))
+	must(t, waitURL(page, app.URL+"/finance"))
 	must(t, expect.Locator(page.GetByTestId("queue-row")).ToHaveCount(4))
 	must(t, expect.Locator(page.GetByTestId("queue-summary-earnings")).ToHaveText(money(en, "33500.00")))
 	must(t, expect.Locator(page.GetByTestId("queue-summary-net")).ToHaveText(money(en, "33000.00")))
@@ -205,7 +205,7 @@ func TestFinanceAccountant(t *testing.T) {
 	app.Screenshots(t, hr, "finance-delete-cs")
 	app.CheckA11y(t, hr)
 	must(t, hr.GetByTestId("confirm-delete-button").Click())
-	must(t, hr.WaitForURL(app.URL+"/drivers/"+petra+"/finance"))
+	must(t, waitURL(hr, app.URL+"/drivers/"+petra+"/finance"))
 	must(t, expect.Locator(hr.Locator(`[data-testid=ledger-row][data-id="`+extra+`"]`)).ToHaveCount(0))
 }
 

@@ -411,16 +411,55 @@ func (a *App) SignInAt(t *testing.T, size playwright.Size, landing string, compa
 		t.Fatal(err)
 	}
 	// Every page needs a session: the sign-in page comes first.
-	if err := page.WaitForURL(a.URL + "/login?next=%2F"); err != nil {
+	if err := waitURL(page, a.URL+"/login?next=%2F"); err != nil {
 		t.Fatalf("not sent to the sign-in page: %v (at %s)", err, page.URL())
 	}
 	if err := page.GetByTestId("sign-in").Click(); err != nil {
 		t.Fatal(err)
 	}
-	if err := page.WaitForURL(a.URL + landing); err != nil {
+	if err := waitURL(page, a.URL+landing); err != nil {
 		t.Fatalf("sign-in did not reach %s: %v (at %s)", landing, err, page.URL())
 	}
 	return page
+}
+
+// navigationTimeout is how long waitURL waits for a page, as Playwright's
+// own navigations do.
+const navigationTimeout = 30 * time.Second
+
+// waitURL waits until page is at url (a string, matched whole, a
+// *regexp.Regexp or a func(string) bool) and has loaded. It replaces the
+// page's WaitForURL, which checks the address and only then subscribes to
+// the next navigation: a navigation that ends in between is never seen, and
+// the wait runs out although the page is there (three browser tests failed
+// so under load, each "at" the address it waited for). The address and the
+// load state are both recorded by the client as the browser reports them,
+// so asking again until they are there misses nothing.
+func waitURL(page playwright.Page, url any) error {
+	var matches func(string) bool
+	switch u := url.(type) {
+	case string:
+		matches = func(s string) bool { return s == u }
+	case *regexp.Regexp:
+		matches = u.MatchString
+	case func(string) bool:
+		matches = u
+	default:
+		return fmt.Errorf("waitURL: %T is not an address, a pattern or a predicate", url)
+	}
+	deadline := time.Now().Add(navigationTimeout)
+	for !matches(page.URL()) {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("not at %v within %s (at %s)", url, navigationTimeout, page.URL())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for {
+		err := page.WaitForLoadState(playwright.PageWaitForLoadStateOptions{State: playwright.LoadStateLoad, Timeout: playwright.Float(500)})
+		if err == nil || time.Now().After(deadline) {
+			return err
+		}
+	}
 }
 
 // NewPage opens a page in a fresh browser context at desktop size. CSP

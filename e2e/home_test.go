@@ -54,7 +54,7 @@ func toCzech(t *testing.T, page playwright.Page, url string) {
 		must(t, page.GetByText("Menu", playwright.PageGetByTextOptions{Exact: playwright.Bool(true)}).Click())
 	}
 	must(t, button.First().Click())
-	must(t, page.WaitForURL(url))
+	must(t, waitURL(page, url))
 	must(t, expect.Locator(page.Locator("html")).ToHaveAttribute("lang", "cs"))
 }
 
@@ -130,14 +130,14 @@ func TestDriverHomeOnPhone(t *testing.T) {
 
 	// The expired passport: from the to-do to its document page.
 	must(t, todo.GetByTestId("todo-document").First().Click())
-	must(t, page.WaitForURL(regexp.MustCompile(regexp.QuoteMeta(own)+`/documents/[0-9a-f-]+$`)))
+	must(t, waitURL(page, regexp.MustCompile(regexp.QuoteMeta(own)+`/documents/[0-9a-f-]+$`)))
 	must(t, expect.Locator(page.Locator("h1")).ToContainText("Passport"))
 
 	// Pay: from the menu of the home page.
 	_, err = page.Goto(app.URL + "/")
 	must(t, err)
 	must(t, page.GetByTestId("driver-pay").GetByRole(*playwright.AriaRoleLink).Click())
-	must(t, page.WaitForURL(app.URL+own+"/pay"))
+	must(t, waitURL(page, app.URL+own+"/pay"))
 	must(t, expect.Locator(page.GetByTestId("pay-net")).ToHaveText("CZK\u00a031,500.00"))
 	must(t, expect.Locator(page.GetByTestId("pay-penalty")).ToHaveAttribute("href", own+"/penalties/"+ids["petr-penalty"].String()))
 	rows, err := page.GetByTestId("pay-row").Count()

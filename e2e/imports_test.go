@@ -36,7 +36,7 @@ func TestImportDriversHR(t *testing.T) {
 	_, err := page.Goto(app.URL + "/drivers")
 	must(t, err)
 	must(t, page.GetByTestId("import-drivers").Click())
-	must(t, page.WaitForURL(app.URL+"/drivers/import"))
+	must(t, waitURL(page, app.URL+"/drivers/import"))
 	app.Screenshots(t, page, "import-upload")
 	app.CheckA11y(t, page)
 
@@ -102,7 +102,7 @@ func TestImportDriversHR(t *testing.T) {
 	result := page.GetByTestId("import-result")
 	awaitResult := func(from string) {
 		t.Helper()
-		must(t, page.WaitForURL(func(u string) bool { return u != from }))
+		must(t, waitURL(page, func(u string) bool { return u != from }))
 		must(t, expect.Locator(result).ToBeVisible(playwright.LocatorAssertionsToBeVisibleOptions{Timeout: playwright.Float(120000)}))
 	}
 
@@ -122,7 +122,7 @@ func TestImportDriversHR(t *testing.T) {
 
 	// The fixed file: no error; "Depot" is not known and is ignored.
 	must(t, page.GetByRole(*playwright.AriaRoleLink, playwright.PageGetByRoleOptions{Name: "Upload another file"}).Click())
-	must(t, page.WaitForURL(app.URL+"/drivers/import"))
+	must(t, waitURL(page, app.URL+"/drivers/import"))
 	upload(file(false))
 	awaitResult(app.URL + "/drivers/import")
 	must(t, expect.Locator(page.GetByTestId("import-count-errors")).ToHaveText("0"))
@@ -153,7 +153,7 @@ func TestImportDriversHR(t *testing.T) {
 
 	// The new drivers are in the list, with the matched column's value.
 	must(t, page.GetByTestId("import-to-drivers").Click())
-	must(t, page.WaitForURL(app.URL+"/drivers"))
+	must(t, waitURL(page, app.URL+"/drivers"))
 	must(t, page.Locator("#driver-search").Fill("Importovaný0042"))
 	must(t, expect.Locator(page.GetByTestId("driver-row")).ToHaveCount(1))
 	must(t, expect.Locator(page.GetByTestId("driver-row")).ToContainText("karel0042@acme.test"))

@@ -86,7 +86,7 @@ func TestRatingDashboards(t *testing.T) {
 
 	// The configuration: weights that sum to 90, told live and on saving.
 	must(t, page.GetByTestId("rating-config-link").Click())
-	must(t, page.WaitForURL(app.URL+"/ratings/config"))
+	must(t, waitURL(page, app.URL+"/ratings/config"))
 	weights := map[string]string{"document_expiration": "20", "penalties_count": "20", "penalties_amount": "10",
 		"profile_completeness": "15", "document_upload_timeliness": "10", "activity": "15"}
 	for m, w := range weights {
@@ -201,7 +201,7 @@ func TestRatingDashboards(t *testing.T) {
 	driver := app.SignInAt(t, phone, "/", company, auth.RoleDriver, Person{Email: "jiri.dvorak@demo-transport.cz", FirstName: "Jiří", LastName: "Dvořák"})
 	must(t, driver.GetByText("Menu", playwright.PageGetByTextOptions{Exact: playwright.Bool(true)}).Click())
 	must(t, driver.GetByRole(*playwright.AriaRoleLink, playwright.PageGetByRoleOptions{Name: i18n.EN.T("nav.my_rating")}).First().Click())
-	must(t, driver.WaitForURL(app.URL+"/drivers/"+jiri.String()+"/rating"))
+	must(t, waitURL(driver, app.URL+"/drivers/"+jiri.String()+"/rating"))
 	must(t, expect.Locator(driver.GetByTestId("rating-percentile")).ToContainText("better than"))
 	must(t, expect.Locator(driver.GetByTestId("rating-percentile")).ToContainText("% of drivers this month"))
 	want := i18n.EN.T("rating.advice.doc_expired", "document", i18n.EN.T("doc.type.medical_examination"), "days", "3")

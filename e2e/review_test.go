@@ -70,7 +70,7 @@ func TestDriverUploadReviewedByHR(t *testing.T) {
 	me := app.SignInAt(t, phone, "/", company, auth.RoleDriver, Person{Email: "petr.maly@acme.test", FirstName: "Petr", LastName: "Malý"})
 	todo := me.GetByTestId("todo-document").Filter(playwright.LocatorFilterOptions{HasText: "Hand in: Medical examination"})
 	must(t, todo.Click())
-	must(t, me.WaitForURL(regexp.MustCompile(regexp.QuoteMeta(own)+`/documents/[0-9a-f-]+$`)))
+	must(t, waitURL(me, regexp.MustCompile(regexp.QuoteMeta(own)+`/documents/[0-9a-f-]+$`)))
 	docURL := me.URL()
 	must(t, expect.Locator(me.Locator("h1")).ToHaveText("Medical examination"))
 	validUntil := dateIn(365)
@@ -95,7 +95,7 @@ func TestDriverUploadReviewedByHR(t *testing.T) {
 	must(t, expect.Locator(notReady).ToContainText("Medical examination"))
 	must(t, expect.Locator(hr.GetByTestId("home-review-count")).ToHaveText("1 waiting for approval"))
 	must(t, hr.GetByTestId("home-review-open").Click())
-	must(t, hr.WaitForURL(app.URL+"/document-reviews"))
+	must(t, waitURL(hr, app.URL+"/document-reviews"))
 	item := hr.GetByTestId("review-item")
 	must(t, expect.Locator(item).ToHaveCount(1))
 	must(t, expect.Locator(item.Locator("h2")).ToHaveText("Medical examination of Petr Malý, version 1"))
@@ -124,7 +124,7 @@ func TestDriverUploadReviewedByHR(t *testing.T) {
 	app.CheckA11y(t, hr)
 
 	must(t, item.GetByTestId("review-approve").Click())
-	must(t, hr.WaitForURL(app.URL+"/document-reviews"))
+	must(t, waitURL(hr, app.URL+"/document-reviews"))
 	must(t, expect.Locator(hr.GetByTestId("flash-success")).ToContainText("Approved: Medical examination of Petr Malý."))
 	must(t, expect.Locator(hr.GetByTestId("review-empty")).ToBeVisible())
 	if !app.isReady(t, company, petr) {
@@ -160,7 +160,7 @@ func TestDriverUploadReviewedByHR(t *testing.T) {
 	reason := "The photo is blurred; the date cannot be read. Please take it again in daylight."
 	must(t, item.GetByTestId("review-reason").Fill(reason))
 	must(t, item.GetByTestId("review-reject").Click())
-	must(t, hr.WaitForURL(app.URL+"/document-reviews"))
+	must(t, waitURL(hr, app.URL+"/document-reviews"))
 	must(t, expect.Locator(hr.GetByTestId("flash-success")).ToContainText("Rejected: Medical examination of Petr Malý. The driver was told why."))
 	if !app.isReady(t, company, petr) {
 		t.Fatal("a rejected upload took the driver's readiness away")

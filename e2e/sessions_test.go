@@ -23,14 +23,14 @@ func TestEndAnotherSession(t *testing.T) {
 		must(t, err)
 		must(t, custom.Locator("#dev-email").Fill("hana@acme.test"))
 		must(t, custom.Locator(`button[type="submit"]`).Click())
-		must(t, page.WaitForURL(app.URL+"/"))
+		must(t, waitURL(page, app.URL+"/"))
 		return page
 	}
 	mine, other := signIn(), signIn()
 
 	// The user badge in the header links to the page.
 	must(t, mine.GetByTestId("sessions-link").First().Click())
-	must(t, mine.WaitForURL(app.URL+"/sessions"))
+	must(t, waitURL(mine, app.URL+"/sessions"))
 	sessions := mine.GetByTestId("session")
 	must(t, expect.Locator(sessions).ToHaveCount(2))
 	must(t, expect.Locator(mine.Locator(`[data-testid=session][data-current=true]`).GetByTestId("this-device")).ToHaveText("This device"))
@@ -46,8 +46,8 @@ func TestEndAnotherSession(t *testing.T) {
 	// The other browser still shows the dashboard; its next step is the
 	// sign-in page, and the first browser is still signed in.
 	must(t, other.GetByTestId("bell").First().Click())
-	must(t, other.WaitForURL(app.URL+"/login?next=%2Fnotifications"))
+	must(t, waitURL(other, app.URL+"/login?next=%2Fnotifications"))
 	_, err := mine.Reload()
 	must(t, err)
-	must(t, mine.WaitForURL(app.URL+"/sessions"))
+	must(t, waitURL(mine, app.URL+"/sessions"))
 }

@@ -132,7 +132,7 @@ func TestWebhooksSettingsPage(t *testing.T) {
 
 	must(t, page.GetByRole(*playwright.AriaRoleNavigation, playwright.PageGetByRoleOptions{Name: "Main", Exact: playwright.Bool(true)}).
 		GetByRole(*playwright.AriaRoleLink, playwright.LocatorGetByRoleOptions{Name: "Webhooks"}).Click())
-	must(t, page.WaitForURL(app.URL+"/settings/webhooks"))
+	must(t, waitURL(page, app.URL+"/settings/webhooks"))
 	must(t, expect.Locator(page.GetByTestId("no-webhooks")).ToBeVisible())
 	app.Screenshots(t, page, "webhooks-empty")
 	app.CheckA11y(t, page)
@@ -221,7 +221,7 @@ func TestWebhooksSettingsPage(t *testing.T) {
 
 	// The list shows it.
 	must(t, page.GetByRole(*playwright.AriaRoleLink, playwright.PageGetByRoleOptions{Name: "Webhooks", Exact: playwright.Bool(true)}).First().Click())
-	must(t, page.WaitForURL(app.URL+"/settings/webhooks"))
+	must(t, waitURL(page, app.URL+"/settings/webhooks"))
 	must(t, expect.Locator(page.GetByTestId("webhook")).ToHaveCount(1))
 	must(t, expect.Locator(page.GetByTestId("webhook")).ToContainText("Payroll and TMS"))
 	app.Screenshots(t, page, "webhooks-list")
@@ -230,14 +230,14 @@ func TestWebhooksSettingsPage(t *testing.T) {
 	// Delete, after a confirmation: the list is empty again and the
 	// endpoint's page is gone.
 	must(t, page.GetByTestId("webhook-link").Click())
-	must(t, page.WaitForURL(endpointURL))
+	must(t, waitURL(page, endpointURL))
 	must(t, page.GetByTestId("delete-webhook").Click())
 	must(t, expect.Locator(page.GetByTestId("confirm-delete")).ToBeVisible())
 	must(t, expect.Locator(page.GetByTestId("delete-webhook-url")).ToHaveText(rcv.srv.URL+"/hooks"))
 	app.Screenshots(t, page, "webhook-delete")
 	app.CheckA11y(t, page)
 	must(t, page.GetByTestId("confirm-delete-button").Click())
-	must(t, page.WaitForURL(app.URL+"/settings/webhooks"))
+	must(t, waitURL(page, app.URL+"/settings/webhooks"))
 	must(t, expect.Locator(page.GetByTestId("flash-success")).ToContainText("was deleted."))
 	must(t, expect.Locator(page.GetByTestId("webhook")).ToHaveCount(0))
 	must(t, expect.Locator(page.GetByTestId("no-webhooks")).ToBeVisible())

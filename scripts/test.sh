@@ -58,9 +58,9 @@ export PLAYWRIGHT_DRIVER_PATH=${PLAYWRIGHT_DRIVER_PATH:-$HOME/.cache/ms-playwrig
 echo "test.sh: make check (gofmt, go vet, go mod tidy)"
 "${MAKE:-make}" --no-print-directory check
 # The browser tests run after the others, not beside them: each starts a
-# server and a browser and waits on pages with timeouts, and on two cores
-# shared with another package's tests a navigation has been seen to miss its
-# 30 s (e2e/harness_test.go runs them in parallel among themselves).
+# server and a browser and waits on pages with timeouts, which two cores
+# shared with another package's tests stretch (e2e/harness_test.go runs
+# them in parallel among themselves).
 echo "test.sh: go test (all packages but the browser tests)"
 go test -count=1 -timeout 20m "$@" $(go list ./... | grep -v '/e2e$')
 echo "test.sh: go test ./e2e (browser tests)"

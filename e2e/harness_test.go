@@ -431,8 +431,9 @@ const navigationTimeout = 30 * time.Second
 // *regexp.Regexp or a func(string) bool) and has loaded. It replaces the
 // page's WaitForURL, which checks the address and only then subscribes to
 // the next navigation: a navigation that ends in between is never seen, and
-// the wait runs out although the page is there (three browser tests failed
-// so under load, each "at" the address it waited for). The address and the
+// the wait runs out although the page is there (three browser tests timed
+// out so under load; one failure showed the page at the address it waited
+// for, answered by the server 30 s before). The address and the
 // load state are both recorded by the client as the browser reports them,
 // so asking again until they are there misses nothing.
 func waitURL(page playwright.Page, url any) error {

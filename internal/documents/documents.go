@@ -211,16 +211,15 @@ func queueDocuments(b *pgx.Batch, companyID, driverID uuid.UUID, docID *uuid.UUI
 			FROM company_document_facts f WHERE f.company_id = $1
 		)
 		SELECT d.id, d.driver_id, d.type, d.number, d.country, d.valid_from, d.valid_until,
-			d.current_file_id IS NOT NULL, d.meta, d.updated_at, st.status, st.limited_by
+			d.meta, d.updated_at, st.status, st.limited_by
 		FROM co
 		CROSS JOIN LATERAL konvoj_document_statuses($1, $2, $4, co.chains, co.hidden) st
 		JOIN driver_documents d ON d.id = st.id AND d.company_id = $1
 		WHERE $3::uuid IS NULL OR d.id = $3
 		ORDER BY array_position(co.type_order, d.type), d.type`, companyID, driverID, docID, today).
 		Query(func(rows pgx.Rows) error {
-			var hasFile bool
 			got, err := postgres.AppendRows(nil, rows, func(row pgx.Row, d *Document) error {
-				err := row.Scan(&d.ID, &d.DriverID, &d.Type, &d.Number, &d.Country, &d.ValidFrom, &d.ValidUntil, &hasFile, &d.Meta, &d.UpdatedAt,
+				err := row.Scan(&d.ID, &d.DriverID, &d.Type, &d.Number, &d.Country, &d.ValidFrom, &d.ValidUntil, &d.Meta, &d.UpdatedAt,
 					&d.Status, &d.LimitedBy)
 				d.fill(today)
 				if withFiles {

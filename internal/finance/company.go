@@ -168,12 +168,7 @@ func companyTxRows(ctx context.Context, db postgres.DBTX, company auth.Ref, f Co
 		return nil, fmt.Errorf("list company transactions: %w", err)
 	}
 	out, err := postgres.AppendRows(make([]CompanyRow, 0, f.PerPage), rows, func(r pgx.Row, qr *CompanyRow) error {
-		t := &qr.Transaction
-		err := r.Scan(&t.ID, &t.CompanyID, &t.DriverID, &t.PeriodID, &t.PenaltyID, &t.TransactionType, &t.Category, &t.Amount,
-			&t.Currency, &t.Status, &t.TransactionDate, &t.PaymentDate, &t.Description, &t.Reference, &t.OrderID,
-			&t.CreatedBy, &t.ApprovedBy, &t.ApprovedAt, &t.PaidBy, &t.PaidAt, &t.Metadata, &t.CreatedAt, &t.UpdatedAt, &t.DeletedAt,
-			&qr.DriverName, &qr.DriverNumber)
-		return err
+		return scanTransaction(r, &qr.Transaction, &qr.DriverName, &qr.DriverNumber)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list company transactions: %w", err)

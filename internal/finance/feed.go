@@ -59,7 +59,7 @@ func (s *Service) FeedTransactions(ctx context.Context, p auth.Principal, ref Re
 	if err != nil {
 		return feed.Page[Transaction]{}, fmt.Errorf("feed of transactions of driver %s: %w", d.ID(), err)
 	}
-	out, err := postgres.AppendRows(nil, rows, scanTransaction)
+	out, err := postgres.AppendRows(nil, rows, func(r pgx.Row, t *Transaction) error { return scanTransaction(r, t) })
 	if err != nil {
 		return feed.Page[Transaction]{}, fmt.Errorf("feed of transactions of driver %s: %w", d.ID(), err)
 	}

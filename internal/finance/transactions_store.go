@@ -27,11 +27,12 @@ const txJoins = `
 
 var txQuery = `SELECT ` + txColumns + ` FROM finance_transactions t` + txJoins
 
-// scanTransaction scans the columns of txColumns into t.
-func scanTransaction(row pgx.Row, t *Transaction) error {
-	return row.Scan(&t.ID, &t.CompanyID, &t.DriverID, &t.PeriodID, &t.PenaltyID, &t.TransactionType, &t.Category, &t.Amount,
+// scanTransaction scans the columns of txColumns into t, then into extra
+// the columns a query selects after them.
+func scanTransaction(row pgx.Row, t *Transaction, extra ...any) error {
+	return row.Scan(append([]any{&t.ID, &t.CompanyID, &t.DriverID, &t.PeriodID, &t.PenaltyID, &t.TransactionType, &t.Category, &t.Amount,
 		&t.Currency, &t.Status, &t.TransactionDate, &t.PaymentDate, &t.Description, &t.Reference, &t.OrderID,
-		&t.CreatedBy, &t.ApprovedBy, &t.ApprovedAt, &t.PaidBy, &t.PaidAt, &t.Metadata, &t.CreatedAt, &t.UpdatedAt, &t.DeletedAt)
+		&t.CreatedBy, &t.ApprovedBy, &t.ApprovedAt, &t.PaidBy, &t.PaidAt, &t.Metadata, &t.CreatedAt, &t.UpdatedAt, &t.DeletedAt}, extra...)...)
 }
 
 // getTransaction reads a live transaction of the driver; another driver's
@@ -176,7 +177,7 @@ func queueTransactionList(b *pgx.Batch, companyID, driverID uuid.UUID, f Transac
 	b.Queue(txQuery+transactionWhere+`
 		ORDER BY t.transaction_date DESC, t.created_at DESC, t.id DESC
 		LIMIT $8 OFFSET $9`, append(transactionArgs(companyID, driverID, f), f.PerPage, (f.Page-1)*f.PerPage)...).Query(func(rows pgx.Rows) error {
-		got, err := postgres.AppendRows(make([]Transaction, 0, f.PerPage), rows, scanTransaction)
+		got, err := postgres.AppendRows(make([]Transaction, 0, f.PerPage), rows, func(r pgx.Row, t *Transaction) error { return scanTransaction(r, t) })
 		if err != nil {
 			return fmt.Errorf("list transactions of driver %s: %w", driverID, err)
 		}

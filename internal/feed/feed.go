@@ -193,7 +193,18 @@ func (q Query) Where(alias string, deleted bool, arg func(any) string) string {
 // OrderLimit is the feed's order on alias and its limit: one row more than
 // the page, to tell whether more follow.
 func (q Query) OrderLimit(alias string, arg func(any) string) string {
-	return "ORDER BY " + alias + ".updated_at, " + alias + ".id LIMIT " + arg(q.Limit+1)
+	return q.Order(alias) + " " + q.LimitSQL(arg)
+}
+
+// Order is OrderLimit's ORDER BY alone, for a query that orders its page
+// again after joining it.
+func (q Query) Order(alias string) string {
+	return "ORDER BY " + alias + ".updated_at, " + alias + ".id"
+}
+
+// LimitSQL is OrderLimit's LIMIT alone.
+func (q Query) LimitSQL(arg func(any) string) string {
+	return "LIMIT " + arg(q.Limit+1)
 }
 
 // Page is one page of a feed.

@@ -30,8 +30,10 @@ func (s *Service) EachTransaction(ctx context.Context, p auth.Principal, ref Ref
 	if err := v.Err(); err != nil {
 		return err
 	}
-	rows, err := s.db.Query(ctx, txQuery+transactionWhere+`
-		ORDER BY t.transaction_date DESC, t.created_at DESC, t.id DESC`, transactionArgs(d.CompanyID(), d.ID(), f)...)
+	var a sqlArgs
+	sql := txQuery + ` ` + transactionWhere(d.CompanyID(), d.ID(), f, &a) + `
+		ORDER BY t.transaction_date DESC, t.created_at DESC, t.id DESC`
+	rows, err := s.db.Query(ctx, sql, a.args...)
 	if err != nil {
 		return fmt.Errorf("export transactions of driver %s: %w", d.ID(), err)
 	}

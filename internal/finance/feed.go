@@ -3,7 +3,6 @@ package finance
 import (
 	"context"
 	"fmt"
-	"strconv"
 
 	"github.com/jackc/pgx/v5"
 
@@ -22,14 +21,6 @@ const (
 	transactionsFeed = "finance_transactions"
 	penaltiesFeed    = "penalties"
 )
-
-// feedArgs appends feed arguments after a list's fixed ones.
-type feedArgs struct{ args []any }
-
-func (a *feedArgs) arg(v any) string {
-	a.args = append(a.args, v)
-	return "$" + strconv.Itoa(len(a.args))
-}
 
 // FeedTransactions answers the driver's transaction list in feed mode, with
 // the list's filters (a period narrows it as on the list).
@@ -53,8 +44,8 @@ func (s *Service) FeedTransactions(ctx context.Context, p auth.Principal, ref Re
 	if err != nil {
 		return feed.Page[Transaction]{}, err
 	}
-	a := feedArgs{args: transactionArgs(d.CompanyID(), d.ID(), f)}
-	sql := txQuery + ` WHERE ` + transactionFilterSQL + ` AND ` + fq.Where("t", true, a.arg) + ` ` + fq.OrderLimit("t", a.arg)
+	var a sqlArgs
+	sql := txPageQuery(`WHERE `+transactionFilterSQL(d.CompanyID(), d.ID(), f, &a)+` AND `+fq.Where("t", true, a.arg), fq.Order("t"), fq.LimitSQL(a.arg))
 	rows, err := s.db.Query(ctx, sql, a.args...)
 	if err != nil {
 		return feed.Page[Transaction]{}, fmt.Errorf("feed of transactions of driver %s: %w", d.ID(), err)
@@ -82,8 +73,8 @@ func (s *Service) FeedPenalties(ctx context.Context, p auth.Principal, ref Ref, 
 	if err != nil {
 		return feed.Page[Penalty]{}, err
 	}
-	a := feedArgs{args: penaltyArgs(d.CompanyID(), d.ID(), f)}
-	sql := penaltyQuery + ` WHERE ` + penaltyFilterSQL + ` AND ` + fq.Where("pe", true, a.arg) + ` ` + fq.OrderLimit("pe", a.arg)
+	var a sqlArgs
+	sql := penaltyPageQuery(`WHERE `+penaltyFilterSQL(d.CompanyID(), d.ID(), f, &a)+` AND `+fq.Where("pe", true, a.arg), fq.Order("pe"), fq.LimitSQL(a.arg))
 	rows, err := s.db.Query(ctx, sql, a.args...)
 	if err != nil {
 		return feed.Page[Penalty]{}, fmt.Errorf("feed of penalties of driver %s: %w", d.ID(), err)

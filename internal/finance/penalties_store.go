@@ -19,13 +19,22 @@ var (
 	SELECT pe.id, pe.finance_id, ft.status, pe.company_id, pe.driver_id, pe.penalty_type, pe.severity, pe.amount, pe.currency,
 		pe.status, pe.incident_date, pe.location, pe.description, pe.evidence, pe.dispute_reason, pe.dispute_submitted_at,
 		pe.resolution, ` + userName("ru") + `, pe.resolved_at, pe.metadata, ` + userName("cu") + `, pe.created_at, pe.updated_at, pe.deleted_at`
-	penaltyFrom = `
-	FROM penalties pe
+	penaltyJoins = `
 	JOIN finance_transactions ft ON ft.id = pe.finance_id
 	LEFT JOIN users ru ON ru.id = pe.resolved_by
 	LEFT JOIN users cu ON cu.id = pe.created_by`
+	penaltyFrom = `
+	FROM penalties pe` + penaltyJoins
 	penaltyQuery = penaltyColumns + penaltyFrom
 )
+
+// penaltyPageQuery selects penaltyColumns for one page of penalties, picked
+// from penalties alone (where, then order and limit) before only the page's
+// rows are joined, as txPageQuery does for transactions and for the same
+// reason.
+func penaltyPageQuery(where, order, limit string) string {
+	return penaltyColumns + ` FROM (SELECT * FROM penalties pe ` + where + ` ` + order + ` ` + limit + `) pe` + penaltyJoins + ` ` + order
+}
 
 // scanPenalty scans the columns of penaltyColumns into p, then into extra
 // the columns a query selects after them.
@@ -102,19 +111,27 @@ func movePenaltyRows(ctx context.Context, tx pgx.Tx, id uuid.UUID, m penaltyMove
 	return nil
 }
 
-// penaltyWhere is the WHERE clause of the penalty list over $1..$5.
-const penaltyWhere = `
-		WHERE pe.deleted_at IS NULL AND ` + penaltyFilterSQL
+// penaltyWhere is the WHERE clause of the penalty list: the live
+// penalties that penaltyFilterSQL keeps.
+func penaltyWhere(companyID, driverID uuid.UUID, f PenaltyFilter, a *sqlArgs) string {
+	return `WHERE pe.deleted_at IS NULL AND ` + penaltyFilterSQL(companyID, driverID, f, a)
+}
 
-// penaltyFilterSQL is the filter of the penalty list over $1..$5, deleted
-// penalties included.
-const penaltyFilterSQL = `pe.company_id = $1 AND pe.driver_id = $2
-			AND (COALESCE(cardinality($3::text[]), 0) = 0 OR pe.penalty_type = ANY($3))
-			AND (COALESCE(cardinality($4::text[]), 0) = 0 OR pe.status = ANY($4))
-			AND (COALESCE(cardinality($5::text[]), 0) = 0 OR pe.severity = ANY($5))`
-
-func penaltyArgs(companyID, driverID uuid.UUID, f PenaltyFilter) []any {
-	return []any{companyID, driverID, f.Types, f.Statuses, f.Severities}
+// penaltyFilterSQL is the filter of the driver's penalty list over
+// penalties pe, deleted penalties included, with only the filters f sets
+// (as transactionFilterSQL, and for the same reason).
+func penaltyFilterSQL(companyID, driverID uuid.UUID, f PenaltyFilter, a *sqlArgs) string {
+	conds := []string{`pe.company_id = ` + a.arg(companyID), `pe.driver_id = ` + a.arg(driverID)}
+	if len(f.Types) > 0 {
+		conds = append(conds, `pe.penalty_type = ANY(`+a.arg(f.Types)+`::text[])`)
+	}
+	if len(f.Statuses) > 0 {
+		conds = append(conds, `pe.status = ANY(`+a.arg(f.Statuses)+`::text[])`)
+	}
+	if len(f.Severities) > 0 {
+		conds = append(conds, `pe.severity = ANY(`+a.arg(f.Severities)+`::text[])`)
+	}
+	return strings.Join(conds, ` AND `)
 }
 
 // penaltyCounts is one currency of the filtered penalties: its total and
@@ -124,11 +141,8 @@ type penaltyCounts struct {
 	counts PenaltySummary
 }
 
-// penaltyPage orders the filtered penalties newest incident first and
-// takes the page ($6 per page, $7 offset).
-const penaltyPage = `
-		ORDER BY pe.incident_date DESC, pe.id DESC
-		LIMIT $6 OFFSET $7`
+// penaltyOrder orders the filtered penalties newest incident first.
+const penaltyOrder = `ORDER BY pe.incident_date DESC, pe.id DESC`
 
 // penaltyList reads the filtered penalties' counts per currency, a page of
 // them and the page's evidence files in one batch: one round trip (the page
@@ -150,13 +164,14 @@ func penaltyList(ctx context.Context, db postgres.DBTX, companyID, driverID uuid
 // of the page's penalties, which their statement selects again by the
 // page's filter and order.
 func queuePenaltyList(b *pgx.Batch, companyID, driverID uuid.UUID, f PenaltyFilter, counts *[]penaltyCounts, page *[]Penalty) {
-	args := penaltyArgs(companyID, driverID, f)
-	b.Queue(`
+	var ca sqlArgs
+	countSQL := `
 		SELECT pe.currency, count(*), COALESCE(sum(pe.amount) FILTER (WHERE pe.status <> 'cancelled'), 0),
 			count(*) FILTER (WHERE pe.status = 'pending'), count(*) FILTER (WHERE pe.status = 'accepted'),
 			count(*) FILTER (WHERE pe.status = 'disputed'), count(*) FILTER (WHERE pe.status = 'resolved'),
 			count(*) FILTER (WHERE pe.status = 'cancelled')
-		FROM penalties pe `+penaltyWhere+` GROUP BY pe.currency ORDER BY pe.currency`, args...).Query(func(rows pgx.Rows) error {
+		FROM penalties pe ` + penaltyWhere(companyID, driverID, f, &ca) + ` GROUP BY pe.currency ORDER BY pe.currency`
+	b.Queue(countSQL, ca.args...).Query(func(rows pgx.Rows) error {
 		got, err := postgres.AppendRows(nil, rows, func(r pgx.Row, pc *penaltyCounts) error {
 			t, c := &pc.total, &pc.counts
 			return r.Scan(&t.Currency, &t.rows, &t.TotalPenalties, &c.PendingCount, &c.AcceptedCount, &c.DisputedCount,
@@ -168,8 +183,12 @@ func queuePenaltyList(b *pgx.Batch, companyID, driverID uuid.UUID, f PenaltyFilt
 		*counts = got
 		return nil
 	})
-	pageArgs := append(args, f.PerPage, (f.Page-1)*f.PerPage)
-	b.Queue(penaltyQuery+penaltyWhere+penaltyPage, pageArgs...).Query(func(rows pgx.Rows) error {
+	// The page and its evidence files: one set of values, and the page's
+	// filter, order and limit written into both statements.
+	var pa sqlArgs
+	where := penaltyWhere(companyID, driverID, f, &pa)
+	limit := `LIMIT ` + pa.arg(f.PerPage) + ` OFFSET ` + pa.arg((f.Page-1)*f.PerPage)
+	b.Queue(penaltyPageQuery(where, penaltyOrder, limit), pa.args...).Query(func(rows pgx.Rows) error {
 		got, err := postgres.AppendRows(make([]Penalty, 0, f.PerPage), rows, func(r pgx.Row, pen *Penalty) error { return scanPenalty(r, pen) })
 		if err != nil {
 			return fmt.Errorf("list penalties of driver %s: %w", driverID, err)
@@ -178,8 +197,8 @@ func queuePenaltyList(b *pgx.Batch, companyID, driverID uuid.UUID, f PenaltyFilt
 		return nil
 	})
 	b.Queue(evidenceColumns+`
-		WHERE e.company_id = $1 AND e.penalty_id IN (SELECT pe.id FROM penalties pe `+penaltyWhere+penaltyPage+`)
-		ORDER BY e.created_at, e.id`, pageArgs...).Query(func(rows pgx.Rows) error {
+		WHERE e.company_id = $1 AND e.penalty_id IN (SELECT pe.id FROM penalties pe `+where+` `+penaltyOrder+` `+limit+`)
+		ORDER BY e.created_at, e.id`, pa.args...).Query(func(rows pgx.Rows) error {
 		pens := *page
 		ids := make([]uuid.UUID, len(pens))
 		for i, pen := range pens {

@@ -36,7 +36,7 @@ var txQuery = `SELECT ` + txColumns + ` FROM finance_transactions t` + txJoins
 // keep for a read of one driver (postgres.WithReusedPlans), estimated a
 // driver's filtered transactions at one row and joined all of them before
 // sorting: 146 ms for a driver with 500 transactions, against 0.6 ms
-// (docs/performance.md, "A page before its joins").
+// (docs/performance.md, "Optional filters and reused plans").
 func txPageQuery(where, order, limit string) string {
 	return `SELECT ` + txColumns + ` FROM (SELECT * FROM finance_transactions t ` + where + ` ` + order + ` ` + limit + `) t` +
 		txJoins + ` ` + order

@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/feed"
+	"github.com/konvoj/konvoj/internal/postgres"
 )
 
 // documentsFeed names the documents feed in its cursors.
@@ -29,14 +29,10 @@ func (s *Service) Feed(ctx context.Context, p auth.Principal, driver auth.Ref, f
 	if err != nil {
 		return feed.Page[Document]{}, err
 	}
-	args := []any{driver.CompanyID(), driver.ID()}
-	arg := func(v any) string {
-		args = append(args, v)
-		return "$" + strconv.Itoa(len(args))
-	}
+	args := postgres.Args{Values: []any{driver.CompanyID(), driver.ID()}}
 	sql := `SELECT d.id, d.updated_at FROM driver_documents d WHERE d.company_id = $1 AND d.driver_id = $2 AND ` +
-		fq.Where("d", false, arg) + ` ` + fq.OrderLimit("d", arg)
-	rows, err := s.db.Query(ctx, sql, args...)
+		fq.Where("d", false, args.Add) + ` ` + fq.OrderLimit("d", args.Add)
+	rows, err := s.db.Query(ctx, sql, args.Values...)
 	if err != nil {
 		return feed.Page[Document]{}, fmt.Errorf("feed of documents of driver %s: %w", driver.ID(), err)
 	}

@@ -327,39 +327,34 @@ type listQuery struct {
 	only      *uuid.UUID // a driver caller's own record
 	after     *cursor
 	feed      *feed.Query // the change feed instead of a sort
-	args      []any
+	args      postgres.Args
 	// storedTotal, set by where when the filters allow it: an offset
 	// page's total read from what triggers keep (driver_counts,
 	// driver_expiry) instead of counted with the page. Empty: counted.
 	storedTotal string
 }
 
-func (q *listQuery) arg(v any) string {
-	q.args = append(q.args, v)
-	return fmt.Sprintf("$%d", len(q.args))
-}
-
 // where returns the filter conditions; $1 is the company.
 func (q *listQuery) where() string {
-	q.args = []any{q.companyID}
+	q.args = postgres.Args{Values: []any{q.companyID}}
 	conds := []string{"d.company_id = $1"}
 	if q.feed != nil {
-		conds = append(conds, q.feed.Where("d", true, q.arg))
+		conds = append(conds, q.feed.Where("d", true, q.args.Add))
 	} else {
 		conds = append(conds, "d.deleted_at IS NULL")
 	}
 	lp := q.params
 	if q.only != nil {
-		conds = append(conds, "d.id = "+q.arg(*q.only))
+		conds = append(conds, "d.id = "+q.args.Add(*q.only))
 	}
 	if len(lp.OfficeIDs) > 0 {
-		conds = append(conds, "d.office_id = ANY ("+q.arg(lp.OfficeIDs)+"::uuid[])")
+		conds = append(conds, "d.office_id = ANY ("+q.args.Add(lp.OfficeIDs)+"::uuid[])")
 	}
 	if len(lp.Citizenship) > 0 {
-		conds = append(conds, "d.citizenship = ANY ("+q.arg(lp.Citizenship)+"::bpchar[])")
+		conds = append(conds, "d.citizenship = ANY ("+q.args.Add(lp.Citizenship)+"::bpchar[])")
 	}
 	if len(lp.Tags) > 0 {
-		conds = append(conds, "d.tags && "+q.arg(lp.Tags)+"::text[]")
+		conds = append(conds, "d.tags && "+q.args.Add(lp.Tags)+"::text[]")
 	}
 	// search_text is already lower-case and accent-free. Each word is
 	// looked up by konvoj_driver_search, where the trigram index serves
@@ -369,7 +364,7 @@ func (q *listQuery) where() string {
 	// select-list call the planner re-ran it for every driver of a small
 	// company (200 drivers, two words: 26 ms instead of 4).
 	for _, w := range searchWords(lp.Search) {
-		conds = append(conds, "d.id IN (SELECT s.id FROM konvoj_driver_search($1, "+q.arg(w)+"::text) AS s(id))")
+		conds = append(conds, "d.id IN (SELECT s.id FROM konvoj_driver_search($1, "+q.args.Add(w)+"::text) AS s(id))")
 	}
 	// The document types narrow both document filters, each over its own
 	// table: one argument, a condition per alias. The argument is added
@@ -381,7 +376,7 @@ func (q *listQuery) where() string {
 			return ""
 		}
 		if typesArg == "" {
-			typesArg = q.arg(lp.DocumentType)
+			typesArg = q.args.Add(lp.DocumentType)
 		}
 		return " AND " + alias + ".type = ANY (" + typesArg + "::text[])"
 	}
@@ -392,7 +387,7 @@ func (q *listQuery) where() string {
 				SELECT dd.driver_id FROM driver_documents dd
 				WHERE dd.company_id = $1 AND dd.current_file_id IS NOT NULL`+types("dd")+`
 					AND dd.type <> ALL ((SELECT retired FROM co)::text[])
-					AND dd.valid_until BETWEEN (SELECT today FROM co) AND (SELECT today + `+q.arg(*lp.DocumentDueWithin)+`::int FROM co))`)
+					AND dd.valid_until BETWEEN (SELECT today FROM co) AND (SELECT today + `+q.args.Add(*lp.DocumentDueWithin)+`::int FROM co))`)
 	}
 	// Every condition but the company's live drivers, the document status
 	// and the status is above this line, so any filter added there turns
@@ -409,7 +404,7 @@ func (q *listQuery) where() string {
 	}
 	statuses := ""
 	if len(lp.Status) > 0 {
-		statuses = q.arg(lp.Status)
+		statuses = q.args.Add(lp.Status)
 		conds = append(conds, "d.status = ANY ("+statuses+"::text[])")
 	}
 	q.storedTotal = ""
@@ -555,11 +550,11 @@ const nextExpiryItem = `LEFT JOIN LATERAL (
 // nulls last in both directions.
 func (q *listQuery) keyset(col sortColumn, op string) string {
 	c := q.after
-	id := q.arg(c.ID)
+	id := q.args.Add(c.ID)
 	if c.Key == nil {
 		return fmt.Sprintf("(%s IS NULL AND d.id %s %s)", col.expr, op, id)
 	}
-	cond := fmt.Sprintf("(%s, d.id) %s (%s::text::%s, %s)", col.expr, op, q.arg(*c.Key), col.cast, id)
+	cond := fmt.Sprintf("(%s, d.id) %s (%s::text::%s, %s)", col.expr, op, q.args.Add(*c.Key), col.cast, id)
 	if col.nullable {
 		cond = fmt.Sprintf("(%s OR %s IS NULL)", cond, col.expr)
 	}
@@ -587,11 +582,11 @@ func (q *listQuery) run(ctx context.Context, db postgres.DBTX) ([]ListItem, []*s
 	total, limit, offset := "count(*) OVER ()", "", ""
 	switch {
 	case q.feed != nil:
-		total, limit, offset = "0", q.arg(q.feed.Limit+1), "0"
+		total, limit, offset = "0", q.args.Add(q.feed.Limit+1), "0"
 	case lp.CursorMode:
-		total, limit, offset = "0", q.arg(lp.Limit+1), "0"
+		total, limit, offset = "0", q.args.Add(lp.Limit+1), "0"
 	default:
-		limit, offset = q.arg(lp.PerPage), q.arg((lp.Page-1)*lp.PerPage)
+		limit, offset = q.args.Add(lp.PerPage), q.args.Add((lp.Page-1)*lp.PerPage)
 		if q.storedTotal != "" {
 			// The page then reads only its own rows: on 20,000 drivers
 			// the window's count was two thirds of the statement.
@@ -622,7 +617,7 @@ func (q *listQuery) run(ctx context.Context, db postgres.DBTX) ([]ListItem, []*s
 		%s
 		ORDER BY %s`,
 		companyFacts, readyExpr, col.expr, total, col.join, where, order, limit, offset, summaryJoin, nextExpiryItem, outerOrder)
-	rows, err := db.Query(ctx, sql, q.args...)
+	rows, err := db.Query(ctx, sql, q.args.Values...)
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("list drivers: %w", err)
 	}
@@ -673,7 +668,7 @@ func (q *listQuery) count(ctx context.Context, db postgres.DBTX) (int, error) {
 	sql := `WITH co AS MATERIALIZED (` + companyFacts + ` WHERE c.id = $1)
 		SELECT ` + total
 	var n int
-	err := db.QueryRow(ctx, sql, q.args...).Scan(&n)
+	err := db.QueryRow(ctx, sql, q.args.Values...).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("count drivers: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/export"
 	"github.com/konvoj/konvoj/internal/i18n"
+	"github.com/konvoj/konvoj/internal/postgres"
 )
 
 // EachTransaction calls fn for every transaction of the driver's filtered
@@ -30,10 +31,10 @@ func (s *Service) EachTransaction(ctx context.Context, p auth.Principal, ref Ref
 	if err := v.Err(); err != nil {
 		return err
 	}
-	var a sqlArgs
+	var a postgres.Args
 	sql := txQuery + ` ` + transactionWhere(d.CompanyID(), d.ID(), f, &a) + `
 		ORDER BY t.transaction_date DESC, t.created_at DESC, t.id DESC`
-	rows, err := s.db.Query(ctx, sql, a.args...)
+	rows, err := s.db.Query(ctx, sql, a.Values...)
 	if err != nil {
 		return fmt.Errorf("export transactions of driver %s: %w", d.ID(), err)
 	}

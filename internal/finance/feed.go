@@ -44,9 +44,9 @@ func (s *Service) FeedTransactions(ctx context.Context, p auth.Principal, ref Re
 	if err != nil {
 		return feed.Page[Transaction]{}, err
 	}
-	var a sqlArgs
-	sql := txPageQuery(`WHERE `+transactionFilterSQL(d.CompanyID(), d.ID(), f, &a)+` AND `+fq.Where("t", true, a.arg), fq.Order("t"), fq.LimitSQL(a.arg))
-	rows, err := s.db.Query(ctx, sql, a.args...)
+	var a postgres.Args
+	sql := txPageQuery(`WHERE `+transactionFilterSQL(d.CompanyID(), d.ID(), f, &a)+` AND `+fq.Where("t", true, a.Add), fq.Order("t"), fq.LimitSQL(a.Add))
+	rows, err := s.db.Query(ctx, sql, a.Values...)
 	if err != nil {
 		return feed.Page[Transaction]{}, fmt.Errorf("feed of transactions of driver %s: %w", d.ID(), err)
 	}
@@ -73,9 +73,9 @@ func (s *Service) FeedPenalties(ctx context.Context, p auth.Principal, ref Ref, 
 	if err != nil {
 		return feed.Page[Penalty]{}, err
 	}
-	var a sqlArgs
-	sql := penaltyPageQuery(`WHERE `+penaltyFilterSQL(d.CompanyID(), d.ID(), f, &a)+` AND `+fq.Where("pe", true, a.arg), fq.Order("pe"), fq.LimitSQL(a.arg))
-	rows, err := s.db.Query(ctx, sql, a.args...)
+	var a postgres.Args
+	sql := penaltyPageQuery(`WHERE `+penaltyFilterSQL(d.CompanyID(), d.ID(), f, &a)+` AND `+fq.Where("pe", true, a.Add), fq.Order("pe"), fq.LimitSQL(a.Add))
+	rows, err := s.db.Query(ctx, sql, a.Values...)
 	if err != nil {
 		return feed.Page[Penalty]{}, fmt.Errorf("feed of penalties of driver %s: %w", d.ID(), err)
 	}

@@ -113,23 +113,23 @@ func movePenaltyRows(ctx context.Context, tx pgx.Tx, id uuid.UUID, m penaltyMove
 
 // penaltyWhere is the WHERE clause of the penalty list: the live
 // penalties that penaltyFilterSQL keeps.
-func penaltyWhere(companyID, driverID uuid.UUID, f PenaltyFilter, a *sqlArgs) string {
+func penaltyWhere(companyID, driverID uuid.UUID, f PenaltyFilter, a *postgres.Args) string {
 	return `WHERE pe.deleted_at IS NULL AND ` + penaltyFilterSQL(companyID, driverID, f, a)
 }
 
 // penaltyFilterSQL is the filter of the driver's penalty list over
 // penalties pe, deleted penalties included, with only the filters f sets
 // (as transactionFilterSQL, and for the same reason).
-func penaltyFilterSQL(companyID, driverID uuid.UUID, f PenaltyFilter, a *sqlArgs) string {
-	conds := []string{`pe.company_id = ` + a.arg(companyID), `pe.driver_id = ` + a.arg(driverID)}
+func penaltyFilterSQL(companyID, driverID uuid.UUID, f PenaltyFilter, a *postgres.Args) string {
+	conds := []string{`pe.company_id = ` + a.Add(companyID), `pe.driver_id = ` + a.Add(driverID)}
 	if len(f.Types) > 0 {
-		conds = append(conds, `pe.penalty_type = ANY(`+a.arg(f.Types)+`::text[])`)
+		conds = append(conds, `pe.penalty_type = ANY(`+a.Add(f.Types)+`::text[])`)
 	}
 	if len(f.Statuses) > 0 {
-		conds = append(conds, `pe.status = ANY(`+a.arg(f.Statuses)+`::text[])`)
+		conds = append(conds, `pe.status = ANY(`+a.Add(f.Statuses)+`::text[])`)
 	}
 	if len(f.Severities) > 0 {
-		conds = append(conds, `pe.severity = ANY(`+a.arg(f.Severities)+`::text[])`)
+		conds = append(conds, `pe.severity = ANY(`+a.Add(f.Severities)+`::text[])`)
 	}
 	return strings.Join(conds, ` AND `)
 }
@@ -164,14 +164,14 @@ func penaltyList(ctx context.Context, db postgres.DBTX, companyID, driverID uuid
 // of the page's penalties, which their statement selects again by the
 // page's filter and order.
 func queuePenaltyList(b *pgx.Batch, companyID, driverID uuid.UUID, f PenaltyFilter, counts *[]penaltyCounts, page *[]Penalty) {
-	var ca sqlArgs
+	var ca postgres.Args
 	countSQL := `
 		SELECT pe.currency, count(*), COALESCE(sum(pe.amount) FILTER (WHERE pe.status <> 'cancelled'), 0),
 			count(*) FILTER (WHERE pe.status = 'pending'), count(*) FILTER (WHERE pe.status = 'accepted'),
 			count(*) FILTER (WHERE pe.status = 'disputed'), count(*) FILTER (WHERE pe.status = 'resolved'),
 			count(*) FILTER (WHERE pe.status = 'cancelled')
 		FROM penalties pe ` + penaltyWhere(companyID, driverID, f, &ca) + ` GROUP BY pe.currency ORDER BY pe.currency`
-	b.Queue(countSQL, ca.args...).Query(func(rows pgx.Rows) error {
+	b.Queue(countSQL, ca.Values...).Query(func(rows pgx.Rows) error {
 		got, err := postgres.AppendRows(nil, rows, func(r pgx.Row, pc *penaltyCounts) error {
 			t, c := &pc.total, &pc.counts
 			return r.Scan(&t.Currency, &t.rows, &t.TotalPenalties, &c.PendingCount, &c.AcceptedCount, &c.DisputedCount,
@@ -185,10 +185,10 @@ func queuePenaltyList(b *pgx.Batch, companyID, driverID uuid.UUID, f PenaltyFilt
 	})
 	// The page and its evidence files: one set of values, and the page's
 	// filter, order and limit written into both statements.
-	var pa sqlArgs
+	var pa postgres.Args
 	where := penaltyWhere(companyID, driverID, f, &pa)
-	limit := `LIMIT ` + pa.arg(f.PerPage) + ` OFFSET ` + pa.arg((f.Page-1)*f.PerPage)
-	b.Queue(penaltyPageQuery(where, penaltyOrder, limit), pa.args...).Query(func(rows pgx.Rows) error {
+	limit := `LIMIT ` + pa.Add(f.PerPage) + ` OFFSET ` + pa.Add((f.Page-1)*f.PerPage)
+	b.Queue(penaltyPageQuery(where, penaltyOrder, limit), pa.Values...).Query(func(rows pgx.Rows) error {
 		got, err := postgres.AppendRows(make([]Penalty, 0, f.PerPage), rows, func(r pgx.Row, pen *Penalty) error { return scanPenalty(r, pen) })
 		if err != nil {
 			return fmt.Errorf("list penalties of driver %s: %w", driverID, err)
@@ -198,7 +198,7 @@ func queuePenaltyList(b *pgx.Batch, companyID, driverID uuid.UUID, f PenaltyFilt
 	})
 	b.Queue(evidenceColumns+`
 		WHERE e.company_id = $1 AND e.penalty_id IN (SELECT pe.id FROM penalties pe `+where+` `+penaltyOrder+` `+limit+`)
-		ORDER BY e.created_at, e.id`, pa.args...).Query(func(rows pgx.Rows) error {
+		ORDER BY e.created_at, e.id`, pa.Values...).Query(func(rows pgx.Rows) error {
 		pens := *page
 		ids := make([]uuid.UUID, len(pens))
 		for i, pen := range pens {

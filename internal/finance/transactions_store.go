@@ -3,7 +3,6 @@ package finance
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/google/uuid"
@@ -141,18 +140,9 @@ func lockPenaltyOf(ctx context.Context, tx pgx.Tx, companyID, financeID uuid.UUI
 	return status, nil
 }
 
-// sqlArgs numbers a statement's values as they are written into it.
-type sqlArgs struct{ args []any }
-
-// arg adds v and returns its placeholder.
-func (a *sqlArgs) arg(v any) string {
-	a.args = append(a.args, v)
-	return "$" + strconv.Itoa(len(a.args))
-}
-
 // transactionWhere is the WHERE clause of the transaction list: the live
 // transactions that transactionFilterSQL keeps.
-func transactionWhere(companyID, driverID uuid.UUID, f TransactionFilter, a *sqlArgs) string {
+func transactionWhere(companyID, driverID uuid.UUID, f TransactionFilter, a *postgres.Args) string {
 	return `WHERE t.deleted_at IS NULL AND ` + transactionFilterSQL(companyID, driverID, f, a)
 }
 
@@ -164,22 +154,22 @@ func transactionWhere(companyID, driverID uuid.UUID, f TransactionFilter, a *sql
 // …"), its generic plan estimated every driver's list at one row, and read
 // and sorted all of a driver's transactions for a page of 20
 // (docs/performance.md, "Optional filters and reused plans").
-func transactionFilterSQL(companyID, driverID uuid.UUID, f TransactionFilter, a *sqlArgs) string {
-	conds := []string{`t.company_id = ` + a.arg(companyID), `t.driver_id = ` + a.arg(driverID)}
+func transactionFilterSQL(companyID, driverID uuid.UUID, f TransactionFilter, a *postgres.Args) string {
+	conds := []string{`t.company_id = ` + a.Add(companyID), `t.driver_id = ` + a.Add(driverID)}
 	if len(f.Types) > 0 {
-		conds = append(conds, `t.transaction_type = ANY(`+a.arg(f.Types)+`::text[])`)
+		conds = append(conds, `t.transaction_type = ANY(`+a.Add(f.Types)+`::text[])`)
 	}
 	if len(f.Statuses) > 0 {
-		conds = append(conds, `t.status = ANY(`+a.arg(f.Statuses)+`::text[])`)
+		conds = append(conds, `t.status = ANY(`+a.Add(f.Statuses)+`::text[])`)
 	}
 	if f.From != nil {
-		conds = append(conds, `t.transaction_date >= `+a.arg(*f.From)+`::date`)
+		conds = append(conds, `t.transaction_date >= `+a.Add(*f.From)+`::date`)
 	}
 	if f.To != nil {
-		conds = append(conds, `t.transaction_date <= `+a.arg(*f.To)+`::date`)
+		conds = append(conds, `t.transaction_date <= `+a.Add(*f.To)+`::date`)
 	}
 	if f.Currency != "" {
-		conds = append(conds, `t.currency = `+a.arg(f.Currency)+`::text`)
+		conds = append(conds, `t.currency = `+a.Add(f.Currency)+`::text`)
 	}
 	return strings.Join(conds, ` AND `)
 }
@@ -202,10 +192,10 @@ func transactionList(ctx context.Context, db postgres.DBTX, companyID, driverID 
 // has run, *sums and *page hold their results. The finance guard's own
 // lookup (Service.Read) sends them with it.
 func queueTransactionList(b *pgx.Batch, companyID, driverID uuid.UUID, f TransactionFilter, sums *[]Summary, page *[]Transaction) {
-	var sa sqlArgs
+	var sa postgres.Args
 	sumSQL := `SELECT t.currency, count(*), ` + summarySQL + ` FROM finance_transactions t ` + transactionWhere(companyID, driverID, f, &sa) +
 		` GROUP BY t.currency ORDER BY t.currency`
-	b.Queue(sumSQL, sa.args...).Query(func(rows pgx.Rows) error {
+	b.Queue(sumSQL, sa.Values...).Query(func(rows pgx.Rows) error {
 		got, err := postgres.AppendRows(nil, rows, func(r pgx.Row, sm *Summary) error {
 			err := r.Scan(&sm.Currency, &sm.rows, &sm.TotalEarnings, &sm.TotalDeductions, &sm.TotalPenalties)
 			sm.NetAmount = sm.TotalEarnings.Sub(sm.TotalDeductions).Sub(sm.TotalPenalties)
@@ -217,11 +207,11 @@ func queueTransactionList(b *pgx.Batch, companyID, driverID uuid.UUID, f Transac
 		*sums = got
 		return nil
 	})
-	var pa sqlArgs
+	var pa postgres.Args
 	where := transactionWhere(companyID, driverID, f, &pa)
 	pageSQL := txPageQuery(where, `ORDER BY t.transaction_date DESC, t.created_at DESC, t.id DESC`,
-		`LIMIT `+pa.arg(f.PerPage)+` OFFSET `+pa.arg((f.Page-1)*f.PerPage))
-	b.Queue(pageSQL, pa.args...).Query(func(rows pgx.Rows) error {
+		`LIMIT `+pa.Add(f.PerPage)+` OFFSET `+pa.Add((f.Page-1)*f.PerPage))
+	b.Queue(pageSQL, pa.Values...).Query(func(rows pgx.Rows) error {
 		got, err := postgres.AppendRows(make([]Transaction, 0, f.PerPage), rows, func(r pgx.Row, t *Transaction) error { return scanTransaction(r, t) })
 		if err != nil {
 			return fmt.Errorf("list transactions of driver %s: %w", driverID, err)

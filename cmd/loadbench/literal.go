@@ -9,8 +9,9 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/konvoj/konvoj/internal/postgres"
 )
 
 // literalizer turns a statement and its arguments into one SQL text with
@@ -92,7 +93,7 @@ func (l *literalizer) literals(ctx context.Context, db *pgxpool.Pool, sql string
 		if types[i], err = l.typeName(ctx, conn.Conn().PgConn(), oid); err != nil {
 			return nil, nil, err
 		}
-		if lits[i], err = literal(m, oid, types[i], a); err != nil {
+		if lits[i], err = postgres.Literal(m, oid, types[i], a); err != nil {
 			return nil, nil, fmt.Errorf("argument $%d: %w", i+1, err)
 		}
 	}
@@ -114,19 +115,4 @@ func (l *literalizer) typeName(ctx context.Context, conn *pgconn.PgConn, oid uin
 	n := string(res.Rows[0][0])
 	l.names[oid] = n
 	return n, nil
-}
-
-// literal writes v as a literal of the type (oid, name): NULL::name for a
-// nil value, else the text form quoted and cast.
-func literal(m *pgtype.Map, oid uint32, name string, v any) (string, error) {
-	// A non-nil buffer: Encode answers nil for NULL, and an empty value
-	// ('' of text) must stay distinguishable from it.
-	buf, err := m.Encode(oid, pgtype.TextFormatCode, v, make([]byte, 0, 64))
-	if err != nil {
-		return "", fmt.Errorf("encode %T as %s: %w", v, name, err)
-	}
-	if buf == nil {
-		return "NULL::" + name, nil
-	}
-	return "'" + strings.ReplaceAll(string(buf), "'", "''") + "'::" + name, nil
 }

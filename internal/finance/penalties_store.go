@@ -28,12 +28,10 @@ var (
 	penaltyQuery = penaltyColumns + penaltyFrom
 )
 
-// penaltyPageQuery selects penaltyColumns for one page of penalties, picked
-// from penalties alone (where, then order and limit) before only the page's
-// rows are joined, as txPageQuery does for transactions and for the same
-// reason.
+// penaltyPageQuery selects penaltyColumns for one page of penalties
+// (pageQuery).
 func penaltyPageQuery(where, order, limit string) string {
-	return penaltyColumns + ` FROM (SELECT * FROM penalties pe ` + where + ` ` + order + ` ` + limit + `) pe` + penaltyJoins + ` ` + order
+	return pageQuery(penaltyColumns, `penalties`, `pe`, penaltyJoins, where, order, limit)
 }
 
 // scanPenalty scans the columns of penaltyColumns into p, then into extra
@@ -122,15 +120,9 @@ func penaltyWhere(companyID, driverID uuid.UUID, f PenaltyFilter, a *postgres.Ar
 // (as transactionFilterSQL, and for the same reason).
 func penaltyFilterSQL(companyID, driverID uuid.UUID, f PenaltyFilter, a *postgres.Args) string {
 	conds := []string{`pe.company_id = ` + a.Add(companyID), `pe.driver_id = ` + a.Add(driverID)}
-	if len(f.Types) > 0 {
-		conds = append(conds, `pe.penalty_type = ANY(`+a.Add(f.Types)+`::text[])`)
-	}
-	if len(f.Statuses) > 0 {
-		conds = append(conds, `pe.status = ANY(`+a.Add(f.Statuses)+`::text[])`)
-	}
-	if len(f.Severities) > 0 {
-		conds = append(conds, `pe.severity = ANY(`+a.Add(f.Severities)+`::text[])`)
-	}
+	conds = anyOf(conds, `pe.penalty_type`, f.Types, a)
+	conds = anyOf(conds, `pe.status`, f.Statuses, a)
+	conds = anyOf(conds, `pe.severity`, f.Severities, a)
 	return strings.Join(conds, ` AND `)
 }
 

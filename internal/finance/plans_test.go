@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/konvoj/konvoj/internal/fixtures"
 	"github.com/konvoj/konvoj/internal/postgres"
@@ -163,14 +162,8 @@ func explainGeneric(t *testing.T, conn *pgx.Conn, sql string, args []any) explai
 		if !ok {
 			t.Fatalf("parameter %d: unknown type %d", i+1, oid)
 		}
-		text, err := conn.TypeMap().Encode(oid, pgtype.TextFormatCode, args[i], nil)
-		switch {
-		case err != nil:
+		if lits[i], err = postgres.Literal(conn.TypeMap(), oid, typ.Name, args[i]); err != nil {
 			t.Fatalf("parameter %d: %v", i+1, err)
-		case text == nil:
-			lits[i] = "NULL::" + typ.Name
-		default:
-			lits[i] = "'" + strings.ReplaceAll(string(text), "'", "''") + "'::" + typ.Name
 		}
 	}
 	var out []byte

@@ -28,17 +28,22 @@ const txJoins = `
 
 var txQuery = `SELECT ` + txColumns + ` FROM finance_transactions t` + txJoins
 
-// txPageQuery selects txColumns for one page of transactions: where (from
-// WHERE on, over finance_transactions t), then order and limit, pick the
-// page from finance_transactions alone, and only the page's rows are joined
-// (txJoins). Joined before the limit, a generic plan, which PostgreSQL may
-// keep for a read of one driver (postgres.WithReusedPlans), estimated a
-// driver's filtered transactions at one row and joined all of them before
-// sorting: 146 ms for a driver with 500 transactions, against 0.6 ms
-// (docs/performance.md, "Optional filters and reused plans").
+// txPageQuery selects txColumns for one page of transactions (pageQuery).
 func txPageQuery(where, order, limit string) string {
-	return `SELECT ` + txColumns + ` FROM (SELECT * FROM finance_transactions t ` + where + ` ` + order + ` ` + limit + `) t` +
-		txJoins + ` ` + order
+	return pageQuery(`SELECT `+txColumns, `finance_transactions`, `t`, txJoins, where, order, limit)
+}
+
+// pageQuery selects columns for one page of table's rows: where (from WHERE
+// on, over the table as alias), then order and limit, pick the page from
+// the table alone, and only the page's rows are joined (joins). Joined
+// before the limit, a generic plan, which PostgreSQL may keep for a read of
+// one driver (postgres.WithReusedPlans), estimated a driver's filtered
+// transactions at one row and joined all of them before sorting: 146 ms
+// for a driver with 500 transactions, against 0.6 ms (docs/performance.md,
+// "Optional filters and reused plans").
+func pageQuery(columns, table, alias, joins, where, order, limit string) string {
+	return columns + ` FROM (SELECT * FROM ` + table + ` ` + alias + ` ` + where + ` ` + order + ` ` + limit + `) ` + alias +
+		joins + ` ` + order
 }
 
 // scanTransaction scans the columns of txColumns into t, then into extra
@@ -156,12 +161,8 @@ func transactionWhere(companyID, driverID uuid.UUID, f TransactionFilter, a *pos
 // (docs/performance.md, "Optional filters and reused plans").
 func transactionFilterSQL(companyID, driverID uuid.UUID, f TransactionFilter, a *postgres.Args) string {
 	conds := []string{`t.company_id = ` + a.Add(companyID), `t.driver_id = ` + a.Add(driverID)}
-	if len(f.Types) > 0 {
-		conds = append(conds, `t.transaction_type = ANY(`+a.Add(f.Types)+`::text[])`)
-	}
-	if len(f.Statuses) > 0 {
-		conds = append(conds, `t.status = ANY(`+a.Add(f.Statuses)+`::text[])`)
-	}
+	conds = anyOf(conds, `t.transaction_type`, f.Types, a)
+	conds = anyOf(conds, `t.status`, f.Statuses, a)
 	if f.From != nil {
 		conds = append(conds, `t.transaction_date >= `+a.Add(*f.From)+`::date`)
 	}
@@ -172,6 +173,15 @@ func transactionFilterSQL(companyID, driverID uuid.UUID, f TransactionFilter, a 
 		conds = append(conds, `t.currency = `+a.Add(f.Currency)+`::text`)
 	}
 	return strings.Join(conds, ` AND `)
+}
+
+// anyOf adds to conds the condition that column is one of values, unless
+// values is empty (no filter).
+func anyOf(conds []string, column string, values []string, a *postgres.Args) []string {
+	if len(values) == 0 {
+		return conds
+	}
+	return append(conds, column+` = ANY(`+a.Add(values)+`::text[])`)
 }
 
 // transactionList reads the filtered transactions' sums per currency and a

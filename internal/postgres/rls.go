@@ -111,7 +111,10 @@ type plansCtxKey struct{}
 // their best plan does not depend on how big the company is, and planning
 // them cost more than running them (docs/operations.md, "Query plans").
 // Statements that read across a company (lists, boards, reports, exports)
-// must not run under it.
+// must not run under it. A statement that pages a record's rows under it
+// writes only the filters in use (no "$3 IS NULL OR …", which a generic
+// plan cannot see through) and picks its page before its joins
+// (docs/performance.md, "Optional filters and reused plans").
 func WithReusedPlans(ctx context.Context) context.Context {
 	return context.WithValue(ctx, plansCtxKey{}, true)
 }

@@ -2,7 +2,6 @@ package finance
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -93,9 +92,9 @@ func TestDriverListPagesOnGenericPlans(t *testing.T) {
 			// The planner's choice: the list's index in its order, stopped
 			// after the page.
 			plan := explainGeneric(t, conn.Conn(), c.q.SQL, c.q.Arguments)
-			for _, n := range plan.nodes() {
-				if n.Relation == c.table && n.ActualRows*n.ActualLoops > page {
-					t.Errorf("%s on %s read %.0f rows for a page of %d:\n%s", n.Type, n.Relation, n.ActualRows*n.ActualLoops, page, plan.text)
+			for _, n := range plan.Plan.Nodes() {
+				if n.Relation == c.table && n.Rows() > page {
+					t.Errorf("%s on %s read %.0f rows for a page of %d:\n%s", n.Type, n.Relation, n.Rows(), page, plan.text)
 				}
 			}
 			// Whatever plan reads the driver's rows (here every one, the
@@ -105,9 +104,9 @@ func TestDriverListPagesOnGenericPlans(t *testing.T) {
 			}
 			defer conn.Exec(ctx, `RESET enable_indexscan`)
 			plan = explainGeneric(t, conn.Conn(), c.q.SQL, c.q.Arguments)
-			for _, n := range plan.nodes() {
+			for _, n := range plan.Plan.Nodes() {
 				if strings.HasSuffix(n.Type, "Join") || n.Type == "Nested Loop" {
-					if rows := n.ActualRows * n.ActualLoops; rows > page {
+					if rows := n.Rows(); rows > page {
 						t.Errorf("a %s joined %.0f rows for a page of %d:\n%s", n.Type, rows, page, plan.text)
 					}
 				}
@@ -116,32 +115,10 @@ func TestDriverListPagesOnGenericPlans(t *testing.T) {
 	}
 }
 
-// planNode is a node of EXPLAIN (FORMAT JSON).
-type planNode struct {
-	Type        string     `json:"Node Type"`
-	Relation    string     `json:"Relation Name"`
-	ActualRows  float64    `json:"Actual Rows"`
-	ActualLoops float64    `json:"Actual Loops"`
-	Plans       []planNode `json:"Plans"`
-}
-
 // explained is a statement's plan as it ran, and its JSON.
 type explained struct {
-	Plan planNode
+	Plan pgtest.PlanNode
 	text string
-}
-
-func (e explained) nodes() []planNode {
-	var out []planNode
-	var walk func(n planNode)
-	walk = func(n planNode) {
-		out = append(out, n)
-		for _, c := range n.Plans {
-			walk(c)
-		}
-	}
-	walk(e.Plan)
-	return out
 }
 
 // explainGeneric prepares sql on conn, runs it once under EXPLAIN ANALYZE
@@ -172,11 +149,5 @@ func explainGeneric(t *testing.T, conn *pgx.Conn, sql string, args []any) explai
 	if err != nil {
 		t.Fatalf("explain: %v", err)
 	}
-	var got []struct {
-		Plan planNode `json:"Plan"`
-	}
-	if err := json.Unmarshal(out, &got); err != nil || len(got) != 1 {
-		t.Fatalf("explain output: %v: %s", err, out)
-	}
-	return explained{Plan: got[0].Plan, text: string(out)}
+	return explained{Plan: pgtest.ParsePlan(t, out), text: string(out)}
 }

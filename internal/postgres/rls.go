@@ -114,7 +114,10 @@ type plansCtxKey struct{}
 // must not run under it. A statement that pages a record's rows under it
 // writes only the filters in use (no "$3 IS NULL OR …", which a generic
 // plan cannot see through) and picks its page before its joins
-// (docs/performance.md, "Optional filters and reused plans").
+// (docs/performance.md, "Optional filters and reused plans"); one that
+// reads one driver takes its id as a value, not an array, which a generic
+// plan costs as ten (docs/performance.md, "Reads of one driver's rating
+// inputs").
 func WithReusedPlans(ctx context.Context) context.Context {
 	return context.WithValue(ctx, plansCtxKey{}, true)
 }

@@ -163,8 +163,40 @@ func lockMonth(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period Perio
 
 // gatherSQL collects every rated driver's inputs but their renewals
 // (renewalsSQL) in one pass. $1 company, $2 first day, $3 last day of the
-// month, $4 the driver ids (live ones only are rated).
-const gatherSQL = `
+// month, $4 the drivers (live ones only are rated): an array of ids, or in
+// gatherOneSQL one id.
+//
+// One driver's read runs on reused plans (the API's current-month rating),
+// and PostgreSQL keeps a generic plan only when it is costed no dearer than
+// a plan for the values. A generic plan costs an array parameter as ten
+// drivers, and the uploads of a month by the company's whole share of the
+// table: in a company holding most of the rows, PostgreSQL planned both
+// statements again on every read (docs/performance.md, "Reads of one
+// driver's rating inputs"). Written for one id, the generic plan is costed
+// for the one driver it reads.
+var (
+	gatherSQL      = fmt.Sprintf(gatherFormat, driversAny)
+	gatherOneSQL   = fmt.Sprintf(gatherFormat, driverOne)
+	renewalsSQL    = fmt.Sprintf(renewalsFormat, driversAny, uploadsOfCompany)
+	renewalsOneSQL = fmt.Sprintf(renewalsFormat, driverOne, uploadsOfDriver)
+)
+
+// The drivers a gather statement reads: $4 as an array of ids, or one id.
+const (
+	driversAny = "= ANY($4::uuid[])"
+	driverOne  = "= $4::uuid"
+)
+
+// driversArg picks, for the drivers, one of a statement's two versions
+// (many: $4 an array of ids; one: $4 one id) and its $4.
+func driversArg(driverIDs []uuid.UUID, many, one string) (string, any) {
+	if len(driverIDs) == 1 {
+		return one, driverIDs[0]
+	}
+	return many, driverIDs
+}
+
+const gatherFormat = `
 WITH company AS (
     SELECT c.id,
         -- The company's document facts (migrations/00024_company_document_facts.sql).
@@ -181,7 +213,7 @@ WITH company AS (
 ),
 rated AS (
     SELECT d.* FROM drivers d
-    WHERE d.company_id = $1 AND d.deleted_at IS NULL AND d.id = ANY($4::uuid[])
+    WHERE d.company_id = $1 AND d.deleted_at IS NULL AND d.id %[1]s
 ),
 docs AS (
     SELECT r.id AS driver_id,
@@ -202,7 +234,7 @@ docs AS (
     -- and unbounded that was every document of the company for each batch
     -- (280,000 rows, 117 ms, on the 20,000-driver company).
     LEFT JOIN driver_documents dd ON dd.company_id = $1 AND dd.driver_id = r.id AND dd.type = t.type
-        AND dd.driver_id = ANY($4::uuid[])
+        AND dd.driver_id %[1]s
     GROUP BY r.id
 ),
 pen AS (
@@ -252,19 +284,21 @@ LEFT JOIN pen ON pen.driver_id = r.id
 LEFT JOIN act ON act.driver_id = r.id
 ORDER BY r.internal_seq`
 
-// renewalsSQL collects the renewal delays of the drivers' uploads in the
-// month (document_upload_timeliness): $1 company, $2 first day, $3 last day
-// of the month, $4 the driver ids. Apart from gatherSQL because a company
-// run reads it once for all its drivers: per batch of 2,000 drivers it read
-// the company's 24,000 uploads of the month each time (330 ms of a batch's
-// 680 ms on the 20,000-driver company, docs/performance.md).
+// renewalsFormat collects the renewal delays of the drivers' uploads in
+// the month (document_upload_timeliness): $1 company, $2 first day, $3 last
+// day of the month, $4 the drivers (renewalsSQL: ids; renewalsOneSQL: one
+// id, see gatherSQL), the uploads read as the second argument says. Apart
+// from gatherSQL because a company run reads it once for all its drivers:
+// per batch of 2,000 drivers it read the company's 24,000 uploads of the
+// month each time (330 ms of a batch's 680 ms on the 20,000-driver company,
+// docs/performance.md).
 //
 // The valid_until before an upload is the old value of the first change
 // made by the upload's own transaction or later, else the current value
 // (see migration 00006). A file renews a document when the document had a
 // file before (version > 1) and, on the upload day, was expired,
 // expiring_soon or warning by that previous valid_until.
-const renewalsSQL = `
+const renewalsFormat = `
 WITH company AS (
     SELECT c.id, c.timezone,
         ($2::date)::timestamp AT TIME ZONE c.timezone AS starts_at,
@@ -273,21 +307,13 @@ WITH company AS (
 ),
 rated AS (
     SELECT d.id FROM drivers d
-    WHERE d.company_id = $1 AND d.deleted_at IS NULL AND d.id = ANY($4::uuid[])
+    WHERE d.company_id = $1 AND d.deleted_at IS NULL AND d.id %[1]s
 ),
 uploads AS (
     SELECT dd.driver_id, f.version,
         (f.uploaded_at AT TIME ZONE c.timezone)::date AS upload_day,
         CASE WHEN ch.found THEN ch.old_valid_until ELSE dd.valid_until END AS previous_valid_until
-    FROM company c
-    -- Only versions that became the document's (a pending or rejected
-    -- upload renews nothing). The month's bounds as subqueries: computed
-    -- once, they bound each document's lookup in its index of uploads.
-    JOIN document_files f ON f.company_id = c.id
-        AND f.uploaded_at >= (SELECT starts_at FROM company) AND f.uploaded_at < (SELECT ends_at FROM company)
-        AND f.review_status = 'approved'
-    JOIN driver_documents dd ON dd.company_id = f.company_id AND dd.id = f.document_id
-    JOIN rated r ON r.id = dd.driver_id
+    FROM %[2]s
     LEFT JOIN LATERAL (
         SELECT true AS found, v.old_valid_until FROM document_validity_changes v
         WHERE v.company_id = f.company_id AND v.document_id = f.document_id AND (v.xact = f.upload_xact OR v.changed_at > f.uploaded_at)
@@ -298,6 +324,38 @@ SELECT driver_id, array_agg(upload_day - previous_valid_until ORDER BY upload_da
 FROM uploads
 WHERE konvoj_document_status(version > 1, previous_valid_until, upload_day) IN ('expired', 'expiring_soon', 'warning')
 GROUP BY driver_id`
+
+// The uploads of renewalsFormat: only versions that became the document's
+// (a pending or rejected upload renews nothing), in the month, whose
+// bounds are subqueries: computed once, they bound each lookup in an index
+// of uploads.
+//
+// uploadsOfCompany reads the company's uploads of the month and keeps the
+// drivers'. uploadsOfDriver looks each of one driver's documents up in its
+// own index of uploads: planned for any values, the month's range is a
+// guess (half a percent of the company's rows), by which reading the
+// company's month looked cheaper than fourteen lookups; it read 2,100 rows
+// for the 21 of one driver in a company of 300. OFFSET 0 keeps the lookup
+// a subquery per document, which the planner would otherwise merge into
+// the join and order as it guesses.
+const (
+	uploadsOfCompany = `company c
+    JOIN document_files f ON f.company_id = c.id
+        AND f.uploaded_at >= (SELECT starts_at FROM company) AND f.uploaded_at < (SELECT ends_at FROM company)
+        AND f.review_status = 'approved'
+    JOIN driver_documents dd ON dd.company_id = f.company_id AND dd.id = f.document_id
+    JOIN rated r ON r.id = dd.driver_id`
+	uploadsOfDriver = `company c
+    CROSS JOIN rated r
+    JOIN driver_documents dd ON dd.company_id = c.id AND dd.driver_id = r.id
+    CROSS JOIN LATERAL (
+        SELECT f.company_id, f.document_id, f.version, f.uploaded_at, f.upload_xact FROM document_files f
+        WHERE f.document_id = dd.id
+            AND f.uploaded_at >= (SELECT starts_at FROM company) AND f.uploaded_at < (SELECT ends_at FROM company)
+            AND f.review_status = 'approved'
+        OFFSET 0
+    ) f`
+)
 
 // rateBatch is how many drivers a run gathers, scores and writes at once
 // (a variable so that a test can make batches small).
@@ -346,7 +404,8 @@ func gatherInputs(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, pe
 // queueInputs adds gatherSQL for the drivers to b; once b has run, inputs
 // holds their inputs but the renewals.
 func queueInputs(b *pgx.Batch, companyID uuid.UUID, period Period, driverIDs []uuid.UUID, inputs *[]Inputs) {
-	b.Queue(gatherSQL, companyID, period.First(), period.Last(), driverIDs).Query(func(rows pgx.Rows) error {
+	sql, drivers := driversArg(driverIDs, gatherSQL, gatherOneSQL)
+	b.Queue(sql, companyID, period.First(), period.Last(), drivers).Query(func(rows pgx.Rows) error {
 		var err error
 		*inputs, err = scanInputs(rows, companyID, period)
 		return err
@@ -360,7 +419,8 @@ type renewals map[uuid.UUID][]int
 // queueRenewals adds renewalsSQL for the drivers to b; once b has run, r
 // holds their renewals.
 func queueRenewals(b *pgx.Batch, companyID uuid.UUID, period Period, driverIDs []uuid.UUID, r renewals) {
-	b.Queue(renewalsSQL, companyID, period.First(), period.Last(), driverIDs).Query(func(rows pgx.Rows) error {
+	sql, drivers := driversArg(driverIDs, renewalsSQL, renewalsOneSQL)
+	b.Queue(sql, companyID, period.First(), period.Last(), drivers).Query(func(rows pgx.Rows) error {
 		defer rows.Close()
 		for rows.Next() {
 			var id uuid.UUID

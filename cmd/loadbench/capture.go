@@ -203,21 +203,27 @@ func (got *captured) plans() (replayPlans, error) {
 }
 
 // script renders one captured request as a pgbench script: its statements
-// in order, the arguments substituted as typed SQL literals. A statement
-// the server ran on reused plans is prepared once per pgbench client, under
-// a flag variable that the command line sets to 0 (-D) and the script to 1
-// (pgbench 15 cannot ask whether a variable exists), and executed with its
-// arguments as literals, so that PostgreSQL plans it as it planned the
-// server's: generic plans after five executions, if they are not dearer.
-// It returns the names of the statements it prepares.
-func script(ctx context.Context, db *pgxpool.Pool, lit *literalizer, got *captured, plans replayPlans) (string, []string, error) {
+// in order, the arguments substituted as typed SQL literals. A statement of
+// the request pool is prepared with its parameters once per pgbench client,
+// as pgx prepares the server's once per connection, under a flag variable
+// that the command line sets to 0 (-D) and the script to 1 (pgbench 15
+// cannot ask whether a variable exists), and executed with its arguments as
+// literals, so that PostgreSQL parses it once and plans it as it planned the
+// server's: for every execution under custom plans, generic plans after five
+// executions (if they are not dearer) under reused ones. Sent as text, a
+// list's statement was parsed again at every run, which the server's never
+// is (docs/performance.md, "What it does, per data set").
+// It returns the names of the statements it prepares. With prepare false
+// every statement is written as text, with its values inline (for -explain,
+// which runs each statement under EXPLAIN).
+func script(ctx context.Context, db *pgxpool.Pool, lit *literalizer, got *captured, prepare bool) (string, []string, error) {
 	var b strings.Builder
 	var names []string
 	for _, st := range got.Statements {
 		if st.Pool != "request" {
 			b.WriteString("-- ran on the system pool (owner role) in the server\n")
 		}
-		if plans == reusedPlans && st.Pool == "request" && preparable(st.SQL) {
+		if prepare && st.Pool == "request" && preparable(st.SQL) {
 			name, prepare, execute, err := lit.prepared(ctx, db, strings.TrimRight(strings.TrimSpace(st.SQL), ";"), st.Args)
 			if err != nil {
 				return "", nil, fmt.Errorf("%s: %w", got.Path, err)

@@ -252,7 +252,7 @@ func runSet(ctx context.Context, o options, set dataSet) (string, error) {
 				p.replayable = "the read runs COPY"
 			}
 			var names []string
-			if texts[i], names, err = script(ctx, system, lit, g, p.plans); err != nil {
+			if texts[i], names, err = script(ctx, system, lit, g, !o.explain); err != nil {
 				capt.close()
 				return "", fmt.Errorf("script for %s: %w", e.Name, err)
 			}

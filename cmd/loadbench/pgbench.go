@@ -30,15 +30,16 @@ type pgbenchResult struct {
 type replayPlans string
 
 const (
-	// customPlans: every execution planned with its values. The replay
-	// sends its statements as text (pgbench -M simple), parsed and planned
-	// at every run, as the server's prepared statements are planned.
+	// customPlans: every execution planned with its values
+	// (plan_cache_mode = force_custom_plan), as the server's connections
+	// are but for reads of one record. The replay prepares each statement
+	// once per client and executes it with the captured values (script):
+	// parsed once, planned at every run, as the server's.
 	customPlans replayPlans = "custom"
 	// reusedPlans: plan_cache_mode = auto, as the server's connection is
-	// for a read of one record. The replay prepares each statement with
-	// its parameters once per client and executes it with the captured
-	// values (script), so PostgreSQL chooses between custom and generic
-	// plans for it as it does for the server's.
+	// for a read of one record, so PostgreSQL chooses between custom and
+	// generic plans for the replay's prepared statements as it does for
+	// the server's.
 	reusedPlans replayPlans = "reused"
 )
 
@@ -88,9 +89,9 @@ func writeScripts(dir string, scripts []string) ([]string, error) {
 
 // runPgbench replays the scripts (pgbench picks one at random for each
 // transaction, so all K requests weigh the same) with conns clients for d,
-// planned as plans says, in simple query mode: the scripts' statements are
-// parsed and planned at every run, except those they prepare (whose flag
-// variables start at 0 here).
+// planned as plans says, in simple query mode: the scripts prepare their
+// statements (whose flag variables start at 0 here) and send the rest
+// (transaction control, the system pool's statements) as text.
 func runPgbench(dbURL string, company uuid.UUID, plans replayPlans, prepared, scripts []string, conns int, d time.Duration) pgbenchResult {
 	replay, err := replayURL(dbURL, company, plans)
 	if err != nil {

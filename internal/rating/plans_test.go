@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/konvoj/konvoj/internal/postgres"
@@ -31,14 +30,7 @@ func TestCurrentMonthReadKeepsGenericPlans(t *testing.T) {
 	f := ratingtest.New(t, db)
 	month, _ := thisMonth()
 	f.SeedYear(300, month.First().AddMonths(-8)) // the third versions uploaded this month
-	rows, err := db.Query(ctx, `SELECT id FROM drivers WHERE company_id = $1 AND status = 'active' ORDER BY internal_seq LIMIT 12`, f.Company)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
-	if err != nil {
-		t.Fatal(err)
-	}
+	ids := f.ActiveDrivers()[:12]
 
 	requests, err := postgres.OpenRequests(ctx, url, nil, 1) // one connection: its prepared statements are the reads'
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/rating"
@@ -48,14 +47,7 @@ func newRatingBench(b *testing.B) *ratingBench {
 		b.Fatalf("refresh: %d drivers rated (%v), want 1960", n, err)
 	}
 	f.Exec(`VACUUM ANALYZE rating_snapshots`) // as autovacuum would after the refresh
-	rows, err := env.DB.Query(ctx, `SELECT id FROM drivers WHERE company_id = $1 AND status = 'active' ORDER BY internal_seq`, company)
-	if err != nil {
-		b.Fatal(err)
-	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
-	if err != nil {
-		b.Fatal(err)
-	}
+	ids := f.ActiveDrivers()
 	hr := env.As(company, auth.RoleHRManager)
 	hr.Get("/api/v0/drivers/" + ids[0].String() + "/rating").Expect(http.StatusOK) // provisions the user
 	return &ratingBench{env: env, hr: hr, company: company, current: current, ids: ids}

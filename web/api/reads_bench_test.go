@@ -5,9 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
-
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/rating"
 	"github.com/konvoj/konvoj/internal/rating/ratingtest"
@@ -42,14 +39,7 @@ func BenchmarkSingleRead(b *testing.B) {
 	if _, err := rating.NewService(env.DB).RateCompany(ctx, company, current.Prev()); err != nil {
 		b.Fatal(err) // the monthly job's snapshots, which a past month's read returns
 	}
-	rows, err := env.DB.Query(ctx, `SELECT id FROM drivers WHERE company_id = $1 AND status = 'active' ORDER BY internal_seq`, company)
-	if err != nil {
-		b.Fatal(err)
-	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
-	if err != nil {
-		b.Fatal(err)
-	}
+	ids := f.ActiveDrivers()
 	finance := env.Company("Finance", "enterprise")
 	financeIDs := seedFinance(b, env, finance, 300, 100)
 	if _, err := env.DB.Exec(ctx, `VACUUM ANALYZE`); err != nil {

@@ -39,6 +39,21 @@ func (f *Fixtures) exec(sql string, args ...any) {
 	}
 }
 
+// ActiveDrivers lists the company's active drivers in their internal order
+// (the drivers a benchmark or a test reads in turn).
+func (f *Fixtures) ActiveDrivers() []uuid.UUID {
+	f.T.Helper()
+	rows, err := f.DB.Query(context.Background(), `SELECT id FROM drivers WHERE company_id = $1 AND status = 'active' ORDER BY internal_seq`, f.Company)
+	if err != nil {
+		f.T.Fatalf("ratingtest: active drivers: %v", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+	if err != nil {
+		f.T.Fatalf("ratingtest: active drivers: %v", err)
+	}
+	return ids
+}
+
 // Driver inserts an active driver of the company with its 14 empty
 // documents (fixtures.Driver).
 func (f *Fixtures) Driver(opts ...fixtures.DriverOption) uuid.UUID {

@@ -28,6 +28,10 @@ type statement struct {
 	SQL    string
 	Args   []any
 	Reused bool // ran on a plan PostgreSQL may reuse (postgres.WithReusedPlans)
+	// Batch numbers the request's batches from 1: statements with the same
+	// number went to PostgreSQL together, in one round trip; 0 is a
+	// statement sent alone.
+	Batch int
 }
 
 // captured is what one request ran: every statement in order, and whether
@@ -37,6 +41,12 @@ type captured struct {
 	Status     int
 	Statements []statement
 	Copies     int
+	// The answer, as the bare server (bare.go) writes it again.
+	ContentType string
+	Body        []byte
+
+	batches int  // batches started so far
+	inBatch bool // between a batch's start and its end
 }
 
 // recorder is a pgx tracer on one of the app's pools. The capture issues
@@ -53,6 +63,9 @@ func (r recorder) add(ctx context.Context, sql string, args []any) {
 	defer r.mu.Unlock()
 	if *r.cur != nil {
 		st := statement{Pool: r.pool, SQL: sql, Args: args, Reused: r.pool == "request" && postgres.PlansReused(ctx)}
+		if (*r.cur).inBatch {
+			st.Batch = (*r.cur).batches
+		}
 		(*r.cur).Statements = append((*r.cur).Statements, st)
 	}
 }
@@ -65,14 +78,27 @@ func (r recorder) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQ
 func (r recorder) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
 
 func (r recorder) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	r.batch(true)
 	return ctx
+}
+
+// batch marks the start (true) or the end of a batch.
+func (r recorder) batch(start bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if *r.cur != nil {
+		if start {
+			(*r.cur).batches++
+		}
+		(*r.cur).inBatch = start
+	}
 }
 
 func (r recorder) TraceBatchQuery(ctx context.Context, _ *pgx.Conn, d pgx.TraceBatchQueryData) {
 	r.add(ctx, d.SQL, d.Args)
 }
 
-func (r recorder) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
+func (r recorder) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) { r.batch(false) }
 
 func (r recorder) TraceCopyFromStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceCopyFromStartData) context.Context {
 	r.mu.Lock()
@@ -158,6 +184,7 @@ func (c *capturer) do(path string) *captured {
 	c.cur = nil
 	c.mu.Unlock()
 	got.Status = rec.Code
+	got.ContentType, got.Body = rec.Header().Get("Content-Type"), rec.Body.Bytes()
 	return got
 }
 

@@ -60,7 +60,7 @@ type options struct {
 	conns                      []int
 	duration, mixDuration      time.Duration
 	k, profileSeconds          int
-	mix, explain               bool
+	mix, explain, bare         bool
 	only                       *regexp.Regexp // endpoints to run (nil: all)
 }
 
@@ -78,6 +78,7 @@ func main() {
 	flag.DurationVar(&o.duration, "duration", 10*time.Second, "length of each endpoint's wrk run and of each pgbench replay")
 	flag.DurationVar(&o.mixDuration, "mix-duration", 30*time.Second, "length of the realistic mix")
 	flag.BoolVar(&o.mix, "mix", true, "run the realistic mix")
+	flag.BoolVar(&o.bare, "bare", true, "after each single-record endpoint's replay, drive a bare server (net/http and pgx running the same statements, bare.go) with wrk: the measured floor")
 	flag.BoolVar(&o.explain, "explain", false, "only EXPLAIN (ANALYZE, BUFFERS) the list endpoints' SQL as the request role (into -out/<set>/plans), no load runs")
 	flag.IntVar(&o.k, "requests", 20, "K: fixed requests per endpoint (different drivers or search terms)")
 	flag.IntVar(&o.profileSeconds, "profile-seconds", 10, "length of the CPU and allocation profiles (at most the single-record runs' total)")
@@ -223,6 +224,7 @@ func runSet(ctx context.Context, o options, set dataSet) (string, error) {
 		replayable string
 		plans      replayPlans
 		prepared   []string // statements the replay prepares (reused plans)
+		captured   []*captured
 	}
 	var eps []prepared
 	for _, e := range endpoints {
@@ -264,7 +266,7 @@ func runSet(ctx context.Context, o options, set dataSet) (string, error) {
 			texts[i] = "-- GET " + g.Path + "\n" + texts[i]
 		}
 		p.statements = float64(n) / float64(len(got))
-		p.texts = texts
+		p.texts, p.captured = texts, got
 		if p.scripts, err = writeScripts(filepath.Join(outDir, "sql", slug(e.Name)), texts); err != nil {
 			capt.close()
 			return "", err
@@ -341,6 +343,10 @@ func runSet(ctx context.Context, o options, set dataSet) (string, error) {
 				runs[i].SQL = runPgbench(dbURL, fx.company, p.plans, p.prepared, p.scripts, conns, o.duration)
 			})
 			runs[i].SQLCPU.Load, runs[i].SQLCPU.Count = runs[i].SQL.CPU, runs[i].SQL.Count
+			if o.bare && p.def.Single {
+				fmt.Printf("wrk %-42s %d conns, %s, bare server\n", p.def.Name, conns, o.duration)
+				runs[i].Bare, runs[i].BareCPU = bareRun(ctx, work, fx.token, dbURL, fx.company, p.def.Name, p.captured, conns, o.duration)
+			}
 		}
 		var profiles []profileFile
 		if wait != nil {

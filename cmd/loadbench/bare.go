@@ -91,7 +91,7 @@ func (b *bareServer) serve(w http.ResponseWriter, r *http.Request) {
 // one batch, a lone statement alone, the request pool's on one connection
 // acquired for the request (a transaction's statements need one).
 func (b *bareServer) run(ctx context.Context, c *captured) error {
-	ctx = postgres.WithCompany(ctx, b.company)
+	ctx = b.requestContext(ctx, c)
 	var conn *pgxpool.Conn
 	defer func() {
 		if conn != nil {
@@ -106,65 +106,65 @@ func (b *bareServer) run(ctx context.Context, c *captured) error {
 		}
 		group := sts[:n]
 		sts = sts[n:]
-		var db interface {
-			Query(context.Context, string, ...any) (pgx.Rows, error)
-			SendBatch(context.Context, *pgx.Batch) pgx.BatchResults
-		} = b.system
+		var db postgres.DBTX = b.system
 		if group[0].Pool == "request" {
 			if conn == nil {
-				actx := ctx
-				if group[0].Reused {
-					actx = postgres.WithReusedPlans(ctx)
-				}
 				var err error
-				if conn, err = b.requests.Acquire(actx); err != nil {
+				if conn, err = b.requests.Acquire(ctx); err != nil {
 					return err
 				}
 			}
 			db = conn
 		}
-		if group[0].Batch == 0 {
-			rows, err := db.Query(ctx, group[0].SQL, group[0].Args...)
-			if err != nil {
-				return err
-			}
-			if err := drain(rows); err != nil {
-				return err
-			}
-			continue
-		}
-		batch := &pgx.Batch{}
-		for _, st := range group {
-			batch.Queue(st.SQL, st.Args...)
-		}
-		br := db.SendBatch(ctx, batch)
-		for range group {
-			rows, err := br.Query()
-			if err == nil {
-				err = drain(rows)
-			}
-			if err != nil {
-				br.Close()
-				return err
-			}
-		}
-		if err := br.Close(); err != nil {
+		if err := send(ctx, db, group); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+// requestContext is ctx as the server's request had it: the company, and
+// the plan mode its statements ran with (captured.plans).
+func (b *bareServer) requestContext(ctx context.Context, c *captured) context.Context {
+	ctx = postgres.WithCompany(ctx, b.company)
+	if plans, _ := c.plans(); plans == reusedPlans {
+		ctx = postgres.WithReusedPlans(ctx)
+	}
+	return ctx
+}
+
+// send runs one group of statements: a batch (Batch > 0) in one round trip,
+// else the one statement alone, and reads every row of them.
+func send(ctx context.Context, db postgres.DBTX, group []statement) error {
+	if group[0].Batch == 0 {
+		rows, err := db.Query(ctx, group[0].SQL, group[0].Args...)
+		if err != nil {
+			return err
+		}
+		return drain(rows)
+	}
+	batch := &pgx.Batch{}
+	for _, st := range group {
+		batch.Queue(st.SQL, st.Args...)
+	}
+	br := db.SendBatch(ctx, batch)
+	for range group {
+		rows, err := br.Query()
+		if err == nil {
+			err = drain(rows)
+		}
+		if err != nil {
+			br.Close()
+			return err
+		}
+	}
+	return br.Close()
+}
+
 // warm opens conns connections of the request pool at once, set to the
 // company and to the plan mode of c's statements, and returns them to it.
 func (b *bareServer) warm(ctx context.Context, c *captured, conns int) error {
-	ctx = postgres.WithCompany(ctx, b.company)
-	for _, st := range c.Statements {
-		if st.Pool == "request" && st.Reused {
-			ctx = postgres.WithReusedPlans(ctx)
-			break
-		}
-	}
+	ctx = b.requestContext(ctx, c)
 	held := make([]*pgxpool.Conn, 0, conns)
 	defer func() {
 		for _, c := range held {

@@ -2,11 +2,13 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -20,9 +22,13 @@ import (
 type pgbenchResult struct {
 	TPS     float64 // replays of one request's statements per second
 	Latency float64 // ms, average
-	Err     string
-	Count   int           // replays in the run
-	CPU     time.Duration // pgbench's own processor time
+	// P99 is the 99th percentile of a replay's latency, ms, from pgbench's
+	// log of a sample of its transactions (replayLogSample); 0 when the
+	// log held none.
+	P99   float64
+	Err   string
+	Count int           // replays in the run
+	CPU   time.Duration // pgbench's own processor time
 }
 
 // replayPlans is how a replay has its statements planned: as the server
@@ -97,7 +103,13 @@ func runPgbench(dbURL string, company uuid.UUID, plans replayPlans, prepared, sc
 	if err != nil {
 		return pgbenchResult{Err: err.Error()}
 	}
-	args := []string{"-n", "-M", "simple", "-c", fmt.Sprint(conns), "-j", fmt.Sprint(min(2, conns)), "-T", fmt.Sprint(max(1, int(d.Seconds())))}
+	logs, err := os.MkdirTemp("", "loadbench-pgbench-")
+	if err != nil {
+		return pgbenchResult{Err: err.Error()}
+	}
+	defer os.RemoveAll(logs)
+	args := []string{"-n", "-M", "simple", "-c", fmt.Sprint(conns), "-j", fmt.Sprint(min(2, conns)), "-T", fmt.Sprint(max(1, int(d.Seconds()))),
+		"-l", "--sampling-rate=" + fmt.Sprint(replayLogSample), "--log-prefix=" + filepath.Join(logs, "replay")}
 	for _, n := range prepared {
 		args = append(args, "-D", n+"=0")
 	}
@@ -121,6 +133,10 @@ func runPgbench(dbURL string, company uuid.UUID, plans replayPlans, prepared, sc
 	if m := latencyLine.FindSubmatch(out); m != nil {
 		r.Latency, _ = strconv.ParseFloat(string(m[1]), 64)
 	}
+	if r.P99, err = replayP99(logs); err != nil {
+		r.Err = fmt.Sprintf("pgbench's transaction log: %v", err)
+		return r
+	}
 	if r.TPS == 0 {
 		r.Err = "pgbench printed no tps: " + lastLines(string(out), 5)
 		if strings.Contains(string(out), "actually processed: 0") {
@@ -130,6 +146,44 @@ func runPgbench(dbURL string, company uuid.UUID, plans replayPlans, prepared, sc
 		}
 	}
 	return r
+}
+
+// replayLogSample is the share of a replay's transactions pgbench logs,
+// for its p99: enough for a percentile of the thousands a run makes, few
+// enough that writing the log costs pgbench little.
+const replayLogSample = 0.1
+
+// replayP99 is the 99th percentile, ms, of the latencies in pgbench's
+// transaction logs in dir (one file per thread; each line "client
+// transaction latency_µs script epoch µs").
+func replayP99(dir string) (float64, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "replay*"))
+	if err != nil {
+		return 0, err
+	}
+	var latencies []float64
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return 0, err
+		}
+		for line := range strings.Lines(string(data)) {
+			fields := strings.Fields(line)
+			if len(fields) < 3 {
+				return 0, fmt.Errorf("%s: unexpected line %q", filepath.Base(f), line)
+			}
+			us, err := strconv.ParseFloat(fields[2], 64)
+			if err != nil {
+				return 0, fmt.Errorf("%s: latency of %q: %w", filepath.Base(f), line, err)
+			}
+			latencies = append(latencies, us/1000)
+		}
+	}
+	if len(latencies) == 0 {
+		return 0, nil
+	}
+	slices.Sort(latencies)
+	return latencies[int(math.Ceil(0.99*float64(len(latencies))))-1], nil // nearest rank
 }
 
 var (

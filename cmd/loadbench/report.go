@@ -93,8 +93,8 @@ func renderEndpoints(runs []endpointRun, conns int, d time.Duration, k int) stri
 	var b strings.Builder
 	fmt.Fprintf(&b, "Each endpoint alone: wrk, %d connections, %s, the same %d requests in turn; then pgbench, %d clients, %s, replaying exactly the SQL those requests ran.\n\n",
 		conns, d, k, conns, d)
-	b.WriteString("| endpoint | stmts/req | plans | API req/s | p50 ms | p99 ms | errors | SQL replays/s | SQL avg ms | API ÷ SQL |\n")
-	b.WriteString("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| endpoint | stmts/req | plans | API req/s | p50 ms | p99 ms | errors | SQL replays/s | SQL avg ms | SQL p99 ms | API ÷ SQL |\n")
+	b.WriteString("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range runs {
 		api := "failed: " + cell(r.API.Err)
 		p50, p99, errs := "", "", ""
@@ -103,7 +103,7 @@ func renderEndpoints(runs []endpointRun, conns int, d time.Duration, k int) stri
 			p50, p99 = fmt.Sprintf("%.1f", r.API.P50/1000), fmt.Sprintf("%.1f", r.API.P99/1000)
 			errs = fmt.Sprint(r.API.SocketErrors + r.API.StatusErrors)
 		}
-		sql, sqlMs, ratio := "", "", "—"
+		sql, sqlMs, sqlP99, ratio := "", "", "", "—"
 		switch {
 		case r.Replayable != "":
 			sql = "n/a (" + r.Replayable + ")"
@@ -111,11 +111,14 @@ func renderEndpoints(runs []endpointRun, conns int, d time.Duration, k int) stri
 			sql = "failed: " + cell(r.SQL.Err)
 		default:
 			sql, sqlMs = fmt.Sprintf("%.1f", r.SQL.TPS), fmt.Sprintf("%.1f", r.SQL.Latency)
+			if r.SQL.P99 > 0 {
+				sqlP99 = fmt.Sprintf("%.1f", r.SQL.P99)
+			}
 			if r.API.Err == "" && r.SQL.TPS > 0 {
 				ratio = fmt.Sprintf("%.2f", r.API.RPS()/r.SQL.TPS)
 			}
 		}
-		fmt.Fprintf(&b, "| %s | %.1f | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Name, r.Statements, r.Plans, api, p50, p99, errs, sql, sqlMs, ratio)
+		fmt.Fprintf(&b, "| %s | %.1f | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Name, r.Statements, r.Plans, api, p50, p99, errs, sql, sqlMs, sqlP99, ratio)
 	}
 	return b.String()
 }

@@ -145,9 +145,9 @@ func renderEndpoints(runs []endpointRun, conns int, d time.Duration, k int) stri
 // scans or encodes anything.
 func renderCPU(runs []endpointRun, floor endpointRun, conns int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Processor time per request and per replay of its SQL (µs, %d connections; the machine's busy time over the run divided by the requests; the rest is PostgreSQL and the kernel). The first row runs no SQL: the price of an HTTP exchange here (%.0f requests a second), from which the best ratio follows (docs/performance.md, \"The floor\"). The last two columns are a bare server's run of the single-record reads: net/http and pgx sending the same statements in the same batches and writing the same answers, nothing else (its processor time a request, and its requests a second over the replay's).\n\n", conns, floor.API.RPS())
-	b.WriteString("| endpoint | API: machine | server | wrk | rest | SQL: machine | pgbench | rest | best API ÷ SQL | bare: server | bare ÷ SQL |\n")
-	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(&b, "Processor time per request and per replay of its SQL (µs, %d connections; the machine's busy time over the run divided by the requests; the rest is PostgreSQL and the kernel). The first row runs no SQL: the price of an HTTP exchange here (%.0f requests a second), from which the best ratio follows (docs/performance.md, \"The floor\"). The last three columns are a bare server's run of the single-record reads: net/http and pgx sending the same statements in the same batches and writing the same answers, nothing else (its processor time a request, its requests a second over the replay's, and wrk's p99 of it).\n\n", conns, floor.API.RPS())
+	b.WriteString("| endpoint | API: machine | server | wrk | rest | SQL: machine | pgbench | rest | best API ÷ SQL | bare: server | bare ÷ SQL | bare p99 ms |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	us := func(u cpuUse, d time.Duration) string {
 		if u.Count == 0 {
 			return ""
@@ -155,19 +155,22 @@ func renderCPU(runs []endpointRun, floor endpointRun, conns int) string {
 		return fmt.Sprintf("%.0f", u.perOp(d))
 	}
 	f := floor.APICPU
-	fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | | | | | | |\n", floor.Name, us(f, f.Machine), us(f, f.Server), us(f, f.Load), us(f, f.rest()))
+	fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | | | | | | | |\n", floor.Name, us(f, f.Machine), us(f, f.Server), us(f, f.Load), us(f, f.rest()))
 	for _, r := range runs {
 		a, q, bare := r.APICPU, r.SQLCPU, r.BareCPU
-		bareRatio := ""
+		bareRatio, bareP99 := "", ""
 		switch {
 		case r.Bare.Err != "":
 			bareRatio = "failed: " + cell(r.Bare.Err)
 		case r.Bare.Requests > 0 && r.SQL.TPS > 0:
 			bareRatio = fmt.Sprintf("%.2f", r.Bare.RPS()/r.SQL.TPS)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Name,
+		if r.Bare.Err == "" && r.Bare.Requests > 0 {
+			bareP99 = fmt.Sprintf("%.1f", r.Bare.P99/1000)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Name,
 			us(a, a.Machine), us(a, a.Server), us(a, a.Load), us(a, a.rest()),
-			us(q, q.Machine), us(q, q.Load), us(q, q.rest()), bestRatio(q, f), us(bare, bare.Server), bareRatio)
+			us(q, q.Machine), us(q, q.Load), us(q, q.rest()), bestRatio(q, f), us(bare, bare.Server), bareRatio, bareP99)
 	}
 	return b.String()
 }

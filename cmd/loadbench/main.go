@@ -335,9 +335,18 @@ func runSet(ctx context.Context, o options, set dataSet) (string, error) {
 			}
 			fmt.Printf("wrk %-42s %d conns, %s\n", p.def.Name, conns, o.duration)
 			runs[i] = endpointRun{Name: p.def.Name, Statements: p.statements, Replayable: p.replayable, Plans: p.plans}
+			before, err := scrapeLatency(srv.base)
+			if err != nil {
+				return "", err
+			}
 			runs[i].APICPU.Machine, runs[i].APICPU.Server = measure(srv.cmd.Process.Pid, func() {
 				runs[i].API = runWrkPaths(work, srv.base, fx.token, p.def.Name, p.paths, conns, o.duration)
 			})
+			after, err := scrapeLatency(srv.base)
+			if err != nil {
+				return "", err
+			}
+			runs[i].Handler = after.since(before)
 			runs[i].APICPU.Load, runs[i].APICPU.Count = runs[i].API.CPU, runs[i].API.Requests
 			if p.replayable != "" {
 				continue

@@ -20,6 +20,7 @@ type endpointRun struct {
 	Replayable string  // empty when pgbench replayed it, else why not
 	Plans      replayPlans
 	API        wrkResult
+	Handler    histogram // the server's own latency histogram over the wrk run (latency.go)
 	SQL        pgbenchResult
 	APICPU     cpuUse    // processor time of the wrk run
 	SQLCPU     cpuUse    // processor time of the pgbench replay
@@ -93,8 +94,8 @@ func renderEndpoints(runs []endpointRun, conns int, d time.Duration, k int) stri
 	var b strings.Builder
 	fmt.Fprintf(&b, "Each endpoint alone: wrk, %d connections, %s, the same %d requests in turn; then pgbench, %d clients, %s, replaying exactly the SQL those requests ran.\n\n",
 		conns, d, k, conns, d)
-	b.WriteString("| endpoint | stmts/req | plans | API req/s | p50 ms | p99 ms | errors | SQL replays/s | SQL avg ms | SQL p99 ms | API ÷ SQL |\n")
-	b.WriteString("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| endpoint | stmts/req | plans | API req/s | p50 ms | p99 ms | server p99 ms | errors | SQL replays/s | SQL avg ms | SQL p99 ms | API ÷ SQL |\n")
+	b.WriteString("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range runs {
 		api := "failed: " + cell(r.API.Err)
 		p50, p99, errs := "", "", ""
@@ -118,7 +119,7 @@ func renderEndpoints(runs []endpointRun, conns int, d time.Duration, k int) stri
 				ratio = fmt.Sprintf("%.2f", r.API.RPS()/r.SQL.TPS)
 			}
 		}
-		fmt.Fprintf(&b, "| %s | %.1f | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Name, r.Statements, r.Plans, api, p50, p99, errs, sql, sqlMs, sqlP99, ratio)
+		fmt.Fprintf(&b, "| %s | %.1f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Name, r.Statements, r.Plans, api, p50, p99, serverP99(r.Handler), errs, sql, sqlMs, sqlP99, ratio)
 	}
 	return b.String()
 }

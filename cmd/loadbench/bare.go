@@ -6,7 +6,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -193,9 +192,12 @@ func drain(rows pgx.Rows) error {
 // conns connections for d, and returns wrk's result and the processor
 // time (the server's being loadbench's own).
 func bareRun(ctx context.Context, work, token, dbURL string, company uuid.UUID, name string, got []*captured, conns int, d time.Duration) (wrkResult, cpuUse) {
+	fail := func(err error) (wrkResult, cpuUse) {
+		return wrkResult{Name: name, Err: fmt.Sprintf("bare server: %v", err)}, cpuUse{}
+	}
 	b, err := startBare(ctx, dbURL, company, got, conns)
 	if err != nil {
-		return wrkResult{Name: name, Err: fmt.Sprintf("bare server: %v", err)}, cpuUse{}
+		return fail(err)
 	}
 	defer b.close()
 	paths := make([]string, len(got))
@@ -205,16 +207,16 @@ func bareRun(ctx context.Context, work, token, dbURL string, company uuid.UUID, 
 	// Every connection of the pool opened and set first, and each request
 	// answered once: the run then measures what the server's run does.
 	if err := b.warm(ctx, got[0], conns); err != nil {
-		return wrkResult{Name: name, Err: fmt.Sprintf("bare server: %v", err)}, cpuUse{}
+		return fail(err)
 	}
 	for _, p := range paths {
 		res, err := http.Get(b.base + p)
 		if err != nil {
-			return wrkResult{Name: name, Err: fmt.Sprintf("bare server: %v", err)}, cpuUse{}
+			return fail(err)
 		}
 		res.Body.Close()
 		if res.StatusCode != http.StatusOK {
-			return wrkResult{Name: name, Err: fmt.Sprintf("bare server: GET %s answered %s", p, res.Status)}, cpuUse{}
+			return fail(fmt.Errorf("GET %s answered %s", p, res.Status))
 		}
 	}
 	var res wrkResult
@@ -224,7 +226,7 @@ func bareRun(ctx context.Context, work, token, dbURL string, company uuid.UUID, 
 	})
 	use.Load, use.Count = res.CPU, res.Requests
 	if res.Err == "" && res.StatusErrors > 0 {
-		res.Err = strings.TrimSpace(fmt.Sprintf("%d answers were not 2xx", res.StatusErrors))
+		res.Err = fmt.Sprintf("%d answers were not 2xx", res.StatusErrors)
 	}
 	return res, use
 }

@@ -419,18 +419,18 @@ const floorPath = "/healthz"
 // settleLimit bounds settle's wait for autovacuum.
 const settleLimit = 3 * time.Minute
 
-// settle lets the database finish what the load runs left it before the
-// monthly rating is timed alone: a CHECKPOINT writes out the pages the
-// runs dirtied (the mix's uploads and the current month's refreshes), and
-// settle then waits, up to settleLimit, until no autovacuum worker is at
-// work in the database. Timed right after the runs, the rating shared the
-// cores and the disk with both (docs/performance.md, "Rating a month");
-// the endpoints' runs wait for it too, after the server's start-up work.
-// It returns what it waited for, in words.
+// settle lets the database finish what was written before a measurement
+// (the server's start-up work before the endpoints' runs; the mix's
+// uploads and the refreshes before the timed monthly rating): a
+// CHECKPOINT writes out the dirtied pages, and settle then waits, up to
+// settleLimit, until no autovacuum worker is at work in the database.
+// Timed right after the runs, the rating shared the cores and the disk
+// with both (docs/performance.md, "Rating a month"). It returns what it
+// waited for, in words.
 func settle(ctx context.Context, db *pgxpool.Pool) (string, error) {
 	start := time.Now()
 	if _, err := db.Exec(ctx, `CHECKPOINT`); err != nil {
-		return "", fmt.Errorf("checkpoint before timing the rating: %w", err)
+		return "", fmt.Errorf("checkpoint before measuring: %w", err)
 	}
 	checkpoint := time.Since(start)
 	for {
@@ -558,6 +558,9 @@ func startServer(bin, dbURL, work string) (*server, error) {
 	// DATABASE_MAX_CONNS, when set, comes with the environment.
 	s.cmd.Env = append(os.Environ(), "DATABASE_URL="+dbURL, "HTTP_ADDR=127.0.0.1:"+port, "JWT_ALG=HS256", "JWT_SECRET="+secret,
 		"STORAGE_LOCAL_DIR="+filepath.Join(work, "files"), "LOG_LEVEL=error", "LOG_FORMAT=json", "PPROF_ADDR="+s.pprof,
+		// /metrics on the main listener, where scrapeLatency reads it,
+		// whatever METRICS_ADDR the environment sets.
+		"METRICS_ADDR=",
 		// The benchmark measures Konvoj, not the limiter's 429s.
 		"RATE_LIMIT_STORE=none")
 	logf, err := os.Create(s.log)

@@ -138,10 +138,10 @@ func renderEndpoints(runs []endpointRun, conns int, d time.Duration, k int) stri
 // the "best API ÷ SQL" column. Where the measured ratio is near it, the
 // gap is the machine's price of an HTTP exchange, not the server's work.
 //
-// The last two columns are the bare server's run (bare.go: net/http and
+// The last three columns are the bare server's run (bare.go: net/http and
 // pgx, the same statements in the same batches, the same answer bytes,
-// nothing else): its own processor time a request, and its requests a
-// second over the replay's. That is the measured floor: what a server of
+// nothing else): its own processor time a request, its requests a second
+// over the replay's, and wrk's p99 of it. That is the measured floor: what a server of
 // this design reaches on this machine before it authenticates, routes,
 // scans or encodes anything.
 func renderCPU(runs []endpointRun, floor endpointRun, conns int) string {

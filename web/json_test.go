@@ -14,6 +14,7 @@ import (
 
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/money"
+	"github.com/konvoj/konvoj/internal/rating"
 )
 
 // TestJSONSerializerMatchesStandard checks that the answers' encoder
@@ -148,7 +149,16 @@ func jsonSamples(t testing.TB) map[string]any {
 		t.Fatal(err)
 	}
 	day := civil.NewDate(2026, time.February, 28)
+	// A stored snapshot's components as PostgreSQL prints jsonb: spaced,
+	// keys by length, numbers with their scale.
+	var stored rating.Components
+	if err := stored.ScanBytes([]byte(`{"activity": {"score": 100.00, "weight": 10, "details": "9 orders of 8 expected in 2026-10.", "raw_value": 9, "applicable": true, "contribution": 10.0000}, "penalties_count": {"score": 66.67, "weight": 20, "details": "1 penalty <b>&</b>", "raw_value": null, "applicable": false, "contribution": 0}}`)); err != nil {
+		t.Fatal(err)
+	}
 	values := map[string]any{
+		"stored rating": rating.Rating{ID: uuid.MustParse("6a24eaf7-ac3b-4588-9e15-a5124f9cba0e"), TotalScore: "87.50", Components: stored},
+		"computed rating": rating.Rating{TotalScore: "0", Components: rating.NewComponents(map[string]rating.ComponentView{
+			"activity": {Score: "50.00", Weight: "10", Contribution: "5", Details: "<none>", Applicable: true}})},
 		"strings": []string{"<script>alert(1)</script>", "a & b", "line\u2028para\u2029", "bad \xff\xfe utf-8",
 			"tab\tnew\nline\x00\x1f", "Příliš žluťoučký kůň", "emoji 🚚", `quote " backslash \ slash /`},
 		"envelope": envelope{

@@ -33,7 +33,7 @@ func (d dataSet) String() string {
 
 // database is the name of the set's own database.
 func (d dataSet) database() string {
-	return fmt.Sprintf("konvoj_bench_%dx%d_t%d", d.Companies, d.Drivers, d.Transactions)
+	return fmt.Sprintf("konvoj_bench_r%d_%dx%d_t%d", seed.ScaleRevision, d.Companies, d.Drivers, d.Transactions)
 }
 
 // parseSets reads "10x2000:500,1x20000:20" (companies x drivers per

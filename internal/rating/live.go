@@ -99,7 +99,7 @@ func (l *liveReads) rating(ctx context.Context, db postgres.DBTX, companyID, dri
 		TotalScore:     json.Number(res.Total.StringFixed(2)),
 		RatingPeriod:   period,
 		RankPercentile: pct,
-		Components:     componentViews(res),
+		Components:     NewComponents(componentViews(res)),
 		CalculatedAt:   now.UTC(),
 		CreatedAt:      now.UTC(),
 	}

@@ -11,16 +11,16 @@ import (
 // Rating is a driver's snapshot for a month.
 type Rating struct {
 	// ID is the snapshot's id (the snapshot_id of a recalculation).
-	ID             uuid.UUID                `json:"id"`
-	DriverID       uuid.UUID                `json:"driver_id"`
-	TotalScore     json.Number              `json:"total_score"`
-	RatingPeriod   Period                   `json:"rating_period"`
-	RankPercentile int                      `json:"rank_percentile"`
-	PreviousScore  *json.Number             `json:"previous_score"`
-	ScoreChange    *json.Number             `json:"score_change"`
-	Components     map[string]ComponentView `json:"components"`
-	CalculatedAt   time.Time                `json:"calculated_at"`
-	CreatedAt      time.Time                `json:"created_at"`
+	ID             uuid.UUID    `json:"id"`
+	DriverID       uuid.UUID    `json:"driver_id"`
+	TotalScore     json.Number  `json:"total_score"`
+	RatingPeriod   Period       `json:"rating_period"`
+	RankPercentile int          `json:"rank_percentile"`
+	PreviousScore  *json.Number `json:"previous_score"`
+	ScoreChange    *json.Number `json:"score_change"`
+	Components     Components   `json:"components"`
+	CalculatedAt   time.Time    `json:"calculated_at"`
+	CreatedAt      time.Time    `json:"created_at"`
 }
 
 // ComponentView is one metric of a snapshot, as stored in its components

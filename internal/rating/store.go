@@ -47,9 +47,6 @@ func queueStoredRating(b *pgx.Batch, companyID, driverID uuid.UUID, period Perio
 			*found = true
 			r.TotalScore = json.Number(total)
 			r.PreviousScore, r.ScoreChange = numPtr(prev), numPtr(change)
-			if r.Components == nil {
-				r.Components = map[string]ComponentView{}
-			}
 			return nil
 		})
 }

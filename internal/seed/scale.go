@@ -33,6 +33,11 @@ type ScaleOptions struct {
 // ScaleMarker is stored in companies.settings so a second run finds the set.
 const ScaleMarker = "scale"
 
+// ScaleRevision names the shape of the generated data: a change to what
+// Scale generates raises it, and the benchmark, which keeps one database
+// per set and revision, seeds a new one instead of measuring the old data.
+const ScaleRevision = 2
+
 // Scale generates the synthetic set inside PostgreSQL with set-based SQL
 // (generate_series), one transaction per company. Companies already seeded
 // (found by their name and marker) are kept, so the command is resumable and
@@ -141,6 +146,28 @@ func scaleCompany(ctx context.Context, tx pgx.Tx, name string, n int, super bool
 			CREATE OR REPLACE FUNCTION pg_temp.konvoj_seed_uuid(company int, tbl int, n bigint) RETURNS uuid
 			LANGUAGE sql IMMUTABLE AS $f$
 				SELECT (lpad(to_hex(company), 8, '0') || '-' || lpad(to_hex(tbl), 4, '0') || '-4000-8000-' || lpad(to_hex(n), 12, '0'))::uuid
+			$f$`, nil},
+		// A stored snapshot's components object, of the size and shape
+		// the monthly job writes (six metrics with their details), every
+		// metric at the snapshot's total: a read of a past month carries
+		// what a real one does (about 1.3 kB), not an empty object.
+		{"components function", `
+			CREATE OR REPLACE FUNCTION pg_temp.konvoj_seed_components(score numeric, m date) RETURNS jsonb
+			LANGUAGE sql IMMUTABLE AS $f$
+				SELECT jsonb_object_agg(metric, jsonb_build_object('score', score, 'weight', weight,
+					'contribution', round(score * weight / 100, 4), 'details', details, 'raw_value', raw, 'applicable', true))
+				FROM (VALUES
+					('document_expiration', 30, format('%s of 7 required documents expire within 30 days, %s expired or missing (as of %s).',
+						(100 - score)::int % 3, (100 - score)::int % 2, (m + interval '1 month' - interval '1 day')::date), round(score, 4)),
+					('penalties_count', 20, format('%s penalties with an incident in %s (limit 5).', ((100 - score) / 20)::int, to_char(m, 'YYYY-MM')),
+						((100 - score) / 20)::int::numeric),
+					('penalties_amount', 20, format('Penalties with an incident in %s total %s CZK (limit 10000.00 CZK).', to_char(m, 'YYYY-MM'),
+						round((100 - score) * 100, 2)), round((100 - score) * 100, 2)),
+					('profile_completeness', 10, '17 of 20 profile fields filled; missing: middle_name, rodne_cislo, swift.', 17::numeric),
+					('document_upload_timeliness', 10, format('1 renewal in %s, on average 3.50 days after the previous expiry (0 points at 30 days).',
+						to_char(m, 'YYYY-MM')), 3.5),
+					('activity', 10, format('8 orders of 8 expected in %s.', to_char(m, 'YYYY-MM')), 8::numeric)
+				) c(metric, weight, details, raw)
 			$f$`, nil},
 		// A user's subject is its id as text: the id a token with that
 		// subject resolves to (auth.Identity.UserID).
@@ -267,7 +294,7 @@ func scaleCompany(ctx context.Context, tx pgx.Tx, name string, n int, super bool
 			[]any{id, month0, o.OrdersPerMonth * o.Months, o.Months, today, n}},
 		{"ratings", `
 			INSERT INTO rating_snapshots (company_id, driver_id, rating_period, total_score, components, rank_percentile, previous_score, calculated_at)
-			SELECT company_id, driver_id, m, score, '{}'::jsonb,
+			SELECT company_id, driver_id, m, score, pg_temp.konvoj_seed_components(score, m),
 				ceil(100 * cume_dist() OVER (PARTITION BY m ORDER BY score))::int,
 				lag(score) OVER (PARTITION BY driver_id ORDER BY m), m + interval '1 month'
 			FROM (

@@ -47,6 +47,10 @@ func (p *Pages) driverRating(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	comps, err := r.Components.Views()
+	if err != nil {
+		return err
+	}
 	from, to := month.First().AddMonths(-(months - 1)), month.Last()
 	hist, err := p.svc.Rating.History(ctx, pr, ref, rating.HistoryFilter{From: &from, To: &to, Page: 1, PerPage: months})
 	if err != nil {
@@ -84,13 +88,13 @@ func (p *Pages) driverRating(c echo.Context) error {
 		d.NextURL = base + "?period=" + month.Next().String()
 	}
 	sumWeight := decimal.Zero
-	for _, m := range sortedMetrics(r.Components) {
-		if cv := r.Components[m]; cv.Applicable {
+	for _, m := range sortedMetrics(comps) {
+		if cv := comps[m]; cv.Applicable {
 			sumWeight = sumWeight.Add(numberDecimal(cv.Weight))
 		}
 	}
-	for _, m := range sortedMetrics(r.Components) {
-		cv := r.Components[m]
+	for _, m := range sortedMetrics(comps) {
+		cv := comps[m]
 		sc, w, con := numberDecimal(cv.Score), numberDecimal(cv.Weight), numberDecimal(cv.Contribution)
 		b := views.ComponentBar{
 			Metric: m, Score: scoreText(lang, sc), ScoreValue: sc.StringFixed(2), Weight: scoreText(lang, w),
@@ -109,7 +113,7 @@ func (p *Pages) driverRating(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		d.Advice = advice(ctx, r, in, drv)
+		d.Advice = advice(ctx, comps, in, drv)
 	}
 	title := "rating.title"
 	if self {
@@ -176,14 +180,14 @@ func shortMonth(p rating.Period) string {
 // applicable components with the biggest weighted gap (the points they
 // miss × their weight), each in plain words about the driver's own
 // documents, penalties, profile or orders.
-func advice(ctx context.Context, r rating.Rating, in rating.Inputs, drv drivers.Driver) []views.Advice {
+func advice(ctx context.Context, comps map[string]rating.ComponentView, in rating.Inputs, drv drivers.Driver) []views.Advice {
 	lang := i18n.From(ctx)
 	type gap struct {
 		metric string
 		points decimal.Decimal
 	}
 	sumWeight := decimal.Zero
-	for _, cv := range r.Components {
+	for _, cv := range comps {
 		if cv.Applicable {
 			sumWeight = sumWeight.Add(numberDecimal(cv.Weight))
 		}
@@ -192,8 +196,8 @@ func advice(ctx context.Context, r rating.Rating, in rating.Inputs, drv drivers.
 		return nil
 	}
 	var gaps []gap
-	for _, m := range sortedMetrics(r.Components) {
-		cv := r.Components[m]
+	for _, m := range sortedMetrics(comps) {
+		cv := comps[m]
 		if !cv.Applicable {
 			continue
 		}
@@ -206,7 +210,7 @@ func advice(ctx context.Context, r rating.Rating, in rating.Inputs, drv drivers.
 	var out []views.Advice
 	for _, g := range gaps[:min(2, len(gaps))] {
 		a := views.Advice{Metric: g.metric, Points: scoreText(lang, g.points)}
-		a.Items = adviceItems(ctx, g.metric, r.Components[g.metric], in, drv)
+		a.Items = adviceItems(ctx, g.metric, comps[g.metric], in, drv)
 		out = append(out, a)
 	}
 	return out

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"testing"
+
+	"github.com/shopspring/decimal"
 )
 
 func TestInputParse(t *testing.T) {
@@ -126,4 +128,29 @@ func mustParse(s string) Amount {
 		panic(err)
 	}
 	return a
+}
+
+// TestMarshalMatchesString checks MarshalJSON's integer path against
+// String (decimal's own formatting) at the edges of a cent: signs, amounts
+// under one crown, the largest coefficient it takes (18 digits) and the
+// first it leaves to String, amounts with more places than two before New
+// rounds them, and sums.
+func TestMarshalMatchesString(t *testing.T) {
+	var values []Amount
+	for _, c := range []int64{0, 1, -1, 5, -5, 9, 10, 99, -99, 100, -100, 101, 125000, -125050, 9999999999, 999999999999999999, -999999999999999999} {
+		values = append(values, New(decimal.New(c, -2)))
+	}
+	for _, s := range []string{"0.005", "-0.005", "1.999", "-1.994", "12", "1e3", "0.10", "99999999.99", "-99999999.99", "1234567890123456789.12", "-1234567890123456789.12", "99999999999999999.99", "-99999999999999999.99"} {
+		values = append(values, New(decimal.RequireFromString(s)))
+	}
+	values = append(values, mustParse("0.10").Add(mustParse("0.20")), mustParse("5").Sub(mustParse("7.25")), mustParse("3.5").Neg(), Zero)
+	for _, a := range values {
+		b, err := a.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(b) != a.String() {
+			t.Errorf("%s (exponent %d): MarshalJSON wrote %s", a, a.d.Exponent(), b)
+		}
+	}
 }

@@ -65,24 +65,26 @@ func (a Amount) Sign() int { return a.d.Sign() }
 func (a Amount) IsZero() bool { return a.d.IsZero() }
 
 // String formats the amount with exactly two decimals: "1250.00".
-func (a Amount) String() string { return a.d.StringFixed(Places) }
+func (a Amount) String() string { return string(a.appendFixed(make([]byte, 0, 24))) }
 
-// MarshalJSON writes a JSON number with exactly two decimals. An amount
-// as New leaves it (exponent -2, at most 18 digits: every amount read from
-// the database) is written from its integer coefficient; StringFixed rounds
-// and formats through big.Int, 3 % of a finance list's processor time
-// (docs/performance.md, "Encoding answers").
-func (a Amount) MarshalJSON() ([]byte, error) {
+// MarshalJSON writes a JSON number with exactly two decimals.
+func (a Amount) MarshalJSON() ([]byte, error) { return a.appendFixed(make([]byte, 0, 24)), nil }
+
+// appendFixed appends the amount with exactly two decimals. An amount as
+// New leaves it (exponent -2, at most 18 digits: every amount read from the
+// database) is written from its integer coefficient; decimal's StringFixed,
+// which any other takes, rounds and formats through big.Int, 3 % of a
+// finance list's processor time (docs/performance.md, "Encoding answers").
+func (a Amount) appendFixed(b []byte) []byte {
 	if a.d.Exponent() != -Places || a.d.NumDigits() > 18 {
-		return []byte(a.String()), nil
+		return append(b, a.d.StringFixed(Places)...)
 	}
 	c := a.d.CoefficientInt64()
-	b := make([]byte, 0, 24)
 	if c < 0 {
 		b, c = append(b, '-'), -c
 	}
 	b = strconv.AppendInt(b, c/100, 10)
-	return append(b, '.', byte('0'+c%100/10), byte('0'+c%10)), nil
+	return append(b, '.', byte('0'+c%100/10), byte('0'+c%10))
 }
 
 // UnmarshalJSON reads a JSON number or a numeric string; invalid input is an

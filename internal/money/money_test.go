@@ -130,8 +130,8 @@ func mustParse(s string) Amount {
 	return a
 }
 
-// TestMarshalMatchesString checks MarshalJSON's integer path against
-// String (decimal's own formatting) at the edges of a cent: signs, amounts
+// TestMarshalMatchesString checks the integer path of MarshalJSON and
+// String against decimal's own formatting at the edges of a cent: signs, amounts
 // under one crown, the largest coefficient it takes (18 digits) and the
 // first it leaves to String, amounts with more places than two before New
 // rounds them, and sums.
@@ -145,12 +145,13 @@ func TestMarshalMatchesString(t *testing.T) {
 	}
 	values = append(values, mustParse("0.10").Add(mustParse("0.20")), mustParse("5").Sub(mustParse("7.25")), mustParse("3.5").Neg(), Zero)
 	for _, a := range values {
+		want := a.d.StringFixed(Places)
 		b, err := a.MarshalJSON()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if string(b) != a.String() {
-			t.Errorf("%s (exponent %d): MarshalJSON wrote %s", a, a.d.Exponent(), b)
+		if string(b) != want || a.String() != want {
+			t.Errorf("%s (exponent %d): MarshalJSON wrote %s, String %s", want, a.d.Exponent(), b, a)
 		}
 	}
 }

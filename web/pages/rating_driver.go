@@ -87,12 +87,7 @@ func (p *Pages) driverRating(c echo.Context) error {
 	if month.Next() != current.Next() && !month.Next().After(current) {
 		d.NextURL = base + "?period=" + month.Next().String()
 	}
-	sumWeight := decimal.Zero
-	for _, m := range sortedMetrics(comps) {
-		if cv := comps[m]; cv.Applicable {
-			sumWeight = sumWeight.Add(numberDecimal(cv.Weight))
-		}
-	}
+	sumWeight := applicableWeight(comps)
 	for _, m := range sortedMetrics(comps) {
 		cv := comps[m]
 		sc, w, con := numberDecimal(cv.Score), numberDecimal(cv.Weight), numberDecimal(cv.Contribution)
@@ -176,6 +171,19 @@ func shortMonth(p rating.Period) string {
 	return strconv.Itoa(int(p.First().Month())) + "/" + strconv.Itoa(p.First().Year()%100)
 }
 
+// applicableWeight is the sum of the weights of the applicable components:
+// the 100 that a component's share of the total and its missed points are
+// counted against.
+func applicableWeight(comps map[string]rating.ComponentView) decimal.Decimal {
+	sum := decimal.Zero
+	for _, cv := range comps {
+		if cv.Applicable {
+			sum = sum.Add(numberDecimal(cv.Weight))
+		}
+	}
+	return sum
+}
+
 // advice names what would raise the driver's score most: the two
 // applicable components with the biggest weighted gap (the points they
 // miss × their weight), each in plain words about the driver's own
@@ -186,12 +194,7 @@ func advice(ctx context.Context, comps map[string]rating.ComponentView, in ratin
 		metric string
 		points decimal.Decimal
 	}
-	sumWeight := decimal.Zero
-	for _, cv := range comps {
-		if cv.Applicable {
-			sumWeight = sumWeight.Add(numberDecimal(cv.Weight))
-		}
-	}
+	sumWeight := applicableWeight(comps)
 	if !sumWeight.IsPositive() {
 		return nil
 	}

@@ -23,19 +23,21 @@ import (
 
 // File is an uploaded file version as the upload answers it.
 type File struct {
-	ID               uuid.UUID  `json:"id"`
-	DocumentID       uuid.UUID  `json:"document_id"`
-	Filename         string     `json:"filename"`
-	OriginalFilename string     `json:"original_filename"`
-	MimeType         string     `json:"mime_type"`
-	SizeBytes        int64      `json:"size_bytes"`
-	Version          int        `json:"version"`
-	IsCurrent        bool       `json:"is_current"`
-	StoragePath      string     `json:"storage_path"`
-	StorageDisk      string     `json:"storage_disk"`
-	HashSHA256       string     `json:"hash_sha256"`
-	UploadedBy       *uuid.UUID `json:"uploaded_by"`
-	UploadedAt       time.Time  `json:"uploaded_at"`
+	ID               uuid.UUID `json:"id"`
+	DocumentID       uuid.UUID `json:"document_id"`
+	Filename         string    `json:"filename"`
+	OriginalFilename string    `json:"original_filename"`
+	MimeType         string    `json:"mime_type"`
+	SizeBytes        int64     `json:"size_bytes"`
+	Version          int       `json:"version"`
+	IsCurrent        bool      `json:"is_current"`
+	// StoragePath and StorageDisk say where the server keeps the file:
+	// left out for a driver (withoutStorage).
+	StoragePath string     `json:"storage_path,omitempty"`
+	StorageDisk string     `json:"storage_disk,omitempty"`
+	HashSHA256  string     `json:"hash_sha256"`
+	UploadedBy  *uuid.UUID `json:"uploaded_by"`
+	UploadedAt  time.Time  `json:"uploaded_at"`
 	Review
 }
 
@@ -189,7 +191,22 @@ func (s *Service) Upload(ctx context.Context, p auth.Principal, ref Ref, mr *mul
 		return nil, err
 	}
 	defer up.remove()
-	return s.store(ctx, p, ref, up, ch)
+	f, err := s.store(ctx, p, ref, up, ch)
+	if err != nil {
+		return nil, err
+	}
+	return f.withoutStorage(p), nil
+}
+
+// withoutStorage leaves out where the server keeps the file (storage_path,
+// storage_disk) for a caller limited to its own records, the driver: the
+// layout of the store is the operators' business, and the download goes
+// by the file's id (docs/security.md).
+func (f *File) withoutStorage(p auth.Principal) *File {
+	if p.Grant(auth.FilesRead) == auth.Own {
+		f.StoragePath, f.StorageDisk = "", ""
+	}
+	return f
 }
 
 func (s *Service) store(ctx context.Context, p auth.Principal, ref Ref, up *upload, ch change) (*File, error) {
@@ -370,10 +387,22 @@ func saveDocument(ctx context.Context, tx pgx.Tx, ref Ref, m metadata, currentFi
 // with its recomputed status. The audit row holds only changed fields; a
 // request that changes nothing writes none.
 //
+// A driver may not change a document whose type's rule asks for review
+// (403 Forbidden, before the body is looked at): the change would count
+// without HR's check. The new fields come with a new file instead, and
+// wait with it (docs/drivers-and-documents.md, "Review of drivers'
+// uploads").
+//
 // body is the decoded JSON object, field → raw value.
 func (s *Service) Update(ctx context.Context, p auth.Principal, ref Ref, body map[string]json.RawMessage) (*Document, error) {
 	if err := ref.Check(p, auth.DocumentsWrite); err != nil {
 		return nil, err
+	}
+	switch review, err := s.needsReview(ctx, s.db, p, ref); {
+	case err != nil:
+		return nil, err
+	case review:
+		return nil, apperr.Forbiddenf("msg.documents.edit_needs_review")
 	}
 	ch, err := parseJSONChange(body)
 	if err != nil {

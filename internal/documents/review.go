@@ -79,15 +79,16 @@ type ReviewNotifier func(ctx context.Context, tx pgx.Tx, r Reviewed) error
 // nobody, for tests of the documents alone).
 func (s *Service) SetReviewNotifier(n ReviewNotifier) { s.notifyReview = n }
 
-// needsReview reports whether an upload by p to the document waits for
-// review: the type's rule asks for it and the uploader may not review
-// (a driver; HR and admins approve their own uploads by uploading).
-func (s *Service) needsReview(ctx context.Context, tx pgx.Tx, p auth.Principal, ref Ref) (bool, error) {
+// needsReview reports whether p's changes to the document wait for
+// review: the type's rule asks for it and p may not review (a driver; HR
+// and admins approve their own uploads by uploading). Such an upload is
+// stored pending; such a PUT is refused (Update).
+func (s *Service) needsReview(ctx context.Context, db postgres.DBTX, p auth.Principal, ref Ref) (bool, error) {
 	if p.Grant(auth.DocumentsReview) != auth.Deny {
 		return false, nil
 	}
 	var on bool
-	err := tx.QueryRow(ctx, `SELECT requires_review FROM konvoj_document_rules($1) WHERE document_type = $2`,
+	err := db.QueryRow(ctx, `SELECT requires_review FROM konvoj_document_rules($1) WHERE document_type = $2`,
 		ref.CompanyID(), ref.docType).Scan(&on)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return false, nil

@@ -320,6 +320,7 @@ func init() {
 
 		"msg.documents.until_before_from": "Koniec ważności nie może być przed jej początkiem.",
 		"msg.documents.no_expiry":         "Dokumenty tego typu nie tracą ważności; pozostaw koniec ważności pusty.",
+		"msg.documents.edit_needs_review": "Zmiany tego dokumentu sprawdza biuro. Prześlij nowy plik z nowymi danymi; zostanie sprawdzony.",
 		"msg.documents.number_chars":      "Numer dokumentu zawiera niedozwolone znaki.",
 		"msg.documents.country":           "Kraj wydania musi być dwuliterowym kodem ISO 3166-1, np. CZ.",
 		"msg.documents.meta_too_large":    "Dodatkowe dane mogą mieć najwyżej 64 KiB.",

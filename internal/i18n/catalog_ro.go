@@ -320,6 +320,7 @@ func init() {
 
 		"msg.documents.until_before_from": "Sfârșitul valabilității nu poate fi înaintea începutului ei.",
 		"msg.documents.no_expiry":         "Documentele de acest tip nu expiră; lăsați sfârșitul valabilității necompletat.",
+		"msg.documents.edit_needs_review": "Modificările acestui document sunt verificate de birou. Încarcă un fișier nou cu datele noi; va fi verificat.",
 		"msg.documents.number_chars":      "Numărul documentului conține caractere nepermise.",
 		"msg.documents.country":           "Țara emitentă trebuie să fie un cod ISO 3166-1 din două litere, de exemplu CZ.",
 		"msg.documents.meta_too_large":    "Datele suplimentare pot avea cel mult 64 KiB.",

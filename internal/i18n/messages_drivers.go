@@ -55,6 +55,7 @@ func init() {
 
 		"msg.documents.until_before_from": "The end of validity cannot be before the start of validity.",
 		"msg.documents.no_expiry":         "Documents of this type do not expire; leave the end of validity empty.",
+		"msg.documents.edit_needs_review": "The office checks changes to this document. Upload a new file with the new details; it will be reviewed.",
 		"msg.documents.number_chars":      "The document number contains characters that are not allowed.",
 		"msg.documents.country":           "The issuing country must be an ISO 3166-1 alpha-2 code, such as CZ.",
 		"msg.documents.meta_too_large":    "The details may not be larger than 64 KiB.",
@@ -123,6 +124,7 @@ func init() {
 
 		"msg.documents.until_before_from": "Platnost do nesmí být před platností od.",
 		"msg.documents.no_expiry":         "Doklady tohoto typu nemají konec platnosti; pole Platnost do nechte prázdné.",
+		"msg.documents.edit_needs_review": "Změny tohoto dokladu kontroluje kancelář. Nahrajte nový soubor s novými údaji; projde kontrolou.",
 		"msg.documents.number_chars":      "Číslo dokladu obsahuje nepovolené znaky.",
 		"msg.documents.country":           "Země vydání musí být dvoupísmenný kód ISO 3166-1, například CZ.",
 		"msg.documents.meta_too_large":    "Doplňující údaje mohou mít nejvýše 64 KiB.",

@@ -324,3 +324,101 @@ func TestDocumentReviewConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestDriverCannotSkipReview: with requires_review on for a type, a driver
+// may not change the document's fields by PUT (403 Forbidden, the document,
+// its status and the driver's readiness unchanged, no audit row); the new
+// fields come with an upload and wait for HR like the file. HR still
+// edits them, and a driver still edits a type without review.
+func TestDriverCannotSkipReview(t *testing.T) {
+	t.Parallel()
+	w := newReviewWorld(t)
+	w.hr.Put(rulesPath(w.company), map[string]any{"rules": []any{
+		map[string]any{"document_type": "passport", "requires_review": true},
+	}}).Expect(http.StatusOK)
+	passport := documentID(t, w.env, w.jan, "passport")
+	docPath := func(id uuid.UUID) string { return "/api/v0/documents/" + id.String() }
+	audits := func() int {
+		return count(t, w.env, `SELECT count(*) FROM audit_logs WHERE entity_id IN ($1, $2)`, passport, w.medical)
+	}
+	before, auditsBefore := listDocuments(t, w.hr, w.jan), audits()
+
+	for _, c := range []struct {
+		doc  uuid.UUID
+		body map[string]any
+	}{
+		{passport, map[string]any{"valid_until": "2099-12-31"}},
+		{passport, map[string]any{"number": "X-1", "valid_from": "2020-01-01"}},
+		{passport, map[string]any{"meta": map[string]any{"note": "x"}}},
+		{w.medical, map[string]any{"valid_until": "2099-12-31"}},
+		{w.medical, map[string]any{"valid_until": nil}},
+	} {
+		body := w.driver.Put(docPath(c.doc), c.body).ExpectError(http.StatusForbidden, "Forbidden")
+		if msg, _ := body["message"].(string); !strings.Contains(msg, "Upload a new file") {
+			t.Errorf("%v: message %q", c.body, msg)
+		}
+	}
+	after := listDocuments(t, w.hr, w.jan)
+	for _, typ := range []string{"passport", "medical_examination"} {
+		b, a := before[typ], after[typ]
+		same := func(x, y *string) bool { return (x == nil) == (y == nil) && (x == nil || *x == *y) }
+		if a.Status != b.Status || !same(a.ValidUntil, b.ValidUntil) || !same(a.ValidFrom, b.ValidFrom) || a.Number != nil ||
+			string(a.Meta) != string(b.Meta) {
+			t.Errorf("a refused PUT changed the %s: %+v, was %+v", typ, a, b)
+		}
+	}
+	if after["medical_examination"].Status != "expired" || w.ready(t) != false {
+		t.Error("a refused PUT made the medical examination count")
+	}
+	if got := audits(); got != auditsBefore {
+		t.Errorf("a refused PUT wrote %d audit rows", got-auditsBefore)
+	}
+
+	// The upload path: the fields sent with the file wait with it.
+	var f reviewedFile
+	upload(t, w.driver, passport, filePart("passport.png", samplePNG()), field("valid_until", "2099-12-31"), field("number", "P-9")).
+		Expect(http.StatusCreated).Decode(&f)
+	if doc := listDocuments(t, w.hr, w.jan)["passport"]; f.ReviewStatus != "pending" || doc.ValidUntil != nil || doc.Number != nil {
+		t.Errorf("a pending upload changed the passport: %+v (upload %+v)", doc, f)
+	}
+
+	// HR and admins edit; a driver edits a type without review.
+	doc := w.hr.Put(docPath(w.medical), map[string]any{"valid_until": "2099-12-31"}).Expect(http.StatusOK).JSON()
+	if doc["valid_until"] != "2099-12-31" || doc["status"] != "valid" || w.ready(t) != true {
+		t.Errorf("HR's PUT: %v", doc)
+	}
+	w.driver.Put(docPath(documentID(t, w.env, w.jan, "code_95")), map[string]any{"number": "C95-1"}).Expect(http.StatusOK)
+}
+
+// TestDriverUploadAnswerHasNoStoragePath: where the server keeps a file
+// (storage_path, storage_disk) is not in the answers a driver gets (its
+// upload, its versions list, its documents list); HR's upload answer
+// carries it.
+func TestDriverUploadAnswerHasNoStoragePath(t *testing.T) {
+	t.Parallel()
+	w := newReviewWorld(t)
+	code95 := documentID(t, w.env, w.jan, "code_95")
+	for _, doc := range []uuid.UUID{w.medical, code95} { // pending and approved at once
+		res := upload(t, w.driver, doc, filePart("scan.png", samplePNG())).Expect(http.StatusCreated)
+		m := res.JSON()
+		for _, k := range []string{"storage_path", "storage_disk"} {
+			if _, ok := m[k]; ok {
+				t.Errorf("the driver's upload answer carries %s: %v", k, m[k])
+			}
+		}
+		if folder := w.company.String() + "/" + w.jan.String(); strings.Contains(string(res.Body), folder) {
+			t.Errorf("the driver's upload answer names the storage folder: %s", res.Body)
+		}
+		versions := w.driver.Get("/api/v0/documents/" + doc.String() + "/files/versions").Expect(http.StatusOK)
+		if strings.Contains(string(versions.Body), "storage_") || strings.Contains(string(versions.Body), w.company.String()) {
+			t.Errorf("the driver's versions list: %s", versions.Body)
+		}
+	}
+	if list := w.driver.Get("/api/v0/drivers/" + w.jan.String() + "/documents").Expect(http.StatusOK); strings.Contains(string(list.Body), "storage_") {
+		t.Errorf("the driver's documents list carries a storage field")
+	}
+	m := upload(t, w.hr, code95, filePart("scan.png", samplePNG())).Expect(http.StatusCreated).JSON()
+	if p, _ := m["storage_path"].(string); !strings.HasPrefix(p, w.company.String()+"/"+w.jan.String()+"/code_95/") || m["storage_disk"] == nil {
+		t.Errorf("HR's upload answer: storage_path %v, storage_disk %v", m["storage_path"], m["storage_disk"])
+	}
+}

@@ -200,6 +200,9 @@ type UploadForm struct {
 	// MaxBytes is the largest file accepted; MaxSize says it for people.
 	MaxBytes int64
 	MaxSize  string
+	// Reviewed says the office checks the upload before it counts (a
+	// driver's, of a type under review).
+	Reviewed bool
 	Values   map[string]string
 	// Errors are translated messages by field ("file", "number", …); the
 	// key "" holds a message about the upload as a whole.

@@ -99,6 +99,17 @@ func (s *Service) needsReview(ctx context.Context, db postgres.DBTX, p auth.Prin
 	return on, nil
 }
 
+// ChangesNeedReview reports whether p's changes to the document wait for
+// review (needsReview): the document page says so above the upload form.
+// ref is the guard's Ref of the document, for any action p may do with
+// it and auth.DocumentsWrite.
+func (s *Service) ChangesNeedReview(ctx context.Context, p auth.Principal, ref Ref) (bool, error) {
+	if err := ref.Check(p, auth.DocumentsWrite); err != nil {
+		return false, err
+	}
+	return s.needsReview(ctx, s.db, p, ref)
+}
+
 // body is the change in the form of the body of PUT /documents/{id}
 // (parseJSONChange reads it back): the fields it sets, null for a cleared
 // one.

@@ -486,6 +486,7 @@ func init() {
 		"mail.review.approved":                 "Dzień dobry, {name}, przesłany przez Ciebie dokument ({type}) został zatwierdzony i jest teraz aktualną wersją.",
 		"mail.review.rejected":                 "Dzień dobry, {name}, przesłany przez Ciebie dokument ({type}) został odrzucony. Powód: {reason}",
 		"upload.pending":                       "Wersja {version} została przesłana. Czeka na sprawdzenie przez biuro; do tego czasu obowiązuje dotychczasowa wersja dokumentu.",
+		"upload.review_hint":                   "Biuro sprawdzi przesłany plik; nowy plik i jego dane zaczną obowiązywać po zatwierdzeniu.",
 		"history.review.pending":               "Czeka na sprawdzenie",
 		"history.review.rejected":              "Odrzucona",
 		"history.review.reason":                "Powód: {reason}",

@@ -486,6 +486,7 @@ func init() {
 		"mail.review.approved":                 "Bună ziua, {name}, documentul încărcat de tine ({type}) a fost aprobat și este acum versiunea curentă.",
 		"mail.review.rejected":                 "Bună ziua, {name}, documentul încărcat de tine ({type}) a fost respins. Motiv: {reason}",
 		"upload.pending":                       "Versiunea {version} a fost încărcată. Așteaptă verificarea de către birou; până atunci rămâne valabilă versiunea actuală a documentului.",
+		"upload.review_hint":                   "Biroul verifică fișierul încărcat; fișierul nou și datele lui contează după aprobare.",
 		"history.review.pending":               "Așteaptă verificarea",
 		"history.review.rejected":              "Respinsă",
 		"history.review.reason":                "Motiv: {reason}",

@@ -48,7 +48,7 @@ func (p *Pages) documentData(c echo.Context, driverID, documentID uuid.UUID) (vi
 		CanUpload:    pr.Grant(auth.DocumentsWrite) != auth.Deny,
 		ShowVersions: pr.Grant(auth.FilesRead) != auth.Deny,
 	}
-	found := false
+	found, reviewed := false, false
 	for _, doc := range drv.Documents {
 		if doc.ID == documentID {
 			d.Document, found = documentCard(lang, drv.ID, doc), true
@@ -65,6 +65,12 @@ func (p *Pages) documentData(c echo.Context, driverID, documentID uuid.UUID) (vi
 		versions, err := p.svc.Documents.Versions(ctx, pr, ref)
 		if err != nil {
 			return d, err
+		}
+		// Who may upload may read the versions: the same Ref serves.
+		if d.CanUpload {
+			if reviewed, err = p.svc.Documents.ChangesNeedReview(ctx, pr, ref); err != nil {
+				return d, err
+			}
 		}
 		for _, v := range versions {
 			who := lang.T("history.unknown")
@@ -85,7 +91,7 @@ func (p *Pages) documentData(c echo.Context, driverID, documentID uuid.UUID) (vi
 	}
 	max := p.svc.Documents.MaxBytes()
 	d.Upload = views.UploadForm{
-		Action: d.Document.URL, CSRF: csrfToken(c), MaxBytes: max, MaxSize: formatSize(lang, max),
+		Action: d.Document.URL, CSRF: csrfToken(c), MaxBytes: max, MaxSize: formatSize(lang, max), Reviewed: reviewed,
 	}
 	return d, nil
 }

@@ -73,3 +73,48 @@ func TestReviewQueuePage(t *testing.T) {
 	// Drivers do not review.
 	driver.get("/document-reviews").expect(t, http.StatusForbidden)
 }
+
+// TestDriverDocumentPageWaitsForReview: on a type under review, the
+// document page tells the driver above the upload form that the office
+// checks the upload; the form's fields never change the document without
+// a file, and with one they wait for HR like the file. HR's form says
+// nothing of it, nor does a driver's of a type without review.
+func TestDriverDocumentPageWaitsForReview(t *testing.T) {
+	env := devEnv(t)
+	company := env.Company("Acme", "free")
+	jan := env.Driver(company, fixtures.Name("Jan", "Novák"), fixtures.Email("jan@acme.test"))
+	if _, err := env.DB.Exec(context.Background(), `INSERT INTO document_rules (company_id, document_type, required, lead_days, requires_review)
+		VALUES ($1, 'passport', true, 30, true)`, company); err != nil {
+		t.Fatal(err)
+	}
+	path := documentPath(t, env, jan, "passport")
+	validUntil := func() string {
+		var s *string
+		if err := env.DB.QueryRow(context.Background(), `SELECT valid_until::text FROM driver_documents WHERE driver_id = $1 AND type = 'passport'`, jan).
+			Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		if s == nil {
+			return ""
+		}
+		return *s
+	}
+	png := append([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), make([]byte, 100)...)
+	hr := signIn(t, env, company, auth.RoleHRManager, "hana@acme.test", "en")
+	hr.upload(path, "passport.png", png, map[string]string{"valid_until": "2030-01-01"}, true).expect(t, http.StatusSeeOther)
+	hr.get(path).expect(t, http.StatusOK).lacks(t, `data-testid="upload-review-hint"`)
+
+	driver := signIn(t, env, company, auth.RoleDriver, "jan@acme.test", "en")
+	driver.get(path).expect(t, http.StatusOK).contains(t, `data-testid="upload-review-hint"`, "The office checks this upload")
+	driver.get(documentPath(t, env, jan, "code_95")).expect(t, http.StatusOK).lacks(t, `data-testid="upload-review-hint"`)
+
+	driver.upload(path, "", nil, map[string]string{"valid_until": "2099-12-31"}, true).expect(t, http.StatusUnprocessableEntity)
+	if got := validUntil(); got != "2030-01-01" {
+		t.Errorf("the form without a file set the passport's end of validity to %q", got)
+	}
+	driver.upload(path, "passport.png", png, map[string]string{"valid_until": "2099-12-31"}, true).expect(t, http.StatusSeeOther)
+	if got := validUntil(); got != "2030-01-01" {
+		t.Errorf("a pending upload set the passport's end of validity to %q", got)
+	}
+	driver.get(path).expect(t, http.StatusOK).contains(t, `data-review="pending"`, `data-status="valid"`)
+}

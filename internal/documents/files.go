@@ -388,7 +388,7 @@ func saveDocument(ctx context.Context, tx pgx.Tx, ref Ref, m metadata, currentFi
 // request that changes nothing writes none.
 //
 // A driver may not change a document whose type's rule asks for review
-// (403 Forbidden, before the body is looked at): the change would count
+// (403 Forbidden, before its fields are read): the change would count
 // without HR's check. The new fields come with a new file instead, and
 // wait with it (docs/drivers-and-documents.md, "Review of drivers'
 // uploads").

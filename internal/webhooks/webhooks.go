@@ -225,6 +225,8 @@ func (s *Service) validate(ctx context.Context, in Input, create bool) error {
 					v.Add("url", "msg.webhooks.url_private")
 				case ReasonUnresolvable:
 					v.Add("url", "msg.webhooks.url_unresolvable")
+				case ReasonPort:
+					v.Add("url", "msg.webhooks.url_port")
 				default:
 					v.Add("url", "msg.webhooks.url_invalid")
 				}

@@ -569,3 +569,34 @@ func TestWebhookGuardWithoutPrivateAddresses(t *testing.T) {
 		t.Error("the receiver on 127.0.0.1 was reached")
 	}
 }
+
+// The IPv6 forms of inner and special-purpose addresses and ports outside
+// 1-65535 are refused at create (422 on the url, with the reason), and
+// nothing is stored.
+func TestWebhookCreateRefusesSpecialAddressesAndBadPorts(t *testing.T) {
+	t.Parallel()
+	env := webtest.New(t)
+	company := env.Company("Hooks", "enterprise")
+	admin := env.As(company, auth.RoleAdmin)
+	for u, want := range map[string]string{
+		"https://[::127.0.0.1]/":           "The URL points to a local, private or reserved network address, which webhooks may not reach.",
+		"https://[2002:7f00:1::]/":         "The URL points to a local, private or reserved network address, which webhooks may not reach.",
+		"https://[2001:db8::1]/":           "The URL points to a local, private or reserved network address, which webhooks may not reach.",
+		"https://93.184.215.14:0/hook":     "The URL's port must be a number from 1 to 65535.",
+		"https://93.184.215.14:99999/hook": "The URL's port must be a number from 1 to 65535.",
+	} {
+		res := admin.Post("/api/v0/webhooks", map[string]any{"url": u, "events": []string{"*"}})
+		if res.Status != http.StatusUnprocessableEntity {
+			t.Errorf("%s: %d %s", u, res.Status, res.Body)
+			continue
+		}
+		errs, _ := res.ExpectError(http.StatusUnprocessableEntity, "ValidationError")["errors"].(map[string]any)
+		if got, _ := errs["url"].([]any); len(got) != 1 || got[0] != want {
+			t.Errorf("%s: errors %v, want url %q", u, errs, want)
+		}
+	}
+	var n int
+	if err := env.DB.QueryRow(context.Background(), `SELECT count(*) FROM webhook_endpoints WHERE company_id = $1`, company).Scan(&n); err != nil || n != 0 {
+		t.Errorf("%d endpoints stored (%v)", n, err)
+	}
+}

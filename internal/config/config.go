@@ -116,7 +116,7 @@ var Vars = []Var{
 	{"REDIS_URL", "", "Redis URL for RATE_LIMIT_STORE=redis"},
 	{"SMTP_URL", "", "outgoing e-mail: smtp://user:pass@host:587 (STARTTLS) or smtps://… (implicit TLS); unset: e-mails stay in the outbox table and the log"},
 	{"MAIL_FROM", "Konvoj <noreply@localhost>", "sender of outgoing e-mail"},
-	{"WEBHOOK_ALLOW_PRIVATE", "false", "true lets webhook URLs use plain http and point at loopback, private and link-local addresses (tests, development; never in production)"},
+	{"WEBHOOK_ALLOW_PRIVATE", "false", "true lets webhook URLs use plain http and point at loopback, private, link-local and other addresses that are not globally reachable (tests, development; never in production)"},
 	{"LOG_FORMAT", "text in a terminal, else json", "json or text"},
 	{"LOG_LEVEL", "info", "debug, info, warn or error"},
 }

@@ -5,7 +5,7 @@
 package export
 
 import (
-	"encoding/csv"
+	"bufio"
 	"fmt"
 	"io"
 	"strconv"
@@ -131,31 +131,78 @@ func New(f Format, w io.Writer, sheet string) (Writer, error) {
 	return newCSV(w)
 }
 
-// Defuse keeps a spreadsheet from running a CSV text cell as a formula
-// (CSV injection, docs/import-export.md): a text that starts with =, +, -,
-// @, a tab or a carriage return gets a leading apostrophe, which
-// spreadsheets show as text and do not display. Numbers and dates are
-// written by their own cell kinds and never pass here. The import removes
-// the apostrophe again (Undefuse), so an exported file imports unchanged.
+// The characters a spreadsheet starts a formula with (CSV injection,
+// docs/import-export.md), and the ones a reader may split a cell at: the
+// comma and the semicolon (Czech Excel and LibreOffice split on ";"), a tab
+// and line breaks.
+const (
+	triggers   = "=+-@\t\r"
+	separators = ",;\t\r\n"
+)
+
+// Defuse keeps a spreadsheet from running a CSV text cell as a formula,
+// whatever separator it reads the file with: the cell, and each piece after
+// a separator, that starts (after spaces) with =, +, -, @, a tab or a
+// carriage return gets an apostrophe in front (`ok;=1+2` becomes
+// `ok;'=1+2`), which spreadsheets show as text. An apostrophe the text
+// already has there gets one more, so that Undefuse, which the import
+// applies, gives every text back exactly. Numbers and dates are written by
+// their own cell kinds and never pass here.
 func Defuse(s string) string {
-	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
-		return "'" + s
+	if !strings.ContainsAny(s, triggers) {
+		return s
 	}
-	return s
+	var b strings.Builder
+	last := 0
+	for i := range len(s) {
+		if (i == 0 || strings.IndexByte(separators, s[i-1]) >= 0) && formulaStart(s[i:]) {
+			b.WriteString(s[last:i])
+			b.WriteByte('\'')
+			last = i
+		}
+	}
+	if b.Len() == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
 }
 
-// Undefuse removes the apostrophe Defuse added.
+// Undefuse removes the apostrophes Defuse added.
 func Undefuse(s string) string {
-	if len(s) > 1 && s[0] == '\'' && strings.ContainsRune("=+-@\t\r", rune(s[1])) {
-		return s[1:]
+	if !strings.Contains(s, "'") {
+		return s
 	}
-	return s
+	var b strings.Builder
+	last := 0
+	for i := range len(s) {
+		if (i == 0 || strings.IndexByte(separators, s[i-1]) >= 0) && s[i] == '\'' && formulaStart(s[i+1:]) {
+			b.WriteString(s[last:i])
+			last = i + 1
+		}
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// formulaStart reports whether s starts with apostrophes, then spaces, then
+// a character that starts a formula: the pieces Defuse puts an apostrophe
+// in front of.
+func formulaStart(s string) bool {
+	s = strings.TrimLeft(strings.TrimLeft(s, "'"), " ")
+	return s != "" && strings.IndexByte(triggers, s[0]) >= 0
 }
 
 // csvWriter writes RFC 4180 CSV in UTF-8, starting with a byte order
-// mark so that a spreadsheet opening the file reads the accents right.
+// mark so that a spreadsheet opening the file reads the accents right. A
+// field is quoted when it holds a separator a reader may split on (the
+// semicolon too, which encoding/csv leaves bare), a quote, or starts with
+// a space, so a spreadsheet reading the file with ";" keeps it one cell.
 type csvWriter struct {
-	w    *csv.Writer
+	w    *bufio.Writer
 	rows int
 }
 
@@ -163,10 +210,33 @@ func newCSV(w io.Writer) (*csvWriter, error) {
 	if _, err := io.WriteString(w, "\ufeff"); err != nil {
 		return nil, fmt.Errorf("write csv: %w", err)
 	}
-	return &csvWriter{w: csv.NewWriter(w)}, nil
+	return &csvWriter{w: bufio.NewWriter(w)}, nil
 }
 
-func (c *csvWriter) Header(names []string) error { return c.w.Write(names) }
+// write writes one record, its fields quoted where needed.
+func (c *csvWriter) write(rec []string) error {
+	for i, f := range rec {
+		if i > 0 {
+			c.w.WriteByte(',')
+		}
+		if f == "" || (!strings.ContainsAny(f, separators+`"`) && f[0] != ' ') {
+			c.w.WriteString(f)
+			continue
+		}
+		c.w.WriteByte('"')
+		c.w.WriteString(strings.ReplaceAll(f, `"`, `""`))
+		c.w.WriteByte('"')
+	}
+	// bufio.Writer keeps its first error and returns it from every later call.
+	return c.w.WriteByte('\n')
+}
+
+func (c *csvWriter) Header(names []string) error {
+	if err := c.write(names); err != nil {
+		return fmt.Errorf("write csv header: %w", err)
+	}
+	return nil
+}
 
 func (c *csvWriter) Row(cells []Cell) error {
 	rec := make([]string, len(cells))
@@ -182,20 +252,23 @@ func (c *csvWriter) Row(cells []Cell) error {
 			rec[i] = Defuse(cell.text)
 		}
 	}
-	if err := c.w.Write(rec); err != nil {
+	if err := c.write(rec); err != nil {
 		return fmt.Errorf("write csv row: %w", err)
 	}
 	// Flush every so often: the rows reach the client as they are read.
 	if c.rows++; c.rows%100 == 0 {
-		c.w.Flush()
-		return c.w.Error()
+		if err := c.w.Flush(); err != nil {
+			return fmt.Errorf("write csv row: %w", err)
+		}
 	}
 	return nil
 }
 
 func (c *csvWriter) Close() error {
-	c.w.Flush()
-	return c.w.Error()
+	if err := c.w.Flush(); err != nil {
+		return fmt.Errorf("write csv: %w", err)
+	}
+	return nil
 }
 
 // FormatParam reads the format of an export request: csv when empty, 422

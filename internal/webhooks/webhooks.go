@@ -59,6 +59,10 @@ const (
 	secretPrefix, secretLength = "whsec_", 24
 )
 
+// MaxEndpoints is how many endpoints a company may have: each one is a
+// queue the workers serve and a target of every event.
+const MaxEndpoints = 20
+
 // Events are the event types an endpoint may subscribe to, in the order
 // the page lists them.
 var Events = []string{
@@ -225,6 +229,8 @@ func (s *Service) validate(ctx context.Context, in Input, create bool) error {
 					v.Add("url", "msg.webhooks.url_private")
 				case ReasonUnresolvable:
 					v.Add("url", "msg.webhooks.url_unresolvable")
+				case ReasonPort:
+					v.Add("url", "msg.webhooks.url_port")
 				default:
 					v.Add("url", "msg.webhooks.url_invalid")
 				}
@@ -264,7 +270,8 @@ func (s *Service) validate(ctx context.Context, in Input, create bool) error {
 }
 
 // Create registers an endpoint and returns it with its secret, which is
-// shown this once. company is Principal.Scope(auth.WebhooksManage).
+// shown this once; a company that has MaxEndpoints already gets 409.
+// company is Principal.Scope(auth.WebhooksManage).
 func (s *Service) Create(ctx context.Context, p auth.Principal, company auth.Ref, in Input) (Endpoint, error) {
 	if err := company.Check(p, auth.WebhooksManage); err != nil {
 		return Endpoint{}, err
@@ -280,6 +287,20 @@ func (s *Service) Create(ctx context.Context, p auth.Principal, company auth.Ref
 	secret := NewSecret()
 	var e Endpoint
 	err := postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
+		// The count runs under a lock of the company's endpoints, held to
+		// the commit, so creates racing each other cannot pass the cap
+		// together (a statement after the lock sees what they committed).
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('konvoj.webhook_endpoints:' || $1::text, 0))`,
+			company.CompanyID()); err != nil {
+			return fmt.Errorf("lock webhook endpoints of %s: %w", company.CompanyID(), err)
+		}
+		var n int
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM webhook_endpoints WHERE company_id = $1`, company.CompanyID()).Scan(&n); err != nil {
+			return fmt.Errorf("count webhook endpoints: %w", err)
+		}
+		if n >= MaxEndpoints {
+			return apperr.Conflict("msg.webhooks.limit", "max", MaxEndpoints)
+		}
 		err := scanEndpoint(tx.QueryRow(ctx, `
 			INSERT INTO webhook_endpoints (company_id, url, events, enabled, description, secret)
 			VALUES ($1, $2, $3, $4, $5, $6) RETURNING `+endpointColumns,

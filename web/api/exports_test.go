@@ -285,3 +285,53 @@ func excelSerial(t *testing.T, iso string) string {
 	base, _ := civil.Parse("1899-12-30")
 	return strconv.Itoa(base.DaysUntil(d))
 }
+
+// A text that a spreadsheet splitting the file on ";" or "," would cut
+// into a formula (a last name "ok;=1+2") is quoted and defused piece by
+// piece: read with either separator, honouring quotes or splitting the
+// line naively, no cell of the export starts with =, +, -, @, a tab or a
+// carriage return; and the file imports back unchanged.
+func TestDriversExportDefusesEveryPiece(t *testing.T) {
+	t.Parallel()
+	env := webtest.New(t)
+	company := env.Company("Split s.r.o.", "free")
+	hr := env.As(company, auth.RoleHRManager)
+	drvCreate(t, hr, map[string]any{"first_name": "a,@b", "last_name": "ok;=1+2", "email": "split@example.test",
+		"work_location": "x; -1", "hire_date": "2024-03-01"})
+	body := hr.Send(http.MethodGet, "/api/v0/drivers/export?format=csv", nil, http.Header{"Accept-Language": {"en"}}).
+		Expect(http.StatusOK).Body
+	recs := readCSV(t, body)
+	last, first := column(t, recs[0], "Last name"), column(t, recs[0], "First name")
+	if recs[1][last] != "ok;'=1+2" || recs[1][first] != "a,'@b" {
+		t.Errorf("names as written: %q %q", recs[1][last], recs[1][first])
+	}
+	text := string(bytes.TrimPrefix(body, []byte("\ufeff")))
+	if !strings.Contains(text, `"ok;'=1+2"`) {
+		t.Errorf("the last name is not quoted:\n%s", text)
+	}
+	var seen []string
+	for _, sep := range []rune{',', ';'} {
+		r := csv.NewReader(strings.NewReader(text))
+		r.Comma, r.FieldsPerRecord, r.LazyQuotes = sep, -1, true
+		all, err := r.ReadAll()
+		if err != nil {
+			t.Fatalf("read with %q: %v", sep, err)
+		}
+		for _, rec := range all {
+			seen = append(seen, rec...)
+		}
+	}
+	for _, line := range strings.Split(text, "\n") {
+		seen = append(seen, strings.FieldsFunc(line, func(r rune) bool { return r == ',' || r == ';' })...)
+	}
+	for _, c := range seen {
+		if c = strings.TrimLeft(c, ` "`); c != "" && strings.ContainsRune("=+-@\t\r", rune(c[0])) {
+			t.Errorf("a spreadsheet reading the export sees the cell %q", c)
+		}
+	}
+
+	im := awaitImport(t, hr, sendImport(t, hr, "drivers.csv", body).Expect(http.StatusCreated))
+	if im.Rows != 1 || im.Unchanged != 1 || len(im.Errors) != 0 {
+		t.Errorf("the exported file imports with changes: %+v", im)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -567,5 +568,103 @@ func TestWebhookGuardWithoutPrivateAddresses(t *testing.T) {
 	}
 	if r.calls.Load() != 0 {
 		t.Error("the receiver on 127.0.0.1 was reached")
+	}
+}
+
+// The IPv6 forms of inner and special-purpose addresses and ports outside
+// 1-65535 are refused at create (422 on the url, with the reason), and
+// nothing is stored.
+func TestWebhookCreateRefusesSpecialAddressesAndBadPorts(t *testing.T) {
+	t.Parallel()
+	env := webtest.New(t)
+	company := env.Company("Hooks", "enterprise")
+	admin := env.As(company, auth.RoleAdmin)
+	for u, want := range map[string]string{
+		"https://[::127.0.0.1]/":           "The URL points to a local, private or reserved network address, which webhooks may not reach.",
+		"https://[2002:7f00:1::]/":         "The URL points to a local, private or reserved network address, which webhooks may not reach.",
+		"https://[2001:db8::1]/":           "The URL points to a local, private or reserved network address, which webhooks may not reach.",
+		"https://93.184.215.14:0/hook":     "The URL's port must be a number from 1 to 65535.",
+		"https://93.184.215.14:99999/hook": "The URL's port must be a number from 1 to 65535.",
+	} {
+		res := admin.Post("/api/v0/webhooks", map[string]any{"url": u, "events": []string{"*"}})
+		if res.Status != http.StatusUnprocessableEntity {
+			t.Errorf("%s: %d %s", u, res.Status, res.Body)
+			continue
+		}
+		errs, _ := res.ExpectError(http.StatusUnprocessableEntity, "ValidationError")["errors"].(map[string]any)
+		if got, _ := errs["url"].([]any); len(got) != 1 || got[0] != want {
+			t.Errorf("%s: errors %v, want url %q", u, errs, want)
+		}
+	}
+	var n int
+	if err := env.DB.QueryRow(context.Background(), `SELECT count(*) FROM webhook_endpoints WHERE company_id = $1`, company).Scan(&n); err != nil || n != 0 {
+		t.Errorf("%d endpoints stored (%v)", n, err)
+	}
+}
+
+// A company has at most 20 endpoints: the 21st create is 409 Conflict, also
+// when the creates race each other; deleting one makes room again.
+func TestWebhookEndpointsCapped(t *testing.T) {
+	t.Parallel()
+	env := webhookEnv(t)
+	count := func(company uuid.UUID) int {
+		var n int
+		if err := env.DB.QueryRow(context.Background(), `SELECT count(*) FROM webhook_endpoints WHERE company_id = $1`, company).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	body := func(i int) map[string]any {
+		return map[string]any{"url": fmt.Sprintf("https://127.0.0.1:8443/hook-%d", i), "events": []string{"*"}}
+	}
+
+	company := env.Company("Hooks", "enterprise")
+	admin := env.As(company, auth.RoleAdmin)
+	var first string
+	for i := range 20 {
+		var e struct{ ID string }
+		admin.Post("/api/v0/webhooks", body(i)).Expect(http.StatusCreated).Decode(&e)
+		if i == 0 {
+			first = e.ID
+		}
+	}
+	if res := admin.Post("/api/v0/webhooks", body(20)); res.Status != http.StatusConflict {
+		t.Errorf("the 21st endpoint: %d %s", res.Status, res.Body)
+	} else if msg := res.ExpectError(http.StatusConflict, "Conflict")["message"]; msg != "A company can have at most 20 webhook endpoints. Delete one it no longer needs first." {
+		t.Errorf("message %q", msg)
+	} else {
+		if n := count(company); n != 20 {
+			t.Errorf("%d endpoints, want 20", n)
+		}
+		admin.Delete("/api/v0/webhooks/" + first).Expect(http.StatusNoContent)
+		admin.Post("/api/v0/webhooks", body(21)).Expect(http.StatusCreated)
+	}
+
+	// Racing creates of another company: never more than 20.
+	racer := env.Company("Racer", "enterprise")
+	other := env.As(racer, auth.RoleAdmin)
+	const n = 30
+	statuses := make([]int, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			statuses[i] = other.Post("/api/v0/webhooks", body(i)).Status
+		}()
+	}
+	wg.Wait()
+	created := 0
+	for _, s := range statuses {
+		switch s {
+		case http.StatusCreated:
+			created++
+		case http.StatusConflict:
+		default:
+			t.Fatalf("status %d in %v", s, statuses)
+		}
+	}
+	if got := count(racer); created != 20 || got != 20 {
+		t.Errorf("%d concurrent creates succeeded, %d endpoints stored, want 20: %v", created, got, statuses)
 	}
 }

@@ -278,6 +278,8 @@ func init() {
 		"msg.auth.missing_token": "Brak tokenu logowania.",
 		"msg.auth.invalid_token": "Sesja wygasła lub jest nieważna. Zaloguj się ponownie.",
 		"msg.auth.no_company":    "Twoja firma nie jest zarejestrowana w Konvoj.",
+		"msg.auth.deactivated":   "To konto jest dezaktywowane. Jeśli znowu potrzebujesz dostępu, zapytaj administratora.",
+		"msg.auth.other_company": "To konto należy w Konvoj do innej firmy. Zapytaj administratora.",
 		"msg.auth.form_expired":  "Formularz wygasł lub nie pochodzi z tej strony. Odśwież stronę i spróbuj ponownie.",
 
 		"msg.drivers.contract_from_after_to":  "Początek umowy musi być przed jej końcem.",

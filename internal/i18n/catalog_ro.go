@@ -278,6 +278,8 @@ func init() {
 		"msg.auth.missing_token": "Lipsește tokenul de autentificare.",
 		"msg.auth.invalid_token": "Sesiunea a expirat sau nu este validă. Autentifică-te din nou.",
 		"msg.auth.no_company":    "Compania ta nu este înregistrată în Konvoj.",
+		"msg.auth.deactivated":   "Acest cont este dezactivat. Dacă ai din nou nevoie de acces, întreabă administratorul.",
+		"msg.auth.other_company": "Acest cont aparține altei companii în Konvoj. Întreabă administratorul.",
 		"msg.auth.form_expired":  "Formularul a expirat sau nu provine de pe acest site. Reîncarcă pagina și încearcă din nou.",
 
 		"msg.drivers.contract_from_after_to":  "Începutul contractului trebuie să fie înaintea sfârșitului său.",

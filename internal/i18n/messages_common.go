@@ -34,6 +34,8 @@ func init() {
 		"msg.auth.invalid_token": "Invalid token",
 		"msg.auth.role":          "The selected role is invalid.",
 		"msg.auth.no_company":    "Your company is not registered in Konvoj.",
+		"msg.auth.deactivated":   "This account is deactivated. If you need access again, ask your administrator.",
+		"msg.auth.other_company": "This account belongs to another company in Konvoj. Ask your administrator.",
 		"msg.auth.form_expired":  "The form has expired or did not come from this site. Reload the page and try again.",
 
 		"msg.api.not_implemented":   "This part of the API is planned but not available yet.",
@@ -90,6 +92,8 @@ func init() {
 		"msg.auth.invalid_token": "Přihlášení vypršelo nebo není platné. Přihlaste se znovu.",
 		"msg.auth.role":          "Vybraná role není platná.",
 		"msg.auth.no_company":    "Vaše firma není v Konvoji zaregistrovaná.",
+		"msg.auth.deactivated":   "Tento účet je deaktivovaný. Pokud potřebujete přístup znovu, obraťte se na správce.",
+		"msg.auth.other_company": "Tento účet patří v Konvoji jiné firmě. Obraťte se na správce.",
 		"msg.auth.form_expired":  "Formulář vypršel nebo nepochází z tohoto webu. Načtěte stránku znovu a zkuste to ještě jednou.",
 
 		"msg.api.not_implemented":   "Tato část API je plánovaná, ale zatím není k dispozici.",

@@ -50,8 +50,7 @@ type Service struct {
 	// server (the request pool).
 	db *pgxpool.Pool
 	// system, the owner's pool, runs only what spans companies: creating a
-	// company (an operator's step), the development sign-in directory, and
-	// moving a user whose identity provider now names another company.
+	// company (an operator's step) and the development sign-in directory.
 	system *pgxpool.Pool
 }
 
@@ -147,9 +146,12 @@ func (s *Service) Get(ctx context.Context, id uuid.UUID) (Company, error) {
 
 // Principal resolves a verified identity: the company must exist (else 403
 // AccessDenied), the user row is provisioned just in time, and a driver
-// caller is linked by e-mail. The common case is one plain SELECT; the user
-// row is written only when it is missing, something in the token changed, or
-// the last sign-in is over five minutes old.
+// caller is linked by e-mail. A deactivated user is 403 Forbidden, and a
+// subject that is a user of another company 403 AccessDenied: a user never
+// changes company through a token (docs/security.md, "The caller"). The
+// common case is one plain SELECT; the user row is written only when it is
+// missing, something in the token changed, or the last sign-in is over five
+// minutes old.
 //
 // The lookup runs under row-level security for the company the verified
 // token names: it can see that company and nothing else, and finding no
@@ -158,10 +160,23 @@ func (s *Service) Get(ctx context.Context, id uuid.UUID) (Company, error) {
 // A resolved principal is reused for the same identity for PrincipalTTL
 // (principalCache): most requests then run no statement for it.
 func (s *Service) Principal(ctx context.Context, id auth.Identity) (auth.Principal, error) {
-	now := time.Now()
-	if p, ok := principals.get(id, now); ok {
+	if p, ok := principals.get(id, time.Now()); ok {
 		return p, nil
 	}
+	return s.resolve(ctx, id)
+}
+
+// SignInPrincipal is Principal for a new sign-in: it looks past the cache,
+// so that a user deactivated a moment ago, by SQL or on another instance,
+// gets no session. Sign-ins are rare; the principal it resolves is cached
+// for the requests that follow.
+func (s *Service) SignInPrincipal(ctx context.Context, id auth.Identity) (auth.Principal, error) {
+	return s.resolve(ctx, id)
+}
+
+// resolve is Principal's lookup, its result cached.
+func (s *Service) resolve(ctx context.Context, id auth.Identity) (auth.Principal, error) {
+	now := time.Now()
 	companyID, err := uuid.Parse(id.CompanyID)
 	if err != nil {
 		return auth.Principal{}, apperr.AccessDenied()
@@ -174,69 +189,91 @@ func (s *Service) Principal(ctx context.Context, id auth.Identity) (auth.Princip
 		driverID          *uuid.UUID
 		prefLang, defLang *string
 		firstName, last   *string
+		// active is the user row's is_active, nil when no row of this
+		// company was seen (none yet, another company's, or one a racing
+		// first request inserted after this statement's snapshot).
+		active *bool
 	)
-	upsert := func(db *pgxpool.Pool) error {
-		return db.QueryRow(ctx, `
+	// The upsert never changes a row's company (its WHERE) nor is_active.
+	upsert := func() error {
+		return s.db.QueryRow(ctx, `
 		WITH c AS (
 			SELECT id, subscription_tier, timezone, currency, default_language FROM companies WHERE id = $1
 		), u AS (
 			INSERT INTO users AS usr (id, company_id, external_id, email, role, first_name, last_name, last_login_at)
 			SELECT $2, c.id, $3, $4, $5, NULLIF($6, ''), NULLIF($7, ''), now() FROM c
 			ON CONFLICT (id) DO UPDATE SET
-				company_id = excluded.company_id, email = excluded.email, role = excluded.role,
+				email = excluded.email, role = excluded.role,
 				first_name = COALESCE(excluded.first_name, usr.first_name),
 				last_name = COALESCE(excluded.last_name, usr.last_name),
 				last_login_at = now(), updated_at = now()
-			WHERE usr.company_id <> excluded.company_id OR usr.email <> excluded.email OR usr.role <> excluded.role
+			WHERE usr.company_id = excluded.company_id AND usr.is_active
+				AND (usr.email <> excluded.email OR usr.role <> excluded.role
 				OR usr.last_login_at IS NULL OR usr.last_login_at < now() - interval '5 minutes'
-				OR (excluded.first_name IS NOT NULL AND usr.first_name IS DISTINCT FROM excluded.first_name)
-			RETURNING usr.preferred_language, usr.first_name, usr.last_name
+				OR (excluded.first_name IS NOT NULL AND usr.first_name IS DISTINCT FROM excluded.first_name))
+			RETURNING usr.preferred_language, usr.first_name, usr.last_name, usr.is_active
+		), mine AS (
+			SELECT preferred_language, first_name, last_name, is_active FROM users WHERE id = $2 AND company_id = $1
 		)
 		SELECT c.subscription_tier, c.timezone, c.currency, c.default_language,
-			COALESCE((SELECT preferred_language FROM u), (SELECT preferred_language FROM users WHERE id = $2)),
-			COALESCE((SELECT first_name FROM u), (SELECT first_name FROM users WHERE id = $2)),
-			COALESCE((SELECT last_name FROM u), (SELECT last_name FROM users WHERE id = $2)),
+			COALESCE((SELECT preferred_language FROM u), (SELECT preferred_language FROM mine)),
+			COALESCE((SELECT first_name FROM u), (SELECT first_name FROM mine)),
+			COALESCE((SELECT last_name FROM u), (SELECT last_name FROM mine)),
+			COALESCE((SELECT is_active FROM u), (SELECT is_active FROM mine)),
 			CASE WHEN $5 = 'driver' AND $4 <> '' THEN
 				(SELECT d.id FROM drivers d WHERE d.company_id = c.id AND lower(d.email) = lower($4) AND d.deleted_at IS NULL LIMIT 1)
 			END
 		FROM c`,
 			companyID, userID, id.Subject, id.Email, string(id.Role), id.FirstName, id.LastName,
-		).Scan(&p.CompanyTier, &p.CompanyTimezone, &p.CompanyCurrency, &defLang, &prefLang, &firstName, &last, &driverID)
+		).Scan(&p.CompanyTier, &p.CompanyTimezone, &p.CompanyCurrency, &defLang, &prefLang, &firstName, &last, &active, &driverID)
 	}
 	var fresh bool
 	err = s.db.QueryRow(ctx, `
 		SELECT c.subscription_tier, c.timezone, c.currency, c.default_language,
-			u.preferred_language, u.first_name, u.last_name,
-			COALESCE(u.company_id = c.id AND u.email = $3 AND u.role = $4
+			u.preferred_language, u.first_name, u.last_name, u.is_active,
+			COALESCE(u.email = $3 AND u.role = $4
 				AND u.last_login_at >= now() - interval '5 minutes'
 				AND ($5 = '' OR u.first_name IS NOT DISTINCT FROM $5), false),
 			CASE WHEN $4 = 'driver' AND $3 <> '' THEN
 				(SELECT d.id FROM drivers d WHERE d.company_id = c.id AND lower(d.email) = lower($3) AND d.deleted_at IS NULL LIMIT 1)
 			END
-		FROM companies c LEFT JOIN users u ON u.id = $2
+		FROM companies c LEFT JOIN users u ON u.id = $2 AND u.company_id = c.id
 		WHERE c.id = $1`,
 		companyID, userID, id.Email, string(id.Role), id.FirstName,
-	).Scan(&p.CompanyTier, &p.CompanyTimezone, &p.CompanyCurrency, &defLang, &prefLang, &firstName, &last, &fresh, &driverID)
-	if err == nil && !fresh {
-		err = upsert(s.db)
+	).Scan(&p.CompanyTier, &p.CompanyTimezone, &p.CompanyCurrency, &defLang, &prefLang, &firstName, &last, &active, &fresh, &driverID)
+	if err == nil && !fresh && (active == nil || *active) {
+		err = upsert()
 	}
 	// Two first requests of a new user race: ON CONFLICT (id) arbitrates
 	// only the id, so the loser trips over users_external_id_key instead.
 	// The row exists now, and a second try takes the update path.
 	if postgres.IsUniqueViolation(err, "users_external_id_key") {
-		err = upsert(s.db)
-	}
-	// The user row belongs to another company (the identity provider moved
-	// the user): the request's company cannot see it, so the owner moves it.
-	moved := postgres.IsRowSecurityViolation(err)
-	if moved {
-		err = upsert(s.system)
+		err = upsert()
 	}
 	if errors.Is(err, pgx.ErrNoRows) {
 		return auth.Principal{}, apperr.AccessDenied()
 	}
+	// The user row may be another company's: under row-level security the
+	// upsert may not touch it (a policy violation), and on the owner's pool
+	// its WHERE leaves it alone and no row of this company comes back. So
+	// does a first request that lost a race to insert the row (its snapshot
+	// predates the winner's): the owner is asked.
+	if postgres.IsRowSecurityViolation(err) || (err == nil && active == nil) {
+		owner, found, cerr := postgres.CompanyOf(ctx, s.db, "users", userID)
+		switch {
+		case cerr != nil:
+			return auth.Principal{}, fmt.Errorf("resolve principal for user %s: %w", userID, cerr)
+		case found && owner != companyID:
+			return auth.Principal{}, apperr.New(apperr.KindAccessDenied, "msg.auth.other_company")
+		case err != nil:
+			return auth.Principal{}, fmt.Errorf("resolve principal for user %s: %w", userID, err)
+		}
+	}
 	if err != nil {
 		return auth.Principal{}, fmt.Errorf("resolve principal for user %s: %w", userID, err)
+	}
+	if active != nil && !*active {
+		return auth.Principal{}, apperr.Forbiddenf("msg.auth.deactivated")
 	}
 	if id.EmailUnverified {
 		driverID = nil // an unverified e-mail links to no driver record
@@ -249,12 +286,6 @@ func (s *Service) Principal(ctx context.Context, id auth.Identity) (auth.Princip
 	p.Name = strings.TrimSpace(deref(firstName) + " " + deref(last))
 	if p.Name == "" {
 		p.Name = id.Email
-	}
-	if moved {
-		// What was cached for the user in its former company is void; the
-		// next request caches the user where it is now.
-		principals.userChanged(userID)
-		return p, nil
 	}
 	principals.put(id, p, companyGen, userGen, now)
 	return p, nil

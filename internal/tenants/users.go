@@ -91,9 +91,10 @@ func (s *Service) Directory(ctx context.Context, limit int) ([]DirectoryCompany,
 }
 
 // DevIdentity is the identity the development sign-in uses for an e-mail
-// and role in a company. An existing active user with that e-mail
-// (case-insensitive) and role is reused, the named and oldest first, so
-// signing in again never makes a second user; otherwise the subject is
+// and role in a company. An existing user with that e-mail
+// (case-insensitive) and role is reused, the active, named and oldest
+// first, so signing in again never makes a second user and a deactivated
+// user is refused rather than replaced; otherwise the subject is
 // derived from the company, role and e-mail, so the next sign-in with them
 // is the user this one creates. Like Directory, it serves only the
 // development sign-in page (AUTH_DEV_LOGIN).
@@ -104,8 +105,8 @@ func (s *Service) DevIdentity(ctx context.Context, company uuid.UUID, email stri
 	// Like Principal: the lookup sees the named company only.
 	err := s.db.QueryRow(postgres.WithCompany(ctx, company), `
 		SELECT id::text, email FROM users
-		WHERE company_id = $1 AND lower(email) = lower($2) AND role = $3 AND is_active
-		ORDER BY (first_name IS NULL AND last_name IS NULL), created_at, id
+		WHERE company_id = $1 AND lower(email) = lower($2) AND role = $3
+		ORDER BY NOT is_active, (first_name IS NULL AND last_name IS NULL), created_at, id
 		LIMIT 1`, company, email, string(role)).Scan(&subject, &stored)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):

@@ -43,8 +43,13 @@ func (p *Pages) renderError(c echo.Context, status int, body web.ErrorBody, err 
 			}
 		}
 	case http.StatusForbidden:
-		if e := (*apperr.Error)(nil); errors.As(err, &e) && e.Text.Key == "msg.auth.no_company" {
+		// The caller's account itself is refused: say why.
+		switch e := (*apperr.Error)(nil); {
+		case !errors.As(err, &e):
+		case e.Text.Key == "msg.auth.no_company":
 			d.Detail = lang.T("error.403.no_company")
+		case e.Text.Key == "msg.auth.deactivated", e.Text.Key == "msg.auth.other_company":
+			d.Detail = lang.Text(e.Text)
 		}
 	}
 	setSecurityHeaders(c.Response().Header())

@@ -69,8 +69,9 @@ func (p *Pages) requireSession(next echo.HandlerFunc) echo.HandlerFunc {
 				p.cookies.clearSession(c) // ended or expired: the browser may forget it
 			}
 			return p.toLogin(c)
-		case apperr.KindOf(err) == apperr.KindAccessDenied:
-			// The company is gone: the session is worthless.
+		case apperr.KindOf(err) == apperr.KindAccessDenied, apperr.KindOf(err) == apperr.KindForbidden:
+			// The company is gone or the user deactivated (the caller's
+			// lookup checks no role): the session is worthless.
 			p.cookies.clearSession(c)
 			return err
 		case err != nil:

@@ -86,15 +86,17 @@ func (p *Pages) oidcCallback(c echo.Context) error {
 	return p.startSession(c, id, f.Next)
 }
 
-// startSession checks the identity like every request will (unknown
-// company: 403 page), then stores a new session and gives the browser its
-// cookie. A session the browser still held ends: a sign-in always starts
-// afresh, so a session id planted before it is worth nothing after.
+// startSession checks the identity like every request will, past the
+// cached callers (unknown company, a deactivated user, a user of another
+// company: a 403 page saying so), then stores a new session and gives the
+// browser its cookie. A session the browser still held ends: a sign-in
+// always starts afresh, so a session id planted before it is worth nothing
+// after.
 func (p *Pages) startSession(c echo.Context, id auth.Identity, next string) error {
 	ctx := c.Request().Context()
-	pr, err := p.svc.Tenants.Principal(ctx, id)
+	pr, err := p.svc.Tenants.SignInPrincipal(ctx, id)
 	if err != nil {
-		if apperr.KindOf(err) == apperr.KindAccessDenied {
+		if e := (*apperr.Error)(nil); errors.As(err, &e) && e.Kind == apperr.KindAccessDenied && e.Text.Key == "msg.common.access_denied" {
 			return apperr.New(apperr.KindAccessDenied, "msg.auth.no_company")
 		}
 		return err

@@ -24,6 +24,11 @@ type Deadlines struct {
 var DefaultDeadlines = Deadlines{Header: 10 * time.Second, Grace: 10 * time.Second, Whole: 60 * time.Second,
 	Upload: 15 * time.Minute, Idle: 120 * time.Second, MinRate: 1024}
 
+// Longest is the longest any request may take: Whole or Upload. The
+// idempotency middleware holds a request under a key to it, and takes a
+// key over only after it (web/idempotency.go).
+func (d Deadlines) Longest() time.Duration { return max(d.Whole, d.Upload) }
+
 // HTTPServer is the http.Server for h on addr with the deadlines: header and
 // idle timeouts on the server, the body and whole-request deadlines per
 // request (net/http's ResponseController moves the connection's read

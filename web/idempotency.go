@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -32,10 +33,16 @@ const maxStoredResponse = 1 << 20
 // idempotent is the one middleware of every API POST (docs/idempotency.md):
 // with an Idempotency-Key header, the first request's response (status and
 // body) is stored for the company and key; a repeat of the same request
-// gets it back with Idempotent-Replayed: true, another request under the
-// key is 422, and a repeat while the first still runs is 409. The body is
-// hashed as the handler reads it, never buffered: uploads stream as before.
-// A response of 500 or more is not kept, so a retry runs the request again.
+// (the same user and role, method, path and body) gets it back with
+// Idempotent-Replayed: true, another request under the key is 422, and a
+// repeat while the first still runs is 409. The body is hashed as the
+// handler reads it, never buffered: uploads stream as before. A response
+// of 500 or more is not kept, so a retry runs the request again.
+//
+// A request under a key runs for at most the longest request deadline
+// (its context ends then), and a key left running is taken over only a
+// margin after that (idempotency.AbandonedAfter): a repeat that takes a key
+// over cannot run beside a first request that may still commit.
 func (s *Server) idempotent(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
@@ -55,7 +62,11 @@ func (s *Server) idempotent(next echo.HandlerFunc) echo.HandlerFunc {
 		if req.URL.RawQuery != "" {
 			path += "?" + req.URL.RawQuery
 		}
-		r := idempotency.Request{CompanyID: p.CompanyID, UserID: p.UserID, Key: key, Method: req.Method, Path: path}
+		r := idempotency.Request{CompanyID: p.CompanyID, UserID: p.UserID, Role: string(p.Role), Key: key,
+			Method: req.Method, Path: path, Claim: uuid.New()}
+		// Counted from before the claim, so that the request's time is up
+		// before its key can be taken over.
+		deadline := time.Now().Add(s.longest)
 		state, stored, err := s.idempotency.Begin(req.Context(), r)
 		if err != nil {
 			return err
@@ -67,7 +78,9 @@ func (s *Server) idempotent(next echo.HandlerFunc) echo.HandlerFunc {
 		case idempotency.Done:
 			body.drain()
 			sameUser := (stored.UserID == nil && p.UserID == uuid.Nil) || (stored.UserID != nil && *stored.UserID == p.UserID)
-			same := sameUser && stored.Method == r.Method && stored.Path == r.Path &&
+			// The role too: a replay skips the handler and its role check,
+			// so it is only for the role the answer was made for.
+			same := sameUser && stored.Role == r.Role && stored.Method == r.Method && stored.Path == r.Path &&
 				!body.tooLarge && body.sum() == stored.RequestHash
 			if !same {
 				return apperr.Invalid(HeaderIdempotencyKey, "msg.api.idempotency_reused")
@@ -81,12 +94,13 @@ func (s *Server) idempotent(next echo.HandlerFunc) echo.HandlerFunc {
 			_, err := c.Response().Write(stored.Body)
 			return err
 		}
-		return s.runIdempotent(c, next, r, body)
+		return s.runIdempotent(c, next, r, body, deadline)
 	}
 }
 
-// runIdempotent runs the first request under a key and stores its answer.
-func (s *Server) runIdempotent(c echo.Context, next echo.HandlerFunc, r idempotency.Request, body *hashingBody) (err error) {
+// runIdempotent runs the first request under a key, until the deadline at
+// the latest, and stores its answer.
+func (s *Server) runIdempotent(c echo.Context, next echo.HandlerFunc, r idempotency.Request, body *hashingBody, deadline time.Time) (err error) {
 	// The key's bookkeeping finishes even when the client has gone.
 	ctx := context.WithoutCancel(c.Request().Context())
 	keep := false
@@ -98,12 +112,21 @@ func (s *Server) runIdempotent(c echo.Context, next echo.HandlerFunc, r idempote
 			s.log.ErrorContext(ctx, "release idempotency key", slog.String("error", ferr.Error()))
 		}
 	}()
-	req := c.Request()
+	outer := c.Request()
+	bounded, cancel := context.WithDeadline(outer.Context(), deadline)
+	defer cancel()
+	req := outer.WithContext(bounded)
 	req.Body = body
+	c.SetRequest(req)
 	res := c.Response()
 	capture := &responseCapture{ResponseWriter: res.Writer}
 	res.Writer = capture
-	if herr := next(c); herr != nil {
+	herr := next(c)
+	// The error is answered under the request's own context: a request cut
+	// off by the deadline while its client still waits gets an error, not
+	// the silence meant for a client that has gone.
+	c.SetRequest(req.WithContext(outer.Context()))
+	if herr != nil {
 		// Answer the error here, so the stored response is the one sent.
 		c.Error(herr)
 	}

@@ -57,6 +57,11 @@ type Options struct {
 	// Tenants resolves a request's identity to its Principal; app.New sets
 	// it from the one set of services.
 	Tenants *tenants.Service
+	// Deadlines are the request deadlines HTTPServer applies; a request
+	// under an Idempotency-Key is held to the longest of them, and its key
+	// is taken over only after it (web/idempotency.go). Zero means
+	// DefaultDeadlines.
+	Deadlines Deadlines
 }
 
 // Server is the HTTP server of the whole product.
@@ -71,6 +76,9 @@ type Server struct {
 	// idempotency keeps the responses of POSTs sent with an
 	// Idempotency-Key (web/idempotency.go).
 	idempotency *idempotency.Store
+	// longest is the longest request deadline: a request under an
+	// Idempotency-Key runs no longer.
+	longest time.Duration
 	// public is PUBLIC_URL: the base of every absolute link.
 	public *url.URL
 
@@ -89,6 +97,9 @@ func NewServer(o Options) *Server {
 	e.JSONSerializer = jsonSerializer{}
 	e.HidePort = true
 	e.IPExtractor = clientIP(o.Config.TrustedProxies)
+	if o.Deadlines == (Deadlines{}) {
+		o.Deadlines = DefaultDeadlines
+	}
 	public, err := url.Parse(o.Config.PublicURL)
 	if err != nil || public.Host == "" {
 		public = &url.URL{Scheme: "http", Host: "localhost:8080"}
@@ -103,7 +114,8 @@ func NewServer(o Options) *Server {
 		limiter:  o.Limiter,
 		verifier: o.Verifier,
 
-		idempotency: idempotency.NewStore(o.DB),
+		idempotency: idempotency.NewStore(o.DB, idempotency.AbandonedAfter(o.Deadlines.Longest())),
+		longest:     o.Deadlines.Longest(),
 	}
 	e.HTTPErrorHandler = s.errorHandler
 	e.Use(s.requestID, s.securityHeaders, s.metrics.middleware, s.logRequests, s.recoverPanics)

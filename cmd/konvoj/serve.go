@@ -108,8 +108,12 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		limiter = ratelimit.NewFallback(ratelimit.NewRedis(client, "konvoj:ratelimit:"), log)
 	}
 
+	// One set of deadlines for the HTTP server and the idempotency keys,
+	// which must not be taken over while a request may still run.
+	deadlines := web.DefaultDeadlines
 	srv, err := app.New(ctx, app.Options{Server: web.Options{
 		Config: cfg, DB: requests, System: system, Verifier: verifier, Limiter: limiter, Logger: log,
+		Deadlines: deadlines,
 	}, Jobs: true})
 	if err != nil {
 		return err
@@ -117,7 +121,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// What a crash during an upload left behind: swept at start, then
 	// hourly (docs/security.md, "Uploads and crashes").
 	go sweepUploads(ctx, log, cfg, system, srv.Files)
-	httpSrv := web.HTTPServer(cfg.HTTPAddr, srv.Echo, web.DefaultDeadlines)
+	httpSrv := web.HTTPServer(cfg.HTTPAddr, srv.Echo, deadlines)
 	errc := make(chan error, 2)
 	go func() {
 		log.Info("konvoj listening", slog.String("addr", cfg.HTTPAddr), slog.String("public_url", cfg.PublicURL))

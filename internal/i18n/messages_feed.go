@@ -10,7 +10,7 @@ func init() {
 		"msg.list.include_deleted_alone": "The include_deleted works with updated_since (the change feed) only.",
 		"msg.list.feed_sort":             "The change feed is always ordered by updated_at; send it without sort_by and sort_order.",
 		"msg.api.idempotency_key":        "The Idempotency-Key header must be 1 to {max} printable ASCII characters.",
-		"msg.api.idempotency_reused":     "This Idempotency-Key was used for another request (another body, path or user); use a new key.",
+		"msg.api.idempotency_reused":     "This Idempotency-Key was used for another request (another body, path, user or role); use a new key.",
 		"msg.api.idempotency_running":    "A request with this Idempotency-Key is still running; retry when it has finished.",
 	})
 	Add(CS, map[string]string{
@@ -19,7 +19,7 @@ func init() {
 		"msg.list.include_deleted_alone": "Parametr include_deleted funguje jen s updated_since (přehled změn).",
 		"msg.list.feed_sort":             "Přehled změn je vždy seřazen podle updated_at; pošlete jej bez sort_by a sort_order.",
 		"msg.api.idempotency_key":        "Hlavička Idempotency-Key musí mít 1 až {max} tisknutelných znaků ASCII.",
-		"msg.api.idempotency_reused":     "Tento Idempotency-Key už byl použit pro jiný požadavek (jiné tělo, cestu nebo uživatele); použijte nový klíč.",
+		"msg.api.idempotency_reused":     "Tento Idempotency-Key už byl použit pro jiný požadavek (jiné tělo, cestu, uživatele nebo roli); použijte nový klíč.",
 		"msg.api.idempotency_running":    "Požadavek s tímto Idempotency-Key ještě běží; zopakujte jej, až skončí.",
 	})
 }

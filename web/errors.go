@@ -146,6 +146,9 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 // wantsJSON: API paths and everything that is not a page request answer JSON.
 func wantsJSON(c echo.Context) bool {
 	p := c.Request().URL.Path
-	return strings.HasPrefix(p, "/api/") || p == "/api" || strings.HasPrefix(p, "/healthz") ||
+	return isAPI(p) || strings.HasPrefix(p, "/healthz") ||
 		strings.HasPrefix(p, "/readyz") || strings.HasPrefix(p, "/metrics")
 }
+
+// isAPI: the path is the API's.
+func isAPI(path string) bool { return strings.HasPrefix(path, "/api/") || path == "/api" }

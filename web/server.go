@@ -150,16 +150,23 @@ func PublicURL(c echo.Context) url.URL {
 }
 
 // securityHeaders are the headers of every answer: a Permissions-Policy
-// that turns off the browser features the product never uses, and HSTS
-// when PUBLIC_URL is https (docs/security.md).
+// that turns off the browser features the product never uses, nosniff,
+// HSTS when PUBLIC_URL is https, and on the API Cache-Control: no-store,
+// since its answers hold personal data (birth numbers, bank accounts,
+// addresses) that no cache may keep; a handler whose answer may be kept
+// (the OpenAPI document) sets its own (docs/security.md).
 func (s *Server) securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 	hsts := s.opts.Config.HTTPS()
 	return func(c echo.Context) error {
 		c.Set(ctxPublicURL, s.public)
 		h := c.Response().Header()
 		h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=(), payment=(), usb=(), interest-cohort=()")
+		h.Set("X-Content-Type-Options", "nosniff")
 		if hsts {
 			h.Set("Strict-Transport-Security", "max-age=31536000; includeSubDomains")
+		}
+		if isAPI(c.Request().URL.Path) {
+			h.Set(echo.HeaderCacheControl, "no-store")
 		}
 		return next(c)
 	}

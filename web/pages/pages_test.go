@@ -255,4 +255,7 @@ func TestStaticAssets(t *testing.T) {
 	if csp := page.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'self'") {
 		t.Errorf("CSP %q", csp)
 	}
+	if page.Header.Get("X-Content-Type-Options") != "nosniff" || res.Header.Get("X-Content-Type-Options") != "nosniff" {
+		t.Errorf("nosniff: page %q, asset %q", page.Header.Get("X-Content-Type-Options"), res.Header.Get("X-Content-Type-Options"))
+	}
 }

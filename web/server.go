@@ -106,7 +106,7 @@ func NewServer(o Options) *Server {
 		idempotency: idempotency.NewStore(o.DB),
 	}
 	e.HTTPErrorHandler = s.errorHandler
-	e.Use(s.requestID, s.securityHeaders, s.metrics.middleware, s.logRequests, s.recoverPanics)
+	e.Use(s.neverSilentOK, s.requestID, s.securityHeaders, s.metrics.middleware, s.logRequests, s.recoverPanics, s.bodies)
 
 	e.GET("/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
 	e.GET("/readyz", s.ready)
@@ -284,6 +284,11 @@ func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		start := time.Now()
 		err := next(c)
+		if err == nil && !c.Response().Committed {
+			// A handler that gave up on a body it could not read still
+			// answers why.
+			err = bodyFailure(c)
+		}
 		if err != nil {
 			c.Error(err)
 		}
@@ -323,6 +328,21 @@ func loggedStatus(c echo.Context) int {
 		return StatusClientClosedRequest
 	}
 	return c.Response().Status
+}
+
+// neverSilentOK ends the connection of a request that has no answer
+// because its client went away (logged and counted as 499 by then):
+// net/http would otherwise send an empty 200 OK when the handler returns,
+// and a client that stopped sending but still listens (a half-closed
+// connection) would read it as success (docs/security.md, "Timeouts").
+func (s *Server) neverSilentOK(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		err := next(c)
+		if !c.Response().Committed && c.Request().Context().Err() != nil {
+			panic(http.ErrAbortHandler) // net/http closes the connection, writes nothing
+		}
+		return err
+	}
 }
 
 // recoverPanics turns a panic into a logged 500 with the request id.

@@ -26,7 +26,7 @@ func (s *Server) bodies(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
 		if req.Body != nil && req.Body != http.NoBody {
-			b := newRequestBody(c.Response(), req.Body, MaxBodyBytes)
+			b := newRequestBody(c.Response().Writer, req.Body, MaxBodyBytes)
 			req.Body = b
 			c.Set(ctxBody, b)
 		}
@@ -43,13 +43,15 @@ type requestBody struct {
 	raw io.ReadCloser
 	// r is raw through http.MaxBytesReader, allowing limit-n more bytes;
 	// past the limit net/http closes the connection after the answer.
-	r        io.ReadCloser
-	w        *echo.Response
+	r io.ReadCloser
+	// w is net/http's own writer (not a wrapper a middleware installs
+	// later), which http.MaxBytesReader tells that the body was refused.
+	w        http.ResponseWriter
 	n, limit int64
 	err      error
 }
 
-func newRequestBody(w *echo.Response, raw io.ReadCloser, limit int64) *requestBody {
+func newRequestBody(w http.ResponseWriter, raw io.ReadCloser, limit int64) *requestBody {
 	b := &requestBody{raw: raw, w: w}
 	b.setLimit(limit)
 	return b
@@ -61,7 +63,7 @@ func (b *requestBody) setLimit(limit int64) {
 		return
 	}
 	b.limit = limit
-	b.r = http.MaxBytesReader(b.w.Writer, b.raw, max(limit-b.n, 0))
+	b.r = http.MaxBytesReader(b.w, b.raw, max(limit-b.n, 0))
 }
 
 func (b *requestBody) Read(p []byte) (int, error) {
@@ -94,7 +96,7 @@ func bodyOf(c echo.Context) *requestBody {
 		return b
 	}
 	req := c.Request()
-	b := newRequestBody(c.Response(), req.Body, MaxBodyBytes)
+	b := newRequestBody(c.Response().Writer, req.Body, MaxBodyBytes)
 	req.Body = b
 	c.Set(ctxBody, b)
 	return b

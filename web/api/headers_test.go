@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -51,4 +52,16 @@ func TestAPIAnswersAreNotStored(t *testing.T) {
 			t.Errorf("%s: status %d", want.name, s)
 		}
 	}
+}
+
+// TestJSONBodyOverTheCap: a JSON body over 1 MiB (web.MaxBodyBytes, the
+// cap of every body that is not an upload) is 413 PayloadTooLarge, from
+// the server's body reader.
+func TestJSONBodyOverTheCap(t *testing.T) {
+	env := webtest.New(t)
+	company := env.Company("Acme", "free")
+	hr := env.As(company, auth.RoleHRManager)
+	big := `{"first_name":"Jan","last_name":"Novák","email":"jan@acme.test","note":"` + strings.Repeat("x", 2<<20) + `"}`
+	hr.Post("/api/v0/drivers", big).ExpectError(http.StatusRequestEntityTooLarge, "PayloadTooLarge")
+	hr.Get("/api/v0/drivers").Expect(http.StatusOK)
 }

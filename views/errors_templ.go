@@ -23,7 +23,7 @@ type ErrorData struct {
 
 func errorKey(status int, part string) string {
 	switch status {
-	case 400, 403, 404, 405, 409, 413, 415, 422, 429, 500:
+	case 400, 403, 404, 405, 408, 409, 413, 415, 422, 429, 500:
 		return "error." + itoa(status) + "." + part
 	}
 	if status >= 500 {

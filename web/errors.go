@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -45,6 +46,8 @@ func statusOf(k apperr.Kind) (int, string) {
 		return http.StatusRequestEntityTooLarge, "PayloadTooLarge"
 	case apperr.KindUnsupportedMediaType:
 		return http.StatusUnsupportedMediaType, "UnsupportedMediaType"
+	case apperr.KindRequestTimeout:
+		return http.StatusRequestTimeout, "RequestTimeout"
 	case apperr.KindNotImplemented:
 		return http.StatusNotImplemented, "NotImplemented"
 	default:
@@ -111,6 +114,15 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
 	}
+	if berr := bodyFailure(c); berr != nil {
+		// The body was cut off (or refused): that is the answer, whatever
+		// the handler made of the body it could not read. net/http
+		// cancelled the request's context when the read failed, yet the
+		// client is still there to read it.
+		err = berr
+		req := c.Request()
+		c.SetRequest(req.WithContext(context.WithoutCancel(req.Context())))
+	}
 	if c.Request().Context().Err() != nil {
 		// The client disconnected (or the server is cutting the request
 		// off): nobody reads an answer, and it is no server error. The log
@@ -146,6 +158,9 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 // wantsJSON: API paths and everything that is not a page request answer JSON.
 func wantsJSON(c echo.Context) bool {
 	p := c.Request().URL.Path
-	return strings.HasPrefix(p, "/api/") || p == "/api" || strings.HasPrefix(p, "/healthz") ||
+	return isAPI(p) || strings.HasPrefix(p, "/healthz") ||
 		strings.HasPrefix(p, "/readyz") || strings.HasPrefix(p, "/metrics")
 }
+
+// isAPI: the path is the API's.
+func isAPI(path string) bool { return strings.HasPrefix(path, "/api/") || path == "/api" }

@@ -118,7 +118,7 @@ func NewServer(o Options) *Server {
 		longest:     o.Deadlines.Longest(),
 	}
 	e.HTTPErrorHandler = s.errorHandler
-	e.Use(s.requestID, s.securityHeaders, s.metrics.middleware, s.logRequests, s.recoverPanics)
+	e.Use(s.neverSilentOK, s.requestID, s.securityHeaders, s.metrics.middleware, s.logRequests, s.recoverPanics, s.bodies)
 
 	e.GET("/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
 	e.GET("/readyz", s.ready)
@@ -162,16 +162,23 @@ func PublicURL(c echo.Context) url.URL {
 }
 
 // securityHeaders are the headers of every answer: a Permissions-Policy
-// that turns off the browser features the product never uses, and HSTS
-// when PUBLIC_URL is https (docs/security.md).
+// that turns off the browser features the product never uses, nosniff,
+// HSTS when PUBLIC_URL is https, and on the API Cache-Control: no-store,
+// since its answers hold personal data (birth numbers, bank accounts,
+// addresses) that no cache may keep; a handler whose answer may be kept
+// (the OpenAPI document) sets its own (docs/security.md).
 func (s *Server) securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 	hsts := s.opts.Config.HTTPS()
 	return func(c echo.Context) error {
 		c.Set(ctxPublicURL, s.public)
 		h := c.Response().Header()
 		h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=(), payment=(), usb=(), interest-cohort=()")
+		h.Set("X-Content-Type-Options", "nosniff")
 		if hsts {
 			h.Set("Strict-Transport-Security", "max-age=31536000; includeSubDomains")
+		}
+		if isAPI(c.Request().URL.Path) {
+			h.Set(echo.HeaderCacheControl, "no-store")
 		}
 		return next(c)
 	}
@@ -289,6 +296,11 @@ func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		start := time.Now()
 		err := next(c)
+		if err == nil && !c.Response().Committed {
+			// A handler that gave up on a body it could not read still
+			// answers why.
+			err = bodyFailure(c)
+		}
 		if err != nil {
 			c.Error(err)
 		}
@@ -328,6 +340,21 @@ func loggedStatus(c echo.Context) int {
 		return StatusClientClosedRequest
 	}
 	return c.Response().Status
+}
+
+// neverSilentOK ends the connection of a request that has no answer
+// because its client went away (logged and counted as 499 by then):
+// net/http would otherwise send an empty 200 OK when the handler returns,
+// and a client that stopped sending but still listens (a half-closed
+// connection) would read it as success (docs/security.md, "Timeouts").
+func (s *Server) neverSilentOK(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		err := next(c)
+		if !c.Response().Committed && c.Request().Context().Err() != nil {
+			panic(http.ErrAbortHandler) // net/http closes the connection, writes nothing
+		}
+		return err
+	}
 }
 
 // recoverPanics turns a panic into a logged 500 with the request id.

@@ -1,10 +1,7 @@
 package web
 
 import (
-	"errors"
-	"io"
 	"mime/multipart"
-	"net/http"
 
 	"github.com/labstack/echo/v4"
 
@@ -28,27 +25,10 @@ func UploadBody(c echo.Context, maxFile int64) (*multipart.Reader, error) {
 	return mr, nil
 }
 
-// CapUploadBody limits the request body of an upload to the largest file
-// plus the multipart overhead, for the API and the pages alike, so that
-// oversized metadata parts cannot exhaust memory either. Reading past the
-// cap is a 413 PayloadTooLarge.
+// CapUploadBody raises the request's body limit (MaxBodyBytes for every
+// other request) to the largest file plus the multipart overhead, for the
+// API and the pages alike, so that oversized metadata parts cannot exhaust
+// memory either. Reading past the cap is a 413 PayloadTooLarge.
 func CapUploadBody(c echo.Context, maxFile int64) {
-	req := c.Request()
-	limit := maxFile + multipartOverhead
-	req.Body = cappedBody{http.MaxBytesReader(c.Response().Writer, req.Body, limit), limit}
-}
-
-// cappedBody turns http.MaxBytesReader's error into 413 PayloadTooLarge.
-type cappedBody struct {
-	io.ReadCloser
-	limit int64
-}
-
-func (b cappedBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	var tooLarge *http.MaxBytesError
-	if errors.As(err, &tooLarge) {
-		err = apperr.PayloadTooLarge("msg.common.body_too_large", "max", b.limit)
-	}
-	return n, err
+	bodyOf(c).setLimit(maxFile + multipartOverhead)
 }

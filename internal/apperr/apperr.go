@@ -31,6 +31,9 @@ const (
 	KindConflict
 	KindPayloadTooLarge
 	KindUnsupportedMediaType
+	// KindRequestTimeout: the request body stopped arriving fast enough
+	// and the server cut it off (docs/security.md, "Timeouts").
+	KindRequestTimeout
 	KindNotImplemented
 )
 

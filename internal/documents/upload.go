@@ -327,10 +327,11 @@ func tooLarge(maxBytes int64) error {
 }
 
 // bodyError maps a failure to read the request body: the body-size cap
-// (already a PayloadTooLarge from the handler) stays; anything else means
-// the client sent a broken multipart body or went away.
+// and the body deadline (already a PayloadTooLarge or RequestTimeout from
+// the server's body reader) stay; anything else means the client sent a
+// broken multipart body or went away.
 func bodyError(err error) error {
-	if apperr.KindOf(err) == apperr.KindPayloadTooLarge {
+	if k := apperr.KindOf(err); k == apperr.KindPayloadTooLarge || k == apperr.KindRequestTimeout {
 		return err
 	}
 	return apperr.Wrap(err, apperr.KindBadRequest, "msg.documents.body_broken")

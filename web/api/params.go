@@ -25,8 +25,9 @@ import (
 	"github.com/konvoj/konvoj/web"
 )
 
-// maxJSONBody caps JSON request bodies; uploads have their own limit.
-const maxJSONBody = 1 << 20
+// maxJSONBody caps JSON request bodies (the server's cap of every body
+// that is not an upload); uploads have their own limit.
+const maxJSONBody = web.MaxBodyBytes
 
 // bindJSON decodes a JSON object body into v. Malformed JSON, a wrong
 // content type or a body that is not an object is 400 BadRequest.
@@ -40,6 +41,9 @@ func bindJSON(c echo.Context, v any) error {
 	}
 	body, err := io.ReadAll(io.LimitReader(req.Body, maxJSONBody+1))
 	if err != nil {
+		if apperr.KindOf(err) != apperr.KindInternal {
+			return err // too large, or cut off by the body deadline
+		}
 		return apperr.BadRequest("msg.api.body_unreadable")
 	}
 	if len(body) > maxJSONBody {

@@ -25,8 +25,8 @@ import (
 )
 
 // upload posts a file with metadata fields as the upload form does. The
-// token travels in the header (as static/upload.js sends it): a form field
-// would make the CSRF check read the body.
+// token travels in the header, as static/upload.js sends it (the form
+// without JavaScript: TestPlainFormUploads).
 func (b *browser) upload(path, filename string, content []byte, fields map[string]string, token bool) page {
 	b.t.Helper()
 	var body bytes.Buffer

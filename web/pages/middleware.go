@@ -15,7 +15,8 @@ import (
 	"github.com/konvoj/konvoj/web"
 )
 
-// securityHeaders: pages load nothing from other sites and are never framed.
+// securityHeaders: pages load nothing from other sites and are never framed
+// (nosniff is the server's, on every answer).
 func (p *Pages) securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		setSecurityHeaders(c.Response().Header())
@@ -25,7 +26,6 @@ func (p *Pages) securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 
 func setSecurityHeaders(h http.Header) {
 	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data: blob:; object-src 'none'; base-uri 'self'; frame-ancestors 'none'")
-	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Referrer-Policy", "same-origin")
 }

@@ -85,8 +85,10 @@ func Mount(s *web.Server, cfg config.Config, svc services.Set, log *slog.Logger)
 	mountStatic(s.Echo)
 	s.SetPageErrorRenderer(p.renderError)
 
-	csrf := middleware.CSRFWithConfig(middleware.CSRFConfig{
-		TokenLookup:    "header:" + echo.HeaderXCSRFToken + ",form:_csrf",
+	check := middleware.CSRFWithConfig(middleware.CSRFConfig{
+		// Only the header: formToken puts a form's token there without
+		// parsing a multipart body, and never takes it from the query.
+		TokenLookup:    "header:" + echo.HeaderXCSRFToken,
 		CookieName:     ck.name(csrfCookie),
 		CookiePath:     "/",
 		CookieMaxAge:   int(sessionTTL.Seconds()),
@@ -97,6 +99,7 @@ func Mount(s *web.Server, cfg config.Config, svc services.Set, log *slog.Logger)
 			return apperr.Forbiddenf("msg.auth.form_expired")
 		},
 	})
+	csrf := func(next echo.HandlerFunc) echo.HandlerFunc { return formToken(check(next)) }
 
 	// Pages anyone may open: sign-in, sign-out, the language switch.
 	public := s.Group("", p.securityHeaders, p.optionalSession, s.PageRateLimit(), csrf, p.withLang)

@@ -134,6 +134,9 @@ func TestCSRF(t *testing.T) {
 	b.post("/language", url.Values{"lang": {"cs"}}).expect(t, http.StatusForbidden)
 	b.Header.Del("Sec-Fetch-Site")
 	b.postRaw("/logout", nil).expect(t, http.StatusForbidden)
+	// The right token in the query string (where logs and Referer headers
+	// would keep it) is not looked for.
+	b.postRaw("/language?_csrf="+url.QueryEscape(b.cookie("konvoj_csrf")), url.Values{"lang": {"cs"}}).expect(t, http.StatusForbidden)
 	var lang *string
 	if err := env.DB.QueryRow(context.Background(), "SELECT preferred_language FROM users WHERE email = 'h@acme.test'").Scan(&lang); err != nil {
 		t.Fatal(err)
@@ -254,5 +257,8 @@ func TestStaticAssets(t *testing.T) {
 	}
 	if csp := page.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'self'") {
 		t.Errorf("CSP %q", csp)
+	}
+	if page.Header.Get("X-Content-Type-Options") != "nosniff" || res.Header.Get("X-Content-Type-Options") != "nosniff" {
+		t.Errorf("nosniff: page %q, asset %q", page.Header.Get("X-Content-Type-Options"), res.Header.Get("X-Content-Type-Options"))
 	}
 }

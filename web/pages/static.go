@@ -27,7 +27,6 @@ func mountStatic(e *echo.Echo) {
 		} else {
 			h.Set(echo.HeaderCacheControl, "public, max-age=3600")
 		}
-		h.Set("X-Content-Type-Options", "nosniff")
 		http.ServeContent(c.Response(), c.Request(), name, time.Time{}, bytes.NewReader(b))
 		return nil
 	})

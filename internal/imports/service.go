@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"mime/multipart"
 	"time"
 
 	"github.com/google/uuid"
@@ -91,10 +92,36 @@ type Upload struct {
 	Mapping  map[string]string
 }
 
-// Start reads and matches the file (refusals: 415, 422), records the
+// Receive reads an upload (readUpload: dryRun is the query's value) and
+// starts its import (start), in one of the company's MaxRunning places
+// taken before the file is read, since an upload being received holds its
+// file: ErrBusy (409) when none is free. alwaysDryRun makes it a dry run
+// whatever the upload says (the page checks every file first). company is
+// Principal.Scope(auth.DriversImport).
+func (s *Service) Receive(ctx context.Context, p auth.Principal, company auth.Ref, mr *multipart.Reader, dryRun string,
+	alwaysDryRun bool) (Import, error) {
+	if err := company.Check(p, auth.DriversImport); err != nil {
+		return Import{}, err
+	}
+	end, err := begin(company.CompanyID())
+	if err != nil {
+		return Import{}, err
+	}
+	defer end()
+	u, err := readUpload(mr, s.maxBytes, dryRun)
+	if err != nil {
+		return Import{}, err
+	}
+	if alwaysDryRun {
+		u.DryRun = true
+	}
+	return s.start(ctx, p, company, u)
+}
+
+// start reads and matches the file (refusals: 413, 415, 422), records the
 // import and runs it: within the request up to SyncRows rows, else as a
-// job (status queued). company is Principal.Scope(auth.DriversImport).
-func (s *Service) Start(ctx context.Context, p auth.Principal, company auth.Ref, u Upload) (Import, error) {
+// job (status queued). The caller holds one of the company's places.
+func (s *Service) start(ctx context.Context, p auth.Principal, company auth.Ref, u Upload) (Import, error) {
 	if err := company.Check(p, auth.DriversImport); err != nil {
 		return Import{}, err
 	}
@@ -135,7 +162,7 @@ func (s *Service) Start(ctx context.Context, p auth.Principal, company auth.Ref,
 		if err := s.Enqueue(ctx, id, company.CompanyID()); err != nil {
 			return Import{}, err
 		}
-	} else if err := s.Run(ctx, company.CompanyID(), id); err != nil {
+	} else if err := s.run(ctx, company.CompanyID(), id); err != nil {
 		return Import{}, err
 	}
 	return s.load(ctx, s.db, company.CompanyID(), id, i18n.EN)
@@ -188,14 +215,19 @@ func (s *Service) State(ctx context.Context, p auth.Principal, ref auth.Ref, id 
 // Again starts a new import of an earlier import's file (ref, from
 // Authorize): a dry run with another column matching (mapping; nil keeps
 // the earlier one), or the real run of a checked file (dryRun false). It
-// answers as Start does; the earlier import stays as it was.
+// answers as Receive does; the earlier import stays as it was.
 func (s *Service) Again(ctx context.Context, p auth.Principal, ref auth.Ref, id uuid.UUID, dryRun bool, mapping map[string]string) (Import, error) {
 	if err := ref.Check(p, auth.DriversImport); err != nil {
 		return Import{}, err
 	}
+	end, err := begin(ref.CompanyID())
+	if err != nil {
+		return Import{}, err
+	}
+	defer end()
 	var u Upload
 	var stored []byte
-	err := s.db.QueryRow(ctx, `SELECT filename, file, mapping FROM imports WHERE company_id = $1 AND id = $2`, ref.CompanyID(), id).
+	err = s.db.QueryRow(ctx, `SELECT filename, file, mapping FROM imports WHERE company_id = $1 AND id = $2`, ref.CompanyID(), id).
 		Scan(&u.Filename, &u.Data, &stored)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Import{}, apperr.NotFound("msg.imports.not_found")
@@ -207,7 +239,7 @@ func (s *Service) Again(ctx context.Context, p auth.Principal, ref auth.Ref, id 
 	if mapping == nil {
 		_ = json.Unmarshal(stored, &u.Mapping)
 	}
-	return s.Start(ctx, p, ref, u)
+	return s.start(ctx, p, ref, u)
 }
 
 // Preview is an import with the rows of its file a page shows (Lines):
@@ -235,13 +267,18 @@ func (s *Service) Preview(ctx context.Context, p auth.Principal, ref auth.Ref, i
 	if pv.Fields, err = s.Fields(ctx, ref.CompanyID()); err != nil {
 		return Preview{}, err
 	}
+	end, err := begin(ref.CompanyID())
+	if err != nil {
+		return Preview{}, err
+	}
+	defer end()
 	var data []byte
 	if err := s.db.QueryRow(ctx, `SELECT file FROM imports WHERE company_id = $1 AND id = $2`, ref.CompanyID(), id).Scan(&data); err != nil {
 		return Preview{}, fmt.Errorf("import %s file: %w", id, err)
 	}
 	t, err := Read(data)
 	if err != nil {
-		// A file that cannot be read was never recorded (Start refuses it).
+		// A file that cannot be read was never recorded (start refuses it).
 		return pv, nil
 	}
 	pv.Header = t.Header
@@ -322,10 +359,21 @@ func (s *Service) matchStored(ctx context.Context, db postgres.DBTX, company, id
 	return c, u
 }
 
-// Run checks and, unless it is a dry run or a row has an error, applies an
+// Run is the job of a large import: ErrBusy, leaving the import queued,
+// while the company has MaxRunning imports in progress; else run.
+func (s *Service) Run(ctx context.Context, company, id uuid.UUID) error {
+	end, err := begin(company)
+	if err != nil {
+		return err
+	}
+	defer end()
+	return s.run(ctx, company, id)
+}
+
+// run checks and, unless it is a dry run or a row has an error, applies an
 // import; it is the job's work and the request's for small files. A
 // failure (not a row error) marks the import failed.
-func (s *Service) Run(ctx context.Context, company, id uuid.UUID) error {
+func (s *Service) run(ctx context.Context, company, id uuid.UUID) error {
 	var p auth.Principal
 	var data, mapping []byte
 	var dryRun bool

@@ -258,9 +258,15 @@ type ImportWorker struct {
 // Timeout leaves a file of 20,000 rows plenty of time.
 func (w *ImportWorker) Timeout(*river.Job[ImportArgs]) time.Duration { return 15 * time.Minute }
 
-// Work runs the import; its failure is already recorded on it.
+// Work runs the import; its failure is already recorded on it. While the
+// company has as many imports in progress as it may, the job is snoozed
+// (which spends none of its one attempt).
 func (w *ImportWorker) Work(ctx context.Context, job *river.Job[ImportArgs]) error {
-	if err := w.Imports.Run(ctx, job.Args.CompanyID, job.Args.ImportID); err != nil {
+	err := w.Imports.Run(ctx, job.Args.CompanyID, job.Args.ImportID)
+	if errors.Is(err, imports.ErrBusy) {
+		return river.JobSnooze(imports.BusyRetry)
+	}
+	if err != nil {
 		return river.JobCancel(fmt.Errorf("import %s: %w", job.Args.ImportID, err))
 	}
 	return nil

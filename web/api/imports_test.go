@@ -500,3 +500,77 @@ func TestImportCellBombCostsNoMemory(t *testing.T) {
 		}
 	}
 }
+
+// An upload holds one of its company's two places from its first bytes to
+// its answer (what it holds counts from the file's first byte): with two
+// uploads of one company still arriving, a third is 409 Conflict at once,
+// another company's is not, and once they end the company imports again.
+func TestImportsOfACompanyAreBounded(t *testing.T) {
+	t.Parallel()
+	env := webtest.New(t)
+	hr := env.As(env.Company("Dopravce", "free"), auth.RoleHRManager)
+	other := env.As(env.Company("Jiný dopravce", "free"), auth.RoleHRManager)
+	file := []byte("first_name,last_name,email\nJan,Novák,jan@example.test\n")
+	type held struct {
+		pw   *io.PipeWriter
+		rest []byte
+		done chan int
+	}
+	hold := func() held {
+		body, h := multipartBody(t, filePart("a.csv", file))
+		b := body.Bytes()
+		pr, pw := io.Pipe()
+		// Before the server's clean-up, which waits for its requests.
+		t.Cleanup(func() { _ = pw.CloseWithError(io.ErrUnexpectedEOF) })
+		req, err := http.NewRequest(http.MethodPost, env.Server.URL+"/api/v0/imports/drivers", pr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", h.Get("Content-Type"))
+		req.Header.Set("Authorization", "Bearer "+hr.Token)
+		done := make(chan int, 1)
+		go func() {
+			res, err := env.Server.Client().Do(req)
+			if err != nil {
+				done <- 0
+				return
+			}
+			_, _ = io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+			done <- res.StatusCode
+		}()
+		cut := len(b) - 10
+		if _, err := pw.Write(b[:cut]); err != nil {
+			t.Fatal(err)
+		}
+		return held{pw, b[cut:], done}
+	}
+	uploads := []held{hold(), hold()}
+
+	// The two uploads take their places once the server has their headers.
+	var refused *webtest.Response
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		r := sendImport(t, hr, "b.csv", file)
+		if r.Status != http.StatusCreated {
+			refused = r
+			break
+		}
+	}
+	if refused == nil {
+		t.Fatal("with two uploads of the company arriving, a third was still accepted after 10 s")
+	}
+	body := refused.ExpectError(http.StatusConflict, "Conflict")
+	if !strings.Contains(fmt.Sprint(body["message"]), "2 imports of your company") {
+		t.Errorf("refusal %v", body)
+	}
+	sendImport(t, other, "c.csv", file).Expect(http.StatusCreated)
+
+	for _, u := range uploads {
+		_, _ = u.pw.Write(u.rest)
+		_ = u.pw.Close()
+		if status := <-u.done; status != http.StatusCreated {
+			t.Errorf("a held upload answered %d", status)
+		}
+	}
+	sendImport(t, hr, "d.csv", file).Expect(http.StatusCreated)
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/drivers"
+	"github.com/konvoj/konvoj/internal/faults"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/tenants"
@@ -44,6 +45,8 @@ type Import struct {
 	CreatedAt time.Time         `json:"created_at"`
 	// FinishedAt is when it ended (null while queued or running).
 	FinishedAt *time.Time `json:"finished_at"`
+	// Failure says why a failed import failed (null unless failed).
+	Failure *string `json:"failure"`
 }
 
 // RowError is a problem of one row (row 1 is the header) and field; Texts
@@ -300,15 +303,26 @@ func (s *Service) Preview(ctx context.Context, p auth.Principal, ref auth.Ref, i
 func (s *Service) load(ctx context.Context, db postgres.DBTX, company, id uuid.UUID, lang i18n.Lang) (Import, error) {
 	var im Import
 	var errs, mapping, cols, unknown []byte
+	var failure *string
 	err := db.QueryRow(ctx, `SELECT id, status, dry_run, filename, rows, created, updated, unchanged, errors, progress,
-			mapping, columns, unknown_columns, created_at, finished_at
+			mapping, columns, unknown_columns, created_at, finished_at, failure
 		FROM imports WHERE company_id = $1 AND id = $2`, company, id).Scan(&im.ID, &im.Status, &im.DryRun, &im.Filename,
-		&im.Rows, &im.Created, &im.Updated, &im.Unchanged, &errs, &im.Progress, &mapping, &cols, &unknown, &im.CreatedAt, &im.FinishedAt)
+		&im.Rows, &im.Created, &im.Updated, &im.Unchanged, &errs, &im.Progress, &mapping, &cols, &unknown, &im.CreatedAt, &im.FinishedAt,
+		&failure)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Import{}, apperr.NotFound("msg.imports.not_found")
 	}
 	if err != nil {
 		return Import{}, fmt.Errorf("load import %s: %w", id, err)
+	}
+	if im.Status == "failed" {
+		// Any other failure is the general message (an import failed
+		// before failure held a key holds its cause there).
+		msg := lang.T("msg.imports.failed")
+		if failure != nil && *failure == "msg.imports.interrupted" {
+			msg = lang.T("msg.imports.interrupted")
+		}
+		im.Failure = &msg
 	}
 	var stored []storedError
 	if err := json.Unmarshal(errs, &stored); err != nil {
@@ -380,12 +394,18 @@ func (s *Service) run(ctx context.Context, company, id uuid.UUID) error {
 	var role string
 	var userID *uuid.UUID
 	var name, email, ip, ua *string
-	err := s.db.QueryRow(ctx, `UPDATE imports SET status = 'running' WHERE company_id = $1 AND id = $2
+	// Only a queued import starts: one that was run, or failed as cut
+	// off, is never run (again).
+	err := s.db.QueryRow(ctx, `UPDATE imports SET status = 'running', heartbeat_at = now() WHERE company_id = $1 AND id = $2 AND status = 'queued'
 		RETURNING file, mapping, dry_run, user_id, user_name, user_role, user_email, ip_address, user_agent`, company, id).
 		Scan(&data, &mapping, &dryRun, &userID, &name, &role, &email, &ip, &ua)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("start import %s: not queued", id)
+	}
 	if err != nil {
 		return fmt.Errorf("start import %s: %w", id, err)
 	}
+	defer s.beat(ctx, company, id)()
 	p = auth.Principal{CompanyID: company, Role: auth.Role(role), Name: deref(name), Email: deref(email),
 		IPAddress: deref(ip), UserAgent: deref(ua)}
 	if userID != nil {
@@ -412,13 +432,16 @@ func (s *Service) run(ctx context.Context, company, id uuid.UUID) error {
 	rows := rowsOf(t, cols)
 	lastPct := -1
 	progress := func(done int) {
+		if done > len(rows)/2 && done < len(rows) {
+			faults.At(faults.MidImport) // writing, past the first chunk
+		}
 		pct := 100 * done / max(1, len(rows))
 		if pct/5 == lastPct/5 {
 			return
 		}
 		lastPct = pct
 		// Written apart from the import's transaction, so a poll sees it.
-		if _, err := s.db.Exec(context.WithoutCancel(ctx), `UPDATE imports SET progress = $3 WHERE company_id = $1 AND id = $2`,
+		if _, err := s.db.Exec(context.WithoutCancel(ctx), `UPDATE imports SET progress = $3, heartbeat_at = now() WHERE company_id = $1 AND id = $2`,
 			company, id, min(pct, 99)); err != nil {
 			s.Log.Warn("import progress", slog.Any("error", err))
 		}
@@ -473,10 +496,12 @@ func (s *Service) finish(ctx context.Context, db postgres.DBTX, company, id uuid
 	return nil
 }
 
-// fail marks the import failed and returns the cause.
+// fail marks the import failed (its failure the message
+// msg.imports.failed; the cause goes to the log) and returns the cause.
 func (s *Service) fail(ctx context.Context, company, id uuid.UUID, cause error) error {
-	if _, err := s.db.Exec(context.WithoutCancel(ctx), `UPDATE imports SET status = 'failed', failure = $3, finished_at = now()
-		WHERE company_id = $1 AND id = $2`, company, id, cause.Error()); err != nil {
+	s.Log.Warn("import failed", slog.String("import_id", id.String()), slog.Any("error", cause))
+	if _, err := s.db.Exec(context.WithoutCancel(ctx), `UPDATE imports SET status = 'failed', failure = 'msg.imports.failed', finished_at = now()
+		WHERE company_id = $1 AND id = $2`, company, id); err != nil {
 		return errors.Join(cause, fmt.Errorf("mark import %s failed: %w", id, err))
 	}
 	return cause

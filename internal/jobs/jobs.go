@@ -243,7 +243,7 @@ type ImportArgs struct {
 }
 
 // Kind names the job in the queue.
-func (ImportArgs) Kind() string { return "driver_import" }
+func (ImportArgs) Kind() string { return imports.JobKind }
 
 // InsertOpts: an import is run once; a failure is recorded on the import,
 // not retried (the user uploads again).
@@ -270,6 +270,34 @@ func (w *ImportWorker) Work(ctx context.Context, job *river.Job[ImportArgs]) err
 		return river.JobCancel(fmt.Errorf("import %s: %w", job.Args.ImportID, err))
 	}
 	return nil
+}
+
+// FailInterruptedImportsInterval is how often the imports a crash cut off
+// are marked failed (imports.FailInterrupted). Each instance also does it
+// once at start (konvoj serve).
+const FailInterruptedImportsInterval = time.Minute
+
+// FailInterruptedImportsArgs is the periodic job that marks failed the
+// imports a crash cut off.
+type FailInterruptedImportsArgs struct{}
+
+// Kind names the job in the queue.
+func (FailInterruptedImportsArgs) Kind() string { return "fail_interrupted_imports" }
+
+// FailInterruptedImportsWorker marks them, on the system pool.
+type FailInterruptedImportsWorker struct {
+	river.WorkerDefaults[FailInterruptedImportsArgs]
+	DB  *pgxpool.Pool
+	Log *slog.Logger
+}
+
+// Work marks them; the next run retries a failure.
+func (w *FailInterruptedImportsWorker) Work(ctx context.Context, _ *river.Job[FailInterruptedImportsArgs]) error {
+	n, err := imports.FailInterrupted(ctx, w.DB)
+	if n > 0 {
+		w.Log.InfoContext(ctx, "interrupted imports failed", slog.Int64("imports", n))
+	}
+	return err
 }
 
 // SweepUploadsInterval is how often the stored objects of uploads whose
@@ -353,6 +381,7 @@ func NewClient(db *pgxpool.Pool, ratings *rating.Service, log *slog.Logger, o Op
 	river.AddWorker(workers, &CompactDriverCountsWorker{DB: db})
 	if o.Imports != nil {
 		river.AddWorker(workers, &ImportWorker{Imports: o.Imports})
+		river.AddWorker(workers, &FailInterruptedImportsWorker{DB: db, Log: log})
 	}
 	if o.Webhooks != nil {
 		river.AddWorker(workers, &DeliverWebhooksWorker{Sender: o.Webhooks})
@@ -411,6 +440,12 @@ func NewClient(db *pgxpool.Pool, ratings *rating.Service, log *slog.Logger, o Op
 			cfg.PeriodicJobs = append(cfg.PeriodicJobs, river.NewPeriodicJob(river.PeriodicInterval(WebhookSweepInterval),
 				func() (river.JobArgs, *river.InsertOpts) { return SweepWebhooksArgs{}, nil },
 				&river.PeriodicJobOpts{ID: "sweep_webhooks", RunOnStart: true}))
+		}
+		if o.Imports != nil {
+			// Not on start: konvoj serve does it at start itself.
+			cfg.PeriodicJobs = append(cfg.PeriodicJobs, river.NewPeriodicJob(river.PeriodicInterval(FailInterruptedImportsInterval),
+				func() (river.JobArgs, *river.InsertOpts) { return FailInterruptedImportsArgs{}, nil },
+				&river.PeriodicJobOpts{ID: "fail_interrupted_imports"}))
 		}
 		if o.Files != nil {
 			// Not on start: konvoj serve sweeps at start itself, without

@@ -51,13 +51,7 @@ const crashUploadSize = 20 << 20
 // (docs/security.md, "Uploads and crashes"). An hour is made to pass by
 // moving the leftovers' times back: the sweeper keeps what is younger.
 func TestKilledUploadsLeaveNothing(t *testing.T) {
-	dir := t.TempDir()
-	prod, inject := filepath.Join(dir, "konvoj"), filepath.Join(dir, "konvoj-faultinject")
-	for bin, tags := range map[string]string{prod: "", inject: "faultinject"} {
-		if out, err := exec.Command("go", "build", "-tags", tags, "-o", bin, ".").CombinedOutput(); err != nil {
-			t.Fatalf("go build -tags %q: %v\n%s", tags, err, out)
-		}
-	}
+	prod, inject := crashBinaries(t)
 	t.Run("production build holds no fault points", func(t *testing.T) {
 		prodBytes, err := os.ReadFile(prod)
 		if err != nil {
@@ -85,6 +79,20 @@ func TestKilledUploadsLeaveNothing(t *testing.T) {
 			}
 		})
 	}
+}
+
+// crashBinaries builds the binary as in production and with the fault
+// points (-tags faultinject).
+func crashBinaries(t *testing.T) (prod, inject string) {
+	t.Helper()
+	dir := t.TempDir()
+	prod, inject = filepath.Join(dir, "konvoj"), filepath.Join(dir, "konvoj-faultinject")
+	for bin, tags := range map[string]string{prod: "", inject: "faultinject"} {
+		if out, err := exec.Command("go", "build", "-tags", tags, "-o", bin, ".").CombinedOutput(); err != nil {
+			t.Fatalf("go build -tags %q: %v\n%s", tags, err, out)
+		}
+	}
+	return prod, inject
 }
 
 // crashHarness runs the binary against one database and one store.
@@ -242,8 +250,8 @@ func (h *crashHarness) leftovers(t *testing.T) map[string][]string {
 	return left
 }
 
-// age moves the times of the temporary files and of the pending records
-// back by d.
+// age moves the times of the temporary files, of the pending records and
+// of the imports back by d.
 func (h *crashHarness) age(t *testing.T, d time.Duration) {
 	t.Helper()
 	old := time.Now().Add(-d)
@@ -263,6 +271,26 @@ func (h *crashHarness) age(t *testing.T, d time.Duration) {
 	}
 	if _, err := h.db.Exec(context.Background(), `UPDATE pending_objects SET created_at = created_at - make_interval(secs => $1)`,
 		d.Seconds()); err != nil {
+		t.Fatal(err)
+	}
+	// Every time of the imports.
+	var set []string
+	rows, err := h.db.Query(context.Background(), `SELECT column_name FROM information_schema.columns
+		WHERE table_name = 'imports' AND data_type = 'timestamp with time zone'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var c string
+		if err := rows.Scan(&c); err != nil {
+			t.Fatal(err)
+		}
+		set = append(set, c+" = "+c+" - make_interval(secs => $1)")
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.db.Exec(context.Background(), `UPDATE imports SET `+strings.Join(set, ", "), d.Seconds()); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/config"
 	"github.com/konvoj/konvoj/internal/documents"
+	"github.com/konvoj/konvoj/internal/imports"
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/ratelimit"
 	"github.com/konvoj/konvoj/internal/storage"
@@ -121,6 +122,13 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// What a crash during an upload left behind: swept at start, then
 	// hourly (docs/security.md, "Uploads and crashes").
 	go sweepUploads(ctx, log, cfg, system, srv.Files)
+	// Imports a crash cut off: failed at start, then every minute by a
+	// River job (docs/import-export.md).
+	if n, err := imports.FailInterrupted(ctx, system); err != nil {
+		log.Warn("interrupted imports", slog.Any("error", err))
+	} else if n > 0 {
+		log.Info("interrupted imports failed", slog.Int64("imports", n))
+	}
 	httpSrv := web.HTTPServer(cfg.HTTPAddr, srv.Echo, deadlines)
 	errc := make(chan error, 2)
 	go func() {

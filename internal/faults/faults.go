@@ -1,6 +1,8 @@
-// Package faults marks the points of an upload where a test may make the
-// process kill itself, to check that a crash leaves no personal data behind
-// (docs/security.md, "Uploads and crashes").
+// Package faults marks the points of an upload, and of an import, where a
+// test may make the process kill itself, to check that a crash leaves no
+// personal data behind (docs/security.md, "Uploads and crashes") and that
+// an import it cut off ends failed, having changed nothing
+// (docs/import-export.md).
 //
 // The points only work in a binary built with `-tags faultinject`, and only
 // for the point the KONVOJ_FAULT environment variable names there
@@ -28,5 +30,10 @@ const (
 	BeforeCommit Point = "before-commit"
 )
 
-// Points lists every point, in order.
+// Points lists every point of an upload, in order.
 var Points = []Point{MidBody, BodyReceived, MidStore, ObjectStored, BeforeCommit}
+
+// MidImport: an import is writing its rows; its transaction holds the
+// first 500 and has not committed. Reached at each progress report of the
+// writing after the first.
+const MidImport Point = "mid-import"

@@ -7,7 +7,6 @@
 package imports
 
 import (
-	"archive/zip"
 	"bytes"
 	"encoding/csv"
 	"errors"
@@ -17,7 +16,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/xuri/excelize/v2"
 	"golang.org/x/text/encoding/charmap"
 
 	"github.com/konvoj/konvoj/internal/apperr"
@@ -28,9 +26,20 @@ import (
 const MaxRows = 20000
 
 // maxUnpacked bounds what an XLSX file may unpack to (all its parts
-// together): a zip bomb is refused while it is being counted, with memory
-// bounded by the copy buffer.
+// together, as declared and as read): a zip bomb is refused before or
+// while it is unpacked, never held (xlsx.go).
 const maxUnpacked = 200 << 20
+
+// What one file may hold once read, whatever its format, so that an import
+// holds a bounded amount of memory (docs/import-export.md): no cell longer
+// than MaxCellChars characters (no field takes more), at most MaxCells
+// cells (a row's cells up to its last one with a value, the header
+// included) and maxText bytes of text in all.
+const (
+	MaxCellChars = 5000
+	MaxCells     = 2_000_000
+	maxText      = 32 << 20
+)
 
 // Table is a file as read: its header row and data rows (blank rows left
 // out), each cell trimmed.
@@ -39,6 +48,8 @@ type Table struct {
 	Encoding string // utf-8 or windows-1250 (CSV)
 	Header   []string
 	Rows     []Row
+	// cells and text count what the table holds (hold).
+	cells, text int
 }
 
 // Row is a data row and its row number in the file (the header is row 1).
@@ -101,6 +112,12 @@ func readCSV(data []byte) (Table, error) {
 	if bytes.Count(first, []byte(";")) > bytes.Count(first, []byte(",")) {
 		sep = ';'
 	}
+	// The CSV reader holds a whole record at once: a file of separators
+	// alone would be millions of cells in one record. Every separator and
+	// line counts as a cell, those in quoted text too.
+	if bytes.Count(data, []byte{byte(sep)})+bytes.Count(data, []byte("\n")) > MaxCells {
+		return Table{}, tooMuch()
+	}
 	r := csv.NewReader(bytes.NewReader(data))
 	r.Comma, r.FieldsPerRecord, r.LazyQuotes = sep, -1, true
 	line := 0
@@ -113,8 +130,16 @@ func readCSV(data []byte) (Table, error) {
 			return Table{}, apperr.Invalid("file", "msg.imports.csv", "error", err.Error())
 		}
 		line, _ = r.FieldPos(0)
+		text := 0
 		for i, c := range rec {
+			if err := cellLength(len(c), c); err != nil {
+				return Table{}, err
+			}
 			rec[i] = export.Undefuse(strings.TrimSpace(c))
+			text += len(rec[i])
+		}
+		if err := t.hold(len(rec), text); err != nil {
+			return Table{}, err
 		}
 		if err := t.add(line, rec); err != nil {
 			return Table{}, err
@@ -123,7 +148,23 @@ func readCSV(data []byte) (Table, error) {
 	return t, nil
 }
 
-// add appends a record: the first non-blank one is the header.
+// hold counts cells and bytes of text against the limits of one file (413
+// beyond them).
+func (t *Table) hold(cells, text int) error {
+	t.cells += cells
+	t.text += text
+	if t.cells > MaxCells || t.text > maxText {
+		return tooMuch()
+	}
+	return nil
+}
+
+func tooMuch() error {
+	return apperr.PayloadTooLarge("msg.imports.too_large", "cells", MaxCells, "max", maxText>>20)
+}
+
+// add appends a record (counted by hold): the first non-blank one is the
+// header.
 func (t *Table) add(line int, rec []string) error {
 	blank := true
 	for _, c := range rec {
@@ -143,78 +184,6 @@ func (t *Table) add(line int, rec []string) error {
 		return apperr.Invalid("file", "msg.imports.too_many_rows", "max", MaxRows)
 	}
 	t.Rows = append(t.Rows, Row{Line: line, Cells: rec})
-	return nil
-}
-
-// readXLSX checks what the zip unpacks to, then reads the first sheet row
-// by row with the raw cell values (a date cell gives its day number, a
-// formula its stored result).
-func readXLSX(data []byte) (Table, error) {
-	if err := checkUnpacked(data); err != nil {
-		return Table{}, err
-	}
-	f, err := excelize.OpenReader(bytes.NewReader(data), excelize.Options{
-		UnzipSizeLimit: maxUnpacked, UnzipXMLSizeLimit: 16 << 20})
-	if err != nil {
-		return Table{}, unsupported()
-	}
-	defer f.Close()
-	sheets := f.GetSheetList()
-	if len(sheets) == 0 {
-		return Table{}, apperr.Invalid("file", "msg.imports.empty")
-	}
-	rows, err := f.Rows(sheets[0])
-	if err != nil {
-		return Table{}, unsupported()
-	}
-	defer rows.Close()
-	t := Table{Format: "xlsx"}
-	line := 0
-	for rows.Next() {
-		line++
-		rec, err := rows.Columns(excelize.Options{RawCellValue: true})
-		if err != nil {
-			return Table{}, apperr.Invalid("file", "msg.imports.csv", "error", err.Error())
-		}
-		for i, c := range rec {
-			rec[i] = strings.TrimSpace(c)
-		}
-		if err := t.add(line, rec); err != nil {
-			return Table{}, err
-		}
-	}
-	if err := rows.Error(); err != nil {
-		return Table{}, unsupported()
-	}
-	return t, nil
-}
-
-// checkUnpacked refuses a zip whose parts unpack to more than maxUnpacked
-// bytes, counting what really comes out (declared sizes can lie); 415 when
-// it is not a zip at all.
-func checkUnpacked(data []byte) error {
-	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
-	if err != nil {
-		return unsupported()
-	}
-	var total int64
-	for _, zf := range zr.File {
-		if zf.UncompressedSize64 > maxUnpacked {
-			return apperr.PayloadTooLarge("msg.imports.unpacked", "max", maxUnpacked>>20)
-		}
-		rc, err := zf.Open()
-		if err != nil {
-			return unsupported()
-		}
-		n, err := io.Copy(io.Discard, io.LimitReader(rc, maxUnpacked-total+1))
-		rc.Close()
-		if err != nil {
-			return unsupported()
-		}
-		if total += n; total > maxUnpacked {
-			return apperr.PayloadTooLarge("msg.imports.unpacked", "max", maxUnpacked>>20)
-		}
-	}
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"mime/multipart"
 	"time"
 
 	"github.com/google/uuid"
@@ -15,6 +16,7 @@ import (
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/drivers"
+	"github.com/konvoj/konvoj/internal/faults"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/tenants"
@@ -43,6 +45,8 @@ type Import struct {
 	CreatedAt time.Time         `json:"created_at"`
 	// FinishedAt is when it ended (null while queued or running).
 	FinishedAt *time.Time `json:"finished_at"`
+	// Failure says why a failed import failed (null unless failed).
+	Failure *string `json:"failure"`
 }
 
 // RowError is a problem of one row (row 1 is the header) and field; Texts
@@ -91,10 +95,36 @@ type Upload struct {
 	Mapping  map[string]string
 }
 
-// Start reads and matches the file (refusals: 415, 422), records the
+// Receive reads an upload (readUpload: dryRun is the query's value) and
+// starts its import (start), in one of the company's MaxRunning places
+// taken before the file is read, since an upload being received holds its
+// file: ErrBusy (409) when none is free. alwaysDryRun makes it a dry run
+// whatever the upload says (the page checks every file first). company is
+// Principal.Scope(auth.DriversImport).
+func (s *Service) Receive(ctx context.Context, p auth.Principal, company auth.Ref, mr *multipart.Reader, dryRun string,
+	alwaysDryRun bool) (Import, error) {
+	if err := company.Check(p, auth.DriversImport); err != nil {
+		return Import{}, err
+	}
+	end, err := begin(company.CompanyID())
+	if err != nil {
+		return Import{}, err
+	}
+	defer end()
+	u, err := readUpload(mr, s.maxBytes, dryRun)
+	if err != nil {
+		return Import{}, err
+	}
+	if alwaysDryRun {
+		u.DryRun = true
+	}
+	return s.start(ctx, p, company, u)
+}
+
+// start reads and matches the file (refusals: 413, 415, 422), records the
 // import and runs it: within the request up to SyncRows rows, else as a
-// job (status queued). company is Principal.Scope(auth.DriversImport).
-func (s *Service) Start(ctx context.Context, p auth.Principal, company auth.Ref, u Upload) (Import, error) {
+// job (status queued). The caller holds one of the company's places.
+func (s *Service) start(ctx context.Context, p auth.Principal, company auth.Ref, u Upload) (Import, error) {
 	if err := company.Check(p, auth.DriversImport); err != nil {
 		return Import{}, err
 	}
@@ -135,7 +165,7 @@ func (s *Service) Start(ctx context.Context, p auth.Principal, company auth.Ref,
 		if err := s.Enqueue(ctx, id, company.CompanyID()); err != nil {
 			return Import{}, err
 		}
-	} else if err := s.Run(ctx, company.CompanyID(), id); err != nil {
+	} else if err := s.run(ctx, company.CompanyID(), id); err != nil {
 		return Import{}, err
 	}
 	return s.load(ctx, s.db, company.CompanyID(), id, i18n.EN)
@@ -188,14 +218,19 @@ func (s *Service) State(ctx context.Context, p auth.Principal, ref auth.Ref, id 
 // Again starts a new import of an earlier import's file (ref, from
 // Authorize): a dry run with another column matching (mapping; nil keeps
 // the earlier one), or the real run of a checked file (dryRun false). It
-// answers as Start does; the earlier import stays as it was.
+// answers as Receive does; the earlier import stays as it was.
 func (s *Service) Again(ctx context.Context, p auth.Principal, ref auth.Ref, id uuid.UUID, dryRun bool, mapping map[string]string) (Import, error) {
 	if err := ref.Check(p, auth.DriversImport); err != nil {
 		return Import{}, err
 	}
+	end, err := begin(ref.CompanyID())
+	if err != nil {
+		return Import{}, err
+	}
+	defer end()
 	var u Upload
 	var stored []byte
-	err := s.db.QueryRow(ctx, `SELECT filename, file, mapping FROM imports WHERE company_id = $1 AND id = $2`, ref.CompanyID(), id).
+	err = s.db.QueryRow(ctx, `SELECT filename, file, mapping FROM imports WHERE company_id = $1 AND id = $2`, ref.CompanyID(), id).
 		Scan(&u.Filename, &u.Data, &stored)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Import{}, apperr.NotFound("msg.imports.not_found")
@@ -207,7 +242,7 @@ func (s *Service) Again(ctx context.Context, p auth.Principal, ref auth.Ref, id 
 	if mapping == nil {
 		_ = json.Unmarshal(stored, &u.Mapping)
 	}
-	return s.Start(ctx, p, ref, u)
+	return s.start(ctx, p, ref, u)
 }
 
 // Preview is an import with the rows of its file a page shows (Lines):
@@ -235,13 +270,18 @@ func (s *Service) Preview(ctx context.Context, p auth.Principal, ref auth.Ref, i
 	if pv.Fields, err = s.Fields(ctx, ref.CompanyID()); err != nil {
 		return Preview{}, err
 	}
+	end, err := begin(ref.CompanyID())
+	if err != nil {
+		return Preview{}, err
+	}
+	defer end()
 	var data []byte
 	if err := s.db.QueryRow(ctx, `SELECT file FROM imports WHERE company_id = $1 AND id = $2`, ref.CompanyID(), id).Scan(&data); err != nil {
 		return Preview{}, fmt.Errorf("import %s file: %w", id, err)
 	}
 	t, err := Read(data)
 	if err != nil {
-		// A file that cannot be read was never recorded (Start refuses it).
+		// A file that cannot be read was never recorded (start refuses it).
 		return pv, nil
 	}
 	pv.Header = t.Header
@@ -263,15 +303,26 @@ func (s *Service) Preview(ctx context.Context, p auth.Principal, ref auth.Ref, i
 func (s *Service) load(ctx context.Context, db postgres.DBTX, company, id uuid.UUID, lang i18n.Lang) (Import, error) {
 	var im Import
 	var errs, mapping, cols, unknown []byte
+	var failure *string
 	err := db.QueryRow(ctx, `SELECT id, status, dry_run, filename, rows, created, updated, unchanged, errors, progress,
-			mapping, columns, unknown_columns, created_at, finished_at
+			mapping, columns, unknown_columns, created_at, finished_at, failure
 		FROM imports WHERE company_id = $1 AND id = $2`, company, id).Scan(&im.ID, &im.Status, &im.DryRun, &im.Filename,
-		&im.Rows, &im.Created, &im.Updated, &im.Unchanged, &errs, &im.Progress, &mapping, &cols, &unknown, &im.CreatedAt, &im.FinishedAt)
+		&im.Rows, &im.Created, &im.Updated, &im.Unchanged, &errs, &im.Progress, &mapping, &cols, &unknown, &im.CreatedAt, &im.FinishedAt,
+		&failure)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Import{}, apperr.NotFound("msg.imports.not_found")
 	}
 	if err != nil {
 		return Import{}, fmt.Errorf("load import %s: %w", id, err)
+	}
+	if im.Status == "failed" {
+		// Any other failure is the general message (an import failed
+		// before failure held a key holds its cause there).
+		msg := lang.T("msg.imports.failed")
+		if failure != nil && *failure == "msg.imports.interrupted" {
+			msg = lang.T("msg.imports.interrupted")
+		}
+		im.Failure = &msg
 	}
 	var stored []storedError
 	if err := json.Unmarshal(errs, &stored); err != nil {
@@ -322,22 +373,39 @@ func (s *Service) matchStored(ctx context.Context, db postgres.DBTX, company, id
 	return c, u
 }
 
-// Run checks and, unless it is a dry run or a row has an error, applies an
+// Run is the job of a large import: ErrBusy, leaving the import queued,
+// while the company has MaxRunning imports in progress; else run.
+func (s *Service) Run(ctx context.Context, company, id uuid.UUID) error {
+	end, err := begin(company)
+	if err != nil {
+		return err
+	}
+	defer end()
+	return s.run(ctx, company, id)
+}
+
+// run checks and, unless it is a dry run or a row has an error, applies an
 // import; it is the job's work and the request's for small files. A
 // failure (not a row error) marks the import failed.
-func (s *Service) Run(ctx context.Context, company, id uuid.UUID) error {
+func (s *Service) run(ctx context.Context, company, id uuid.UUID) error {
 	var p auth.Principal
 	var data, mapping []byte
 	var dryRun bool
 	var role string
 	var userID *uuid.UUID
 	var name, email, ip, ua *string
-	err := s.db.QueryRow(ctx, `UPDATE imports SET status = 'running' WHERE company_id = $1 AND id = $2
+	// Only a queued import starts: one that was run, or failed as cut
+	// off, is never run (again).
+	err := s.db.QueryRow(ctx, `UPDATE imports SET status = 'running', heartbeat_at = now() WHERE company_id = $1 AND id = $2 AND status = 'queued'
 		RETURNING file, mapping, dry_run, user_id, user_name, user_role, user_email, ip_address, user_agent`, company, id).
 		Scan(&data, &mapping, &dryRun, &userID, &name, &role, &email, &ip, &ua)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("start import %s: not queued", id)
+	}
 	if err != nil {
 		return fmt.Errorf("start import %s: %w", id, err)
 	}
+	defer s.beat(ctx, company, id)()
 	p = auth.Principal{CompanyID: company, Role: auth.Role(role), Name: deref(name), Email: deref(email),
 		IPAddress: deref(ip), UserAgent: deref(ua)}
 	if userID != nil {
@@ -364,13 +432,16 @@ func (s *Service) Run(ctx context.Context, company, id uuid.UUID) error {
 	rows := rowsOf(t, cols)
 	lastPct := -1
 	progress := func(done int) {
+		if done > len(rows)/2 && done < len(rows) {
+			faults.At(faults.MidImport) // writing, past the first chunk
+		}
 		pct := 100 * done / max(1, len(rows))
 		if pct/5 == lastPct/5 {
 			return
 		}
 		lastPct = pct
 		// Written apart from the import's transaction, so a poll sees it.
-		if _, err := s.db.Exec(context.WithoutCancel(ctx), `UPDATE imports SET progress = $3 WHERE company_id = $1 AND id = $2`,
+		if _, err := s.db.Exec(context.WithoutCancel(ctx), `UPDATE imports SET progress = $3, heartbeat_at = now() WHERE company_id = $1 AND id = $2`,
 			company, id, min(pct, 99)); err != nil {
 			s.Log.Warn("import progress", slog.Any("error", err))
 		}
@@ -425,10 +496,12 @@ func (s *Service) finish(ctx context.Context, db postgres.DBTX, company, id uuid
 	return nil
 }
 
-// fail marks the import failed and returns the cause.
+// fail marks the import failed (its failure the message
+// msg.imports.failed; the cause goes to the log) and returns the cause.
 func (s *Service) fail(ctx context.Context, company, id uuid.UUID, cause error) error {
-	if _, err := s.db.Exec(context.WithoutCancel(ctx), `UPDATE imports SET status = 'failed', failure = $3, finished_at = now()
-		WHERE company_id = $1 AND id = $2`, company, id, cause.Error()); err != nil {
+	s.Log.Warn("import failed", slog.String("import_id", id.String()), slog.Any("error", cause))
+	if _, err := s.db.Exec(context.WithoutCancel(ctx), `UPDATE imports SET status = 'failed', failure = 'msg.imports.failed', finished_at = now()
+		WHERE company_id = $1 AND id = $2`, company, id); err != nil {
 		return errors.Join(cause, fmt.Errorf("mark import %s failed: %w", id, err))
 	}
 	return cause

@@ -15,11 +15,11 @@ import (
 // a larger one is 413.
 func (s *Service) MaxBytes() int64 { return s.maxBytes }
 
-// ReadUpload reads an import request: the part file (at most maxBytes,
+// readUpload reads an import request: the part file (at most maxBytes,
 // else 413), and optional parts dry_run (true or false; default true) and
 // mapping (a JSON object header → field). dryRun is the query's value when
 // the body has none ("" for none).
-func ReadUpload(mr *multipart.Reader, maxBytes int64, dryRun string) (Upload, error) {
+func readUpload(mr *multipart.Reader, maxBytes int64, dryRun string) (Upload, error) {
 	u := Upload{DryRun: true}
 	var v apperr.Validation
 	haveFile := false

@@ -243,7 +243,7 @@ type ImportArgs struct {
 }
 
 // Kind names the job in the queue.
-func (ImportArgs) Kind() string { return "driver_import" }
+func (ImportArgs) Kind() string { return imports.JobKind }
 
 // InsertOpts: an import is run once; a failure is recorded on the import,
 // not retried (the user uploads again).
@@ -258,12 +258,46 @@ type ImportWorker struct {
 // Timeout leaves a file of 20,000 rows plenty of time.
 func (w *ImportWorker) Timeout(*river.Job[ImportArgs]) time.Duration { return 15 * time.Minute }
 
-// Work runs the import; its failure is already recorded on it.
+// Work runs the import; its failure is already recorded on it. While the
+// company has as many imports in progress as it may, the job is snoozed
+// (which spends none of its one attempt).
 func (w *ImportWorker) Work(ctx context.Context, job *river.Job[ImportArgs]) error {
-	if err := w.Imports.Run(ctx, job.Args.CompanyID, job.Args.ImportID); err != nil {
+	err := w.Imports.Run(ctx, job.Args.CompanyID, job.Args.ImportID)
+	if errors.Is(err, imports.ErrBusy) {
+		return river.JobSnooze(imports.BusyRetry)
+	}
+	if err != nil {
 		return river.JobCancel(fmt.Errorf("import %s: %w", job.Args.ImportID, err))
 	}
 	return nil
+}
+
+// FailInterruptedImportsInterval is how often the imports a crash cut off
+// are marked failed (imports.FailInterrupted). Each instance also does it
+// once at start (konvoj serve).
+const FailInterruptedImportsInterval = time.Minute
+
+// FailInterruptedImportsArgs is the periodic job that marks failed the
+// imports a crash cut off.
+type FailInterruptedImportsArgs struct{}
+
+// Kind names the job in the queue.
+func (FailInterruptedImportsArgs) Kind() string { return "fail_interrupted_imports" }
+
+// FailInterruptedImportsWorker marks them, on the system pool.
+type FailInterruptedImportsWorker struct {
+	river.WorkerDefaults[FailInterruptedImportsArgs]
+	DB  *pgxpool.Pool
+	Log *slog.Logger
+}
+
+// Work marks them; the next run retries a failure.
+func (w *FailInterruptedImportsWorker) Work(ctx context.Context, _ *river.Job[FailInterruptedImportsArgs]) error {
+	n, err := imports.FailInterrupted(ctx, w.DB)
+	if n > 0 {
+		w.Log.InfoContext(ctx, "interrupted imports failed", slog.Int64("imports", n))
+	}
+	return err
 }
 
 // SweepUploadsInterval is how often the stored objects of uploads whose
@@ -347,6 +381,7 @@ func NewClient(db *pgxpool.Pool, ratings *rating.Service, log *slog.Logger, o Op
 	river.AddWorker(workers, &CompactDriverCountsWorker{DB: db})
 	if o.Imports != nil {
 		river.AddWorker(workers, &ImportWorker{Imports: o.Imports})
+		river.AddWorker(workers, &FailInterruptedImportsWorker{DB: db, Log: log})
 	}
 	if o.Webhooks != nil {
 		river.AddWorker(workers, &DeliverWebhooksWorker{Sender: o.Webhooks})
@@ -405,6 +440,12 @@ func NewClient(db *pgxpool.Pool, ratings *rating.Service, log *slog.Logger, o Op
 			cfg.PeriodicJobs = append(cfg.PeriodicJobs, river.NewPeriodicJob(river.PeriodicInterval(WebhookSweepInterval),
 				func() (river.JobArgs, *river.InsertOpts) { return SweepWebhooksArgs{}, nil },
 				&river.PeriodicJobOpts{ID: "sweep_webhooks", RunOnStart: true}))
+		}
+		if o.Imports != nil {
+			// Not on start: konvoj serve does it at start itself.
+			cfg.PeriodicJobs = append(cfg.PeriodicJobs, river.NewPeriodicJob(river.PeriodicInterval(FailInterruptedImportsInterval),
+				func() (river.JobArgs, *river.InsertOpts) { return FailInterruptedImportsArgs{}, nil },
+				&river.PeriodicJobOpts{ID: "fail_interrupted_imports"}))
 		}
 		if o.Files != nil {
 			// Not on start: konvoj serve sweeps at start itself, without

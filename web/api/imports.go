@@ -30,11 +30,7 @@ func (h *Handlers) importDrivers(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	u, err := imports.ReadUpload(mr, h.Imports.MaxBytes(), c.QueryParam("dry_run"))
-	if err != nil {
-		return err
-	}
-	im, err := h.Imports.Start(ctx, p, company, u)
+	im, err := h.Imports.Receive(ctx, p, company, mr, c.QueryParam("dry_run"), false)
 	if err != nil {
 		return err
 	}

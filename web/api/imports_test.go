@@ -5,9 +5,13 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"io/fs"
 	"net/http"
+	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -373,4 +377,192 @@ func TestImportCustomDocumentType(t *testing.T) {
 			t.Errorf("%s template has the retired type: %v", lang, header)
 		}
 	}
+}
+
+// cellBomb is a small XLSX (about 150 KiB) whose one data cell holds 150
+// MiB of one character: as a shared string (sharedStrings.xml), as Excel
+// and most libraries write text, or as an inline string in the sheet.
+func cellBomb(t testing.TB, shared bool) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	part := func(name, text string) io.Writer {
+		w, err := zw.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.WriteString(w, text)
+		return w
+	}
+	const head = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>` + "\n"
+	const main = `http://schemas.openxmlformats.org/spreadsheetml/2006/main`
+	const rel = `http://schemas.openxmlformats.org/officeDocument/2006/relationships`
+	part("[Content_Types].xml", head+`<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">`+
+		`<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>`+
+		`<Default Extension="xml" ContentType="application/xml"/>`+
+		`<Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>`+
+		`<Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>`+
+		`<Override PartName="/xl/sharedStrings.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml"/>`+
+		`</Types>`)
+	part("_rels/.rels", head+`<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">`+
+		`<Relationship Id="rId1" Type="`+rel+`/officeDocument" Target="xl/workbook.xml"/></Relationships>`)
+	part("xl/workbook.xml", head+`<workbook xmlns="`+main+`" xmlns:r="`+rel+`"><sheets>`+
+		`<sheet name="Sheet1" sheetId="1" r:id="rId1"/></sheets></workbook>`)
+	part("xl/_rels/workbook.xml.rels", head+`<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">`+
+		`<Relationship Id="rId1" Type="`+rel+`/worksheet" Target="worksheets/sheet1.xml"/>`+
+		`<Relationship Id="rId2" Type="`+rel+`/sharedStrings" Target="sharedStrings.xml"/></Relationships>`)
+	chunk := bytes.Repeat([]byte("x"), 1<<20)
+	bomb := func(w io.Writer) {
+		for range 150 {
+			_, _ = w.Write(chunk)
+		}
+	}
+	header := `<row r="1"><c r="A1" t="inlineStr"><is><t>first_name</t></is></c><c r="B1" t="inlineStr"><is><t>last_name</t></is></c>` +
+		`<c r="C1" t="inlineStr"><is><t>email</t></is></c><c r="D1" t="inlineStr"><is><t>work_location</t></is></c></row>`
+	data := `<row r="2"><c r="A2" t="inlineStr"><is><t>Jan</t></is></c><c r="B2" t="inlineStr"><is><t>Novák</t></is></c>` +
+		`<c r="C2" t="inlineStr"><is><t>jan@example.test</t></is></c>`
+	if shared {
+		w := part("xl/sharedStrings.xml", head+`<sst xmlns="`+main+`" count="1" uniqueCount="1"><si><t>`)
+		bomb(w)
+		_, _ = io.WriteString(w, `</t></si></sst>`)
+		part("xl/worksheets/sheet1.xml", head+`<worksheet xmlns="`+main+`"><sheetData>`+header+data+
+			`<c r="D2" t="s"><v>0</v></c></row></sheetData></worksheet>`)
+	} else {
+		part("xl/sharedStrings.xml", head+`<sst xmlns="`+main+`" count="0" uniqueCount="0"></sst>`)
+		w := part("xl/worksheets/sheet1.xml", head+`<worksheet xmlns="`+main+`"><sheetData>`+header+data+
+			`<c r="D2" t="inlineStr"><is><t>`)
+		bomb(w)
+		_, _ = io.WriteString(w, `</t></is></c></row></sheetData></worksheet>`)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// A 150 KiB spreadsheet whose one cell unpacks to 150 MiB, sent by an HR
+// manager of a free company as a dry run: refused as 422 (a cell holds
+// more than 5,000 characters) while the sheet is streamed, with the
+// process's heap growing by far less than the cell (sampled through the
+// real HTTP server; the cell materialised cost about 1 GB) and nothing
+// written to the temporary folder. Not parallel: it measures the
+// process's memory.
+func TestImportCellBombCostsNoMemory(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	env := webtest.New(t)
+	hr := env.As(env.Company("Malý dopravce", "free"), auth.RoleHRManager)
+	for _, shared := range []bool{true, false} {
+		kind := map[bool]string{true: "shared string", false: "inline string"}[shared]
+		data := cellBomb(t, shared)
+		if len(data) > 1<<20 {
+			t.Fatalf("%s: the bomb is %d bytes", kind, len(data))
+		}
+		var tempPeak int64
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		wg.Go(func() {
+			for {
+				var size int64
+				_ = filepath.WalkDir(tmp, func(_ string, d fs.DirEntry, err error) error {
+					if err == nil && !d.IsDir() {
+						if info, err := d.Info(); err == nil {
+							size += info.Size()
+						}
+					}
+					return nil
+				})
+				tempPeak = max(tempPeak, size)
+				select {
+				case <-stop:
+					return
+				case <-time.After(5 * time.Millisecond):
+				}
+			}
+		})
+		var r *webtest.Response
+		allocated, peak := memoryOfUpload(t, func() { r = sendImport(t, hr, "bomb.xlsx", data, field("dry_run", "true")) })
+		close(stop)
+		wg.Wait()
+		t.Logf("%s: %d, allocated %d MiB, peak heap growth %d MiB, temporary files %d KiB", kind, r.Status, allocated>>20, peak>>20, tempPeak>>10)
+		if r.Status != http.StatusUnprocessableEntity || !strings.Contains(string(r.Body), `"ValidationError"`) ||
+			!strings.Contains(string(r.Body), "more than 5000 characters") {
+			t.Errorf("%s: answer %d %.300s; want 422, a cell longer than 5000 characters", kind, r.Status, r.Body)
+		}
+		if peak > 64<<20 {
+			t.Errorf("%s: the heap grew by %d MiB for a 150 KiB file", kind, peak>>20)
+		}
+		if allocated > 256<<20 {
+			t.Errorf("%s: the request allocated %d MiB for a 150 KiB file", kind, allocated>>20)
+		}
+		if tempPeak > 1<<20 {
+			t.Errorf("%s: the request wrote %d MiB of temporary files", kind, tempPeak>>20)
+		}
+	}
+}
+
+// An upload holds one of its company's two places from its first bytes to
+// its answer (what it holds counts from the file's first byte): with two
+// uploads of one company still arriving, a third is 409 Conflict at once,
+// another company's is not, and once they end the company imports again.
+func TestImportsOfACompanyAreBounded(t *testing.T) {
+	t.Parallel()
+	env := webtest.New(t)
+	hr := env.As(env.Company("Dopravce", "free"), auth.RoleHRManager)
+	other := env.As(env.Company("Jiný dopravce", "free"), auth.RoleHRManager)
+	file := []byte("first_name,last_name,email\nJan,Novák,jan@example.test\n")
+	type held struct {
+		pw   *io.PipeWriter
+		rest []byte
+		done chan int
+	}
+	// hold sends all but the last bytes of a 19 MiB upload: once the client
+	// has sent them, far more than the connection buffers, the server is
+	// reading the file, its handler running.
+	hold := func() held {
+		body, h := multipartBody(t, filePart("big.csv", append(bytes.Clone(file), bytes.Repeat([]byte("\n"), 19<<20)...)))
+		b := body.Bytes()
+		pr, pw := io.Pipe()
+		// Before the server's clean-up, which waits for its requests.
+		t.Cleanup(func() { _ = pw.CloseWithError(io.ErrUnexpectedEOF) })
+		req, err := http.NewRequest(http.MethodPost, env.Server.URL+"/api/v0/imports/drivers", pr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", h.Get("Content-Type"))
+		req.Header.Set("Authorization", "Bearer "+hr.Token)
+		done := make(chan int, 1)
+		go func() {
+			res, err := env.Server.Client().Do(req)
+			if err != nil {
+				done <- 0
+				return
+			}
+			_, _ = io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+			done <- res.StatusCode
+		}()
+		cut := len(b) - 10
+		if _, err := pw.Write(b[:cut]); err != nil {
+			t.Fatalf("the held upload was answered early: %v", err)
+		}
+		return held{pw, b[cut:], done}
+	}
+	uploads := []held{hold(), hold()}
+
+	body := sendImport(t, hr, "b.csv", file).ExpectError(http.StatusConflict, "Conflict")
+	if !strings.Contains(fmt.Sprint(body["message"]), "2 imports of your company") {
+		t.Errorf("refusal %v", body)
+	}
+	sendImport(t, other, "c.csv", file).Expect(http.StatusCreated)
+
+	for _, u := range uploads {
+		_, _ = u.pw.Write(u.rest)
+		_ = u.pw.Close()
+		// The file's blank lines are more cells than a file may hold.
+		if status := <-u.done; status != http.StatusRequestEntityTooLarge {
+			t.Errorf("a held upload answered %d, want 413", status)
+		}
+	}
+	sendImport(t, hr, "d.csv", file).Expect(http.StatusCreated)
 }

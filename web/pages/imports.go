@@ -88,12 +88,7 @@ func (p *Pages) startImport(c echo.Context, pr auth.Principal, company auth.Ref)
 	if err != nil {
 		return imports.Import{}, err
 	}
-	u, err := imports.ReadUpload(mr, p.svc.Imports.MaxBytes(), "")
-	if err != nil {
-		return imports.Import{}, err
-	}
-	u.DryRun = true
-	return p.svc.Imports.Start(c.Request().Context(), pr, company, u)
+	return p.svc.Imports.Receive(c.Request().Context(), pr, company, mr, "", true)
 }
 
 // importTemplate downloads the template in the page's language.

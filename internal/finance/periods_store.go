@@ -160,18 +160,44 @@ func listPeriodRows(ctx context.Context, db postgres.DBTX, companyID, driverID u
 	return out, nil
 }
 
-// markPeriod sets a period closed or paid, by the given user, now.
+// markPeriod moves a period: closed or paid, by the given user, now; open
+// (a reopen) clears who closed it and when (the audit log keeps them).
 func markPeriod(ctx context.Context, tx pgx.Tx, companyID, id uuid.UUID, to string, by *uuid.UUID) error {
 	var err error
-	if to == PeriodClosed {
+	switch to {
+	case PeriodClosed:
 		_, err = tx.Exec(ctx, `UPDATE finance_periods SET status = 'closed', closed_at = now(), closed_by = $2 WHERE company_id = $3 AND id = $1`, id, by, companyID)
-	} else {
+	case PeriodPaid:
 		_, err = tx.Exec(ctx, `UPDATE finance_periods SET status = 'paid', paid_at = now(), paid_by = $2 WHERE company_id = $3 AND id = $1`, id, by, companyID)
+	case PeriodOpen:
+		_, err = tx.Exec(ctx, `UPDATE finance_periods SET status = 'open', closed_at = NULL, closed_by = NULL WHERE company_id = $2 AND id = $1`, id, companyID)
+	default:
+		err = fmt.Errorf("unknown period status %q", to)
 	}
 	if err != nil {
 		return fmt.Errorf("mark period %s %s: %w", id, to, err)
 	}
 	return nil
+}
+
+// pendingRows returns the ids of the live transactions dated inside the
+// locked period, in its currency, that are pending or disputed, oldest
+// date first.
+func pendingRows(ctx context.Context, tx pgx.Tx, per Period) ([]uuid.UUID, error) {
+	rows, err := tx.Query(ctx, `
+		SELECT id FROM finance_transactions
+		WHERE company_id = $1 AND driver_id = $2 AND currency = $3 AND transaction_date BETWEEN $4 AND $5
+			AND status IN ('pending', 'disputed') AND deleted_at IS NULL
+		ORDER BY transaction_date, created_at, id`,
+		per.CompanyID, per.DriverID, per.Currency, per.PeriodStart, per.PeriodEnd)
+	if err != nil {
+		return nil, fmt.Errorf("pending transactions of period %s: %w", per.ID, err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+	if err != nil {
+		return nil, fmt.Errorf("pending transactions of period %s: %w", per.ID, err)
+	}
+	return ids, nil
 }
 
 // payApprovedRows marks the period's approved transactions paid and

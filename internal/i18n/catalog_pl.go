@@ -378,6 +378,7 @@ func init() {
 		"field.finance.payment_date":      "Data wypłaty",
 		"field.finance.note":              "Notatka",
 		"field.finance.file":              "Plik",
+		"field.finance.reason":            "Powód",
 
 		"state.penalty.pending":   "oczekuje",
 		"state.penalty.accepted":  "zaakceptowana",
@@ -645,6 +646,10 @@ func init() {
 		"finance.periods.pay":               "Wypłacone",
 		"finance.periods.closed_info":       "Zamknięto {date}, {name}",
 		"finance.periods.paid_info":         "Wypłacono {date}, {name}",
+		"finance.locked.closed":             "Okres rozliczeniowy jest zamknięty: tej transakcji nie można już zmienić.",
+		"finance.locked.paid":               "Okres rozliczeniowy jest wypłacony: tej transakcji nie można już zmienić.",
+		"finance.locked.banner.closed":      "Ten okres rozliczeniowy jest zamknięty: jego transakcji nie można już zatwierdzić, zmienić ani anulować.",
+		"finance.locked.banner.paid":        "Ten okres rozliczeniowy jest wypłacony: jego transakcji nie można już zatwierdzić, zmienić ani anulować.",
 		"finance.period.type.monthly":       "Miesięczny",
 		"finance.period.type.weekly":        "Tygodniowy",
 		"finance.period.type.quarterly":     "Kwartalny",

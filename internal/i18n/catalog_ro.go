@@ -378,6 +378,7 @@ func init() {
 		"field.finance.payment_date":      "Data achitării",
 		"field.finance.note":              "Notă",
 		"field.finance.file":              "Fișier",
+		"field.finance.reason":            "Motiv",
 
 		"state.penalty.pending":   "în așteptare",
 		"state.penalty.accepted":  "acceptată",
@@ -645,6 +646,10 @@ func init() {
 		"finance.periods.pay":               "Plătită",
 		"finance.periods.closed_info":       "Închisă {date}, {name}",
 		"finance.periods.paid_info":         "Plătită {date}, {name}",
+		"finance.locked.closed":             "Perioada de plată este închisă: această tranzacție nu mai poate fi modificată.",
+		"finance.locked.paid":               "Perioada de plată este plătită: această tranzacție nu mai poate fi modificată.",
+		"finance.locked.banner.closed":      "Această perioadă de plată este închisă: tranzacțiile ei nu mai pot fi aprobate, modificate sau anulate.",
+		"finance.locked.banner.paid":        "Această perioadă de plată este plătită: tranzacțiile ei nu mai pot fi aprobate, modificate sau anulate.",
 		"finance.period.type.monthly":       "Lunară",
 		"finance.period.type.weekly":        "Săptămânală",
 		"finance.period.type.quarterly":     "Trimestrială",

@@ -378,6 +378,7 @@ func init() {
 		"field.finance.payment_date":      "Дата виплати",
 		"field.finance.note":              "Примітка",
 		"field.finance.file":              "Файл",
+		"field.finance.reason":            "Причина",
 
 		"state.penalty.pending":   "очікує",
 		"state.penalty.accepted":  "прийнято",
@@ -645,6 +646,10 @@ func init() {
 		"finance.periods.pay":               "Виплачено",
 		"finance.periods.closed_info":       "Закрито {date}, {name}",
 		"finance.periods.paid_info":         "Виплачено {date}, {name}",
+		"finance.locked.closed":             "Розрахунковий період закрито: цю транзакцію більше не можна змінити.",
+		"finance.locked.paid":               "Розрахунковий період виплачено: цю транзакцію більше не можна змінити.",
+		"finance.locked.banner.closed":      "Цей розрахунковий період закрито: його транзакції більше не можна затвердити, змінити чи скасувати.",
+		"finance.locked.banner.paid":        "Цей розрахунковий період виплачено: його транзакції більше не можна затвердити, змінити чи скасувати.",
 		"finance.period.type.monthly":       "Місячний",
 		"finance.period.type.weekly":        "Тижневий",
 		"finance.period.type.quarterly":     "Квартальний",

@@ -275,7 +275,7 @@ func TestPenaltyClosedPeriod(t *testing.T) {
 	disputed := f.createPenalty(t, map[string]any{"incident_date": "2026-03-11"})
 	f.hr.Put(f.penaltyPath(f.driver, "/"+disputed["id"].(string)+"/dispute"), map[string]any{"dispute_reason": "x"}).Expect(http.StatusOK)
 	rec := f.financeRecord(t, pen)
-	f.acc.Post(f.path(f.driver, "/periods/"+rec["period_id"].(string)+"/close"), nil).Expect(http.StatusOK)
+	f.acc.Post(f.path(f.driver, "/periods/"+rec["period_id"].(string)+"/close"), map[string]any{"force": true}).Expect(http.StatusOK)
 
 	penPath := f.penaltyPath(f.driver, "/"+pen["id"].(string))
 	f.hr.Put(penPath+"/dispute", map[string]any{"dispute_reason": "x"}).ExpectError(http.StatusConflict, "Conflict")

@@ -83,11 +83,12 @@ func TestWebhookEveryEventType(t *testing.T) {
 	admin.Put(pbase+"/"+disputed+"/resolve", map[string]any{"resolution_action": "keep", "resolution": "It was."}).Expect(http.StatusOK)
 	driver.Put(pbase+"/"+accepted+"/accept", nil).Expect(http.StatusOK)
 
-	// Periods: closed, then paid.
-	var periods struct{ Data []struct{ ID string } }
-	admin.Get(base + "/periods").Expect(http.StatusOK).Decode(&periods)
-	period := periods.Data[0].ID
-	admin.Post(base+"/periods/"+period+"/close", nil).Expect(http.StatusOK)
+	// Periods: last month's closed, reopened, closed again, then paid.
+	period := admin.Post(base, map[string]any{"transaction_type": "bonus", "amount": "100.00", "transaction_date": pragueMonth(1).String()}).
+		Expect(http.StatusCreated).JSON()["period_id"].(string)
+	admin.Post(base+"/periods/"+period+"/close", map[string]any{"force": true}).Expect(http.StatusOK)
+	admin.Post(base+"/periods/"+period+"/reopen", map[string]any{"reason": "A late invoice."}).Expect(http.StatusOK)
+	admin.Post(base+"/periods/"+period+"/close", map[string]any{"force": true}).Expect(http.StatusOK)
 	admin.Post(base+"/periods/"+period+"/pay", map[string]any{}).Expect(http.StatusOK)
 
 	// Import, the daily scan and the monthly rating.
@@ -136,7 +137,7 @@ func TestWebhookEveryEventType(t *testing.T) {
 		webhooks.DriverCreated: id, webhooks.DriverUpdated: id, webhooks.DriverDeleted: gone,
 		webhooks.DocumentUpdated: doc.ID, webhooks.DocumentStatusChanged: doc.ID, webhooks.DocumentReviewCompleted: file,
 		webhooks.TransactionApproved: paid, webhooks.TransactionPaid: paid, webhooks.TransactionCancelled: cancelled,
-		webhooks.TransactionDeleted: deleted, webhooks.PeriodClosed: period, webhooks.PeriodPaid: period,
+		webhooks.TransactionDeleted: deleted, webhooks.PeriodClosed: period, webhooks.PeriodPaid: period, webhooks.PeriodReopened: period,
 		webhooks.PenaltyDisputed: disputed, webhooks.PenaltyResolved: disputed, webhooks.PenaltyAccepted: accepted,
 		webhooks.ImportCompleted: res.JSON()["id"].(string),
 	} {

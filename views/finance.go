@@ -48,7 +48,10 @@ type FinanceRow struct {
 	Amount                   Amount
 	Status                   string // code; shown as finance.status.<code>
 	PaymentDate              string
-	Penalty                  bool
+	// Penalty: a penalty's finance record. Correction says, translated,
+	// which penalty a correction corrects, PenaltyURL links it ("" else).
+	Penalty                bool
+	Correction, PenaltyURL string
 	// Actions the caller may try on it (the service decides).
 	Approve, Pay, Cancel, Edit bool
 	// DeleteURL is the delete page ("" when the role may not delete or the

@@ -191,12 +191,35 @@ func (s *Service) ReopenPeriod(ctx context.Context, p auth.Principal, ref Ref, i
 			NewValues: map[string]any{"status": PeriodOpen, "reason": reason}}); err != nil {
 			return err
 		}
+		if err := settlePenaltyRecords(ctx, tx, p, cur); err != nil {
+			return err
+		}
 		return emitPeriod(ctx, tx, d.CompanyID(), d.ID(), periodID, webhooks.PeriodReopened)
 	})
 	if err != nil {
 		return Period{}, err
 	}
 	return getPeriod(ctx, s.db, d.CompanyID(), d.ID(), periodID, false)
+}
+
+// settlePenaltyRecords brings the status of the penalty records in the
+// reopened period per up to their penalties: a penalty disputed or resolved
+// while the period was closed left its record as it was, so a record is
+// disputed while its penalty is, and pending otherwise (a resolution's
+// change of money stands as its correction). Each change is audited.
+func settlePenaltyRecords(ctx context.Context, tx pgx.Tx, p auth.Principal, per Period) error {
+	moved, err := settlePenaltyRecordRows(ctx, tx, per)
+	if err != nil {
+		return err
+	}
+	for id, to := range moved {
+		from := map[string]string{StatusPending: StatusDisputed, StatusDisputed: StatusPending}[to]
+		if err := audit.Record(ctx, tx, p, audit.Entry{EntityType: "finance_transaction", EntityID: id, Action: "updated",
+			OldValues: map[string]any{"status": from}, NewValues: map[string]any{"status": to}}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // PayPeriod moves a closed period to paid and marks its approved

@@ -200,6 +200,37 @@ func pendingRows(ctx context.Context, tx pgx.Tx, per Period) ([]uuid.UUID, error
 	return ids, nil
 }
 
+// settlePenaltyRecordRows sets the penalty records of the locked period
+// whose status disagrees with their penalty's: disputed while the penalty
+// is, pending otherwise. It returns the new status by record.
+func settlePenaltyRecordRows(ctx context.Context, tx pgx.Tx, per Period) (map[uuid.UUID]string, error) {
+	rows, err := tx.Query(ctx, `
+		UPDATE finance_transactions t SET status = CASE WHEN pe.status = 'disputed' THEN 'disputed' ELSE 'pending' END
+		FROM penalties pe
+		WHERE t.company_id = $1 AND t.driver_id = $2 AND t.currency = $3 AND t.transaction_date BETWEEN $4 AND $5
+			AND t.deleted_at IS NULL AND pe.company_id = t.company_id AND pe.finance_id = t.id
+			AND (t.status = 'disputed' AND pe.status <> 'disputed' OR t.status = 'pending' AND pe.status = 'disputed')
+		RETURNING t.id, t.status`,
+		per.CompanyID, per.DriverID, per.Currency, per.PeriodStart, per.PeriodEnd)
+	if err != nil {
+		return nil, fmt.Errorf("settle penalty records of period %s: %w", per.ID, err)
+	}
+	defer rows.Close()
+	out := map[uuid.UUID]string{}
+	for rows.Next() {
+		var id uuid.UUID
+		var status string
+		if err := rows.Scan(&id, &status); err != nil {
+			return nil, fmt.Errorf("settle penalty records of period %s: %w", per.ID, err)
+		}
+		out[id] = status
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("settle penalty records of period %s: %w", per.ID, err)
+	}
+	return out, nil
+}
+
 // payApprovedRows marks the period's approved transactions paid and
 // returns their ids.
 func payApprovedRows(ctx context.Context, tx pgx.Tx, per Period, by *uuid.UUID, payDate civil.Date) ([]uuid.UUID, error) {

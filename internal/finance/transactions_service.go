@@ -231,7 +231,7 @@ func (s *Service) DeleteTransaction(ctx context.Context, p auth.Principal, ref R
 		if err != nil {
 			return err
 		}
-		if penaltyStatus != "" {
+		if penaltyStatus != "" && !cur.Correction() {
 			return apperr.Conflict("msg.finance.penalty_record_delete")
 		}
 		if err := DeleteAllowed(cur, day); err != nil {

@@ -14,6 +14,7 @@ func init() {
 		"finance.type.business_trip": "Business trip",
 		"finance.type.allowance":     "Allowance",
 		"finance.type.reimbursement": "Reimbursement",
+		"finance.type.adjustment":    "Adjustment",
 
 		"finance.status.pending":   "Pending",
 		"finance.status.approved":  "Approved",
@@ -93,6 +94,7 @@ func init() {
 		"finance.action.delete":             "Delete",
 		"finance.paid_on":                   "paid {date}",
 		"finance.row.penalty":               "From a penalty",
+		"finance.row.correction":            "Corrects the penalty of {date}",
 		"finance.export.label":              "Export the filtered transactions",
 		"finance.export.csv":                "CSV",
 		"finance.export.xlsx":               "Excel (XLSX)",
@@ -168,6 +170,7 @@ func init() {
 		"finance.type.business_trip": "Služební cesta",
 		"finance.type.allowance":     "Příplatek",
 		"finance.type.reimbursement": "Náhrada výdajů",
+		"finance.type.adjustment":    "Úprava",
 
 		"finance.status.pending":   "Čeká na schválení",
 		"finance.status.approved":  "Schváleno",
@@ -247,6 +250,7 @@ func init() {
 		"finance.action.delete":             "Smazat",
 		"finance.paid_on":                   "vyplaceno {date}",
 		"finance.row.penalty":               "Z pokuty",
+		"finance.row.correction":            "Oprava pokuty ze dne {date}",
 		"finance.export.label":              "Export vyfiltrovaných transakcí",
 		"finance.export.csv":                "CSV",
 		"finance.export.xlsx":               "Excel (XLSX)",

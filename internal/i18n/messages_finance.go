@@ -40,6 +40,7 @@ func init() {
 		"msg.finance.close_pending":          "Transactions still pending in this pay period: {count}. Approve or cancel them first, or close the period anyway.",
 		"msg.finance.reopen_paid":            "A paid pay period cannot be reopened.",
 		"msg.finance.reopen_open":            "This pay period is open; only a closed one can be reopened.",
+		"msg.finance.correction_record":      "This transaction corrects a penalty whose pay period was closed; it can be approved and paid, but not changed, cancelled or deleted.",
 
 		"msg.penalties.accept_not_pending":     "Only a pending penalty can be accepted; this one is {status}.",
 		"msg.penalties.dispute_not_pending":    "Only a pending penalty can be disputed; this one is {status}.",
@@ -122,6 +123,7 @@ func init() {
 		"msg.finance.close_pending":          "Ve výplatním období zůstávají nevyřízené transakce: {count}. Nejdřív je schvalte nebo zrušte, nebo období přesto uzavřete.",
 		"msg.finance.reopen_paid":            "Vyplacené výplatní období nelze znovu otevřít.",
 		"msg.finance.reopen_open":            "Toto výplatní období je otevřené; znovu otevřít lze jen uzavřené.",
+		"msg.finance.correction_record":      "Tato transakce opravuje pokutu, jejíž výplatní období bylo uzavřené; lze ji schválit a vyplatit, ale ne změnit, zrušit ani smazat.",
 
 		"msg.penalties.accept_not_pending":     "Přijmout lze jen čekající pokutu; tato je ve stavu „{status}“.",
 		"msg.penalties.dispute_not_pending":    "Rozporovat lze jen čekající pokutu; tato je ve stavu „{status}“.",

@@ -185,7 +185,7 @@ func (s *financeState) drop(fields map[string][]string) {
 func (s financeState) filterForm(lang i18n.Lang, clear string) views.FinanceFilters {
 	f := views.FinanceFilters{Action: s.base, From: s.From, To: s.To, Currency: s.Currency, SortBy: s.SortBy,
 		SortOrder: s.SortOrder, Driver: s.Driver, ShowDriver: s.queue, ClearURL: clear}
-	for _, t := range finance.TransactionTypes {
+	for _, t := range finance.StoredTypes {
 		f.Types = append(f.Types, views.Option{Value: t, Label: lang.T("finance.type." + t), Selected: slices.Contains(s.Types, t)})
 	}
 	for _, st := range finance.Statuses {
@@ -612,6 +612,12 @@ func (p *Pages) renderLedger(c echo.Context, pr auth.Principal, ref finance.Ref,
 	return p.render(c, status, "finance.ledger.crumb", views.FinanceLedger(d))
 }
 
+// correctionText names the penalty a correction corrects, by its incident
+// date ("Corrects the penalty of 5 Oct 2026").
+func correctionText(lang i18n.Lang, t finance.Transaction) string {
+	return lang.T("finance.row.correction", "date", lang.Date(*t.CorrectedIncident))
+}
+
 func withParam(u, name, value string) string {
 	sep := "?"
 	if strings.Contains(u, "?") {
@@ -631,7 +637,10 @@ func (p *Pages) ledgerRow(lang i18n.Lang, pr auth.Principal, t finance.Transacti
 		ID: t.ID.String(), URL: ledgerURL(t.DriverID) + "/" + t.ID.String(),
 		Date: lang.Date(t.TransactionDate), Type: t.TransactionType, Category: deref(t.Category),
 		Description: deref(t.Description), Amount: amountView(lang, t.Amount, t.Currency), Status: t.Status,
-		Penalty: t.PenaltyID != nil,
+		Penalty: t.PenaltyID != nil && !t.Correction(),
+	}
+	if t.Correction() {
+		row.Correction, row.PenaltyURL = correctionText(lang, t), penaltyURL(t.DriverID, *t.PenaltyID)
 	}
 	if t.PaymentDate != nil {
 		row.PaymentDate = lang.Date(*t.PaymentDate)

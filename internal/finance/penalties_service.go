@@ -41,6 +41,9 @@ func (s *Service) CreatePenalty(ctx context.Context, p auth.Principal, ref Ref, 
 		if id, err = insertPenaltyRow(ctx, tx, pen, financeID, userID(p)); err != nil {
 			return err
 		}
+		if err := emitTransaction(ctx, tx, d.CompanyID(), d.ID(), financeID, webhooks.TransactionCreated); err != nil {
+			return err
+		}
 		if err := audit.Record(ctx, tx, p, audit.Entry{EntityType: "penalty", EntityID: id, Action: "penalty.created",
 			NewValues: pen.createdValues(financeID)}); err != nil {
 			return err
@@ -201,6 +204,9 @@ func applyPenaltyMove(ctx context.Context, tx pgx.Tx, p auth.Principal, cur Pena
 				return err
 			}
 			if err := setCorrection(ctx, tx, cur.CompanyID, cur.ID, correctionID); err != nil {
+				return err
+			}
+			if err := emitTransaction(ctx, tx, cur.CompanyID, cur.DriverID, correctionID, webhooks.TransactionCreated); err != nil {
 				return err
 			}
 			oldValues["correction_id"], newValues["correction_id"] = nil, correctionID

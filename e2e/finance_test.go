@@ -126,10 +126,28 @@ func TestFinanceAccountant(t *testing.T) {
 	must(t, page.GetByTestId("periods-link").Click())
 	must(t, expect.Locator(period.GetByTestId("period-net")).ToHaveText(money(en, "32000.00")))
 	must(t, expect.Locator(period.GetByTestId("period-count")).ToHaveText("2"))
-	must(t, period.GetByTestId("close-period").Click())
-	must(t, expect.Locator(period).ToHaveAttribute("data-status", "closed"))
-	must(t, period.GetByTestId("pay-period").Click())
-	must(t, expect.Locator(period).ToHaveAttribute("data-status", "paid"))
+	// This month cannot be closed before it ends: no button, and from when.
+	must(t, expect.Locator(period.GetByTestId("close-period")).ToHaveCount(0))
+	must(t, expect.Locator(period.GetByTestId("closable-from")).ToBeVisible())
+	// Last month's period: closed from its confirmation, which names the
+	// pending transaction closed over, then paid.
+	var late struct {
+		PeriodID string `json:"period_id"`
+	}
+	app.api(t, company, http.MethodPost, "/api/v0/drivers/"+jan+"/finance",
+		map[string]any{"transaction_type": "bonus", "amount": "700.00", "transaction_date": dateIn(-(companyNow().Day() + 3))}, http.StatusCreated, &late)
+	_, err = page.Reload()
+	must(t, err)
+	last := page.Locator(`[data-testid=period-row][data-id="` + late.PeriodID + `"]`)
+	must(t, last.GetByTestId("close-period").Click())
+	must(t, expect.Locator(page.GetByTestId("pending-row")).ToHaveCount(1))
+	app.Screenshots(t, page, "finance-close-period")
+	app.CheckA11y(t, page)
+	must(t, page.GetByTestId("confirm-close-button").Click())
+	must(t, expect.Locator(last).ToHaveAttribute("data-status", "closed"))
+	must(t, last.GetByTestId("pay-period").Click())
+	must(t, expect.Locator(last).ToHaveAttribute("data-status", "paid"))
+	must(t, expect.Locator(last.GetByTestId("period-net")).ToHaveText(money(en, "700.00")))
 	must(t, expect.Locator(period.GetByTestId("period-net")).ToHaveText(money(en, "32000.00")))
 
 	// A filtered ledger exported as CSV holds exactly the filtered rows.

@@ -48,12 +48,18 @@ type FinanceRow struct {
 	Amount                   Amount
 	Status                   string // code; shown as finance.status.<code>
 	PaymentDate              string
-	Penalty                  bool
+	// Penalty: a penalty's finance record. Correction says, translated,
+	// which penalty a correction corrects, PenaltyURL links it ("" else).
+	Penalty                bool
+	Correction, PenaltyURL string
 	// Actions the caller may try on it (the service decides).
 	Approve, Pay, Cancel, Edit bool
 	// DeleteURL is the delete page ("" when the role may not delete or the
 	// rules forbid it; then DeleteBlocked says why, for roles that may).
 	DeleteURL, DeleteBlocked string
+	// Locked says, translated, that the transaction's pay period is closed
+	// or paid: then no action is offered ("" when it is open).
+	Locked string
 	// Error is the refusal of the last action on this row, translated.
 	Error string
 	// Selected keeps a queue checkbox ticked after a refused bulk action.
@@ -109,6 +115,9 @@ type LedgerData struct {
 	ExportXLSX string
 	// Problem is a refusal not tied to a row, translated.
 	Problem string
+	// Locked says, translated, that the pay period the ledger is filtered
+	// to is closed or paid ("" otherwise).
+	Locked string
 }
 
 // TransactionFormData is the create or edit form of a transaction.
@@ -138,10 +147,37 @@ type PeriodRow struct {
 	Net                    Amount
 	Count                  int
 	TransactionsURL        string
-	Close, Pay             bool
-	CloseURL, PayURL       string
-	Error                  string
-	ClosedInfo, PaidInfo   string
+	// Close: the role may close it and its last day has passed (CloseURL
+	// asks for confirmation); ClosableFrom is, for the roles that close,
+	// the day an open period can be closed from while that day is to come.
+	Close, Pay       bool
+	CloseURL, PayURL string
+	ClosableFrom     string
+	// Reopen: the role may reopen this closed period (ReopenURL, with a
+	// reason); ReopenReason is the reason sent with a refused reopen.
+	Reopen                  bool
+	ReopenURL, ReopenReason string
+	// Error is the refusal of the last action on this period, translated.
+	Error                string
+	ClosedInfo, PaidInfo string
+}
+
+// ClosePeriodData asks before a pay period is closed and lists what in it
+// is still pending; closing it anyway is a forced close.
+type ClosePeriodData struct {
+	Driver                    DriverHeader
+	Span, Type, Currency      string
+	Earnings, Deductions, Net Amount
+	Count                     int
+	// Pending are the first pending transactions, PendingTotal all of them.
+	Pending      []FinanceRow
+	PendingTotal int
+	Action, CSRF string
+	// CancelURL is the periods page, PendingURL the period's pending
+	// transactions in the ledger.
+	CancelURL, PendingURL string
+	// Problem is a refusal of the close, translated ("" none).
+	Problem string
 }
 
 // PeriodsData is a driver's pay periods.

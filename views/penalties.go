@@ -24,7 +24,11 @@ type PenaltyCard struct {
 	Resolution string
 	ResolvedBy string
 	ResolvedAt string
-	Evidence   []EvidenceItem
+	// Correction says, translated, that the change of money comes as a
+	// correction because the penalty's pay period was closed; PayURL is
+	// the driver's pay page, where it shows ("" without a correction).
+	Correction, PayURL string
+	Evidence           []EvidenceItem
 }
 
 // EvidenceItem is one evidence file: a link to it and, for a photo, its

@@ -20,7 +20,8 @@ const (
 	FinanceRead      Action = "finance.read"      // list, periods, aggregates
 	FinanceWrite     Action = "finance.write"     // create, update
 	FinanceDelete    Action = "finance.delete"    // delete
-	PeriodsManage    Action = "periods.manage"    // close, mark paid
+	PeriodsManage    Action = "periods.manage"    // close (also by force), mark paid
+	PeriodsReopen    Action = "periods.reopen"    // reopen a closed period, with a reason
 	PenaltiesRead    Action = "penalties.read"    // list, read
 	PenaltiesManage  Action = "penalties.manage"  // create, resolve
 	PenaltiesRespond Action = "penalties.respond" // dispute, accept
@@ -69,6 +70,7 @@ var Matrix = map[Action]map[Role]Grant{
 	FinanceWrite:     {RoleAdmin: All, RoleHRManager: All, RoleAccountant: All},
 	FinanceDelete:    {RoleAdmin: All, RoleHRManager: All},
 	PeriodsManage:    {RoleAdmin: All, RoleAccountant: All},
+	PeriodsReopen:    {RoleAdmin: All, RoleAccountant: All},
 	PenaltiesRead:    {RoleAdmin: All, RoleHRManager: All, RoleAccountant: All, RoleDriver: Own},
 	PenaltiesManage:  {RoleAdmin: All, RoleHRManager: All},
 	PenaltiesRespond: {RoleAdmin: All, RoleHRManager: All, RoleDriver: Own},

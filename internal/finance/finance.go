@@ -37,15 +37,30 @@ const (
 // Statuses lists every transaction status.
 var Statuses = []string{StatusPending, StatusApproved, StatusPaid, StatusCancelled, StatusDisputed}
 
-// TransactionTypes are the stored transaction types; penalty and deduction
-// take amounts below zero, the others (earnings) amounts above zero.
+// TransactionTypes are the types a transaction is created with; penalty
+// and deduction take amounts below zero, the others (earnings) amounts
+// above zero.
 var TransactionTypes = []string{
 	"base_salary", "overtime", "bonus", "penalty", "deduction",
 	"business_trip", "allowance", "reimbursement",
 }
 
+// StoredTypes are every type a transaction may have: TransactionTypes and
+// adjustment, which Konvoj posts itself (the list filters take them all).
+var StoredTypes = append(append([]string{}, TransactionTypes...), TypeAdjustment)
+
 // TypePenalty is the type of a penalty's finance record.
 const TypePenalty = "penalty"
+
+// TypeAdjustment and CategoryPenaltyCorrection are the type and category
+// of a penalty's correction: the transaction a money-changing resolution
+// posts when the penalty's record is inside a closed or paid period
+// (docs/finance.md, "Penalties inside a closed period"). It counts by its
+// sign, like every other transaction.
+const (
+	TypeAdjustment            = "adjustment"
+	CategoryPenaltyCorrection = "penalty_correction"
+)
 
 // isDeduction reports whether a type takes negative amounts.
 func isDeduction(t string) bool { return t == TypePenalty || t == "deduction" }
@@ -90,9 +105,13 @@ func NewService(db *pgxpool.Pool, files storage.Store, maxBytes int64) *Service 
 	return &Service{db: db, files: files, maxBytes: maxBytes}
 }
 
-// errMoved says a row changed between reading it and locking it; the
-// transaction is retried.
-var errMoved = errors.New("row changed while locking")
+// errMoved says a row changed between reading it and locking it, and
+// errRelock that a change found it must lock more periods than it did;
+// either way the transaction is retried, locking in the package's order.
+var (
+	errMoved  = errors.New("row changed while locking")
+	errRelock = errors.New("more periods to lock")
+)
 
 // inTx runs fn in one database transaction, retrying a few times when
 // PostgreSQL resolves a deadlock or a serialization failure by aborting us,
@@ -108,7 +127,7 @@ func (s *Service) inTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 }
 
 func retryable(err error) bool {
-	if errors.Is(err, errMoved) {
+	if errors.Is(err, errMoved) || errors.Is(err, errRelock) {
 		return true
 	}
 	var pgErr *pgconn.PgError

@@ -136,7 +136,7 @@ func newTransactionList(p auth.Principal, sums []Summary, page []Transaction, ma
 
 // check validates the filter's values and normalises its currency.
 func (f TransactionFilter) check(v *apperr.Validation) TransactionFilter {
-	checkValues(v, "type", f.Types, TransactionTypes)
+	checkValues(v, "type", f.Types, StoredTypes)
 	checkValues(v, "status", f.Statuses, Statuses)
 	if f.Currency != "" {
 		c, ok := money.NormalizeCurrency(f.Currency)

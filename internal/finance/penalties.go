@@ -69,6 +69,10 @@ type Penalty struct {
 	// DeletedAt is set on a deleted penalty, which only the change feed
 	// with include_deleted=true shows (the key is absent otherwise).
 	DeletedAt *time.Time `json:"deleted_at,omitempty"`
+	// CorrectionID is the correcting transaction a resolution posted
+	// because the finance record was inside a closed or paid period
+	// (docs/finance.md, "Penalties inside a closed period"); nil otherwise.
+	CorrectionID *uuid.UUID `json:"correction_id"`
 }
 
 // financeRecord is the finance record a new penalty creates: type penalty,
@@ -126,6 +130,28 @@ func (m penaltyMove) record(rec Transaction) Transaction {
 		next.Amount = *m.financeAmount
 	}
 	return next
+}
+
+// correctionAmount is what the move changes in money, with the signs of the
+// records: the record's amount as the move would leave it (0 once
+// cancelled) minus its amount now. A penalty of 1000.00 reduced to 400.00
+// is +600.00, one cancelled +1000.00; a move that changes no money is 0.
+func (m penaltyMove) correctionAmount(rec Transaction) money.Amount {
+	next := m.record(rec)
+	if next.Status == StatusCancelled {
+		next.Amount = money.Zero
+	}
+	return next.Amount.Sub(rec.Amount)
+}
+
+// correction is the transaction that corrects the penalty's record rec by
+// amount, dated day: an adjustment in the category penalty_correction,
+// pending, linked to the penalty and the record in its metadata.
+func (pen Penalty) correction(rec Transaction, amount money.Amount, day civil.Date) Transaction {
+	category := CategoryPenaltyCorrection
+	return Transaction{CompanyID: pen.CompanyID, DriverID: pen.DriverID, TransactionType: TypeAdjustment, Category: &category,
+		Amount: amount, Currency: rec.Currency, Status: StatusPending, TransactionDate: day, Description: rec.Description,
+		Metadata: mustJSON(map[string]any{"penalty_id": pen.ID, "corrects": rec.ID})}
 }
 
 // PenaltyFilter narrows the penalty list.

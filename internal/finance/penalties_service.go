@@ -11,6 +11,7 @@ import (
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/audit"
 	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/tenants"
 	"github.com/konvoj/konvoj/internal/webhooks"
 )
@@ -38,6 +39,9 @@ func (s *Service) CreatePenalty(ctx context.Context, p auth.Principal, ref Ref, 
 			return err
 		}
 		if id, err = insertPenaltyRow(ctx, tx, pen, financeID, userID(p)); err != nil {
+			return err
+		}
+		if err := emitTransaction(ctx, tx, d.CompanyID(), d.ID(), financeID, webhooks.TransactionCreated); err != nil {
 			return err
 		}
 		if err := audit.Record(ctx, tx, p, audit.Entry{EntityType: "penalty", EntityID: id, Action: "penalty.created",
@@ -128,10 +132,11 @@ func (s *Service) AcceptPenalty(ctx context.Context, p auth.Principal, ref Ref) 
 
 // movePenalty runs a penalty operation: role, driver and penalty checks,
 // then in one database transaction the penalty row, its finance record's
-// periods and the finance row are locked (in the package's lock order); plan
-// validates the input (422) and the penalty's state (409); a closed or paid
-// period is 409; then the penalty, the finance record, the period totals and
-// both audit rows are written.
+// periods and the finance row are locked (in the package's lock order);
+// plan validates the input (422) and the penalty's state (409); then the
+// penalty, the finance record, the period totals and both audit rows are
+// written. A record inside a closed or paid period is not changed: see
+// applyPenaltyMove.
 func (s *Service) movePenalty(ctx context.Context, p auth.Principal, a auth.Action, ref Ref,
 	plan func(cur Penalty) (penaltyMove, error)) (Penalty, error) {
 	d := ref.DriverRef
@@ -139,6 +144,10 @@ func (s *Service) movePenalty(ctx context.Context, p auth.Principal, a auth.Acti
 	if err != nil {
 		return Penalty{}, err
 	}
+	day := p.Today()
+	// Set when an attempt found that the move posts a correction: the
+	// next attempt locks the period of day with the record's.
+	correct := false
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		cur, err := getPenalty(ctx, tx, d.CompanyID(), d.ID(), id, true)
 		if err != nil {
@@ -148,7 +157,7 @@ func (s *Service) movePenalty(ctx context.Context, p auth.Principal, a auth.Acti
 		if err != nil {
 			return err
 		}
-		return applyPenaltyMove(ctx, tx, p, cur, m)
+		return applyPenaltyMove(ctx, tx, p, cur, m, day, &correct)
 	})
 	if err != nil {
 		return Penalty{}, err
@@ -157,28 +166,67 @@ func (s *Service) movePenalty(ctx context.Context, p auth.Principal, a auth.Acti
 }
 
 // applyPenaltyMove locks the finance record of the locked penalty cur and
-// its periods, checks the period is open and writes the move with its
-// period totals and audit rows.
-func applyPenaltyMove(ctx context.Context, tx pgx.Tx, p auth.Principal, cur Penalty, m penaltyMove) error {
+// its periods and writes the move with its period totals and audit rows.
+//
+// A record inside a closed or paid period stays as it was: only the penalty
+// moves (the driver's right to dispute does not end with the period), and a
+// move that changes money posts a correction into the driver's open monthly
+// period of day (docs/finance.md, "Penalties inside a closed period"). That
+// period is locked with the record's, in the package's lock order: an
+// attempt that finds it needs one without having locked it sets *correct
+// and asks for a retry (errRelock).
+func applyPenaltyMove(ctx context.Context, tx pgx.Tx, p auth.Principal, cur Penalty, m penaltyMove, day civil.Date, correct *bool) error {
 	rec, err := getTransaction(ctx, tx, cur.CompanyID, cur.DriverID, cur.FinanceID, false)
 	if err != nil {
 		return fmt.Errorf("finance record of penalty %s: %w", cur.ID, err)
 	}
-	periods, err := lockRecord(ctx, tx, rec, nil)
+	var place *slot
+	if *correct {
+		place = &slot{Date: day, Currency: rec.Currency}
+	}
+	periods, err := lockRecord(ctx, tx, rec, place)
 	if err != nil {
 		return err
 	}
-	if err := periods.checkOpen(rec.slot()); err != nil {
-		return err
+	oldValues, newValues := m.auditDiff(cur)
+	if _, closed := LockedBy(periods, rec.TransactionDate, rec.Currency); closed {
+		amount := m.correctionAmount(rec)
+		if !amount.IsZero() && !*correct {
+			*correct = true
+			return errRelock
+		}
+		if err := movePenaltyRow(ctx, tx, cur.CompanyID, cur.ID, m); err != nil {
+			return err
+		}
+		if !amount.IsZero() {
+			correctionID, err := insertTransaction(ctx, tx, p, cur.correction(rec, amount, day))
+			if err != nil {
+				return err
+			}
+			if err := setCorrection(ctx, tx, cur.CompanyID, cur.ID, correctionID); err != nil {
+				return err
+			}
+			if err := emitTransaction(ctx, tx, cur.CompanyID, cur.DriverID, correctionID, webhooks.TransactionCreated); err != nil {
+				return err
+			}
+			oldValues["correction_id"], newValues["correction_id"] = nil, correctionID
+		}
+		if err := audit.Record(ctx, tx, p, audit.Entry{EntityType: "penalty", EntityID: cur.ID, Action: m.action,
+			OldValues: oldValues, NewValues: newValues}); err != nil {
+			return err
+		}
+		return emitPenalty(ctx, tx, cur.CompanyID, cur.DriverID, cur.ID, m.action)
 	}
 	next := m.record(rec)
-	if err := movePenaltyRows(ctx, tx, cur.ID, m, next); err != nil {
+	if err := movePenaltyRow(ctx, tx, cur.CompanyID, cur.ID, m); err != nil {
+		return err
+	}
+	if err := moveRecordRow(ctx, tx, cur.ID, next); err != nil {
 		return err
 	}
 	if err := periods.recompute(ctx, tx); err != nil {
 		return err
 	}
-	oldValues, newValues := m.auditDiff(cur)
 	if err := audit.Record(ctx, tx, p, audit.Entry{EntityType: "penalty", EntityID: cur.ID, Action: m.action,
 		OldValues: oldValues, NewValues: newValues}); err != nil {
 		return err

@@ -18,7 +18,8 @@ var (
 	penaltyColumns = `
 	SELECT pe.id, pe.finance_id, ft.status, pe.company_id, pe.driver_id, pe.penalty_type, pe.severity, pe.amount, pe.currency,
 		pe.status, pe.incident_date, pe.location, pe.description, pe.evidence, pe.dispute_reason, pe.dispute_submitted_at,
-		pe.resolution, ` + userName("ru") + `, pe.resolved_at, pe.metadata, ` + userName("cu") + `, pe.created_at, pe.updated_at, pe.deleted_at`
+		pe.resolution, ` + userName("ru") + `, pe.resolved_at, pe.metadata, ` + userName("cu") + `, pe.created_at, pe.updated_at, pe.deleted_at,
+		pe.correction_id`
 	penaltyJoins = `
 	JOIN finance_transactions ft ON ft.id = pe.finance_id
 	LEFT JOIN users ru ON ru.id = pe.resolved_by
@@ -39,7 +40,8 @@ func penaltyPageQuery(where, order, limit string) string {
 func scanPenalty(row pgx.Row, p *Penalty, extra ...any) error {
 	err := row.Scan(append([]any{&p.ID, &p.FinanceID, &p.FinanceStatus, &p.CompanyID, &p.DriverID, &p.PenaltyType, &p.Severity, &p.Amount, &p.Currency,
 		&p.Status, &p.IncidentDate, &p.Location, &p.Description, &p.Evidence, &p.DisputeReason, &p.DisputeSubmittedAt,
-		&p.Resolution, &p.ResolvedBy, &p.ResolvedAt, &p.Metadata, &p.CreatedBy, &p.CreatedAt, &p.UpdatedAt, &p.DeletedAt}, extra...)...)
+		&p.Resolution, &p.ResolvedBy, &p.ResolvedAt, &p.Metadata, &p.CreatedBy, &p.CreatedAt, &p.UpdatedAt, &p.DeletedAt,
+		&p.CorrectionID}, extra...)...)
 	if p.Evidence == nil {
 		p.Evidence = []Evidence{}
 	}
@@ -89,22 +91,35 @@ func insertPenaltyRow(ctx context.Context, tx pgx.Tx, pen Penalty, financeID uui
 	return id, nil
 }
 
-// movePenaltyRows writes a penalty move: the penalty's status and extra
-// fields, then its finance record's status and amount.
-func movePenaltyRows(ctx context.Context, tx pgx.Tx, id uuid.UUID, m penaltyMove, rec Transaction) error {
+// movePenaltyRow writes a penalty move on the penalty: its status and
+// extra fields.
+func movePenaltyRow(ctx context.Context, tx pgx.Tx, companyID, id uuid.UUID, m penaltyMove) error {
 	args := append([]any{id, m.status}, m.args...)
 	q := `UPDATE penalties SET status = $2`
 	if m.set != "" {
 		q += ", " + m.set
 	}
-	// The company is the finance record's: a penalty and its record share it.
-	args = append(args, rec.CompanyID)
+	args = append(args, companyID)
 	if _, err := tx.Exec(ctx, q+fmt.Sprintf(` WHERE company_id = $%d AND id = $1`, len(args)), args...); err != nil {
 		return fmt.Errorf("update penalty %s: %w", id, err)
 	}
+	return nil
+}
+
+// moveRecordRow writes a penalty move on its finance record rec: its
+// status and amount.
+func moveRecordRow(ctx context.Context, tx pgx.Tx, penaltyID uuid.UUID, rec Transaction) error {
 	if _, err := tx.Exec(ctx, `UPDATE finance_transactions SET status = $2, amount = $3 WHERE company_id = $4 AND id = $1`,
 		rec.ID, rec.Status, rec.Amount, rec.CompanyID); err != nil {
-		return fmt.Errorf("update finance record %s of penalty %s: %w", rec.ID, id, err)
+		return fmt.Errorf("update finance record %s of penalty %s: %w", rec.ID, penaltyID, err)
+	}
+	return nil
+}
+
+// setCorrection links the penalty to the correction posted for it.
+func setCorrection(ctx context.Context, tx pgx.Tx, companyID, id, correctionID uuid.UUID) error {
+	if _, err := tx.Exec(ctx, `UPDATE penalties SET correction_id = $2 WHERE company_id = $3 AND id = $1`, id, correctionID, companyID); err != nil {
+		return fmt.Errorf("link correction %s to penalty %s: %w", correctionID, id, err)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package finance
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -68,22 +69,163 @@ func (s *Service) ListPeriods(ctx context.Context, p auth.Principal, ref Ref, f 
 	return listPeriodRows(ctx, s.db, d.CompanyID(), d.ID(), f)
 }
 
+// ClosePeriodInput is the body of a close.
+type ClosePeriodInput struct {
+	// Force closes a period that still holds pending transactions
+	// (pending, or disputed through their penalty): they stay as they are,
+	// and the audit row of the close names them.
+	Force bool `json:"force"`
+}
+
+// PendingError is the cause of a close refused because the period still
+// holds pending transactions: their ids, oldest date first, so that a page
+// can say how many and list them.
+type PendingError struct {
+	IDs []uuid.UUID
+}
+
+func (e *PendingError) Error() string { return fmt.Sprintf("%d pending transactions", len(e.IDs)) }
+
+// PendingOf returns the pending transactions a close was refused for, or
+// nil when err is not that refusal.
+func PendingOf(err error) []uuid.UUID {
+	var pe *PendingError
+	if errors.As(err, &pe) {
+		return pe.IDs
+	}
+	return nil
+}
+
+// Closable reports whether a period may be closed on day today (the
+// company's today): once its last day has passed.
+func Closable(per Period, today civil.Date) bool { return today.After(per.PeriodEnd) }
+
 // ClosePeriod moves an open period to closed: nothing dated inside it may
-// change afterwards.
-func (s *Service) ClosePeriod(ctx context.Context, p auth.Principal, ref Ref) (Period, error) {
-	return s.movePeriod(ctx, p, ref, PeriodOpen, PeriodClosed, nil)
+// change afterwards, except a penalty's accept, dispute and resolution
+// (docs/finance.md, "Closing and reopening a period"). It is refused (409)
+// before the period's last day has passed in the company's time zone, and,
+// unless in.Force, while the period holds pending or disputed transactions
+// (the refusal's cause is a PendingError). The period row is locked first,
+// so of two closes at once one closes and the other finds it closed (409);
+// the audit row records force and the pending transactions closed over.
+// Closing the periods of many drivers calls it once per period.
+func (s *Service) ClosePeriod(ctx context.Context, p auth.Principal, ref Ref, in ClosePeriodInput) (Period, error) {
+	d := ref.DriverRef
+	periodID, err := ref.check(p, auth.PeriodsManage, PeriodRecord)
+	if err != nil {
+		return Period{}, err
+	}
+	today := p.Today()
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		cur, err := getPeriod(ctx, tx, d.CompanyID(), d.ID(), periodID, true)
+		if err != nil {
+			return err
+		}
+		if cur.Status != PeriodOpen {
+			return apperr.Conflict("msg.finance.period_move", "status", cur.Status, "from", PeriodOpen, "to", PeriodClosed)
+		}
+		if !Closable(cur, today) {
+			return apperr.Conflict("msg.finance.close_too_early", "end", cur.PeriodEnd, "from", cur.PeriodEnd.AddDays(1))
+		}
+		pending, err := pendingRows(ctx, tx, cur)
+		if err != nil {
+			return err
+		}
+		if len(pending) > 0 && !in.Force {
+			return apperr.Wrap(&PendingError{IDs: pending}, apperr.KindConflict, "msg.finance.close_pending", "count", len(pending))
+		}
+		if err := markPeriod(ctx, tx, d.CompanyID(), periodID, PeriodClosed, userID(p)); err != nil {
+			return err
+		}
+		if err := audit.Record(ctx, tx, p, audit.Entry{EntityType: "finance_period", EntityID: periodID, Action: "period." + PeriodClosed,
+			OldValues: map[string]any{"status": PeriodOpen},
+			NewValues: map[string]any{"status": PeriodClosed, "force": in.Force, "pending_transaction_ids": pending}}); err != nil {
+			return err
+		}
+		return emitPeriod(ctx, tx, d.CompanyID(), d.ID(), periodID, webhooks.PeriodClosed)
+	})
+	if err != nil {
+		return Period{}, err
+	}
+	return getPeriod(ctx, s.db, d.CompanyID(), d.ID(), periodID, false)
+}
+
+// ReopenInput is the body of a reopen.
+type ReopenInput struct {
+	Reason *string `json:"reason"`
+}
+
+// maxReopenReason is the longest reason a reopen may give.
+const maxReopenReason = 1000
+
+// ReopenPeriod moves a closed period back to open, with a reason (422
+// without one), audited: its transactions can be changed again. A paid
+// period never reopens and an open one cannot (409).
+func (s *Service) ReopenPeriod(ctx context.Context, p auth.Principal, ref Ref, in ReopenInput) (Period, error) {
+	d := ref.DriverRef
+	periodID, err := ref.check(p, auth.PeriodsReopen, PeriodRecord)
+	if err != nil {
+		return Period{}, err
+	}
+	var v apperr.Validation
+	reason := requiredText(&v, "reason", in.Reason, maxReopenReason)
+	if err := v.Err(); err != nil {
+		return Period{}, err
+	}
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		cur, err := getPeriod(ctx, tx, d.CompanyID(), d.ID(), periodID, true)
+		if err != nil {
+			return err
+		}
+		switch cur.Status {
+		case PeriodPaid:
+			return apperr.Conflict("msg.finance.reopen_paid")
+		case PeriodOpen:
+			return apperr.Conflict("msg.finance.reopen_open")
+		}
+		if err := markPeriod(ctx, tx, d.CompanyID(), periodID, PeriodOpen, userID(p)); err != nil {
+			return err
+		}
+		if err := audit.Record(ctx, tx, p, audit.Entry{EntityType: "finance_period", EntityID: periodID, Action: "period.reopened",
+			OldValues: map[string]any{"status": PeriodClosed, "closed_at": cur.ClosedAt, "closed_by": cur.ClosedBy},
+			NewValues: map[string]any{"status": PeriodOpen, "reason": reason}}); err != nil {
+			return err
+		}
+		if err := settlePenaltyRecords(ctx, tx, p, cur); err != nil {
+			return err
+		}
+		return emitPeriod(ctx, tx, d.CompanyID(), d.ID(), periodID, webhooks.PeriodReopened)
+	})
+	if err != nil {
+		return Period{}, err
+	}
+	return getPeriod(ctx, s.db, d.CompanyID(), d.ID(), periodID, false)
+}
+
+// settlePenaltyRecords brings the status of the penalty records in the
+// reopened period per up to their penalties: a penalty disputed or resolved
+// while the period was closed left its record as it was, so a record is
+// disputed while its penalty is, and pending otherwise (a resolution's
+// change of money stands as its correction). Each change is audited.
+func settlePenaltyRecords(ctx context.Context, tx pgx.Tx, p auth.Principal, per Period) error {
+	moved, err := settlePenaltyRecordRows(ctx, tx, per)
+	if err != nil {
+		return err
+	}
+	for id, to := range moved {
+		from := map[string]string{StatusPending: StatusDisputed, StatusDisputed: StatusPending}[to]
+		if err := audit.Record(ctx, tx, p, audit.Entry{EntityType: "finance_transaction", EntityID: id, Action: "updated",
+			OldValues: map[string]any{"status": from}, NewValues: map[string]any{"status": to}}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // PayPeriod moves a closed period to paid and marks its approved
 // transactions paid (paid_by, paid_at, payment_date = paymentDate or today).
 // Pending transactions stay pending.
-func (s *Service) PayPeriod(ctx context.Context, p auth.Principal, ref Ref, paymentDate *string) (Period, error) {
-	return s.movePeriod(ctx, p, ref, PeriodClosed, PeriodPaid, paymentDate)
-}
-
-// movePeriod moves a period of the driver from one status to the next;
-// paying also pays its approved transactions.
-func (s *Service) movePeriod(ctx context.Context, p auth.Principal, ref Ref, from, to string, paymentDateRaw *string) (Period, error) {
+func (s *Service) PayPeriod(ctx context.Context, p auth.Principal, ref Ref, paymentDateRaw *string) (Period, error) {
 	d := ref.DriverRef
 	periodID, err := ref.check(p, auth.PeriodsManage, PeriodRecord)
 	if err != nil {
@@ -102,26 +244,20 @@ func (s *Service) movePeriod(ctx context.Context, p auth.Principal, ref Ref, fro
 		if err != nil {
 			return err
 		}
-		if cur.Status != from {
-			return apperr.Conflict("msg.finance.period_move", "status", cur.Status, "from", from, "to", to)
+		if cur.Status != PeriodClosed {
+			return apperr.Conflict("msg.finance.period_move", "status", cur.Status, "from", PeriodClosed, "to", PeriodPaid)
 		}
-		if err := markPeriod(ctx, tx, d.CompanyID(), periodID, to, userID(p)); err != nil {
+		if err := markPeriod(ctx, tx, d.CompanyID(), periodID, PeriodPaid, userID(p)); err != nil {
 			return err
 		}
-		if err := audit.Record(ctx, tx, p, audit.Entry{EntityType: "finance_period", EntityID: periodID, Action: "period." + to,
-			OldValues: map[string]any{"status": from}, NewValues: map[string]any{"status": to}}); err != nil {
+		if err := audit.Record(ctx, tx, p, audit.Entry{EntityType: "finance_period", EntityID: periodID, Action: "period." + PeriodPaid,
+			OldValues: map[string]any{"status": PeriodClosed}, NewValues: map[string]any{"status": PeriodPaid}}); err != nil {
 			return err
 		}
-		if to == PeriodPaid {
-			if err := payApproved(ctx, tx, p, cur, payDate); err != nil {
-				return err
-			}
+		if err := payApproved(ctx, tx, p, cur, payDate); err != nil {
+			return err
 		}
-		event := webhooks.PeriodClosed
-		if to == PeriodPaid {
-			event = webhooks.PeriodPaid
-		}
-		return emitPeriod(ctx, tx, d.CompanyID(), d.ID(), periodID, event)
+		return emitPeriod(ctx, tx, d.CompanyID(), d.ID(), periodID, webhooks.PeriodPaid)
 	})
 	if err != nil {
 		return Period{}, err
@@ -176,16 +312,24 @@ func (ps lockedPeriods) monthly(sl slot) (uuid.UUID, error) {
 // checkOpen gives 409 when a period covering one of the slots is closed or
 // paid.
 func (ps lockedPeriods) checkOpen(slots ...slot) error {
-	for _, p := range ps {
-		if p.Status == PeriodOpen {
-			continue
-		}
-		for _, sl := range slots {
-			if sl.Currency == p.Currency && !sl.Date.Before(p.PeriodStart) && !sl.Date.After(p.PeriodEnd) {
-				return apperr.Conflict("msg.finance.period_closed", "type", p.PeriodType, "start", p.PeriodStart,
-					"end", p.PeriodEnd, "currency", p.Currency, "status", p.Status)
-			}
+	for _, sl := range slots {
+		if p, ok := LockedBy(ps, sl.Date, sl.Currency); ok {
+			return apperr.Conflict("msg.finance.period_closed", "type", p.PeriodType, "start", p.PeriodStart,
+				"end", p.PeriodEnd, "currency", p.Currency, "status", p.Status)
 		}
 	}
 	return nil
+}
+
+// LockedBy returns the closed or paid period among periods (of any type)
+// that covers the day in the currency: nothing dated there can be created,
+// changed or deleted, but a penalty's accept, dispute and resolution. ok is
+// false when every period covering it is open.
+func LockedBy(periods []Period, day civil.Date, currency string) (Period, bool) {
+	for _, p := range periods {
+		if p.Status != PeriodOpen && p.Currency == currency && !day.Before(p.PeriodStart) && !day.After(p.PeriodEnd) {
+			return p, true
+		}
+	}
+	return Period{}, false
 }

@@ -160,18 +160,75 @@ func listPeriodRows(ctx context.Context, db postgres.DBTX, companyID, driverID u
 	return out, nil
 }
 
-// markPeriod sets a period closed or paid, by the given user, now.
+// markPeriod moves a period: closed or paid, by the given user, now; open
+// (a reopen) clears who closed it and when (the audit log keeps them).
 func markPeriod(ctx context.Context, tx pgx.Tx, companyID, id uuid.UUID, to string, by *uuid.UUID) error {
 	var err error
-	if to == PeriodClosed {
+	switch to {
+	case PeriodClosed:
 		_, err = tx.Exec(ctx, `UPDATE finance_periods SET status = 'closed', closed_at = now(), closed_by = $2 WHERE company_id = $3 AND id = $1`, id, by, companyID)
-	} else {
+	case PeriodPaid:
 		_, err = tx.Exec(ctx, `UPDATE finance_periods SET status = 'paid', paid_at = now(), paid_by = $2 WHERE company_id = $3 AND id = $1`, id, by, companyID)
+	case PeriodOpen:
+		_, err = tx.Exec(ctx, `UPDATE finance_periods SET status = 'open', closed_at = NULL, closed_by = NULL WHERE company_id = $2 AND id = $1`, id, companyID)
+	default:
+		err = fmt.Errorf("unknown period status %q", to)
 	}
 	if err != nil {
 		return fmt.Errorf("mark period %s %s: %w", id, to, err)
 	}
 	return nil
+}
+
+// pendingRows returns the ids of the live transactions dated inside the
+// locked period, in its currency, that are pending or disputed, oldest
+// date first.
+func pendingRows(ctx context.Context, tx pgx.Tx, per Period) ([]uuid.UUID, error) {
+	rows, err := tx.Query(ctx, `
+		SELECT id FROM finance_transactions
+		WHERE company_id = $1 AND driver_id = $2 AND currency = $3 AND transaction_date BETWEEN $4 AND $5
+			AND status IN ('pending', 'disputed') AND deleted_at IS NULL
+		ORDER BY transaction_date, created_at, id`,
+		per.CompanyID, per.DriverID, per.Currency, per.PeriodStart, per.PeriodEnd)
+	if err != nil {
+		return nil, fmt.Errorf("pending transactions of period %s: %w", per.ID, err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+	if err != nil {
+		return nil, fmt.Errorf("pending transactions of period %s: %w", per.ID, err)
+	}
+	return ids, nil
+}
+
+// settlePenaltyRecordRows sets the penalty records of the locked period
+// whose status disagrees with their penalty's: disputed while the penalty
+// is, pending otherwise. It returns the new status by record.
+func settlePenaltyRecordRows(ctx context.Context, tx pgx.Tx, per Period) (map[uuid.UUID]string, error) {
+	rows, err := tx.Query(ctx, `
+		UPDATE finance_transactions t SET status = CASE WHEN pe.status = 'disputed' THEN 'disputed' ELSE 'pending' END
+		FROM penalties pe
+		WHERE t.company_id = $1 AND t.driver_id = $2 AND t.currency = $3 AND t.transaction_date BETWEEN $4 AND $5
+			AND t.deleted_at IS NULL AND pe.company_id = t.company_id AND pe.finance_id = t.id
+			AND (t.status = 'disputed' AND pe.status <> 'disputed' OR t.status = 'pending' AND pe.status = 'disputed')
+		RETURNING t.id, t.status`,
+		per.CompanyID, per.DriverID, per.Currency, per.PeriodStart, per.PeriodEnd)
+	if err != nil {
+		return nil, fmt.Errorf("settle penalty records of period %s: %w", per.ID, err)
+	}
+	defer rows.Close()
+	out := map[uuid.UUID]string{}
+	for rows.Next() {
+		var id uuid.UUID
+		var status string
+		if err := rows.Scan(&id, &status); err != nil {
+			return nil, fmt.Errorf("settle penalty records of period %s: %w", per.ID, err)
+		}
+		out[id] = status
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("settle penalty records of period %s: %w", per.ID, err)
+	}
+	return out, nil
 }
 
 // payApprovedRows marks the period's approved transactions paid and

@@ -15,10 +15,12 @@ import (
 // Transaction is a driver finance record as the API shows it; user
 // references are display names.
 type Transaction struct {
-	ID              uuid.UUID       `json:"id"`
-	CompanyID       uuid.UUID       `json:"company_id"`
-	DriverID        uuid.UUID       `json:"driver_id"`
-	PeriodID        *uuid.UUID      `json:"period_id"`
+	ID        uuid.UUID  `json:"id"`
+	CompanyID uuid.UUID  `json:"company_id"`
+	DriverID  uuid.UUID  `json:"driver_id"`
+	PeriodID  *uuid.UUID `json:"period_id"`
+	// PenaltyID is the penalty the transaction belongs to: as its finance
+	// record, or as the correction a resolution posted (Correction).
 	PenaltyID       *uuid.UUID      `json:"penalty_id"`
 	TransactionType string          `json:"transaction_type"`
 	Category        *string         `json:"category"`
@@ -41,7 +43,14 @@ type Transaction struct {
 	// DeletedAt is set on a deleted transaction, which only the change feed
 	// with include_deleted=true shows (the key is absent otherwise).
 	DeletedAt *time.Time `json:"deleted_at,omitempty"`
+	// CorrectedIncident is, for a penalty's correction, the incident date
+	// of the penalty it corrects (pages name the penalty by it); nil for
+	// any other transaction.
+	CorrectedIncident *civil.Date `json:"-"`
 }
+
+// Correction reports whether the transaction is a penalty's correction.
+func (t Transaction) Correction() bool { return t.CorrectedIncident != nil }
 
 // auditValues is the audited view of a transaction.
 func (t Transaction) auditValues() map[string]any {
@@ -67,7 +76,8 @@ var moves = map[string][]string{
 func MoveAllowed(from, to string) bool { return contains(moves[from], to) }
 
 // checkEdit applies the workflow and edit rules of UpdateTransaction (409).
-// to is the requested status ("" when none).
+// to is the requested status ("" when none); penaltyStatus is the status of
+// the penalty the transaction belongs to ("" for none).
 func checkEdit(cur, next Transaction, to, penaltyStatus string) error {
 	moneyChanged := next.TransactionType != cur.TransactionType || !next.Amount.Equal(cur.Amount) ||
 		next.Currency != cur.Currency || next.TransactionDate.String() != cur.TransactionDate.String() || !sameUUID(next.OrderID, cur.OrderID)
@@ -90,8 +100,22 @@ func checkEdit(cur, next Transaction, to, penaltyStatus string) error {
 			return apperr.Conflict("msg.finance.approved_fixed")
 		}
 	}
-	if penaltyStatus != "" {
+	switch {
+	case cur.Correction():
+		return checkCorrectionEdit(cur, next, to, moneyChanged)
+	case penaltyStatus != "":
 		return checkPenaltyRecordEdit(cur, next, to, penaltyStatus, moneyChanged)
+	}
+	return nil
+}
+
+// checkCorrectionEdit is checkEdit's rule for a penalty's correction: what
+// it corrects, by how much and where it is linked are fixed (money fields,
+// category, metadata); it is approved and paid, never cancelled here.
+func checkCorrectionEdit(cur, next Transaction, to string, moneyChanged bool) error {
+	if moneyChanged || to == StatusCancelled || !sameText(next.Category, cur.Category) ||
+		!bytes.Equal(compactJSON(next.Metadata), compactJSON(cur.Metadata)) {
+		return apperr.Conflict("msg.finance.correction_record")
 	}
 	return nil
 }
@@ -105,7 +129,9 @@ func checkPenaltyRecordEdit(cur, next Transaction, to, penaltyStatus string, mon
 	switch {
 	case to == StatusCancelled:
 		return apperr.Conflict("msg.finance.penalty_record_cancel")
-	case to != "" && penaltyStatus != "accepted" && penaltyStatus != "resolved":
+	case to != "" && (penaltyStatus == PenaltyPending || penaltyStatus == PenaltyDisputed):
+		// Accepted or resolved; or cancelled while the record's period was
+		// closed, which left the record as it was and posted its correction.
 		return apperr.Conflict("msg.finance.penalty_open", "status", penaltyState(penaltyStatus))
 	}
 	return nil
@@ -125,10 +151,13 @@ func sameUUID(a, b *uuid.UUID) bool {
 	return *a == *b
 }
 
-// DeleteAllowed applies the delete rules: never a penalty's record, never a
-// paid transaction, and only within DeleteWindowDays of its
+// DeleteAllowed applies the delete rules: never a penalty's record or
+// correction, never a paid transaction, and only within DeleteWindowDays of its
 // transaction_date.
 func DeleteAllowed(t Transaction, today civil.Date) error {
+	if t.Correction() {
+		return apperr.Conflict("msg.finance.correction_record")
+	}
 	if t.PenaltyID != nil {
 		// A penalty's record goes with its penalty.
 		return apperr.Conflict("msg.finance.penalty_record_delete")

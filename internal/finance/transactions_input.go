@@ -102,7 +102,8 @@ func (in TransactionInput) apply(base Transaction, v *apperr.Validation) Transac
 	t := base
 	if in.TransactionType != nil {
 		t.TransactionType = strings.TrimSpace(*in.TransactionType)
-		if !contains(TransactionTypes, t.TransactionType) {
+		// An adjustment keeps its type; no other transaction takes it.
+		if !contains(TransactionTypes, t.TransactionType) && t.TransactionType != base.TransactionType {
 			v.Add("transaction_type", "msg.finance.one_of", "field", fieldName("transaction_type"), "allowed", TransactionTypes)
 		}
 	}
@@ -154,9 +155,10 @@ func (in TransactionInput) applyTexts(t *Transaction, v *apperr.Validation) {
 }
 
 // checkSign requires negative amounts for deductions and penalties and
-// positive ones for earnings.
+// positive ones for earnings; an adjustment takes either sign.
 func checkSign(v *apperr.Validation, t Transaction) {
 	switch {
+	case t.TransactionType == TypeAdjustment:
 	case isDeduction(t.TransactionType) && t.Amount.Sign() >= 0:
 		v.Add("amount", "msg.finance.amount_negative", "type", t.TransactionType)
 	case !isDeduction(t.TransactionType) && t.Amount.Sign() <= 0:

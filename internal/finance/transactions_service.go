@@ -38,8 +38,10 @@ func (s *Service) CreateTransaction(ctx context.Context, p auth.Principal, ref R
 	var id uuid.UUID
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		var err error
-		id, err = insertTransaction(ctx, tx, p, t)
-		return err
+		if id, err = insertTransaction(ctx, tx, p, t); err != nil {
+			return err
+		}
+		return emitTransaction(ctx, tx, t.CompanyID, t.DriverID, id, webhooks.TransactionCreated)
 	})
 	if err != nil {
 		return Transaction{}, err
@@ -64,6 +66,8 @@ func checkOrder(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, orde
 
 // insertTransaction places t in its period (409 when the period is closed
 // or paid), inserts it, updates the period totals and writes the audit row.
+// The caller emits finance_transaction.created once the transaction is
+// linked to its penalty, if any, so that the event shows the link.
 func insertTransaction(ctx context.Context, tx pgx.Tx, p auth.Principal, t Transaction) (uuid.UUID, error) {
 	sl := t.slot()
 	periods, err := lockPeriods(ctx, tx, t.CompanyID, t.DriverID, &sl)
@@ -86,9 +90,6 @@ func insertTransaction(ctx context.Context, tx pgx.Tx, p auth.Principal, t Trans
 	}
 	if err := audit.Record(ctx, tx, p, audit.Entry{EntityType: "finance_transaction", EntityID: t.ID, Action: "created",
 		NewValues: t.auditValues()}); err != nil {
-		return uuid.Nil, err
-	}
-	if err := emitTransaction(ctx, tx, t.CompanyID, t.DriverID, t.ID, webhooks.TransactionCreated); err != nil {
 		return uuid.Nil, err
 	}
 	return t.ID, nil
@@ -231,7 +232,7 @@ func (s *Service) DeleteTransaction(ctx context.Context, p auth.Principal, ref R
 		if err != nil {
 			return err
 		}
-		if penaltyStatus != "" {
+		if penaltyStatus != "" && !cur.Correction() {
 			return apperr.Conflict("msg.finance.penalty_record_delete")
 		}
 		if err := DeleteAllowed(cur, day); err != nil {

@@ -14,14 +14,16 @@ import (
 
 // txColumns are the columns scanTransaction reads, over transactions t
 // joined as txJoins says.
-var txColumns = `t.id, t.company_id, t.driver_id, t.period_id, pen.id, t.transaction_type, t.category, t.amount,
+var txColumns = `t.id, t.company_id, t.driver_id, t.period_id, COALESCE(pen.id, pc.id), t.transaction_type, t.category, t.amount,
 		t.currency, t.status, t.transaction_date, t.payment_date, t.description, t.reference, t.order_id,
 		` + userName("cu") + `, ` + userName("au") + `, t.approved_at, ` + userName("pu") + `, t.paid_at,
-		t.metadata, t.created_at, t.updated_at, t.deleted_at`
+		t.metadata, t.created_at, t.updated_at, t.deleted_at, pc.incident_date`
 
-// txJoins are the joins txColumns reads from.
+// txJoins are the joins txColumns reads from: the penalty whose record the
+// transaction is (pen) or whose correction (pc).
 const txJoins = `
 	LEFT JOIN penalties pen ON pen.finance_id = t.id
+	LEFT JOIN penalties pc ON pc.correction_id = t.id
 	LEFT JOIN users cu ON cu.id = t.created_by
 	LEFT JOIN users au ON au.id = t.approved_by
 	LEFT JOIN users pu ON pu.id = t.paid_by`
@@ -51,7 +53,8 @@ func pageQuery(columns, table, alias, joins, where, order, limit string) string 
 func scanTransaction(row pgx.Row, t *Transaction, extra ...any) error {
 	return row.Scan(append([]any{&t.ID, &t.CompanyID, &t.DriverID, &t.PeriodID, &t.PenaltyID, &t.TransactionType, &t.Category, &t.Amount,
 		&t.Currency, &t.Status, &t.TransactionDate, &t.PaymentDate, &t.Description, &t.Reference, &t.OrderID,
-		&t.CreatedBy, &t.ApprovedBy, &t.ApprovedAt, &t.PaidBy, &t.PaidAt, &t.Metadata, &t.CreatedAt, &t.UpdatedAt, &t.DeletedAt}, extra...)...)
+		&t.CreatedBy, &t.ApprovedBy, &t.ApprovedAt, &t.PaidBy, &t.PaidAt, &t.Metadata, &t.CreatedAt, &t.UpdatedAt, &t.DeletedAt,
+		&t.CorrectedIncident}, extra...)...)
 }
 
 // getTransaction reads a live transaction of the driver; another driver's
@@ -130,11 +133,12 @@ func deleteTransactionRow(ctx context.Context, tx pgx.Tx, companyID, id uuid.UUI
 	return nil
 }
 
-// lockPenaltyOf locks the penalty owning a finance record, if any, and
-// returns its status ("" for a record without penalty).
+// lockPenaltyOf locks the penalty a transaction belongs to (as its finance
+// record or its correction), if any, and returns its status ("" for a
+// transaction without penalty).
 func lockPenaltyOf(ctx context.Context, tx pgx.Tx, companyID, financeID uuid.UUID) (string, error) {
 	var status string
-	err := tx.QueryRow(ctx, `SELECT status FROM penalties WHERE company_id = $1 AND finance_id = $2 FOR UPDATE`,
+	err := tx.QueryRow(ctx, `SELECT status FROM penalties WHERE company_id = $1 AND (finance_id = $2 OR correction_id = $2) FOR UPDATE`,
 		companyID, financeID).Scan(&status)
 	if postgres.IsNotFound(err) {
 		return "", nil

@@ -40,6 +40,7 @@ func init() {
 		"audit.action.penalty.resolved":       "Dispute resolved",
 		"audit.action.period.closed":          "Pay period closed",
 		"audit.action.period.paid":            "Pay period paid",
+		"audit.action.period.reopened":        "Pay period reopened",
 		"audit.action.webhook.secret_rotated": "Webhook secret rotated",
 
 		"audit.entity.driver":              "Driver",
@@ -123,6 +124,7 @@ func init() {
 		"audit.action.penalty.resolved":       "Spor o pokutu vyřešen",
 		"audit.action.period.closed":          "Výplatní období uzavřeno",
 		"audit.action.period.paid":            "Výplatní období vyplaceno",
+		"audit.action.period.reopened":        "Výplatní období znovu otevřeno",
 		"audit.action.webhook.secret_rotated": "Tajný klíč webhooku vyměněn",
 
 		"audit.entity.driver":              "Řidič",

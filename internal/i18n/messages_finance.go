@@ -36,6 +36,11 @@ func init() {
 		"msg.finance.payment_date_on_create": "The payment date is set when the transaction is paid.",
 		"msg.finance.payment_date_paid_only": "The payment date can only be given together with status paid.",
 		"msg.finance.order_unknown":          "The selected order does not exist.",
+		"msg.finance.close_too_early":        "This pay period ends on {end}; it can be closed from {from} on.",
+		"msg.finance.close_pending":          "Transactions still pending in this pay period: {count}. Approve or cancel them first, or close the period anyway.",
+		"msg.finance.reopen_paid":            "A paid pay period cannot be reopened.",
+		"msg.finance.reopen_open":            "This pay period is open; only a closed one can be reopened.",
+		"msg.finance.correction_record":      "This transaction corrects a penalty whose pay period was closed; it can be approved and paid, but not changed, cancelled or deleted.",
 
 		"msg.penalties.accept_not_pending":     "Only a pending penalty can be accepted; this one is {status}.",
 		"msg.penalties.dispute_not_pending":    "Only a pending penalty can be disputed; this one is {status}.",
@@ -76,6 +81,7 @@ func init() {
 		"field.finance.payment_date":      "payment date",
 		"field.finance.note":              "note",
 		"field.finance.file":              "file",
+		"field.finance.reason":            "reason",
 
 		"state.penalty.pending":   "pending",
 		"state.penalty.accepted":  "accepted",
@@ -113,6 +119,11 @@ func init() {
 		"msg.finance.payment_date_on_create": "Datum výplaty se nastaví při vyplacení.",
 		"msg.finance.payment_date_paid_only": "Datum výplaty lze zadat jen se stavem „vyplaceno“.",
 		"msg.finance.order_unknown":          "Vybraná zakázka neexistuje.",
+		"msg.finance.close_too_early":        "Toto výplatní období končí {end}; uzavřít ho lze od {from}.",
+		"msg.finance.close_pending":          "Ve výplatním období zůstávají nevyřízené transakce: {count}. Nejdřív je schvalte nebo zrušte, nebo období přesto uzavřete.",
+		"msg.finance.reopen_paid":            "Vyplacené výplatní období nelze znovu otevřít.",
+		"msg.finance.reopen_open":            "Toto výplatní období je otevřené; znovu otevřít lze jen uzavřené.",
+		"msg.finance.correction_record":      "Tato transakce opravuje pokutu, jejíž výplatní období bylo uzavřené; lze ji schválit a vyplatit, ale ne změnit, zrušit ani smazat.",
 
 		"msg.penalties.accept_not_pending":     "Přijmout lze jen čekající pokutu; tato je ve stavu „{status}“.",
 		"msg.penalties.dispute_not_pending":    "Rozporovat lze jen čekající pokutu; tato je ve stavu „{status}“.",
@@ -153,6 +164,7 @@ func init() {
 		"field.finance.payment_date":      "Datum výplaty",
 		"field.finance.note":              "Poznámka",
 		"field.finance.file":              "Soubor",
+		"field.finance.reason":            "Důvod",
 
 		"state.penalty.pending":   "čeká",
 		"state.penalty.accepted":  "přijata",

@@ -576,7 +576,8 @@ func (d *demo) finance(ctx context.Context) error {
 	return nil
 }
 
-// payPeriods closes and pays every month before the last one.
+// payPeriods closes and pays every month before the last one; nothing in
+// them is pending any more, so no close needs force.
 func (d *demo) payPeriods(ctx context.Context) error {
 	accountant := d.principal(auth.RoleAccountant, demoUsers[2].email, demoUsers[2].first+" "+demoUsers[2].last)
 	for _, driverID := range d.driverIDs {
@@ -596,7 +597,7 @@ func (d *demo) payPeriods(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			if _, err := d.s.Finance.ClosePeriod(ctx, accountant, ref); err != nil {
+			if _, err := d.s.Finance.ClosePeriod(ctx, accountant, ref, finance.ClosePeriodInput{}); err != nil {
 				return fmt.Errorf("close period: %w", err)
 			}
 			payDay := p.PeriodEnd.AddDays(10).String()
@@ -624,7 +625,9 @@ func (d *demo) penalties(ctx context.Context) error {
 		{"late_delivery", "minor", "1200.00", "Lidl Katowice", "Zpoždění 3 hodiny", "cancel"},
 		{"speeding", "moderate", "2500.00", "D11, Hradec Králové", "Překročení rychlosti o 25 km/h", "dispute"},
 	}
-	// Older, accepted penalties: the rating history moves from month to month.
+	accountant := d.principal(auth.RoleAccountant, demoUsers[2].email, demoUsers[2].first+" "+demoUsers[2].last)
+	// Older, accepted and approved penalties: the rating history moves from
+	// month to month.
 	for i, driverID := range d.driverIDs {
 		for m := -5; m <= -2; m++ {
 			if (i+m)%3 != 0 {
@@ -650,6 +653,16 @@ func (d *demo) penalties(ctx context.Context) error {
 				return d.s.Finance.AcceptPenalty(ctx, d.hr, ref)
 			}); err != nil {
 				return fmt.Errorf("accept older penalty: %w", err)
+			}
+			// Approved, as the month's other transactions: its period is
+			// closed and paid later, and a close leaves nothing pending.
+			ref, err = d.financeRef(ctx, accountant, auth.FinanceWrite, driverID, finance.TransactionRecord, pen.FinanceID)
+			if err != nil {
+				return err
+			}
+			approve, _ := decodeInto[finance.TransactionInput](map[string]any{"status": "approved"})
+			if _, err := d.s.Finance.UpdateTransaction(ctx, accountant, ref, approve); err != nil {
+				return fmt.Errorf("approve older penalty: %w", err)
 			}
 		}
 	}

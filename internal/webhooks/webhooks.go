@@ -47,6 +47,7 @@ const (
 	TransactionDeleted         = "finance_transaction.deleted"
 	PeriodClosed               = "finance_period.closed"
 	PeriodPaid                 = "finance_period.paid"
+	PeriodReopened             = "finance_period.reopened"
 	PenaltyCreated             = "penalty.created"
 	PenaltyDisputed            = "penalty.disputed"
 	PenaltyAccepted            = "penalty.accepted"
@@ -69,7 +70,7 @@ var Events = []string{
 	DriverCreated, DriverUpdated, DriverDeleted,
 	DocumentFileUploaded, DocumentUpdated, DocumentStatusChanged, DocumentReviewCompleted,
 	TransactionCreated, TransactionApproved, TransactionPaid, TransactionCancelled, TransactionDeleted,
-	PeriodClosed, PeriodPaid,
+	PeriodClosed, PeriodPaid, PeriodReopened,
 	PenaltyCreated, PenaltyDisputed, PenaltyAccepted, PenaltyResolved,
 	RatingMonthCompleted, ImportCompleted,
 }

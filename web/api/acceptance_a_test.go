@@ -1278,6 +1278,7 @@ func TestAcceptanceMatrixOtherAreas(t *testing.T) {
 		{"aggregates", "GET", p("/api/v0/drivers/{d}/finance/aggregates"), nil, finRead, false},
 		{"period close", "POST", p("/api/v0/drivers/{d}/finance/periods/{period}/close"), nil, periods, true},
 		{"period pay", "POST", p("/api/v0/drivers/{d}/finance/periods/{period}/pay"), nil, periods, true},
+		{"period reopen", "POST", p("/api/v0/drivers/{d}/finance/periods/{period}/reopen"), map[string]any{"reason": "x"}, periods, true},
 		{"penalty list", "GET", p("/api/v0/drivers/{d}/penalties"), nil, finRead, false},
 		{"penalty read", "GET", p("/api/v0/drivers/{d}/penalties/{pen}"), nil, finRead, false},
 		{"penalty create", "POST", p("/api/v0/drivers/{d}/penalties"), map[string]any{"penalty_type": "other", "amount": "1.00", "incident_date": today.String(), "description": "x"}, adminHR, true},

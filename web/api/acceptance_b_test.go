@@ -297,7 +297,8 @@ func TestAccBErrorOrder(t *testing.T) {
 	calls := map[string]call{
 		"create transaction": {method: "POST", path: plain("/finance"), forbidden: a.disp, allowed: a.acc},
 		"update transaction": {method: "PUT", path: subPath("/finance/", ""), sub: txs, forbidden: a.disp, allowed: a.acc},
-		"close period":       {method: "POST", path: subPath("/finance/periods/", "/close"), sub: pers, forbidden: a.hr, allowed: a.acc, noBody: true},
+		"close period":       {method: "POST", path: subPath("/finance/periods/", "/close"), sub: pers, forbidden: a.hr, allowed: a.acc},
+		"reopen period":      {method: "POST", path: subPath("/finance/periods/", "/reopen"), sub: pers, forbidden: a.hr, allowed: a.acc},
 		"pay period":         {method: "POST", path: subPath("/finance/periods/", "/pay"), sub: pers, forbidden: a.hr, allowed: a.acc},
 		"create penalty":     {method: "POST", path: plain("/penalties"), forbidden: a.acc, allowed: a.hr},
 		"dispute penalty":    {method: "PUT", path: subPath("/penalties/", "/dispute"), sub: pens, forbidden: a.acc, allowed: a.hr},
@@ -759,7 +760,8 @@ func TestAccBPeriodsSummaryAggregates(t *testing.T) {
 
 	// Close January: nothing dated inside it may be created or changed.
 	jan := byStart["2025-01-01"]["id"].(string)
-	closed := exactJSON(t, a.acc.Post(drv(a.own, "/finance/periods/"+jan+"/close"), nil).Expect(http.StatusOK))
+	want(t, a.acc.Post(drv(a.own, "/finance/periods/"+jan+"/close"), nil), http.StatusConflict, "Conflict") // pending inside
+	closed := exactJSON(t, a.acc.Post(drv(a.own, "/finance/periods/"+jan+"/close"), map[string]any{"force": true}).Expect(http.StatusOK))
 	if closed["status"] != "closed" || closed["closed_at"] == nil || closed["closed_by"] == nil {
 		t.Errorf("closed period %v", closed)
 	}

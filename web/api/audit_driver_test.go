@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -23,7 +22,8 @@ func TestAuditLogFilteredToOneDriver(t *testing.T) {
 	hr := env.As(company, auth.RoleHRManager)
 	admin := env.As(company, auth.RoleAdmin)
 	ctx := context.Background()
-	today := time.Now().Format(time.DateOnly)
+	// Last month: a period can be closed once its last day has passed.
+	day := pragueMonth(1).AddDays(9).String()
 
 	// Everything that can happen to a driver, for Jan and for Eva.
 	activity := func(email string) uuid.UUID {
@@ -36,14 +36,14 @@ func TestAuditLogFilteredToOneDriver(t *testing.T) {
 		upload(t, hr, doc, filePart("pas.pdf", samplePDF(t, 100)), field("valid_until", "2030-01-01")).Expect(http.StatusCreated)
 		hr.Put("/api/v0/documents/"+doc.String(), map[string]any{"number": "P1"}).Expect(http.StatusOK)
 		hr.Post("/api/v0/drivers/"+d.ID.String()+"/finance", map[string]any{"transaction_type": "bonus", "amount": "100.00",
-			"transaction_date": today}).Expect(http.StatusCreated)
+			"transaction_date": day}).Expect(http.StatusCreated)
 		hr.Post("/api/v0/drivers/"+d.ID.String()+"/penalties", map[string]any{"penalty_type": "speeding", "amount": "50.00",
-			"incident_date": today, "description": "fast"}).Expect(http.StatusCreated)
+			"incident_date": day, "description": "fast"}).Expect(http.StatusCreated)
 		var period uuid.UUID
 		if err := env.DB.QueryRow(ctx, `SELECT id FROM finance_periods WHERE driver_id = $1`, d.ID).Scan(&period); err != nil {
 			t.Fatal(err)
 		}
-		admin.Post("/api/v0/drivers/"+d.ID.String()+"/finance/periods/"+period.String()+"/close", nil).Expect(http.StatusOK)
+		admin.Post("/api/v0/drivers/"+d.ID.String()+"/finance/periods/"+period.String()+"/close", map[string]any{"force": true}).Expect(http.StatusOK)
 		return d.ID
 	}
 	jan, eva := activity("jan@example.cz"), activity("eva@example.cz")

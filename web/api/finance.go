@@ -21,6 +21,7 @@ func (h *Handlers) mountFinance(g *web.Routes) {
 	g.DELETE("/drivers/:id/finance/:transaction_id", h.deleteTransaction)
 	one.GET("/drivers/:id/finance/periods", h.listPeriods)
 	g.POST("/drivers/:id/finance/periods/:period_id/close", h.closePeriod)
+	g.POST("/drivers/:id/finance/periods/:period_id/reopen", h.reopenPeriod)
 	g.POST("/drivers/:id/finance/periods/:period_id/pay", h.payPeriod)
 	one.GET("/drivers/:id/finance/aggregates", h.financeAggregates)
 	g.GET("/drivers/:id/finance/export", h.exportTransactions)
@@ -208,7 +209,27 @@ func (h *Handlers) closePeriod(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p, err := h.Finance.ClosePeriod(c.Request().Context(), web.Principal(c), ref)
+	var in finance.ClosePeriodInput // an empty body: no force
+	if err := bindJSON(c, &in); err != nil {
+		return err
+	}
+	p, err := h.Finance.ClosePeriod(c.Request().Context(), web.Principal(c), ref, in)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, p)
+}
+
+func (h *Handlers) reopenPeriod(c echo.Context) error {
+	ref, err := h.financeRecordGuard(c, auth.PeriodsReopen, finance.PeriodRecord, "period_id")
+	if err != nil {
+		return err
+	}
+	var in finance.ReopenInput
+	if err := bindJSON(c, &in); err != nil {
+		return err
+	}
+	p, err := h.Finance.ReopenPeriod(c.Request().Context(), web.Principal(c), ref, in)
 	if err != nil {
 		return err
 	}

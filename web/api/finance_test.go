@@ -273,14 +273,15 @@ func TestFinancePermissions(t *testing.T) {
 	f.hr.Delete(txPath).Expect(http.StatusNoContent)
 	f.hr.Delete(txPath).ExpectError(http.StatusNotFound, "NotFound")
 
-	// Periods: close and pay for admin and accountant only.
-	period := asObject(t, f.hr.Get(f.path(f.driver, "/periods")).Expect(http.StatusOK).JSON()["data"].([]any)[0])
+	// Periods: close and pay for admin and accountant only (a past month:
+	// this one cannot be closed yet).
+	period := map[string]any{"id": f.create(t, "bonus", "10", pragueMonth(1).String())["period_id"]}
 	closePath := f.path(f.driver, "/periods/"+period["id"].(string)+"/close")
 	f.hr.Post(closePath, nil).ExpectError(http.StatusForbidden, "Forbidden")
 	me.Post(closePath, nil).ExpectError(http.StatusForbidden, "Forbidden")
 	stranger.Post(closePath, nil).ExpectError(http.StatusForbidden, "AccessDenied")
 	admin.Post(f.path(other, "/periods/"+period["id"].(string)+"/close"), nil).ExpectError(http.StatusNotFound, "NotFound")
-	admin.Post(closePath, nil).Expect(http.StatusOK)
+	admin.Post(closePath, map[string]any{"force": true}).Expect(http.StatusOK)
 }
 
 // TestFinanceStatusTable walks every (status, requested status) pair of the
@@ -452,8 +453,9 @@ func TestFinanceClosedAndPaidPeriods(t *testing.T) {
 	}
 	pid := period["id"].(string)
 
-	f.acc.Post(f.path(f.driver, "/periods/"+pid+"/pay"), nil).ExpectError(http.StatusConflict, "Conflict") // open: close first
-	closed := exactJSON(t, f.acc.Post(f.path(f.driver, "/periods/"+pid+"/close"), nil).Expect(http.StatusOK))
+	f.acc.Post(f.path(f.driver, "/periods/"+pid+"/pay"), nil).ExpectError(http.StatusConflict, "Conflict")   // open: close first
+	f.acc.Post(f.path(f.driver, "/periods/"+pid+"/close"), nil).ExpectError(http.StatusConflict, "Conflict") // pending inside
+	closed := exactJSON(t, f.acc.Post(f.path(f.driver, "/periods/"+pid+"/close"), map[string]any{"force": true}).Expect(http.StatusOK))
 	if closed["status"] != "closed" || closed["closed_by"] != "Test accountant" || closed["closed_at"] == nil {
 		t.Fatalf("closed %v", closed)
 	}
@@ -669,7 +671,7 @@ func TestFinanceWeeklyPeriod(t *testing.T) {
 	if l := exactJSON(t, f.acc.Get(f.path(f.driver, "?period_id="+weekID)).Expect(http.StatusOK)); l["total"] != json.Number("1") {
 		t.Fatalf("list of the week %v", l)
 	}
-	f.acc.Post(f.path(f.driver, "/periods/"+weekID+"/close"), nil).Expect(http.StatusOK)
+	f.acc.Post(f.path(f.driver, "/periods/"+weekID+"/close"), map[string]any{"force": true}).Expect(http.StatusOK)
 	f.hr.Post(f.path(f.driver, ""), map[string]any{"transaction_type": "bonus", "amount": 1, "transaction_date": "2026-06-07"}).ExpectError(http.StatusConflict, "Conflict")
 	f.hr.Post(f.path(f.driver, ""), map[string]any{"transaction_type": "bonus", "amount": 1, "transaction_date": "2026-06-09"}).Expect(http.StatusCreated)
 	f.checkPeriodTotals(t)
@@ -684,7 +686,7 @@ func TestFinanceEmptyUpdate(t *testing.T) {
 	if got["updated_at"] != tx["updated_at"] {
 		t.Fatalf("an empty update changed updated_at: %v → %v", tx["updated_at"], got["updated_at"])
 	}
-	f.acc.Post(f.path(f.driver, "/periods/"+tx["period_id"].(string)+"/close"), nil).Expect(http.StatusOK)
+	f.acc.Post(f.path(f.driver, "/periods/"+tx["period_id"].(string)+"/close"), map[string]any{"force": true}).Expect(http.StatusOK)
 	f.acc.Put(p, map[string]any{"amount": "10.00", "description": nil}).Expect(http.StatusOK) // same values: no change
 	f.acc.Put(p, map[string]any{"amount": "10.01"}).ExpectError(http.StatusConflict, "Conflict")
 	rows := f.hr.Get("/api/v0/audit-logs?entity_id=" + tx["id"].(string)).Expect(http.StatusOK).JSON()["data"].([]any)

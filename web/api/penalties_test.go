@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
 
 	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/fixtures"
 	"github.com/konvoj/konvoj/web/webtest"
 )
@@ -266,29 +269,169 @@ func TestPenaltyValidation(t *testing.T) {
 	}
 }
 
-// TestPenaltyClosedPeriod: nothing moves while the finance record's period is
-// closed, and no penalty can be dated inside it.
-func TestPenaltyClosedPeriod(t *testing.T) {
+// penaltyMove sends a penalty move as the caller and returns the penalty.
+func (f *financeFixture) penaltyMove(t *testing.T, c *webtest.Caller, pen map[string]any, move string, body any) map[string]any {
+	t.Helper()
+	return exactJSON(t, c.Put(f.penaltyPath(f.driver, "/"+pen["id"].(string)+"/"+move), body).Expect(http.StatusOK))
+}
+
+// transaction returns one transaction of the driver from the finance list.
+func (f *financeFixture) transaction(t *testing.T, id any) map[string]any {
+	t.Helper()
+	for _, item := range exactJSON(t, f.acc.Get(f.path(f.driver, "?per_page=100")).Expect(http.StatusOK))["data"].([]any) {
+		if tx := asObject(t, item); tx["id"] == id {
+			return tx
+		}
+	}
+	t.Fatalf("transaction %v not listed", id)
+	return nil
+}
+
+// periodTotals are a period's totals as the API writes them.
+func periodTotals(p map[string]any) string {
+	return fmt.Sprintf("%v/%v/%v/%v", p["total_earnings"], p["total_deductions"], p["net_amount"], p["transactions_count"])
+}
+
+// TestPenaltyInsideClosedPeriod: a penalty dated inside a closed period is
+// still accepted, disputed and resolved. Its finance record there stays as
+// it was; a reduce or cancel posts a correction (adjustment,
+// penalty_correction, pending, dated today, new − old, linked both ways)
+// into this month's open period. The closed period's totals do not move,
+// this month's do, and the MTD and YTD aggregates agree with the sums of
+// the transaction list. Creating a penalty dated inside it stays refused.
+func TestPenaltyInsideClosedPeriod(t *testing.T) {
 	t.Parallel()
 	f := newFinanceFixture(t)
-	pen := f.createPenalty(t, map[string]any{"incident_date": "2026-03-10"})
-	disputed := f.createPenalty(t, map[string]any{"incident_date": "2026-03-11"})
-	f.hr.Put(f.penaltyPath(f.driver, "/"+disputed["id"].(string)+"/dispute"), map[string]any{"dispute_reason": "x"}).Expect(http.StatusOK)
-	rec := f.financeRecord(t, pen)
-	f.acc.Post(f.path(f.driver, "/periods/"+rec["period_id"].(string)+"/close"), nil).Expect(http.StatusOK)
-
-	penPath := f.penaltyPath(f.driver, "/"+pen["id"].(string))
-	f.hr.Put(penPath+"/dispute", map[string]any{"dispute_reason": "x"}).ExpectError(http.StatusConflict, "Conflict")
-	f.hr.Put(penPath+"/accept", nil).ExpectError(http.StatusConflict, "Conflict")
-	f.hr.Put(f.penaltyPath(f.driver, "/"+disputed["id"].(string)+"/resolve"), map[string]any{"resolution_action": "cancel"}).ExpectError(http.StatusConflict, "Conflict")
-	f.hr.Post(f.penaltyPath(f.driver, ""), map[string]any{"penalty_type": "other", "amount": 1, "incident_date": "2026-03-31", "description": "x"}).
-		ExpectError(http.StatusConflict, "Conflict")
-	f.expectRecord(t, pen, "pending", "-1500.00")
-	f.expectRecord(t, disputed, "disputed", "-1500.00")
-	var n int
-	if err := f.env.DB.QueryRow(context.Background(), `SELECT count(*) FROM penalties`).Scan(&n); err != nil || n != 2 {
-		t.Fatalf("penalties: %d, %v", n, err)
+	me := f.env.As(f.company, auth.RoleDriver, f.driverMail)
+	month := pragueMonth(1)
+	day := func(n int) string { return month.AddDays(n).String() }
+	salary := f.create(t, "base_salary", "5000", day(1))
+	f.move(t, salary["id"], "approved", http.StatusOK)
+	f.create(t, "bonus", "2000", pragueDay(0))
+	reduced := f.createPenalty(t, map[string]any{"amount": "1000.00", "incident_date": day(5)})
+	cancelled := f.createPenalty(t, map[string]any{"amount": "500.00", "incident_date": day(6)})
+	accepted := f.createPenalty(t, map[string]any{"amount": "300.00", "incident_date": day(7)})
+	kept := f.createPenalty(t, map[string]any{"amount": "200.00", "incident_date": day(8)})
+	open := f.createPenalty(t, map[string]any{"amount": "100.00", "incident_date": day(9)})
+	// Disputed before the close: its record is disputed, and counts as pending.
+	f.penaltyMove(t, me, cancelled, "dispute", map[string]any{"dispute_reason": "Not me."})
+	closedID := salary["period_id"].(string)
+	msg := f.acc.Post(f.path(f.driver, "/periods/"+closedID+"/close"), nil).ExpectError(http.StatusConflict, "Conflict")["message"].(string)
+	if !strings.Contains(msg, ": 5.") {
+		t.Fatalf("pending before the close: %q, want the five penalty records", msg)
 	}
+	f.acc.Post(f.path(f.driver, "/periods/"+closedID+"/close"), map[string]any{"force": true}).Expect(http.StatusOK)
+	closedBefore := periodTotals(f.periodOf(t, month))
+	currentID := f.periodOf(t, pragueMonth(0))["id"].(string)
+
+	// The driver accepts and disputes; the records stay as they were.
+	if got := f.penaltyMove(t, me, accepted, "accept", nil); got["status"] != "accepted" || got["finance_status"] != "pending" {
+		t.Fatalf("accepted in a closed period: %v", got)
+	}
+	for _, pen := range []map[string]any{reduced, kept, open} {
+		got := exactJSON(t, me.Put(f.penaltyPath(f.driver, "/"+pen["id"].(string)+"/dispute"), map[string]any{"dispute_reason": "The radar was wrong."}).Expect(http.StatusOK))
+		if got["status"] != "disputed" || got["finance_status"] != "pending" || got["message"] == nil {
+			t.Fatalf("disputed in a closed period: %v", got)
+		}
+		f.expectRecord(t, pen, "pending", "-"+string(pen["amount"].(json.Number)))
+	}
+	// A new penalty dated inside it is still refused.
+	f.hr.Post(f.penaltyPath(f.driver, ""), map[string]any{"penalty_type": "other", "amount": 1, "incident_date": day(10), "description": "x"}).
+		ExpectError(http.StatusConflict, "Conflict")
+
+	// Reduce 1000.00 to 400.00: the record stays at -1000.00, +600.00 is
+	// posted today in this month's period, linked both ways.
+	got := f.penaltyMove(t, f.hr, reduced, "resolve", map[string]any{"resolution_action": "reduce", "new_amount": "400.00", "resolution": "Partly."})
+	if got["status"] != "resolved" || got["correction_id"] == nil {
+		t.Fatalf("reduced: %v", got)
+	}
+	expectMoney(t, got, "amount", "400.00")
+	f.expectRecord(t, reduced, "pending", "-1000.00")
+	corr := f.transaction(t, got["correction_id"])
+	meta := asObject(t, corr["metadata"])
+	if corr["transaction_type"] != "adjustment" || corr["category"] != "penalty_correction" || corr["status"] != "pending" ||
+		corr["transaction_date"] != pragueDay(0) || corr["period_id"] != currentID || corr["penalty_id"] != reduced["id"] ||
+		meta["penalty_id"] != reduced["id"] || meta["corrects"] != reduced["finance_id"] {
+		t.Fatalf("correction %v", corr)
+	}
+	expectMoney(t, corr, "amount", "600.00")
+	rows := f.env.As(f.company, auth.RoleAdmin).Get("/api/v0/audit-logs?entity_type=penalty&entity_id=" + reduced["id"].(string)).Expect(http.StatusOK).JSON()["data"].([]any)
+	if nv := asObject(t, asObject(t, rows[0])["new_values"]); rows == nil || nv["correction_id"] != got["correction_id"] {
+		t.Fatalf("audit of the resolution: %v", rows[0])
+	}
+
+	// Cancel: +500.00, the record stays disputed at -500.00.
+	got = f.penaltyMove(t, f.hr, cancelled, "resolve", map[string]any{"resolution_action": "cancel"})
+	if got["status"] != "cancelled" || got["correction_id"] == nil {
+		t.Fatalf("cancelled: %v", got)
+	}
+	f.expectRecord(t, cancelled, "disputed", "-500.00")
+	cancelCorr := f.transaction(t, got["correction_id"])
+	expectMoney(t, cancelCorr, "amount", "500.00")
+	// Keep changes no money: no correction.
+	if got = f.penaltyMove(t, f.hr, kept, "resolve", map[string]any{"resolution_action": "keep"}); got["status"] != "resolved" || got["correction_id"] != nil {
+		t.Fatalf("kept: %v", got)
+	}
+	f.expectRecord(t, kept, "pending", "-200.00")
+
+	// Totals: the closed period did not move, this month's did.
+	if after := periodTotals(f.periodOf(t, month)); after != closedBefore {
+		t.Fatalf("closed period totals moved: %s → %s", closedBefore, after)
+	}
+	current := f.periodOf(t, pragueMonth(0))
+	expectMoney(t, current, "total_earnings", "3100.00")
+	if current["transactions_count"] != json.Number("3") {
+		t.Fatalf("this month's period %v", current)
+	}
+	f.checkPeriodTotals(t)
+	f.checkAggregatesAgree(t)
+
+	// The correction is approved and paid like any transaction, but keeps
+	// what it corrects.
+	cpath := f.path(f.driver, "/"+corr["id"].(string))
+	f.acc.Put(cpath, map[string]any{"amount": "700"}).ExpectError(http.StatusConflict, "Conflict")
+	f.acc.Put(cpath, map[string]any{"metadata": map[string]any{}}).ExpectError(http.StatusConflict, "Conflict")
+	f.acc.Put(cpath, map[string]any{"status": "cancelled"}).ExpectError(http.StatusConflict, "Conflict")
+	f.hr.Delete(cpath).ExpectError(http.StatusConflict, "Conflict")
+	f.hr.Post(f.path(f.driver, ""), map[string]any{"transaction_type": "adjustment", "amount": "5", "transaction_date": pragueDay(0)}).
+		ExpectError(http.StatusUnprocessableEntity, "ValidationError")
+	f.acc.Put(cpath, map[string]any{"status": "approved", "description": "Radar, reduced"}).Expect(http.StatusOK)
+	if l := exactJSON(t, f.acc.Get(f.path(f.driver, "?type=adjustment")).Expect(http.StatusOK)); l["total"] != json.Number("2") {
+		t.Fatalf("adjustments listed: %v", l["total"])
+	}
+
+	// Reopened, the period's penalty records take their penalty's state
+	// again; the corrections stand.
+	f.acc.Post(f.path(f.driver, "/periods/"+closedID+"/reopen"), map[string]any{"reason": "Disputes settled."}).Expect(http.StatusOK)
+	f.expectRecord(t, cancelled, "pending", "-500.00") // its penalty is cancelled, its correction nets it
+	f.expectRecord(t, open, "disputed", "-100.00")     // still disputed
+	f.expectRecord(t, reduced, "pending", "-1000.00")
+	f.move(t, cancelled["finance_id"], "approved", http.StatusOK)
+	f.move(t, open["finance_id"], "approved", http.StatusConflict)
+	f.checkPeriodTotals(t)
+	f.checkAggregatesAgree(t)
+}
+
+// TestPenaltyInsidePaidPeriod: a paid period too: the dispute works and a
+// cancel posts a correction of the full amount.
+func TestPenaltyInsidePaidPeriod(t *testing.T) {
+	t.Parallel()
+	f := newFinanceFixture(t)
+	me := f.env.As(f.company, auth.RoleDriver, f.driverMail)
+	pen := f.createPenalty(t, map[string]any{"amount": "750.50", "incident_date": pragueMonth(2).AddDays(3).String()})
+	rec := f.financeRecord(t, pen)
+	f.acc.Post(f.path(f.driver, "/periods/"+rec["period_id"].(string)+"/close"), map[string]any{"force": true}).Expect(http.StatusOK)
+	f.acc.Post(f.path(f.driver, "/periods/"+rec["period_id"].(string)+"/pay"), nil).Expect(http.StatusOK)
+	f.penaltyMove(t, me, pen, "dispute", map[string]any{"dispute_reason": "I was not driving."})
+	got := f.penaltyMove(t, f.hr, pen, "resolve", map[string]any{"resolution_action": "cancel"})
+	f.expectRecord(t, pen, "pending", "-750.50")
+	corr := f.transaction(t, got["correction_id"])
+	expectMoney(t, corr, "amount", "750.50")
+	if corr["transaction_date"] != pragueDay(0) || corr["category"] != "penalty_correction" {
+		t.Fatalf("correction %v", corr)
+	}
+	f.checkPeriodTotals(t)
+	f.checkAggregatesAgree(t)
 }
 
 // TestPenaltyRecordThroughFinance: the finance endpoints cannot break a
@@ -422,4 +565,43 @@ func TestPenaltyConcurrentMoves(t *testing.T) {
 	f.checkPeriodTotals(t)
 	sum := asObject(t, exactJSON(t, f.acc.Get(f.penaltyPath(f.driver, "")).Expect(http.StatusOK))["summary"])
 	expectMoney(t, sum, "total_penalties", "15.10") // 10 × 1.01 + 5 reduced to 1.00
+}
+
+// checkAggregatesAgree fails unless the MTD and YTD aggregates and the
+// list's summary equal the sums of the transaction list over the same
+// dates, added up here row by row: earnings (positive, not penalties),
+// deductions (negative, not penalties), penalties, net; cancelled left out.
+func (f *financeFixture) checkAggregatesAgree(t *testing.T) {
+	t.Helper()
+	today := civil.DateOf(pragueToday())
+	aggs := exactJSON(t, f.acc.Get(f.path(f.driver, "/aggregates")).Expect(http.StatusOK))
+	for typ, from := range map[string]civil.Date{"mtd": today.MonthStart(), "ytd": civil.NewDate(today.Year(), 1, 1)} {
+		list := exactJSON(t, f.acc.Get(f.path(f.driver, "?per_page=100&from_date="+from.String()+"&to_date="+today.String())).Expect(http.StatusOK))
+		if list["total"] != json.Number(fmt.Sprint(len(list["data"].([]any)))) {
+			t.Fatalf("%s: more transactions than a page", typ)
+		}
+		var earnings, deductions, penalties decimal.Decimal
+		for _, item := range list["data"].([]any) {
+			tx := asObject(t, item)
+			if tx["status"] == "cancelled" {
+				continue
+			}
+			a := decimal.RequireFromString(string(tx["amount"].(json.Number)))
+			switch {
+			case tx["transaction_type"] == "penalty":
+				penalties = penalties.Sub(a)
+			case a.IsPositive():
+				earnings = earnings.Add(a)
+			default:
+				deductions = deductions.Sub(a)
+			}
+		}
+		want := map[string]string{"total_earnings": earnings.StringFixed(2), "total_deductions": deductions.StringFixed(2),
+			"total_penalties": penalties.StringFixed(2), "net_amount": earnings.Sub(deductions).Sub(penalties).StringFixed(2)}
+		agg, summary := asObject(t, aggs[typ]), asObject(t, list["summary"])
+		for k, v := range want {
+			expectMoney(t, agg, k, v)
+			expectMoney(t, summary, k, v)
+		}
+	}
 }

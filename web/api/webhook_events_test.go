@@ -83,11 +83,17 @@ func TestWebhookEveryEventType(t *testing.T) {
 	admin.Put(pbase+"/"+disputed+"/resolve", map[string]any{"resolution_action": "keep", "resolution": "It was."}).Expect(http.StatusOK)
 	driver.Put(pbase+"/"+accepted+"/accept", nil).Expect(http.StatusOK)
 
-	// Periods: closed, then paid.
-	var periods struct{ Data []struct{ ID string } }
-	admin.Get(base + "/periods").Expect(http.StatusOK).Decode(&periods)
-	period := periods.Data[0].ID
-	admin.Post(base+"/periods/"+period+"/close", nil).Expect(http.StatusOK)
+	// Periods: last month's closed, reopened, closed again, then paid; a
+	// penalty of that month cancelled meanwhile posts its correction.
+	period := admin.Post(base, map[string]any{"transaction_type": "bonus", "amount": "100.00", "transaction_date": pragueMonth(1).String()}).
+		Expect(http.StatusCreated).JSON()["period_id"].(string)
+	late := admin.Post(pbase, map[string]any{"penalty_type": "other", "amount": "30.00", "incident_date": pragueMonth(1).String(), "description": "x"}).
+		Expect(http.StatusCreated).JSON()["id"].(string)
+	admin.Post(base+"/periods/"+period+"/close", map[string]any{"force": true}).Expect(http.StatusOK)
+	admin.Post(base+"/periods/"+period+"/reopen", map[string]any{"reason": "A late invoice."}).Expect(http.StatusOK)
+	admin.Post(base+"/periods/"+period+"/close", map[string]any{"force": true}).Expect(http.StatusOK)
+	driver.Put(pbase+"/"+late+"/dispute", map[string]any{"dispute_reason": "Not me."}).Expect(http.StatusOK)
+	correction := admin.Put(pbase+"/"+late+"/resolve", map[string]any{"resolution_action": "cancel"}).Expect(http.StatusOK).JSON()["correction_id"]
 	admin.Post(base+"/periods/"+period+"/pay", map[string]any{}).Expect(http.StatusOK)
 
 	// Import, the daily scan and the monthly rating.
@@ -136,7 +142,7 @@ func TestWebhookEveryEventType(t *testing.T) {
 		webhooks.DriverCreated: id, webhooks.DriverUpdated: id, webhooks.DriverDeleted: gone,
 		webhooks.DocumentUpdated: doc.ID, webhooks.DocumentStatusChanged: doc.ID, webhooks.DocumentReviewCompleted: file,
 		webhooks.TransactionApproved: paid, webhooks.TransactionPaid: paid, webhooks.TransactionCancelled: cancelled,
-		webhooks.TransactionDeleted: deleted, webhooks.PeriodClosed: period, webhooks.PeriodPaid: period,
+		webhooks.TransactionDeleted: deleted, webhooks.PeriodClosed: period, webhooks.PeriodPaid: period, webhooks.PeriodReopened: period,
 		webhooks.PenaltyDisputed: disputed, webhooks.PenaltyResolved: disputed, webhooks.PenaltyAccepted: accepted,
 		webhooks.ImportCompleted: res.JSON()["id"].(string),
 	} {
@@ -158,5 +164,22 @@ func TestWebhookEveryEventType(t *testing.T) {
 	}
 	if d := byType[webhooks.DocumentReviewCompleted].Data; d["review_status"] != "approved" || d["document_id"] != reviewed.ID {
 		t.Errorf("document.review_completed: %v", d)
+	}
+	// A penalty's record and a correction are created linked to their
+	// penalty: the event says which.
+	penaltyTxs := func(d []hookDelivery) []map[string]any {
+		var out []map[string]any
+		for _, e := range d {
+			if e.Type == webhooks.TransactionCreated && (e.Data["transaction_type"] == "penalty" || e.Data["transaction_type"] == "adjustment") {
+				out = append(out, e.Data)
+			}
+		}
+		return out
+	}
+	got = r.waitFor("three penalty records and a correction", func(d []hookDelivery) bool { return len(penaltyTxs(d)) == 4 })
+	for _, d := range penaltyTxs(got) {
+		if d["penalty_id"] == nil || d["transaction_type"] == "adjustment" && (d["id"] != correction || d["penalty_id"] != late) {
+			t.Errorf("finance_transaction.created of a penalty's transaction: %v", d)
+		}
 	}
 }

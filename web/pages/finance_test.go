@@ -17,6 +17,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/fixtures"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/web/webtest"
@@ -206,30 +207,103 @@ func TestFinanceLedgerPage(t *testing.T) {
 	hr.get(ledger+"/export?format=pdf").expect(t, http.StatusUnprocessableEntity)
 }
 
+// TestFinancePeriodsPage: a period is closed from a confirmation that
+// lists what is still pending and offers to close anyway; before its last
+// day has passed it offers no close and says from when; a closed period is
+// reopened with a reason; its transactions are offered no action and the
+// ledger says why; HR sees none of it.
 func TestFinancePeriodsPage(t *testing.T) {
 	w := newFinanceWorld(t)
 	ledger := "/drivers/" + w.jan.String() + "/finance"
-	a := w.tx(t, w.jan, "base_salary", "30000.00", 0)
-	w.tx(t, w.jan, "deduction", "-250.00", 0)
+	today := time.Now().In(pragueZone)
+	w.tx(t, w.jan, "bonus", "100.00", 0)
+	lastMonth := today.Day() + 3 // days ago: a day of last month
+	a := w.tx(t, w.jan, "base_salary", "30000.00", lastMonth)
+	ded := w.tx(t, w.jan, "deduction", "-250.00", lastMonth)
 	w.move(t, w.jan, a, "approved")
-	var period string
-	if err := w.env.DB.QueryRow(context.Background(), `SELECT id FROM finance_periods WHERE driver_id = $1`, w.jan).Scan(&period); err != nil {
-		t.Fatal(err)
+	periodOf := func(start time.Time) string {
+		var id string
+		if err := w.env.DB.QueryRow(context.Background(), `SELECT id FROM finance_periods WHERE driver_id = $1 AND period_start = $2`,
+			w.jan, start.Format(time.DateOnly)).Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		return id
 	}
+	thisStart := time.Date(today.Year(), today.Month(), 1, 0, 0, 0, 0, time.UTC)
+	current, period := periodOf(thisStart), periodOf(thisStart.AddDate(0, -1, 0))
 	acc := signIn(t, w.env, w.company, auth.RoleAccountant, "acc@acme.test", "en")
 	en := i18n.EN
+	closeURL, reopenURL := ledger+"/periods/"+period+"/close", ledger+"/periods/"+period+"/reopen"
+
 	page := acc.get(ledger+"/periods").expect(t, http.StatusOK)
 	page.contains(t, `data-id="`+period+`" data-status="open"`, czk(en, "30000.00"), czk(en, "-250.00"), czk(en, "29750.00"),
-		"/periods/"+period+"/close", ledger+"?period_id="+period)
-	page.lacks(t, "/periods/"+period+"/pay")
+		`href="`+closeURL+`"`, ledger+"?period_id="+period,
+		// This month cannot be closed before its end: no button, and why.
+		`data-testid="closable-from"`, esc(en.T("finance.close.from", "date", en.Date(civilDate(thisStart.AddDate(0, 1, 0))))))
+	page.lacks(t, "/periods/"+period+"/pay", `href="`+ledger+"/periods/"+current+`/close"`, `data-testid="reopen-form"`)
 	acc.post(ledger+"/periods/"+period+"/pay", nil).expect(t, http.StatusConflict).contains(t, `data-testid="row-error"`)
-	acc.post(ledger+"/periods/"+period+"/close", nil).expect(t, http.StatusSeeOther)
-	acc.post(ledger+"/periods/"+period+"/close", nil).expect(t, http.StatusConflict).contains(t, `data-testid="row-error"`)
+
+	// The confirmation lists the pending deduction (not the approved
+	// salary) and offers to close anyway.
+	conf := acc.get(closeURL).expect(t, http.StatusOK)
+	conf.contains(t, `data-testid="confirm-close"`, `data-testid="pending-row" data-id="`+ded+`"`, `name="force" value="true"`,
+		esc(en.T("finance.close.pending", "count", "1")), en.T("finance.close.anyway"), ledger+"?period_id="+period+"&amp;status=pending%2Cdisputed")
+	conf.lacks(t, `data-id="`+a+`"`)
+	// A close without force (a form from before the deduction arrived):
+	// the confirmation again, with the refusal.
+	acc.post(closeURL, url.Values{}).expect(t, http.StatusConflict).
+		contains(t, `data-testid="confirm-close"`, `data-testid="close-problem"`, esc(en.T("msg.finance.close_pending", "count", 1)),
+			`data-testid="pending-row" data-id="`+ded+`"`)
+	// This month has no confirmation, and closing it is refused in its row.
+	if loc := acc.get(ledger+"/periods/"+current+"/close").expect(t, http.StatusSeeOther).Header.Get("Location"); loc != ledger+"/periods" {
+		t.Errorf("the confirmation of this month goes to %q", loc)
+	}
+	acc.post(ledger+"/periods/"+current+"/close", url.Values{"force": {"true"}}).expect(t, http.StatusConflict).
+		contains(t, `data-testid="row-error"`, "it can be closed from")
+
+	acc.post(closeURL, url.Values{"force": {"true"}}).expect(t, http.StatusSeeOther)
+	page = acc.get(ledger+"/periods").expect(t, http.StatusOK)
+	page.contains(t, `data-id="`+period+`" data-status="closed"`, `data-testid="reopen-form"`, ledger+"/periods/"+period+"/pay")
+	page.lacks(t, `href="`+closeURL+`"`)
+	acc.get(closeURL).expect(t, http.StatusSeeOther) // closed: no confirmation
+
+	// Its transactions: no approve, edit or cancel, and the ledger says why.
+	lp := acc.get(ledger+"?period_id="+period+"&status=all").expect(t, http.StatusOK)
+	lp.contains(t, `data-testid="period-locked"`, esc(en.T("finance.locked.banner.closed")), `data-testid="row-locked"`, esc(en.T("finance.locked.closed")))
+	lp.lacks(t, `data-testid="tx-approved"`, `data-testid="tx-cancelled"`, `data-testid="tx-paid"`, `data-testid="edit-transaction"`)
+	// This month's bonus, in the whole ledger, still offers them.
+	all := acc.get(ledger).expect(t, http.StatusOK)
+	if n := strings.Count(all.Body, `data-testid="tx-approved"`); n != 1 {
+		t.Errorf("%d approve buttons in the ledger, want 1 (this month's bonus)", n)
+	}
+	if n := strings.Count(all.Body, `data-testid="row-locked"`); n != 2 {
+		t.Errorf("%d locked rows in the ledger, want 2", n)
+	}
+
+	// Reopen: a reason is required, said in the row.
+	acc.post(reopenURL, url.Values{"reason": {"  "}}).expect(t, http.StatusUnprocessableEntity).
+		contains(t, `data-testid="row-error"`, esc(en.T("msg.common.required", "field", i18n.M("field.finance.reason"))))
+	acc.post(reopenURL, url.Values{"reason": {"The deduction was wrong."}}).expect(t, http.StatusSeeOther)
+	acc.get(ledger+"/periods").expect(t, http.StatusOK).
+		contains(t, `data-id="`+period+`" data-status="open"`, `href="`+closeURL+`"`, esc(en.T("finance.reopen.done"))).lacks(t, `data-testid="reopen-form"`)
+	acc.post(ledger+"/"+ded+"/status", url.Values{"status": {"cancelled"}, "back": {ledger}}).expect(t, http.StatusSeeOther)
+	acc.get(closeURL).expect(t, http.StatusOK).contains(t, `data-testid="close-nothing-pending"`).lacks(t, `name="force"`)
+	acc.post(closeURL, url.Values{}).expect(t, http.StatusSeeOther)
+
+	// Paid: no reopen.
 	acc.post(ledger+"/periods/"+period+"/pay", nil).expect(t, http.StatusSeeOther)
-	acc.get(ledger+"/periods").expect(t, http.StatusOK).contains(t, `data-status="paid"`, "Paid ", czk(en, "29750.00"))
+	acc.get(ledger+"/periods").expect(t, http.StatusOK).contains(t, `data-status="paid"`, "Paid ", czk(en, "30000.00")).lacks(t, `data-testid="reopen-form"`)
+	acc.post(reopenURL, url.Values{"reason": {"Wrong account."}}).expect(t, http.StatusConflict).contains(t, esc(en.T("msg.finance.reopen_paid")))
 	acc.get(ledger+"?status=paid").expect(t, http.StatusOK).contains(t, `data-id="`+a+`"`)
-	// HR reads periods but may not close them: no buttons, and a 403.
+	acc.get(ledger+"?period_id="+period).expect(t, http.StatusOK).contains(t, esc(en.T("finance.locked.banner.paid")))
+
+	// HR reads periods but may not close or reopen them: no buttons, and a 403.
 	hr := signIn(t, w.env, w.company, auth.RoleHRManager, "hr@acme.test", "en")
-	hr.get(ledger+"/periods").expect(t, http.StatusOK).lacks(t, "/close\"", "/pay\"")
-	hr.post(ledger+"/periods/"+period+"/close", nil).expect(t, http.StatusForbidden)
+	hr.get(ledger+"/periods").expect(t, http.StatusOK).lacks(t, "/close\"", "/pay\"", `data-testid="reopen-form"`, `data-testid="closable-from"`)
+	hr.get(ledger+"/periods/"+current+"/close").expect(t, http.StatusForbidden)
+	hr.post(ledger+"/periods/"+current+"/close", url.Values{"force": {"true"}}).expect(t, http.StatusForbidden)
+	hr.post(reopenURL, url.Values{"reason": {"x"}}).expect(t, http.StatusForbidden)
 }
+
+// civilDate is the calendar day of t.
+func civilDate(t time.Time) civil.Date { return civil.DateOf(t) }

@@ -70,6 +70,9 @@ func (p *Pages) payPage(c echo.Context) error {
 		if t.PenaltyID != nil {
 			row.PenaltyURL = penaltyURL(id, *t.PenaltyID)
 		}
+		if t.Correction() {
+			row.Correction = correctionText(lang, t)
+		}
 		d.Rows = append(d.Rows, row)
 	}
 	for _, pe := range periods {

@@ -72,6 +72,10 @@ func penaltyCard(lang i18n.Lang, pr auth.Principal, pen finance.Penalty) views.P
 	}
 	if pen.ResolvedAt != nil {
 		card.ResolvedAt = lang.DateTime(*pen.ResolvedAt, loc)
+		if pen.CorrectionID != nil {
+			card.Correction = lang.T("penalty.correction", "date", lang.Day(*pen.ResolvedAt, loc))
+			card.PayURL = payURL(pen.DriverID)
+		}
 	}
 	for _, f := range pen.EvidenceFiles {
 		card.Evidence = append(card.Evidence, views.EvidenceItem{

@@ -9,12 +9,15 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/config"
 	"github.com/konvoj/konvoj/internal/fixtures"
+	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/web/webtest"
 )
 
@@ -224,4 +227,70 @@ func countRows(t *testing.T, env *webtest.Env, sql string, args ...any) int {
 		t.Fatalf("%s: %v", sql, err)
 	}
 	return n
+}
+
+// TestPenaltyClosedPeriodPages is the issue's reproduction: the accountant
+// closes last month (forced, the speeding penalty still pending); the
+// driver, in Czech, is still asked on the home page to accept or dispute
+// it, and disputes it with a photo, which is kept; HR reduces it; the
+// driver's pay page shows the correction in words as a correction of that
+// penalty, linked to it, in the net so far; the penalty page says where
+// the difference went; the ledger shows it too, and the closed period's
+// record is offered no action.
+func TestPenaltyClosedPeriodPages(t *testing.T) {
+	env := devEnv(t)
+	company := env.Company("Acme", "free")
+	mail := "jan@acme.test"
+	driver := env.Driver(company, fixtures.Name("Jan", "Novák"), fixtures.Email(mail))
+	api := env.As(company, auth.RoleHRManager)
+	base := "/api/v0/drivers/" + driver.String()
+	today := civil.DateOf(time.Now().In(pragueZone))
+	incident := today.MonthStart().AddMonths(-1).AddDays(4)
+	pen := api.Post(base+"/penalties", map[string]any{"penalty_type": "speeding", "amount": "1000.00",
+		"incident_date": incident.String(), "description": "Radar D1"}).Expect(http.StatusCreated).JSON()
+	api.Post(base+"/finance", map[string]any{"transaction_type": "bonus", "amount": "2000.00", "transaction_date": today.String()}).
+		Expect(http.StatusCreated)
+	var period string
+	if err := env.DB.QueryRow(context.Background(), `SELECT period_id FROM finance_transactions WHERE id = $1`, pen["finance_id"]).Scan(&period); err != nil {
+		t.Fatal(err)
+	}
+	env.As(company, auth.RoleAccountant).Post(base+"/finance/periods/"+period+"/close", map[string]any{"force": true}).Expect(http.StatusOK)
+
+	me := signIn(t, env, company, auth.RoleDriver, mail, "cs")
+	cs := i18n.CS
+	penaltyPath := "/drivers/" + driver.String() + "/penalties/" + pen["id"].(string)
+	payPath := "/drivers/" + driver.String() + "/pay"
+	me.get("/").expect(t, http.StatusOK).contains(t, `data-testid="todo-penalty"`, `href="`+penaltyPath+`"`, esc(cs.T("home.todo.penalty.action")))
+	me.get(penaltyPath).expect(t, http.StatusOK).contains(t, `data-testid="dispute-form"`, esc(cs.T("penalty.accept.submit")))
+	sent := me.sendForm(penaltyPath+"/dispute", url.Values{"dispute_reason": {"Radar byl špatně nastavený."}}, formFile{"radar.png", pngPhoto})
+	me.follow(t, sent).expect(t, http.StatusOK).contains(t, "radar.png", esc(cs.T("penalty.status.disputed")))
+	if n := countRows(t, env, `SELECT count(*) FROM penalty_evidence WHERE penalty_id = $1`, pen["id"]); n != 1 {
+		t.Fatalf("%d evidence files after the dispute, want the photo", n)
+	}
+
+	hr := signIn(t, env, company, auth.RoleHRManager, "hana@acme.test", "en")
+	hr.post(penaltyPath+"/resolve", url.Values{"resolution_action": {"reduce"}, "new_amount": {"400"}, "back": {"penalty"}}).
+		expect(t, http.StatusSeeOther)
+
+	// The pay page: this month's bonus and the +600 correction, in words.
+	pay := me.get(payPath).expect(t, http.StatusOK)
+	pay.contains(t, `data-testid="pay-correction"`, `href="`+penaltyPath+`"`, esc(cs.T("pay.correction")),
+		esc(cs.T("finance.row.correction", "date", cs.Date(incident))), czk(cs, "600.00"))
+	pay.lacks(t, "penalty_correction", ">adjustment<", "finance.type.")
+	if i := strings.Index(pay.Body, `data-testid="pay-net"`); i < 0 || !strings.Contains(pay.Body[i:i+300], czk(cs, "2600.00")) {
+		t.Errorf("net so far is not 2 600,00 Kč: %s", truncate(pay.Body))
+	}
+	me.get("/").expect(t, http.StatusOK).contains(t, czk(cs, "2600.00")).lacks(t, `data-testid="todo-penalty"`)
+	me.get(penaltyPath).expect(t, http.StatusOK).
+		contains(t, `data-testid="penalty-correction"`, esc(cs.T("penalty.correction", "date", cs.Date(today))), `href="`+payPath+`"`)
+
+	// The ledger: the correction names the penalty; the record in the
+	// closed period is offered nothing.
+	acc := signIn(t, env, company, auth.RoleAccountant, "acc@acme.test", "en")
+	en := i18n.EN
+	ledger := acc.get("/drivers/"+driver.String()+"/finance").expect(t, http.StatusOK)
+	ledger.contains(t, `data-testid="row-correction"`, esc(en.T("finance.row.correction", "date", en.Date(incident))), en.T("finance.type.adjustment"))
+	if i := strings.Index(ledger.Body, `data-id="`+pen["finance_id"].(string)+`"`); i < 0 || !strings.Contains(ledger.Body[i:], `data-testid="row-locked"`) {
+		t.Errorf("the closed period's penalty record is not locked in the ledger")
+	}
 }

@@ -21,6 +21,7 @@ const (
 	FinanceWrite     Action = "finance.write"     // create, update
 	FinanceDelete    Action = "finance.delete"    // delete
 	PeriodsManage    Action = "periods.manage"    // close, mark paid
+	PayrollRead      Action = "payroll.read"      // every driver's pay periods of a month, the payroll export
 	PenaltiesRead    Action = "penalties.read"    // list, read
 	PenaltiesManage  Action = "penalties.manage"  // create, resolve
 	PenaltiesRespond Action = "penalties.respond" // dispute, accept
@@ -69,6 +70,7 @@ var Matrix = map[Action]map[Role]Grant{
 	FinanceWrite:     {RoleAdmin: All, RoleHRManager: All, RoleAccountant: All},
 	FinanceDelete:    {RoleAdmin: All, RoleHRManager: All},
 	PeriodsManage:    {RoleAdmin: All, RoleAccountant: All},
+	PayrollRead:      {RoleAdmin: All, RoleHRManager: All, RoleAccountant: All},
 	PenaltiesRead:    {RoleAdmin: All, RoleHRManager: All, RoleAccountant: All, RoleDriver: Own},
 	PenaltiesManage:  {RoleAdmin: All, RoleHRManager: All},
 	PenaltiesRespond: {RoleAdmin: All, RoleHRManager: All, RoleDriver: Own},

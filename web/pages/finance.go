@@ -753,7 +753,10 @@ func (p *Pages) financeExport(c echo.Context) error {
 		return err
 	}
 	lang := i18n.From(ctx)
-	name := "finance-" + ref.ID().String() + "-" + pr.Today().String()
+	name, err := p.svc.Finance.ExportName(ctx, pr, ref)
+	if err != nil {
+		return err
+	}
 	return web.Export(c, format, name, lang.T("finance.export.sheet"), func(start func() (export.Writer, error)) error {
 		return p.svc.Finance.ExportTransactions(ctx, pr, ref, f, lang, start)
 	})

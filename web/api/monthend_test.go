@@ -116,16 +116,16 @@ func (f *monthFixture) penalty(t *testing.T, driver uuid.UUID, amount, date stri
 type monthPage struct {
 	Total int `json:"total"`
 	Data  []struct {
-		ID              uuid.UUID       `json:"id"`
-		DriverID        uuid.UUID       `json:"driver_id"`
-		Status          string          `json:"status"`
-		Currency        string          `json:"currency"`
-		PeriodStart     string          `json:"period_start"`
-		TotalEarnings   json.Number     `json:"total_earnings"`
-		TotalDeductions json.Number     `json:"total_deductions"`
-		NetAmount       json.Number     `json:"net_amount"`
-		PendingCount    int             `json:"pending_count"`
-		Driver          map[string]any  `json:"driver"`
+		ID              uuid.UUID      `json:"id"`
+		DriverID        uuid.UUID      `json:"driver_id"`
+		Status          string         `json:"status"`
+		Currency        string         `json:"currency"`
+		PeriodStart     string         `json:"period_start"`
+		TotalEarnings   json.Number    `json:"total_earnings"`
+		TotalDeductions json.Number    `json:"total_deductions"`
+		NetAmount       json.Number    `json:"net_amount"`
+		PendingCount    int            `json:"pending_count"`
+		Driver          map[string]any `json:"driver"`
 	} `json:"data"`
 	Summary struct {
 		Periods int `json:"periods"`
@@ -157,10 +157,10 @@ func TestMonthEndList(t *testing.T) {
 		t.Fatalf("%d periods (%d on the page), want Jan CZK, Jan EUR, Petra CZK: %+v", p.Total, len(p.Data), p.Data)
 	}
 	type want struct {
-		driver                   uuid.UUID
-		number, name, currency   string
+		driver                    uuid.UUID
+		number, name, currency    string
 		earnings, deductions, net string
-		pending                  int
+		pending                   int
 	}
 	wants := []want{
 		// The pending deduction and the penalty's record; the cancelled
@@ -515,7 +515,7 @@ func TestPayrollExport(t *testing.T) {
 	}
 
 	// Bad input is an error answer, not a file; other roles are refused.
-	f.acc.Get("/api/v0/finance/payroll?period_start=" + f.day(2)).ExpectError(http.StatusUnprocessableEntity, "ValidationError")
+	f.acc.Get("/api/v0/finance/payroll?period_start="+f.day(2)).ExpectError(http.StatusUnprocessableEntity, "ValidationError")
 	f.acc.Get("/api/v0/finance/payroll").ExpectError(http.StatusUnprocessableEntity, "ValidationError")
 	f.acc.Get(path+"&format=pdf").ExpectError(http.StatusUnprocessableEntity, "ValidationError")
 	f.env.As(f.company, auth.RoleDispatcher).Get(path).ExpectError(http.StatusForbidden, "Forbidden")

@@ -51,6 +51,7 @@ func (p *Pages) mountFinance(r *web.Routes) {
 	r.GET("/drivers/:id/finance/periods", p.financePeriods)
 	r.POST("/drivers/:id/finance/periods/:period_id/close", p.closePeriod)
 	r.POST("/drivers/:id/finance/periods/:period_id/pay", p.payPeriod)
+	p.mountMonthEnd(r)
 }
 
 func ledgerURL(driverID uuid.UUID) string { return driverURL(driverID) + "/finance" }

@@ -20,29 +20,35 @@ type monthSelection struct {
 	offices, drivers, periods []uuid.UUID
 }
 
-// monthFrom is the FROM and WHERE of a month selection over $1..$8: the
-// periods fp of the company's live drivers d.
-const monthFrom = `
+// monthJoin and monthWhere are the FROM and WHERE of a month selection over
+// $1..$8: the periods fp of the company's live drivers d (a LATERAL join
+// goes between them).
+const (
+	monthJoin = `
 	FROM finance_periods fp
-	JOIN drivers d ON d.company_id = fp.company_id AND d.id = fp.driver_id AND d.deleted_at IS NULL
+	JOIN drivers d ON d.company_id = fp.company_id AND d.id = fp.driver_id AND d.deleted_at IS NULL`
+	monthWhere = `
 	WHERE fp.company_id = $1 AND fp.period_start BETWEEN $2 AND $3
 		AND (COALESCE(cardinality($4::text[]), 0) = 0 OR fp.period_type = ANY($4))
 		AND (COALESCE(cardinality($5::text[]), 0) = 0 OR fp.status = ANY($5))
 		AND (COALESCE(cardinality($6::uuid[]), 0) = 0 OR d.office_id = ANY($6))
 		AND (COALESCE(cardinality($7::uuid[]), 0) = 0 OR fp.driver_id = ANY($7))
 		AND (COALESCE(cardinality($8::uuid[]), 0) = 0 OR fp.id = ANY($8))`
+)
 
 // monthOrder is the month's order: by driver (the numeric part of the
 // internal number), then start, type and currency; id breaks ties.
 const monthOrder = `d.internal_seq, d.id, fp.period_start, fp.period_type, fp.currency, fp.id`
 
-// pendingSQL counts the pending transactions of the period fp: pending and
-// disputed ones (a disputed penalty record waits as a pending one does),
-// dated inside it in its currency, not deleted.
-const pendingSQL = `(SELECT count(*) FROM finance_transactions t
+// pendingJoin counts the pending transactions of each period fp as pc.n:
+// pending and disputed ones (a disputed penalty record waits as a pending
+// one does), dated inside it in its currency, not deleted. One index probe
+// per period (finance_transactions_list_idx).
+const pendingJoin = `
+	CROSS JOIN LATERAL (SELECT count(*) AS n FROM finance_transactions t
 		WHERE t.company_id = fp.company_id AND t.driver_id = fp.driver_id AND t.currency = fp.currency
 			AND t.transaction_date BETWEEN fp.period_start AND fp.period_end
-			AND t.status IN ('pending', 'disputed') AND t.deleted_at IS NULL)`
+			AND t.status IN ('pending', 'disputed') AND t.deleted_at IS NULL) pc`
 
 func (m monthSelection) args(companyID uuid.UUID) []any {
 	return []any{companyID, m.month, m.month.MonthEnd(), m.types, m.statuses, m.offices, m.drivers, m.periods}
@@ -52,12 +58,11 @@ func (m monthSelection) args(companyID uuid.UUID) []any {
 // transactions) and sums their totals by currency, in one statement.
 func monthSummary(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, sel monthSelection) (MonthSummary, error) {
 	rows, err := db.Query(ctx, `
-		SELECT s.status, s.currency, count(*), count(*) FILTER (WHERE s.pending > 0), COALESCE(sum(s.pending), 0)::bigint,
-			sum(s.total_earnings), sum(s.total_deductions), sum(s.net_amount)
-		FROM (SELECT fp.status, fp.currency, fp.total_earnings, fp.total_deductions, fp.net_amount, `+pendingSQL+` AS pending
-			`+monthFrom+`) s
-		GROUP BY s.status, s.currency
-		ORDER BY s.currency`, sel.args(companyID)...)
+		SELECT fp.status, fp.currency, count(*), count(*) FILTER (WHERE pc.n > 0), COALESCE(sum(pc.n), 0)::bigint,
+			sum(fp.total_earnings), sum(fp.total_deductions), sum(fp.net_amount)
+		`+monthJoin+pendingJoin+monthWhere+`
+		GROUP BY fp.status, fp.currency
+		ORDER BY fp.currency`, sel.args(companyID)...)
 	if err != nil {
 		return MonthSummary{}, fmt.Errorf("summarise periods of %s: %w", sel.month, err)
 	}
@@ -90,14 +95,20 @@ func monthSummary(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, se
 }
 
 // monthPeriodRows reads a page of the selected periods: the page's ids
-// with their drivers and pending counts first, then the periods themselves
-// as a driver's period list reads them (periodQuery).
+// with their drivers first, and the pending counts of those rows only,
+// then the periods themselves as a driver's period list reads them
+// (periodQuery).
 func monthPeriodRows(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, sel monthSelection, limit, offset int) ([]MonthPeriod, error) {
 	rows, err := db.Query(ctx, `
-		SELECT fp.id, d.id, d.internal_number, concat_ws(' ', d.first_name, d.last_name), `+pendingSQL+`
-		`+monthFrom+`
-		ORDER BY `+monthOrder+`
-		LIMIT $9 OFFSET $10`, append(sel.args(companyID), limit, offset)...)
+		SELECT fp.id, fp.driver_id, fp.internal_number, fp.name, pc.n
+		FROM (SELECT fp.id, fp.company_id, fp.driver_id, fp.currency, fp.period_start, fp.period_end,
+				d.internal_number, concat_ws(' ', d.first_name, d.last_name) AS name,
+				row_number() OVER (ORDER BY `+monthOrder+`) AS at
+			`+monthJoin+monthWhere+`
+			ORDER BY `+monthOrder+`
+			LIMIT $9 OFFSET $10) fp
+		`+pendingJoin+`
+		ORDER BY fp.at`, append(sel.args(companyID), limit, offset)...)
 	if err != nil {
 		return nil, fmt.Errorf("list periods of %s: %w", sel.month, err)
 	}
@@ -135,7 +146,7 @@ func monthPeriodRows(ctx context.Context, db postgres.DBTX, companyID uuid.UUID,
 func bulkTargets(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, sel monthSelection) ([]BulkResult, error) {
 	rows, err := db.Query(ctx, `
 		SELECT fp.id, fp.driver_id, d.internal_number, concat_ws(' ', d.first_name, d.last_name), fp.currency
-		`+monthFrom+`
+		`+monthJoin+monthWhere+`
 		ORDER BY `+monthOrder, sel.args(companyID)...)
 	if err != nil {
 		return nil, fmt.Errorf("select periods of %s: %w", sel.month, err)

@@ -4,10 +4,10 @@ package views
 // of a month, with the bulk close and pay for the roles that may.
 type MonthEndData struct {
 	// Month is the month input's value (YYYY-MM), MonthText the month in
-	// words, PeriodStart its first day (YYYY-MM-01).
-	Month, MonthText, PeriodStart string
-	PrevURL, NextURL              string
-	Types, Offices, Statuses      []Option
+	// words.
+	Month, MonthText         string
+	PrevURL, NextURL         string
+	Types, Offices, Statuses []Option
 	// Type is the period type shown (monthly by default); OfficeIDs and
 	// StatusValues the filter's values, posted again with a bulk action.
 	Type                    string

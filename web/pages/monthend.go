@@ -167,7 +167,7 @@ func (p *Pages) monthEndData(c echo.Context, pr auth.Principal, company auth.Ref
 	clear := monthEndState{Month: st.Month, Type: finance.PeriodMonthly}
 	payroll := "/finance/payroll?period_start=" + st.Month.String() + "&format="
 	d := views.MonthEndData{
-		Month: st.monthValue(), MonthText: monthLabel(lang, month), PeriodStart: st.Month.String(),
+		Month: st.monthValue(), MonthText: monthLabel(lang, month),
 		PrevURL: prev.url(), NextURL: next.url(), ClearURL: clear.url(),
 		Type: st.Type, OfficeIDs: st.Offices, StatusValues: st.Statuses,
 		CanManage: pr.Grant(auth.PeriodsManage) != auth.Deny, CSRF: csrfToken(c),

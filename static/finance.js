@@ -1,5 +1,7 @@
-// The approval queue's "select all" box (docs/web-app.md, "Finance pages"):
-// shown only with JavaScript, it ticks or clears every row's box of its form.
+// The "select all" box of the approval queue and the month-end page
+// (docs/web-app.md, "Finance pages"): shown only with JavaScript, it ticks or
+// clears every row's box of its form (the boxes named by its
+// data-select-all value, "id" when it has none).
 (function () {
   function show() {
     document.querySelectorAll('[data-select-all]').forEach(function (box) { box.hidden = false; });
@@ -7,7 +9,8 @@
   document.addEventListener('change', function (e) {
     var all = e.target.closest && e.target.closest('[data-select-all]');
     if (!all) return;
-    all.form.querySelectorAll('input[type=checkbox][name=id]').forEach(function (box) { box.checked = all.checked; });
+    var name = all.getAttribute('data-select-all') || 'id';
+    all.form.querySelectorAll('input[type=checkbox][name="' + name + '"]').forEach(function (box) { box.checked = all.checked; });
   });
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', show); else show();
 })();

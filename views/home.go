@@ -98,7 +98,10 @@ type HomeFinance struct {
 	ApprovedURL       string
 	PeriodsToClose    []HomePeriod
 	PeriodsTotal      int
-	MonthTotals       []HomeMonthTotal
+	// MonthEndURL is the month-end page of the first period's month, its
+	// open periods: where they are closed at once.
+	MonthEndURL string
+	MonthTotals []HomeMonthTotal
 }
 
 // HomeMoneyCount is how many transactions of a currency, and their sum.

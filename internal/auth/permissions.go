@@ -22,6 +22,7 @@ const (
 	FinanceDelete    Action = "finance.delete"    // delete
 	PeriodsManage    Action = "periods.manage"    // close (also by force), mark paid
 	PeriodsReopen    Action = "periods.reopen"    // reopen a closed period, with a reason
+	PayrollRead      Action = "payroll.read"      // every driver's pay periods of a month, the payroll export
 	PenaltiesRead    Action = "penalties.read"    // list, read
 	PenaltiesManage  Action = "penalties.manage"  // create, resolve
 	PenaltiesRespond Action = "penalties.respond" // dispute, accept
@@ -71,6 +72,7 @@ var Matrix = map[Action]map[Role]Grant{
 	FinanceDelete:    {RoleAdmin: All, RoleHRManager: All},
 	PeriodsManage:    {RoleAdmin: All, RoleAccountant: All},
 	PeriodsReopen:    {RoleAdmin: All, RoleAccountant: All},
+	PayrollRead:      {RoleAdmin: All, RoleHRManager: All, RoleAccountant: All},
 	PenaltiesRead:    {RoleAdmin: All, RoleHRManager: All, RoleAccountant: All, RoleDriver: Own},
 	PenaltiesManage:  {RoleAdmin: All, RoleHRManager: All},
 	PenaltiesRespond: {RoleAdmin: All, RoleHRManager: All, RoleDriver: Own},

@@ -30,6 +30,7 @@ var matrixTable = map[Action]string{
 	FinanceDelete:    "yes yes no no no",
 	PeriodsManage:    "yes no yes no no",
 	PeriodsReopen:    "yes no yes no no",
+	PayrollRead:      "yes yes yes no no",
 	PenaltiesRead:    "yes yes yes no own",
 	PenaltiesManage:  "yes yes no no no",
 	PenaltiesRespond: "yes yes no no own",

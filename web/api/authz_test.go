@@ -44,7 +44,14 @@ const (
 	noDriver    = "the driver role may not do this at all: the refused-role case covers it"
 	companyOnly = "a record of the company as a whole, not of one driver"
 	notInMatrix = "not a permission of the matrix"
+	// bulkByCompany: a bulk move of a month names drivers in its body, not
+	// its path, and looks them up in the caller's company only.
+	bulkByCompany = "the periods are the caller's company's; another company's driver id is a skipped result that changes nothing (TestMonthEndBulkClose)"
 )
+
+// thisMonth is the first day of this month in the test companies' time
+// zone (YYYY-MM-01).
+func thisMonth() string { return webtest.Today()[:8] + "01" }
 
 // ownNotifications: the caller's own notifications and settings, which
 // every role has.
@@ -125,6 +132,14 @@ var apiRoutes = map[string]authzRoute{
 		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
 	"GET /api/v0/drivers/{id}/finance/aggregates": {action: auth.FinanceRead, ids: driverIDs()},
 	"GET /api/v0/drivers/{id}/finance/export":     {action: auth.FinanceRead, ids: driverIDs()},
+	"GET /api/v0/finance/periods": {action: auth.PayrollRead, notApplicable: map[webtest.Refusal]string{
+		webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
+	"POST /api/v0/finance/periods/close": {action: auth.PeriodsManage, body: map[string]any{"period_start": thisMonth()},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: bulkByCompany, webtest.OtherDriver: noDriver}},
+	"POST /api/v0/finance/periods/pay": {action: auth.PeriodsManage, body: map[string]any{"period_start": thisMonth()},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: bulkByCompany, webtest.OtherDriver: noDriver}},
+	"GET /api/v0/finance/payroll": {action: auth.PayrollRead, notApplicable: map[webtest.Refusal]string{
+		webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
 
 	"GET /api/v0/drivers/{id}/penalties": {action: auth.PenaltiesRead, ids: driverIDs()},
 	"POST /api/v0/drivers/{id}/penalties": {action: auth.PenaltiesManage, ids: driverIDs(),

@@ -121,7 +121,10 @@ func (h *Handlers) exportTransactions(c echo.Context) error {
 	}
 	pr := web.Principal(c)
 	lang := callerLang(c, pr)
-	name := "finance-" + ref.ID().String() + "-" + pr.Today().String()
+	name, err := h.Finance.ExportName(c.Request().Context(), pr, ref)
+	if err != nil {
+		return err
+	}
 	return web.Export(c, format, name, lang.T("finance.export.sheet"), func(start func() (export.Writer, error)) error {
 		return h.Finance.ExportTransactions(c.Request().Context(), pr, ref, f, lang, start)
 	})

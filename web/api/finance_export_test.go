@@ -29,7 +29,7 @@ func TestFinanceExport(t *testing.T) {
 		if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/csv") {
 			t.Fatalf("Content-Type %q", ct)
 		}
-		if cd := r.Header.Get("Content-Disposition"); !strings.HasPrefix(cd, `attachment; filename="finance-`+f.driver.String()) || !strings.Contains(cd, ".csv") {
+		if cd := r.Header.Get("Content-Disposition"); !strings.HasPrefix(cd, `attachment; filename="finance-DRV-`) || !strings.Contains(cd, "-Jan-Novak-") || !strings.Contains(cd, ".csv") {
 			t.Fatalf("Content-Disposition %q", cd)
 		}
 		body := bytes.TrimPrefix(r.Body, []byte("\ufeff"))

@@ -175,6 +175,13 @@ var pageRoutes = map[string]pageRoute{
 		webtest.OtherCompany: collection, webtest.OtherDriver: ownList}},
 	"POST /finance": {action: auth.FinanceWrite, form: url.Values{"action": {"approve"}},
 		notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: "the ids are looked up in the caller's company only: another company's transaction is a row refused as not found, changing nothing (tested in TestFinanceBulk)", webtest.OtherDriver: noDriver}},
+	"GET /finance/month-end": {action: auth.PayrollRead, notApplicable: map[webtest.Refusal]string{
+		webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
+	"POST /finance/month-end": {action: auth.PeriodsManage,
+		form:          url.Values{"action": {"close"}, "month": {webtest.Today()[:7]}, "all": {"1"}, "confirmed": {"1"}, "force": {"1"}},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: "the periods are looked up in the caller's company only: another company's period id selects nothing (TestMonthEndPage)", webtest.OtherDriver: noDriver}},
+	"GET /finance/payroll": {action: auth.PayrollRead, notApplicable: map[webtest.Refusal]string{
+		webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
 	"GET /drivers/:id/finance":        {action: auth.FinanceRead, ids: driverID},
 	"GET /drivers/:id/finance/export": {action: auth.FinanceRead, ids: driverID},
 	"GET /drivers/:id/finance/new":    {action: auth.FinanceWrite, ids: driverID, notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},

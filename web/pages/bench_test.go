@@ -163,3 +163,29 @@ func BenchmarkRatingPages(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkMonthEndPage is the month-end page of a company of 2,000
+// drivers with a year of pay periods (24 transactions each, from the
+// scale data set): last month, the default (the summary of the month's
+// 2,000 periods with their pending counts, the first 100 rows), and its
+// last page.
+func BenchmarkMonthEndPage(b *testing.B) {
+	env := webtest.New(b, webtest.WithConfig(func(c *config.Config) { c.AuthDevLogin = true }))
+	ids, err := seed.Scale(context.Background(), env.DB, seed.ScaleOptions{Companies: 1, DriversPerCompany: 2000, TransactionsPerDrv: 24, OrdersPerMonth: 1, Months: 12})
+	if err != nil {
+		b.Fatal(err)
+	}
+	br := newBrowser(b, env.Server.URL)
+	br.devSignIn(ids[0], auth.RoleAccountant, "acc@scale.test")
+	for _, bc := range []struct{ name, path string }{
+		{"last_month", "/finance/month-end"},
+		{"last_page", "/finance/month-end?page=20"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			req, _ := http.NewRequest(http.MethodGet, env.Server.URL+bc.path, nil)
+			for b.Loop() {
+				webtest.GetOK(b, br.c, req)
+			}
+		})
+	}
+}

@@ -53,6 +53,7 @@ func (p *Pages) mountFinance(r *web.Routes) {
 	r.POST("/drivers/:id/finance/periods/:period_id/close", p.closePeriod)
 	r.POST("/drivers/:id/finance/periods/:period_id/reopen", p.reopenPeriod)
 	r.POST("/drivers/:id/finance/periods/:period_id/pay", p.payPeriod)
+	p.mountMonthEnd(r)
 }
 
 func ledgerURL(driverID uuid.UUID) string { return driverURL(driverID) + "/finance" }
@@ -777,7 +778,10 @@ func (p *Pages) financeExport(c echo.Context) error {
 		return err
 	}
 	lang := i18n.From(ctx)
-	name := "finance-" + ref.ID().String() + "-" + pr.Today().String()
+	name, err := p.svc.Finance.ExportName(ctx, pr, ref)
+	if err != nil {
+		return err
+	}
 	return web.Export(c, format, name, lang.T("finance.export.sheet"), func(start func() (export.Writer, error)) error {
 		return p.svc.Finance.ExportTransactions(ctx, pr, ref, f, lang, start)
 	})

@@ -204,6 +204,10 @@ func (p *Pages) homeFinance(ctx context.Context, pr auth.Principal, lang i18n.La
 		out.Approved = append(out.Approved, views.HomeMoneyCount{Count: t.Count, Amount: amountView(lang, t.Amount, t.Currency),
 			URL: financeURL(url.Values{"status": {finance.StatusApproved}, "currency": {t.Currency}})})
 	}
+	if len(ov.PeriodsToClose) > 0 {
+		// The oldest month first: its periods are the first to close.
+		out.MonthEndURL = monthEndURL(ov.PeriodsToClose[0].Start, finance.PeriodOpen)
+	}
 	for _, pc := range ov.PeriodsToClose {
 		out.PeriodsToClose = append(out.PeriodsToClose, views.HomePeriod{
 			DriverName: pc.DriverName, DriverNumber: pc.DriverNumber, URL: driverURL(pc.DriverID) + "/finance/periods",

@@ -1,6 +1,7 @@
 package pages_test
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -165,7 +166,21 @@ func TestHomeOfAccountant(t *testing.T) {
 		"CZK\u00a03,500.00", "-CZK\u00a0450.00", "CZK\u00a03,050.00", "currency=CZK",
 		// The periods that end this month, each linked to its driver's periods.
 		`href="/drivers/`+w.jan.String()+`/finance/periods"`, `href="/drivers/`+w.petr.String()+`/finance/periods"`,
-	).lacks(t, "7,777", "Cizí", `data-testid="home-documents"`, `data-testid="home-disputes"`)
+		// And straight to the month-end page of their month, open periods.
+		`data-testid="month-end-link"`, `href="/finance/month-end?month=`+w.today.String()[:7]+`&amp;status=open"`,
+	).lacks(t, "7,777", "Cizí", `data-testid="home-documents"`, `data-testid="home-disputes"`, `data-testid="periods-more"`)
+
+	// More periods than the card lists: "And N more." is the link to the
+	// month-end page.
+	acc2 := w.env.As(w.company, auth.RoleAccountant)
+	for i := range 10 {
+		d := w.env.Driver(w.company, fixtures.Name("Řidič", fmt.Sprintf("Další %02d", i)))
+		w.transaction(t, acc2, d, "bonus", "10.00")
+	}
+	res = acc.get("/").expect(t, http.StatusOK)
+	more := `<a href="/finance/month-end?month=` + w.today.String()[:7] + `&amp;status=open" class="font-medium text-blue-800 hover:underline" data-testid="periods-more">` +
+		i18n.EN.T("home.more", "count", "2") + `</a>`
+	res.contains(t, more)
 }
 
 func TestHomeOfDriver(t *testing.T) {

@@ -17,10 +17,11 @@ const (
 	DocumentsReview  Action = "documents.review"  // review drivers' uploads: queue, approve, reject
 	RatingRead       Action = "rating.read"       // rating, history, ranking, config read
 	RatingManage     Action = "rating.manage"     // config update, recalculate
-	FinanceRead      Action = "finance.read"      // list, periods, aggregates
+	FinanceRead      Action = "finance.read"      // list, periods, aggregates, a period's payslip
 	FinanceWrite     Action = "finance.write"     // create, update
 	FinanceDelete    Action = "finance.delete"    // delete
 	PeriodsManage    Action = "periods.manage"    // close, mark paid
+	PayrollRead      Action = "payroll.read"      // a month of every driver at once: the payslips ZIP
 	PenaltiesRead    Action = "penalties.read"    // list, read
 	PenaltiesManage  Action = "penalties.manage"  // create, resolve
 	PenaltiesRespond Action = "penalties.respond" // dispute, accept
@@ -69,6 +70,7 @@ var Matrix = map[Action]map[Role]Grant{
 	FinanceWrite:     {RoleAdmin: All, RoleHRManager: All, RoleAccountant: All},
 	FinanceDelete:    {RoleAdmin: All, RoleHRManager: All},
 	PeriodsManage:    {RoleAdmin: All, RoleAccountant: All},
+	PayrollRead:      {RoleAdmin: All, RoleHRManager: All, RoleAccountant: All},
 	PenaltiesRead:    {RoleAdmin: All, RoleHRManager: All, RoleAccountant: All, RoleDriver: Own},
 	PenaltiesManage:  {RoleAdmin: All, RoleHRManager: All},
 	PenaltiesRespond: {RoleAdmin: All, RoleHRManager: All, RoleDriver: Own},

@@ -29,6 +29,7 @@ var matrixTable = map[Action]string{
 	FinanceWrite:     "yes yes yes no no",
 	FinanceDelete:    "yes yes no no no",
 	PeriodsManage:    "yes no yes no no",
+	PayrollRead:      "yes yes yes no no",
 	PenaltiesRead:    "yes yes yes no own",
 	PenaltiesManage:  "yes yes no no no",
 	PenaltiesRespond: "yes yes no no own",

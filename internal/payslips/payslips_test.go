@@ -3,7 +3,6 @@ package payslips_test
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/internal/money"
 	"github.com/konvoj/konvoj/internal/payslips"
+	"github.com/konvoj/konvoj/internal/payslips/payslipstest"
 )
 
 func amount(s string) money.Amount { return money.New(decimal.RequireFromString(s)) }
@@ -36,25 +36,6 @@ func sample(lang i18n.Lang, name string) payslips.Payslip {
 		Earnings: amount("32500.00"), Deductions: amount("1250.50"), Net: amount("31249.50"),
 	}
 }
-
-// pdfText is the text pdftotext extracts from the PDF, its white space
-// (no-break spaces too) collapsed to single spaces. The test fails, never
-// skips, without pdftotext: scripts/install-deps.sh installs it.
-func pdfText(t *testing.T, pdf []byte) string {
-	t.Helper()
-	if _, err := exec.LookPath("pdftotext"); err != nil {
-		t.Fatal("pdftotext (poppler-utils) is needed to read the payslip's text: run scripts/install-deps.sh")
-	}
-	cmd := exec.Command("pdftotext", "-enc", "UTF-8", "-", "-")
-	cmd.Stdin = bytes.NewReader(pdf)
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("pdftotext: %v", err)
-	}
-	return squash(string(out))
-}
-
-func squash(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // TestPayslipLetters: a payslip prints names with Czech, Polish, Ukrainian
 // and Romanian letters exactly (extracted from the PDF as text, so the
@@ -81,13 +62,13 @@ func TestPayslipLetters(t *testing.T) {
 			if !bytes.HasPrefix(buf.Bytes(), []byte("%PDF-")) {
 				t.Fatalf("not a PDF: %q", buf.Bytes()[:min(20, buf.Len())])
 			}
-			text := pdfText(t, buf.Bytes())
+			text := payslipstest.Text(t, buf.Bytes())
 			for _, want := range []string{
-				c.name, c.title, squash(c.net), "DRV-0042", "Doprava Šťastný s.r.o.",
+				c.name, c.title, payslipstest.Squash(c.net), "DRV-0042", "Doprava Šťastný s.r.o.",
 				c.lang.T("pay.net"), c.lang.T("finance.type.base_salary"), c.lang.T("payslip.category.damage_fine"),
-				c.lang.T("finance.period.status.closed"), squash(c.lang.Money(decimal.RequireFromString("-1250.50"), "CZK")),
-				squash(c.lang.Date(civil.NewDate(2026, 11, 1)) + " – " + c.lang.Date(civil.NewDate(2026, 11, 30))),
-				squash(c.lang.T("payslip.page", "page", 1, "pages", 1)),
+				c.lang.T("finance.period.status.closed"), payslipstest.Squash(c.lang.Money(decimal.RequireFromString("-1250.50"), "CZK")),
+				payslipstest.Squash(c.lang.Date(civil.NewDate(2026, 11, 1)) + " – " + c.lang.Date(civil.NewDate(2026, 11, 30))),
+				payslipstest.Squash(c.lang.T("payslip.page", "page", 1, "pages", 1)),
 			} {
 				if !strings.Contains(text, want) {
 					t.Errorf("the PDF's text lacks %q:\n%s", want, text)
@@ -111,7 +92,7 @@ func TestPayslipPages(t *testing.T) {
 	if err := payslips.Render(&buf, p); err != nil {
 		t.Fatal(err)
 	}
-	text := pdfText(t, buf.Bytes())
+	text := payslipstest.Text(t, buf.Bytes())
 	if strings.Count(text, "Řádek") != 120 {
 		t.Fatalf("want the 120 lines, got %d", strings.Count(text, "Řádek"))
 	}

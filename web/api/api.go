@@ -41,6 +41,7 @@ func Mount(s *web.Server, h *Handlers) {
 	h.mountImports(g)
 	h.mountRating(g)
 	h.mountFinance(g)
+	h.mountPayslips(g)
 	h.mountPenalties(g)
 	h.mountEvidence(g)
 	h.mountWebhooks(g)

@@ -142,6 +142,7 @@ type PeriodRow struct {
 	CloseURL, PayURL       string
 	Error                  string
 	ClosedInfo, PaidInfo   string
+	Payslip                PayslipLink
 }
 
 // PeriodsData is a driver's pay periods.

@@ -221,7 +221,7 @@ func TestFinancePeriodsPage(t *testing.T) {
 	page := acc.get(ledger+"/periods").expect(t, http.StatusOK)
 	page.contains(t, `data-id="`+period+`" data-status="open"`, czk(en, "30000.00"), czk(en, "-250.00"), czk(en, "29750.00"),
 		"/periods/"+period+"/close", ledger+"?period_id="+period)
-	page.lacks(t, "/periods/"+period+"/pay")
+	page.lacks(t, "/periods/"+period+"/pay\"")
 	acc.post(ledger+"/periods/"+period+"/pay", nil).expect(t, http.StatusConflict).contains(t, `data-testid="row-error"`)
 	acc.post(ledger+"/periods/"+period+"/close", nil).expect(t, http.StatusSeeOther)
 	acc.post(ledger+"/periods/"+period+"/close", nil).expect(t, http.StatusConflict).contains(t, `data-testid="row-error"`)

@@ -192,11 +192,11 @@ var pageRoutes = map[string]pageRoute{
 	"POST /drivers/:id/finance/:transaction_id/delete": {action: auth.FinanceDelete, ids: transactionIDs, form: url.Values{},
 		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
 	"GET /drivers/:id/finance/periods": {action: auth.FinanceRead, ids: driverID},
-	"GET /drivers/:id/finance/periods/:period_id/payslip": {action: auth.FinanceRead, ids: periodIDs},
 	"POST /drivers/:id/finance/periods/:period_id/close": {action: auth.PeriodsManage, ids: periodIDs, form: url.Values{},
 		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
 	"POST /drivers/:id/finance/periods/:period_id/pay": {action: auth.PeriodsManage, ids: periodIDs, form: url.Values{},
 		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"GET /drivers/:id/finance/periods/:period_id/payslip": {action: auth.FinanceRead, ids: periodIDs},
 
 	"GET /penalties": {action: auth.PenaltiesRead, notApplicable: map[webtest.Refusal]string{
 		webtest.OtherCompany: collection, webtest.OtherDriver: "a collection of the caller's own company: a driver sees only its own penalties there"}},

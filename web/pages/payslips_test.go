@@ -36,7 +36,7 @@ func TestPayslipDownloads(t *testing.T) {
 	link := "/drivers/" + jiri.String() + "/finance/periods/" + period + "/payslip"
 
 	driver := signIn(t, w.env, w.company, auth.RoleDriver, "jiri@acme.test", "cs")
-	pay := driver.get("/drivers/" + jiri.String() + "/pay").expect(t, http.StatusOK)
+	pay := driver.get("/drivers/"+jiri.String()+"/pay").expect(t, http.StatusOK)
 	pay.contains(t, `href="`+link+`"`, `data-testid="payslip-download"`, "Stáhnout výplatní pásku")
 	button := regexp.MustCompile(`<a [^>]*data-testid="payslip-download"[^>]*>`).FindString(pay.Body)
 	for _, want := range []string{`w-full`, `py-3`, `sm:w-auto`, `aria-label="Stáhnout výplatní pásku: `} {
@@ -58,8 +58,8 @@ func TestPayslipDownloads(t *testing.T) {
 			t.Errorf("the payslip lacks %q:\n%s", want, text)
 		}
 	}
-	driver.get("/drivers/" + w.jan.String() + "/finance/periods/" + janPeriod + "/payslip").expect(t, http.StatusForbidden)
-	driver.get("/drivers/" + jiri.String() + "/finance/periods/" + janPeriod + "/payslip").expect(t, http.StatusNotFound)
+	driver.get("/drivers/"+w.jan.String()+"/finance/periods/"+janPeriod+"/payslip").expect(t, http.StatusForbidden)
+	driver.get("/drivers/"+jiri.String()+"/finance/periods/"+janPeriod+"/payslip").expect(t, http.StatusNotFound)
 
 	acc := signIn(t, w.env, w.company, auth.RoleAccountant, "acc@acme.test", "en")
 	acc.get("/drivers/"+jiri.String()+"/finance/periods").expect(t, http.StatusOK).

@@ -14,6 +14,8 @@ command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)
 # The README quickstart test runs its curl examples, which use jq.
 command -v curl >/dev/null 2>&1 || need_apt+=(curl)
 command -v jq >/dev/null 2>&1 || need_apt+=(jq)
+# The payslip tests read the PDFs' text with pdftotext.
+command -v pdftotext >/dev/null 2>&1 || need_apt+=(poppler-utils)
 command -v node >/dev/null 2>&1 || need_apt+=(nodejs)
 command -v npm >/dev/null 2>&1 || need_apt+=(npm)
 # The browser tests drive the system's Chromium (never a downloaded build).

@@ -160,6 +160,8 @@ type PeriodRow struct {
 	// Error is the refusal of the last action on this period, translated.
 	Error                string
 	ClosedInfo, PaidInfo string
+	// Payslip is the period's payslip download.
+	Payslip PayslipLink
 }
 
 // ClosePeriodData asks before a pay period is closed and lists what in it

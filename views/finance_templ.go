@@ -4325,7 +4325,11 @@ func FinancePeriods(d PeriodsData) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 360, "</a> ")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 360, "</a>")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+				templ_7745c5c3_Err = payslipLink(r.Payslip).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -4337,7 +4341,7 @@ func FinancePeriods(d PeriodsData) templ.Component {
 					var templ_7745c5c3_Var223 templ.SafeURL
 					templ_7745c5c3_Var223, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL(r.CloseURL))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 727, Col: 46}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 728, Col: 46}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var223))
 					if templ_7745c5c3_Err != nil {
@@ -4350,7 +4354,7 @@ func FinancePeriods(d PeriodsData) templ.Component {
 					var templ_7745c5c3_Var224 string
 					templ_7745c5c3_Var224, templ_7745c5c3_Err = templ.JoinStringErrs(T(ctx, "finance.periods.close"))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 727, Col: 218}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 728, Col: 218}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var224))
 					if templ_7745c5c3_Err != nil {
@@ -4387,7 +4391,7 @@ func FinancePeriods(d PeriodsData) templ.Component {
 					var templ_7745c5c3_Var225 string
 					templ_7745c5c3_Var225, templ_7745c5c3_Err = templ.JoinStringErrs(T(ctx, "finance.close.from", "date", r.ClosableFrom))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 736, Col: 71}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 737, Col: 71}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var225))
 					if templ_7745c5c3_Err != nil {
@@ -4406,7 +4410,7 @@ func FinancePeriods(d PeriodsData) templ.Component {
 					var templ_7745c5c3_Var226 templ.SafeURL
 					templ_7745c5c3_Var226, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL(r.ReopenURL))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 740, Col: 65}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 741, Col: 65}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var226))
 					if templ_7745c5c3_Err != nil {
@@ -4419,7 +4423,7 @@ func FinancePeriods(d PeriodsData) templ.Component {
 					var templ_7745c5c3_Var227 string
 					templ_7745c5c3_Var227, templ_7745c5c3_Err = templ.JoinStringErrs(d.CSRF)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 741, Col: 59}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 742, Col: 59}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var227))
 					if templ_7745c5c3_Err != nil {
@@ -4432,7 +4436,7 @@ func FinancePeriods(d PeriodsData) templ.Component {
 					var templ_7745c5c3_Var228 string
 					templ_7745c5c3_Var228, templ_7745c5c3_Err = templ.JoinStringErrs("reopen-" + r.ID)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 743, Col: 41}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 744, Col: 41}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var228))
 					if templ_7745c5c3_Err != nil {
@@ -4445,7 +4449,7 @@ func FinancePeriods(d PeriodsData) templ.Component {
 					var templ_7745c5c3_Var229 string
 					templ_7745c5c3_Var229, templ_7745c5c3_Err = templ.JoinStringErrs(T(ctx, "finance.reopen.reason"))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 743, Col: 97}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 744, Col: 97}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var229))
 					if templ_7745c5c3_Err != nil {
@@ -4458,7 +4462,7 @@ func FinancePeriods(d PeriodsData) templ.Component {
 					var templ_7745c5c3_Var230 string
 					templ_7745c5c3_Var230, templ_7745c5c3_Err = templ.JoinStringErrs("reopen-" + r.ID)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 744, Col: 40}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 745, Col: 40}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var230))
 					if templ_7745c5c3_Err != nil {
@@ -4471,7 +4475,7 @@ func FinancePeriods(d PeriodsData) templ.Component {
 					var templ_7745c5c3_Var231 string
 					templ_7745c5c3_Var231, templ_7745c5c3_Err = templ.JoinStringErrs(r.ReopenReason)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 744, Col: 91}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 745, Col: 91}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var231))
 					if templ_7745c5c3_Err != nil {
@@ -4484,7 +4488,7 @@ func FinancePeriods(d PeriodsData) templ.Component {
 					var templ_7745c5c3_Var232 string
 					templ_7745c5c3_Var232, templ_7745c5c3_Err = templ.JoinStringErrs(T(ctx, "finance.reopen.button"))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 746, Col: 203}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 747, Col: 203}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var232))
 					if templ_7745c5c3_Err != nil {
@@ -4545,7 +4549,7 @@ func periodAction(d PeriodsData, url, label, testid string) templ.Component {
 		var templ_7745c5c3_Var234 templ.SafeURL
 		templ_7745c5c3_Var234, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL(url))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 761, Col: 48}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 762, Col: 48}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var234))
 		if templ_7745c5c3_Err != nil {
@@ -4558,7 +4562,7 @@ func periodAction(d PeriodsData, url, label, testid string) templ.Component {
 		var templ_7745c5c3_Var235 string
 		templ_7745c5c3_Var235, templ_7745c5c3_Err = templ.JoinStringErrs(d.CSRF)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 762, Col: 50}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 763, Col: 50}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var235))
 		if templ_7745c5c3_Err != nil {
@@ -4571,7 +4575,7 @@ func periodAction(d PeriodsData, url, label, testid string) templ.Component {
 		var templ_7745c5c3_Var236 string
 		templ_7745c5c3_Var236, templ_7745c5c3_Err = templ.JoinStringErrs(testid)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 763, Col: 153}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 764, Col: 153}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var236))
 		if templ_7745c5c3_Err != nil {
@@ -4584,7 +4588,7 @@ func periodAction(d PeriodsData, url, label, testid string) templ.Component {
 		var templ_7745c5c3_Var237 string
 		templ_7745c5c3_Var237, templ_7745c5c3_Err = templ.JoinStringErrs(T(ctx, label))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 763, Col: 171}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 764, Col: 171}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var237))
 		if templ_7745c5c3_Err != nil {
@@ -4637,7 +4641,7 @@ func ClosePeriodConfirm(d ClosePeriodData) templ.Component {
 		var templ_7745c5c3_Var239 string
 		templ_7745c5c3_Var239, templ_7745c5c3_Err = templ.JoinStringErrs(T(ctx, "finance.close.title", "period", d.Span))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 775, Col: 101}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 776, Col: 101}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var239))
 		if templ_7745c5c3_Err != nil {
@@ -4650,7 +4654,7 @@ func ClosePeriodConfirm(d ClosePeriodData) templ.Component {
 		var templ_7745c5c3_Var240 string
 		templ_7745c5c3_Var240, templ_7745c5c3_Err = templ.JoinStringErrs(T(ctx, "finance.period.type."+d.Type) + " · " + d.Currency + " · " + T(ctx, "finance.summary.net") + " ")
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 777, Col: 115}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 778, Col: 115}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var240))
 		if templ_7745c5c3_Err != nil {
@@ -4663,7 +4667,7 @@ func ClosePeriodConfirm(d ClosePeriodData) templ.Component {
 		var templ_7745c5c3_Var241 string
 		templ_7745c5c3_Var241, templ_7745c5c3_Err = templ.JoinStringErrs(" · " + T(ctx, "finance.close.count", "count", itoa(d.Count)))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 779, Col: 69}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 780, Col: 69}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var241))
 		if templ_7745c5c3_Err != nil {
@@ -4681,7 +4685,7 @@ func ClosePeriodConfirm(d ClosePeriodData) templ.Component {
 			var templ_7745c5c3_Var242 string
 			templ_7745c5c3_Var242, templ_7745c5c3_Err = templ.JoinStringErrs(d.Problem)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 783, Col: 133}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 784, Col: 133}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var242))
 			if templ_7745c5c3_Err != nil {
@@ -4699,7 +4703,7 @@ func ClosePeriodConfirm(d ClosePeriodData) templ.Component {
 		var templ_7745c5c3_Var243 string
 		templ_7745c5c3_Var243, templ_7745c5c3_Err = templ.JoinStringErrs(T(ctx, "finance.close.intro"))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 785, Col: 67}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 786, Col: 67}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var243))
 		if templ_7745c5c3_Err != nil {
@@ -4725,7 +4729,7 @@ func ClosePeriodConfirm(d ClosePeriodData) templ.Component {
 			var templ_7745c5c3_Var244 string
 			templ_7745c5c3_Var244, templ_7745c5c3_Err = templ.JoinStringErrs(T(ctx, "finance.close.none_pending"))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 789, Col: 49}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 790, Col: 49}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var244))
 			if templ_7745c5c3_Err != nil {
@@ -4743,7 +4747,7 @@ func ClosePeriodConfirm(d ClosePeriodData) templ.Component {
 			var templ_7745c5c3_Var245 string
 			templ_7745c5c3_Var245, templ_7745c5c3_Err = templ.JoinStringErrs(T(ctx, "finance.close.pending", "count", itoa(d.PendingTotal)))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 793, Col: 152}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 794, Col: 152}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var245))
 			if templ_7745c5c3_Err != nil {
@@ -4756,7 +4760,7 @@ func ClosePeriodConfirm(d ClosePeriodData) templ.Component {
 			var templ_7745c5c3_Var246 string
 			templ_7745c5c3_Var246, templ_7745c5c3_Err = templ.JoinStringErrs(T(ctx, "finance.close.pending_list"))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 794, Col: 99}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 795, Col: 99}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var246))
 			if templ_7745c5c3_Err != nil {
@@ -4774,7 +4778,7 @@ func ClosePeriodConfirm(d ClosePeriodData) templ.Component {
 				var templ_7745c5c3_Var247 string
 				templ_7745c5c3_Var247, templ_7745c5c3_Err = templ.JoinStringErrs(r.ID)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 796, Col: 123}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 797, Col: 123}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var247))
 				if templ_7745c5c3_Err != nil {
@@ -4787,7 +4791,7 @@ func ClosePeriodConfirm(d ClosePeriodData) templ.Component {
 				var templ_7745c5c3_Var248 string
 				templ_7745c5c3_Var248, templ_7745c5c3_Err = templ.JoinStringErrs(T(ctx, "finance.type."+r.Type))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 798, Col: 83}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 799, Col: 83}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var248))
 				if templ_7745c5c3_Err != nil {
@@ -4800,7 +4804,7 @@ func ClosePeriodConfirm(d ClosePeriodData) templ.Component {
 				var templ_7745c5c3_Var249 string
 				templ_7745c5c3_Var249, templ_7745c5c3_Err = templ.JoinStringErrs(" · " + r.Date)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 799, Col: 54}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 800, Col: 54}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var249))
 				if templ_7745c5c3_Err != nil {
@@ -4818,7 +4822,7 @@ func ClosePeriodConfirm(d ClosePeriodData) templ.Component {
 					var templ_7745c5c3_Var250 string
 					templ_7745c5c3_Var250, templ_7745c5c3_Err = templ.JoinStringErrs(r.Description)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 801, Col: 69}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 802, Col: 69}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var250))
 					if templ_7745c5c3_Err != nil {
@@ -4858,7 +4862,7 @@ func ClosePeriodConfirm(d ClosePeriodData) templ.Component {
 				var templ_7745c5c3_Var251 string
 				templ_7745c5c3_Var251, templ_7745c5c3_Err = templ.JoinStringErrs(T(ctx, "home.more", "count", itoa(d.PendingTotal-len(d.Pending))))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 812, Col: 108}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 813, Col: 108}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var251))
 				if templ_7745c5c3_Err != nil {
@@ -4876,7 +4880,7 @@ func ClosePeriodConfirm(d ClosePeriodData) templ.Component {
 			var templ_7745c5c3_Var252 templ.SafeURL
 			templ_7745c5c3_Var252, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL(d.PendingURL))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 814, Col: 42}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 815, Col: 42}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var252))
 			if templ_7745c5c3_Err != nil {
@@ -4889,7 +4893,7 @@ func ClosePeriodConfirm(d ClosePeriodData) templ.Component {
 			var templ_7745c5c3_Var253 string
 			templ_7745c5c3_Var253, templ_7745c5c3_Err = templ.JoinStringErrs(T(ctx, "finance.close.review_pending"))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 814, Col: 176}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 815, Col: 176}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var253))
 			if templ_7745c5c3_Err != nil {
@@ -4907,7 +4911,7 @@ func ClosePeriodConfirm(d ClosePeriodData) templ.Component {
 		var templ_7745c5c3_Var254 templ.SafeURL
 		templ_7745c5c3_Var254, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL(d.Action))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 817, Col: 55}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 818, Col: 55}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var254))
 		if templ_7745c5c3_Err != nil {
@@ -4920,7 +4924,7 @@ func ClosePeriodConfirm(d ClosePeriodData) templ.Component {
 		var templ_7745c5c3_Var255 string
 		templ_7745c5c3_Var255, templ_7745c5c3_Err = templ.JoinStringErrs(d.CSRF)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 818, Col: 52}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 819, Col: 52}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var255))
 		if templ_7745c5c3_Err != nil {
@@ -4933,7 +4937,7 @@ func ClosePeriodConfirm(d ClosePeriodData) templ.Component {
 		var templ_7745c5c3_Var256 templ.SafeURL
 		templ_7745c5c3_Var256, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL(d.CancelURL))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 819, Col: 40}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 820, Col: 40}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var256))
 		if templ_7745c5c3_Err != nil {
@@ -4946,7 +4950,7 @@ func ClosePeriodConfirm(d ClosePeriodData) templ.Component {
 		var templ_7745c5c3_Var257 string
 		templ_7745c5c3_Var257, templ_7745c5c3_Err = templ.JoinStringErrs(T(ctx, "form.cancel"))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 819, Col: 88}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 820, Col: 88}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var257))
 		if templ_7745c5c3_Err != nil {
@@ -4964,7 +4968,7 @@ func ClosePeriodConfirm(d ClosePeriodData) templ.Component {
 			var templ_7745c5c3_Var258 string
 			templ_7745c5c3_Var258, templ_7745c5c3_Err = templ.JoinStringErrs(T(ctx, "finance.close.anyway"))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 822, Col: 113}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 823, Col: 113}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var258))
 			if templ_7745c5c3_Err != nil {
@@ -4982,7 +4986,7 @@ func ClosePeriodConfirm(d ClosePeriodData) templ.Component {
 			var templ_7745c5c3_Var259 string
 			templ_7745c5c3_Var259, templ_7745c5c3_Err = templ.JoinStringErrs(T(ctx, "finance.close.confirm"))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 824, Col: 115}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/finance.templ`, Line: 825, Col: 115}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var259))
 			if templ_7745c5c3_Err != nil {

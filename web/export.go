@@ -1,6 +1,7 @@
 package web
 
 import (
+	"io"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
@@ -31,12 +32,34 @@ func ExportFile(c echo.Context, format export.Format, name string, data []byte) 
 	return c.Blob(http.StatusOK, format.ContentType(), data)
 }
 
+// File answers a file built whole (a payslip) as an attachment, with the
+// download headers of Export: contentType, filename (RFC 6266), no
+// sniffing, no caching.
+func File(c echo.Context, contentType, filename string, data []byte) error {
+	attachmentHeaders(c, contentType, filename)
+	return c.Blob(http.StatusOK, contentType, data)
+}
+
+// StartFile commits the response to a download streamed as it is made (a
+// ZIP of payslips), with the headers of File, and returns the writer of
+// its body. Call it only once every check has passed: an error after it
+// can only cut the download short.
+func StartFile(c echo.Context, contentType, filename string) io.Writer {
+	attachmentHeaders(c, contentType, filename)
+	c.Response().WriteHeader(http.StatusOK)
+	return c.Response()
+}
+
 // downloadHeaders: the format's type, name as an RFC 6266 attachment, no
 // sniffing, no caching.
 func downloadHeaders(c echo.Context, format export.Format, name string) {
+	attachmentHeaders(c, format.ContentType(), name+"."+format.Extension())
+}
+
+func attachmentHeaders(c echo.Context, contentType, filename string) {
 	hdr := c.Response().Header()
-	hdr.Set(echo.HeaderContentType, format.ContentType())
-	hdr.Set(echo.HeaderContentDisposition, ContentDisposition(name+"."+format.Extension()))
+	hdr.Set(echo.HeaderContentType, contentType)
+	hdr.Set(echo.HeaderContentDisposition, ContentDisposition(filename))
 	hdr.Set("X-Content-Type-Options", "nosniff")
 	hdr.Set(echo.HeaderCacheControl, "private, no-store")
 }

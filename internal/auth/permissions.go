@@ -17,12 +17,12 @@ const (
 	DocumentsReview  Action = "documents.review"  // review drivers' uploads: queue, approve, reject
 	RatingRead       Action = "rating.read"       // rating, history, ranking, config read
 	RatingManage     Action = "rating.manage"     // config update, recalculate
-	FinanceRead      Action = "finance.read"      // list, periods, aggregates
+	FinanceRead      Action = "finance.read"      // list, periods, aggregates, a period's payslip
 	FinanceWrite     Action = "finance.write"     // create, update
 	FinanceDelete    Action = "finance.delete"    // delete
 	PeriodsManage    Action = "periods.manage"    // close (also by force), mark paid
 	PeriodsReopen    Action = "periods.reopen"    // reopen a closed period, with a reason
-	PayrollRead      Action = "payroll.read"      // every driver's pay periods of a month, the payroll export
+	PayrollRead      Action = "payroll.read"      // every driver's pay periods of a month, the payroll export, the payslips ZIP
 	PenaltiesRead    Action = "penalties.read"    // list, read
 	PenaltiesManage  Action = "penalties.manage"  // create, resolve
 	PenaltiesRespond Action = "penalties.respond" // dispute, accept

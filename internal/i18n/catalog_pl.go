@@ -674,6 +674,26 @@ func init() {
 	})
 }
 
+// Payslips (catalog_payslips.go has English and Czech).
+func init() {
+	Add(PL, map[string]string{
+		"payslip.title":                       "Pasek wynagrodzenia",
+		"payslip.driver":                      "Kierowca",
+		"payslip.internal_number":             "Numer kierowcy",
+		"payslip.period":                      "Okres rozliczeniowy",
+		"payslip.status":                      "Status okresu",
+		"payslip.currency":                    "Waluta",
+		"payslip.issued":                      "Wystawiono",
+		"payslip.none":                        "W tym okresie nie ma transakcji.",
+		"payslip.page":                        "Strona {page} z {pages}",
+		"payslip.category.damage_fine":        "Szkoda",
+		"payslip.category.penalty":            "Kara",
+		"payslip.category.penalty_correction": "Korekta kary",
+		"payslip.download":                    "Pobierz pasek wynagrodzenia",
+		"payslip.download.period":             "Pobierz pasek wynagrodzenia: {period}, {currency}",
+	})
+}
+
 // The driver's rating page (docs/web-app.md, "Rating pages").
 func init() {
 	Add(PL, map[string]string{

@@ -674,6 +674,26 @@ func init() {
 	})
 }
 
+// Payslips (catalog_payslips.go has English and Czech).
+func init() {
+	Add(RO, map[string]string{
+		"payslip.title":                       "Fluturaș de salariu",
+		"payslip.driver":                      "Șofer",
+		"payslip.internal_number":             "Număr de marcă",
+		"payslip.period":                      "Perioada de plată",
+		"payslip.status":                      "Starea perioadei",
+		"payslip.currency":                    "Moneda",
+		"payslip.issued":                      "Emis la",
+		"payslip.none":                        "Nicio tranzacție în această perioadă.",
+		"payslip.page":                        "Pagina {page} din {pages}",
+		"payslip.category.damage_fine":        "Pagubă",
+		"payslip.category.penalty":            "Penalizare",
+		"payslip.category.penalty_correction": "Corectarea penalizării",
+		"payslip.download":                    "Descărcați fluturașul de salariu",
+		"payslip.download.period":             "Descărcați fluturașul de salariu: {period}, {currency}",
+	})
+}
+
 // The driver's rating page (docs/web-app.md, "Rating pages").
 func init() {
 	Add(RO, map[string]string{

@@ -674,6 +674,26 @@ func init() {
 	})
 }
 
+// Payslips (catalog_payslips.go has English and Czech).
+func init() {
+	Add(UK, map[string]string{
+		"payslip.title":                       "Розрахунковий листок",
+		"payslip.driver":                      "Водій",
+		"payslip.internal_number":             "Табельний номер",
+		"payslip.period":                      "Розрахунковий період",
+		"payslip.status":                      "Статус періоду",
+		"payslip.currency":                    "Валюта",
+		"payslip.issued":                      "Видано",
+		"payslip.none":                        "У цьому періоді немає транзакцій.",
+		"payslip.page":                        "Сторінка {page} з {pages}",
+		"payslip.category.damage_fine":        "Пошкодження",
+		"payslip.category.penalty":            "Штраф",
+		"payslip.category.penalty_correction": "Коригування штрафу",
+		"payslip.download":                    "Завантажити розрахунковий листок",
+		"payslip.download.period":             "Завантажити розрахунковий листок: {period}, {currency}",
+	})
+}
+
 // The driver's rating page (docs/web-app.md, "Rating pages").
 func init() {
 	Add(UK, map[string]string{

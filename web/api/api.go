@@ -42,6 +42,7 @@ func Mount(s *web.Server, h *Handlers) {
 	h.mountRating(g)
 	h.mountFinance(g)
 	h.mountMonthEnd(g)
+	h.mountPayslips(g)
 	h.mountPenalties(g)
 	h.mountEvidence(g)
 	h.mountWebhooks(g)

@@ -140,6 +140,10 @@ var apiRoutes = map[string]authzRoute{
 		notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: bulkByCompany, webtest.OtherDriver: noDriver}},
 	"GET /api/v0/finance/payroll": {action: auth.PayrollRead, notApplicable: map[webtest.Refusal]string{
 		webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
+	"GET /api/v0/drivers/{id}/finance/periods/{period_id}/payslip": {action: auth.FinanceRead,
+		ids: driverIDs("period_id", webtest.KindPeriod)},
+	"GET /api/v0/finance/payslips": {action: auth.PayrollRead, notApplicable: map[webtest.Refusal]string{
+		webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
 
 	"GET /api/v0/drivers/{id}/penalties": {action: auth.PenaltiesRead, ids: driverIDs()},
 	"POST /api/v0/drivers/{id}/penalties": {action: auth.PenaltiesManage, ids: driverIDs(),

@@ -207,6 +207,7 @@ var pageRoutes = map[string]pageRoute{
 		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
 	"POST /drivers/:id/finance/periods/:period_id/pay": {action: auth.PeriodsManage, ids: periodIDs, form: url.Values{},
 		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"GET /drivers/:id/finance/periods/:period_id/payslip": {action: auth.FinanceRead, ids: periodIDs},
 
 	"GET /penalties": {action: auth.PenaltiesRead, notApplicable: map[webtest.Refusal]string{
 		webtest.OtherCompany: collection, webtest.OtherDriver: "a collection of the caller's own company: a driver sees only its own penalties there"}},

@@ -1059,6 +1059,7 @@ func (p *Pages) renderPeriods(c echo.Context, pr auth.Principal, ref finance.Ref
 		if per.PaidAt != nil {
 			row.PaidInfo = lang.T("finance.periods.paid_info", "date", lang.Day(*per.PaidAt, loc), "name", deref(per.PaidBy))
 		}
+		row.Payslip = payslipLink(driverID.String(), id, spanText(lang, per.PeriodStart, per.PeriodEnd), per.Currency)
 		d.Rows = append(d.Rows, row)
 	}
 	if ans.refusal != "" && !shown { // the period is gone

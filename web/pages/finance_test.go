@@ -240,7 +240,7 @@ func TestFinancePeriodsPage(t *testing.T) {
 		`href="`+closeURL+`"`, ledger+"?period_id="+period,
 		// This month cannot be closed before its end: no button, and why.
 		`data-testid="closable-from"`, esc(en.T("finance.close.from", "date", en.Date(civilDate(thisStart.AddDate(0, 1, 0))))))
-	page.lacks(t, "/periods/"+period+"/pay", `href="`+ledger+"/periods/"+current+`/close"`, `data-testid="reopen-form"`)
+	page.lacks(t, "/periods/"+period+"/pay\"", `href="`+ledger+"/periods/"+current+`/close"`, `data-testid="reopen-form"`)
 	acc.post(ledger+"/periods/"+period+"/pay", nil).expect(t, http.StatusConflict).contains(t, `data-testid="row-error"`)
 
 	// The confirmation lists the pending deduction (not the approved

@@ -82,6 +82,9 @@ func (p *Pages) payPage(c echo.Context) error {
 			Deductions: amountView(lang, pe.TotalDeductions.Neg(), pe.Currency),
 			Net:        amountView(lang, pe.NetAmount, pe.Currency)})
 	}
+	for i, pe := range periods {
+		d.Periods[i].Payslip = payslipLink(id.String(), pe.ID.String(), d.Periods[i].Span, pe.Currency)
+	}
 	title := "pay.title"
 	return p.render(c, http.StatusOK, title, views.PayPage(d))
 }

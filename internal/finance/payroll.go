@@ -3,7 +3,6 @@ package finance
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/auth"
@@ -104,9 +103,9 @@ func (s *Service) ExportPayroll(ctx context.Context, p auth.Principal, company a
 func PayrollName(month civil.Date) string { return "payroll-" + month.String()[:7] }
 
 // ExportName is the file name of a driver's transactions export, without
-// its extension: finance-{internal number}-{name}-{today}, the name's words
-// joined by dashes ("finance-DRV-0001-Jan-Novák-2026-05-20"), so the file
-// says whose it is.
+// its extension: finance-{internal number}-{name}-{today} in plain ASCII
+// (export.FileName, as the payslips: "finance-DRV-0001-Jan-Novak-2026-05-20"),
+// so the file says whose it is.
 func (s *Service) ExportName(ctx context.Context, p auth.Principal, ref Ref) (string, error) {
 	d := ref.DriverRef
 	if _, err := ref.check(p, auth.FinanceRead, ""); err != nil {
@@ -118,13 +117,5 @@ func (s *Service) ExportName(ctx context.Context, p auth.Principal, ref Ref) (st
 	if err != nil {
 		return "", fmt.Errorf("name the export of driver %s: %w", d.ID(), err)
 	}
-	// Path separators and the characters file systems refuse become spaces,
-	// then every run of spaces one dash.
-	clean := strings.Map(func(r rune) rune {
-		if strings.ContainsRune(`/\:*?"<>|`, r) {
-			return ' '
-		}
-		return r
-	}, number+" "+name)
-	return "finance-" + strings.Join(strings.Fields(clean), "-") + "-" + p.Today().String(), nil
+	return export.FileName("finance", number, name, p.Today().String()), nil
 }

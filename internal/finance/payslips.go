@@ -70,8 +70,9 @@ func (s *Service) WritePayslips(ctx context.Context, p auth.Principal, company a
 	if err := company.Check(p, auth.PayrollRead); err != nil {
 		return err
 	}
-	month, err := ParseMonth("period_start", periodStart)
-	if err != nil {
+	var v apperr.Validation
+	month := monthStart(periodStart, &v)
+	if err := v.Err(); err != nil {
 		return err
 	}
 	w, err := start(month)
@@ -169,17 +170,6 @@ func (s *Service) renderPayslips(ctx context.Context, companyID uuid.UUID, month
 		}
 	}()
 	return out
-}
-
-// ParseMonth reads a month given as its first day, YYYY-MM-01 (a query
-// parameter such as period_start); anything else, or nothing, is 422 on
-// the field.
-func ParseMonth(field, raw string) (civil.Date, error) {
-	d, err := civil.Parse(raw)
-	if err != nil || d.Day() != 1 {
-		return civil.Date{}, apperr.Invalid(field, "msg.finance.month_start", "field", field)
-	}
-	return d, nil
 }
 
 // PayslipName is the file name of a payslip: the driver's internal number

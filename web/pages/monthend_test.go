@@ -173,7 +173,7 @@ func TestMonthEndPayrollDownload(t *testing.T) {
 
 	// The ledger's export is named after the driver, not its id.
 	res = acc.get("/drivers/"+w.jan.String()+"/finance/export?format=csv").expect(t, http.StatusOK)
-	if cd := res.Header.Get("Content-Disposition"); !strings.Contains(cd, `-Jan-Novak-`) || !strings.Contains(cd, `-Jan-Nov%C3%A1k-`) ||
+	if cd := res.Header.Get("Content-Disposition"); !strings.Contains(cd, `-Jan-Novak-`) ||
 		strings.Contains(cd, w.jan.String()) {
 		t.Errorf("ledger export Content-Disposition %q", cd)
 	}

@@ -15,7 +15,7 @@ import (
 // payrollColumns are the columns of the payroll export, by catalogue key
 // of their header ("payroll.col.<name>").
 var payrollColumns = []string{"internal_number", "name", "bank_account", "iban", "earnings", "deductions",
-	"penalties", "net", "currency", "transactions_count", "status"}
+	"penalties", "net", "transactions_count", "status", "currency"}
 
 // PayrollMonth checks a payroll's month (a first-of-month date, else 422)
 // and returns it, so a download can be named before it starts.
@@ -86,8 +86,8 @@ func (s *Service) ExportPayroll(ctx context.Context, p auth.Principal, company a
 		if err := w.Row([]export.Cell{
 			export.Text(number), export.Text(name), export.OptionalText(account), export.OptionalText(iban),
 			export.Number(earnings.Decimal()), export.Number(deductions.Decimal()), export.Number(penalties.Decimal()),
-			export.Number(net.Decimal()), export.Text(currency), export.Int(n),
-			export.Text(lang.T("finance.period.status." + status)),
+			export.Number(net.Decimal()), export.Int(n),
+			export.Text(lang.T("finance.period.status." + status)), export.Text(currency),
 		}); err != nil {
 			return err
 		}

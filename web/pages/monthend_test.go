@@ -115,6 +115,10 @@ func TestMonthEndPage(t *testing.T) {
 	if n := strings.Count(page.Body, `data-testid="monthend-result" data-ok="false"`); n != 1 {
 		t.Errorf("%d refused rows, want 1 (Jan's, already closed)", n)
 	}
+	// The reason names the periods' states in Czech words, not codes.
+	page.contains(t, esc(cs.T("msg.finance.period_move", "status", cs.T("state.period.closed"),
+		"from", cs.T("state.period.open"), "to", cs.T("state.period.closed")))).
+		lacks(t, "ve stavu closed")
 	if s := w.status(t, w.petraPd); s != "closed" {
 		t.Errorf("Petra's period is %s, want closed", s)
 	}

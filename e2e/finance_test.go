@@ -132,6 +132,7 @@ func TestFinanceAccountant(t *testing.T) {
 	// Last month's period: closed from its confirmation, which names the
 	// pending transaction closed over, then paid.
 	var late struct {
+		ID       string `json:"id"`
 		PeriodID string `json:"period_id"`
 	}
 	app.api(t, company, http.MethodPost, "/api/v0/drivers/"+jan+"/finance",
@@ -196,15 +197,16 @@ func TestFinanceAccountant(t *testing.T) {
 		app.CheckA11y(t, page)
 		fitsPhone(t, page)
 	}
+	// The unfiltered ledger holds every month: last month's paid bonus too.
 	_, err = page.Goto(app.URL + "/drivers/" + jan + "/finance")
 	must(t, err)
-	must(t, expect.Locator(page.GetByTestId("ledger-summary-net")).ToHaveText(money(cs, "32000.00")))
+	must(t, expect.Locator(page.GetByTestId("ledger-summary-net")).ToHaveText(money(cs, "32700.00")))
 	must(t, expect.Locator(page.Locator(`[data-testid=ledger-row][data-id="`+salary+`"] [data-testid=delete-blocked]`)).
 		ToHaveText(cs.T("msg.finance.delete_paid")))
 
 	// HR may delete: the confirmation page, in both languages. Jan's
-	// cancelled deduction sits in a paid period: the delete is refused in
-	// its row; Petra's new one goes.
+	// cancelled deduction of this month goes; last month's bonus sits in a
+	// paid period: its delete is refused in its row; Petra's new one goes.
 	extra := tx(petra, "allowance", "300.00")
 	hr := app.SignIn(t, company, auth.RoleHRManager, Person{Email: "hana@acme.test", FirstName: "Hana", LastName: "Horáková"})
 	_, err = hr.Goto(app.URL + "/drivers/" + jan + "/finance/" + deduction + "/delete")
@@ -213,8 +215,13 @@ func TestFinanceAccountant(t *testing.T) {
 	app.Screenshots(t, hr, "finance-delete")
 	app.CheckA11y(t, hr)
 	must(t, hr.GetByTestId("confirm-delete-button").Click())
-	refused := hr.Locator(`[data-testid=ledger-row][data-id="` + deduction + `"] [data-testid=row-error]`)
+	must(t, waitURL(hr, app.URL+"/drivers/"+jan+"/finance"))
+	must(t, expect.Locator(hr.Locator(`[data-testid=ledger-row][data-id="`+deduction+`"]`)).ToHaveCount(0))
+	_, err = hr.Goto(app.URL + "/drivers/" + jan + "/finance/" + late.ID + "/delete")
+	must(t, err)
+	refused := hr.Locator(`[data-testid=ledger-row][data-id="` + late.ID + `"] [data-testid=row-error]`)
 	must(t, expect.Locator(refused).ToBeVisible())
+	must(t, expect.Locator(hr.GetByTestId("confirm-delete")).ToHaveCount(0))
 	app.Screenshots(t, hr, "finance-ledger-refusal")
 	_, err = hr.Goto(app.URL + "/drivers/" + petra + "/finance/" + extra + "/delete")
 	must(t, err)

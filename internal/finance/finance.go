@@ -174,3 +174,11 @@ func fieldName(name string) i18n.Message { return i18n.M("field.finance." + name
 
 // penaltyState is a penalty status as messages show it ("state.penalty.<status>").
 func penaltyState(status string) i18n.Message { return i18n.M("state.penalty." + status) }
+
+// periodState is a pay period status as messages show it
+// ("state.period.<status>").
+func periodState(status string) i18n.Message { return i18n.M("state.period." + status) }
+
+// periodType is a pay period type as messages show it
+// ("state.period_type.<type>").
+func periodType(typ string) i18n.Message { return i18n.M("state.period_type." + typ) }

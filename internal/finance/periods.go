@@ -122,7 +122,7 @@ func (s *Service) ClosePeriod(ctx context.Context, p auth.Principal, ref Ref, in
 			return err
 		}
 		if cur.Status != PeriodOpen {
-			return apperr.Conflict("msg.finance.period_move", "status", cur.Status, "from", PeriodOpen, "to", PeriodClosed)
+			return apperr.Conflict("msg.finance.period_move", "status", periodState(cur.Status), "from", periodState(PeriodOpen), "to", periodState(PeriodClosed))
 		}
 		if !Closable(cur, today) {
 			return apperr.Conflict("msg.finance.close_too_early", "end", cur.PeriodEnd, "from", cur.PeriodEnd.AddDays(1))
@@ -245,7 +245,7 @@ func (s *Service) PayPeriod(ctx context.Context, p auth.Principal, ref Ref, paym
 			return err
 		}
 		if cur.Status != PeriodClosed {
-			return apperr.Conflict("msg.finance.period_move", "status", cur.Status, "from", PeriodClosed, "to", PeriodPaid)
+			return apperr.Conflict("msg.finance.period_move", "status", periodState(cur.Status), "from", periodState(PeriodClosed), "to", periodState(PeriodPaid))
 		}
 		if err := markPeriod(ctx, tx, d.CompanyID(), periodID, PeriodPaid, userID(p)); err != nil {
 			return err
@@ -314,11 +314,17 @@ func (ps lockedPeriods) monthly(sl slot) (uuid.UUID, error) {
 func (ps lockedPeriods) checkOpen(slots ...slot) error {
 	for _, sl := range slots {
 		if p, ok := LockedBy(ps, sl.Date, sl.Currency); ok {
-			return apperr.Conflict("msg.finance.period_closed", "type", p.PeriodType, "start", p.PeriodStart,
-				"end", p.PeriodEnd, "currency", p.Currency, "status", p.Status)
+			return LockedError(p)
 		}
 	}
 	return nil
+}
+
+// LockedError is the refusal (409) of a change to something dated inside
+// the closed or paid period p.
+func LockedError(p Period) error {
+	return apperr.Conflict("msg.finance.period_closed", "type", periodType(p.PeriodType), "start", p.PeriodStart,
+		"end", p.PeriodEnd, "currency", p.Currency, "status", periodState(p.Status))
 }
 
 // LockedBy returns the closed or paid period among periods (of any type)

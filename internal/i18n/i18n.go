@@ -63,7 +63,7 @@ var StaffOnly = []string{
 	"msg.drivers.tag", "msg.drivers.too_many_tags", "msg.drivers.language", "field.tags", "field.language",
 	"doctypes.", "nav.document_types", "msg.document_types.", "field.document_type.",
 	"nav.ranking", "ranking.", "ratingcfg.", "rating.recalculate",
-	"finance.close.", "finance.reopen.", "nav.month_end", "monthend.", "payroll.",
+	"finance.close.", "finance.reopen.", "nav.month_end", "monthend.", "payroll.", "state.period",
 }
 
 // IsStaffOnly reports whether key is a text only office staff see.

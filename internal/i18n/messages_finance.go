@@ -3,8 +3,8 @@ package i18n
 // The finance service's messages: transactions and pay periods (office
 // staff: "msg.finance."), what a driver can meet reading its own finance
 // ("msg.finance_read.") and penalties ("msg.penalties."), amounts
-// ("msg.money."), and the names of finance fields and penalty states
-// inside messages.
+// ("msg.money."), and the names of finance fields, penalty states and pay
+// period states and types inside messages.
 func init() {
 	Add(EN, map[string]string{
 		"msg.finance_read.to_before_from": "The end date must not be before the start date.",
@@ -88,6 +88,13 @@ func init() {
 		"state.penalty.disputed":  "disputed",
 		"state.penalty.resolved":  "resolved",
 		"state.penalty.cancelled": "cancelled",
+
+		"state.period.open":           "open",
+		"state.period.closed":         "closed",
+		"state.period.paid":           "paid",
+		"state.period_type.weekly":    "weekly",
+		"state.period_type.monthly":   "monthly",
+		"state.period_type.quarterly": "quarterly",
 	})
 	Add(CS, map[string]string{
 		"msg.finance_read.to_before_from": "Konec období nesmí být před jeho začátkem.",
@@ -100,8 +107,8 @@ func init() {
 		"msg.finance.new_amount_required":    "Při snížení pokuty zadejte novou částku.",
 		"msg.finance.new_amount_below":       "Nová částka musí být nižší než současná ({amount}).",
 		"msg.finance.resolve_not_disputed":   "Rozhodnout lze jen rozporovanou pokutu; tato je ve stavu „{status}“.",
-		"msg.finance.period_move":            "Období je ve stavu {status}; označit jako {to} lze jen období ve stavu {from}.",
-		"msg.finance.period_closed":          "Období ({type}) {start} – {end} ({currency}) je ve stavu {status}; nic v něm nelze vytvořit ani změnit.",
+		"msg.finance.period_move":            "Období je ve stavu „{status}“; jako „{to}“ lze označit jen období ve stavu „{from}“.",
+		"msg.finance.period_closed":          "Období ({type}) {start} – {end} ({currency}) je ve stavu „{status}“; nic v něm nelze vytvořit ani změnit.",
 		"msg.finance.penalty_record":         "Tento záznam patří k pokutě; změňte raději pokutu.",
 		"msg.finance.penalty_record_cancel":  "Tento záznam patří k pokutě; zruší se rozhodnutím sporu o pokutu se zrušením.",
 		"msg.finance.penalty_record_delete":  "Tento záznam patří k pokutě a nelze jej smazat; místo toho rozhodněte spor o pokutu zrušením.",
@@ -171,5 +178,12 @@ func init() {
 		"state.penalty.disputed":  "rozporována",
 		"state.penalty.resolved":  "rozhodnuta",
 		"state.penalty.cancelled": "zrušena",
+
+		"state.period.open":           "otevřené",
+		"state.period.closed":         "uzavřené",
+		"state.period.paid":           "vyplacené",
+		"state.period_type.weekly":    "týdenní",
+		"state.period_type.monthly":   "měsíční",
+		"state.period_type.quarterly": "čtvrtletní",
 	})
 }

@@ -708,6 +708,25 @@ func (p *Pages) ledgerRefusal(c echo.Context, pr auth.Principal, driverID uuid.U
 	return p.renderLedger(c, pr, ref, st, map[string]string{rowID: errorText(lang, refusal)}, refusalStatus(refusal), "")
 }
 
+// periodLock is the refusal (409) of any change to t when a closed or paid
+// period of the driver holds it, else nil: the edit and delete pages of such
+// a transaction are not offered by their address either.
+func (p *Pages) periodLock(c echo.Context, pr auth.Principal, driverID uuid.UUID, t finance.Transaction) (locked, err error) {
+	ctx := c.Request().Context()
+	ref, err := p.svc.Finance.Authorize(ctx, pr, auth.FinanceRead, driverID)
+	if err != nil {
+		return nil, err
+	}
+	periods, err := p.svc.Finance.ListPeriods(ctx, pr, ref, finance.PeriodFilter{Statuses: []string{finance.PeriodClosed, finance.PeriodPaid}})
+	if err != nil {
+		return nil, err
+	}
+	if lock, ok := finance.LockedBy(periods, t.TransactionDate, t.Currency); ok {
+		return finance.LockedError(lock), nil
+	}
+	return nil, nil
+}
+
 // confirmDeleteTransaction asks before deleting (HR and admins; others
 // get the 403 page, the answer the service gives their delete).
 func (p *Pages) confirmDeleteTransaction(c echo.Context) error {
@@ -721,6 +740,13 @@ func (p *Pages) confirmDeleteTransaction(c echo.Context) error {
 	t, err := p.svc.Finance.GetTransaction(ctx, pr, ref)
 	if err != nil {
 		return err
+	}
+	locked, err := p.periodLock(c, pr, driverID, t)
+	if err != nil {
+		return err
+	}
+	if locked != nil {
+		return p.ledgerRefusal(c, pr, driverID, ledgerURL(driverID), t.ID.String(), locked)
 	}
 	header, err := p.driverHeader(c, pr, driverID)
 	if err != nil {
@@ -950,6 +976,13 @@ func (p *Pages) editTransaction(c echo.Context) error {
 	t, err := p.svc.Finance.GetTransaction(ctx, pr, ref)
 	if err != nil {
 		return err
+	}
+	locked, err := p.periodLock(c, pr, driverID, t)
+	if err != nil {
+		return err
+	}
+	if locked != nil {
+		return p.ledgerRefusal(c, pr, driverID, ledgerURL(driverID), t.ID.String(), locked)
 	}
 	header, err := p.driverHeader(c, pr, driverID)
 	if err != nil {

@@ -303,6 +303,15 @@ func TestFinancePeriodsPage(t *testing.T) {
 	hr.get(ledger+"/periods/"+current+"/close").expect(t, http.StatusForbidden)
 	hr.post(ledger+"/periods/"+current+"/close", url.Values{"force": {"true"}}).expect(t, http.StatusForbidden)
 	hr.post(reopenURL, url.Values{"reason": {"x"}}).expect(t, http.StatusForbidden)
+
+	// Nor is a transaction of the paid period offered a delete or an edit
+	// by its address: the ledger, with the refusal in its row (409).
+	lock := esc(en.T("msg.finance.period_closed", "type", i18n.M("state.period_type.monthly"), "start", civilDate(thisStart.AddDate(0, -1, 0)),
+		"end", civilDate(thisStart.AddDate(0, 0, -1)), "currency", "CZK", "status", i18n.M("state.period.paid")))
+	hr.get(ledger+"/"+ded+"/delete").expect(t, http.StatusConflict).
+		contains(t, `data-testid="row-error"`, lock).lacks(t, `data-testid="confirm-delete"`)
+	acc.get(ledger+"/"+a+"/edit").expect(t, http.StatusConflict).
+		contains(t, `data-testid="row-error"`, lock).lacks(t, `data-testid="save-transaction"`)
 }
 
 // civilDate is the calendar day of t.

@@ -115,6 +115,10 @@ func TestMonthEndPage(t *testing.T) {
 	if n := strings.Count(page.Body, `data-testid="monthend-result" data-ok="false"`); n != 1 {
 		t.Errorf("%d refused rows, want 1 (Jan's, already closed)", n)
 	}
+	// The reason names the periods' states in Czech words, not codes.
+	page.contains(t, esc(cs.T("msg.finance.period_move", "status", cs.T("state.period.closed"),
+		"from", cs.T("state.period.open"), "to", cs.T("state.period.closed")))).
+		lacks(t, "ve stavu closed")
 	if s := w.status(t, w.petraPd); s != "closed" {
 		t.Errorf("Petra's period is %s, want closed", s)
 	}
@@ -171,9 +175,10 @@ func TestMonthEndPayrollDownload(t *testing.T) {
 	res.contains(t, "Osobní číslo,Jméno", "Jan Novák", "29750.00", "Petra Svobodová", "1500.50")
 	acc.get("/finance/payroll?period_start="+month+"-15").expect(t, http.StatusUnprocessableEntity)
 
-	// The ledger's export is named after the driver, not its id.
+	// The ledger's export is named after the driver, not its id, in plain
+	// ASCII (docs/finance.md, "Export").
 	res = acc.get("/drivers/"+w.jan.String()+"/finance/export?format=csv").expect(t, http.StatusOK)
-	if cd := res.Header.Get("Content-Disposition"); !strings.Contains(cd, `-Jan-Novak-`) ||
+	if cd := res.Header.Get("Content-Disposition"); !strings.Contains(cd, `filename="finance-DRV-0001-Jan-Novak-`) ||
 		strings.Contains(cd, w.jan.String()) {
 		t.Errorf("ledger export Content-Disposition %q", cd)
 	}

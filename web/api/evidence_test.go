@@ -95,6 +95,9 @@ func TestPenaltyEvidenceFiles(t *testing.T) {
 	addEvidence(t, hr, uuid.NewString(), filePart("a.png", photo)).ExpectError(http.StatusNotFound, "NotFound")
 	hr.Get("/api/v0/penalties/nope/evidence").ExpectError(http.StatusNotFound, "NotFound")
 	hr.Get(evidencePath(theirs["id"])+"/"+f["id"].(string)).ExpectError(http.StatusNotFound, "NotFound")
+	if after := env.Checksum(); after != before {
+		t.Fatal("a refused evidence request (role, other driver, unknown penalty) changed data")
+	}
 	// Another company's penalty: 403 AccessDenied (the record exists).
 	away := env.Company("Away", "free")
 	awayDriver := env.Driver(away)

@@ -1,0 +1,204 @@
+// A driver's ledger (/drivers/:id/finance): the list with its filters,
+// sort and pages, the actions offered in each row, and its export.
+
+package pages
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+
+	"github.com/konvoj/konvoj/internal/apperr"
+	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/civil"
+	"github.com/konvoj/konvoj/internal/export"
+	"github.com/konvoj/konvoj/internal/finance"
+	"github.com/konvoj/konvoj/internal/i18n"
+	"github.com/konvoj/konvoj/views"
+	"github.com/konvoj/konvoj/web"
+)
+
+func (p *Pages) financeLedger(c echo.Context) error {
+	pr := web.Principal(c)
+	ref, err := p.svc.Finance.Authorize(c.Request().Context(), pr, auth.FinanceRead, web.PathID(c, "id"))
+	if err != nil {
+		return err
+	}
+	st := readFinanceState(ledgerURL(ref.ID()), false, c.QueryParams())
+	return p.renderLedger(c, pr, ref, st, nil, http.StatusOK, "")
+}
+
+// renderLedger shows the ledger for the state; rowErrors are refusals
+// shown in their rows, problem one about the page.
+func (p *Pages) renderLedger(c echo.Context, pr auth.Principal, ref finance.Ref, st financeState, rowErrors map[string]string, status int, problem string) error {
+	ctx := c.Request().Context()
+	lang := i18n.From(ctx)
+	driverID := ref.ID()
+	header, err := p.driverHeader(c, pr, driverID)
+	if err != nil {
+		return err
+	}
+	var problems []string
+	f := st.filter()
+	if len(st.bad) > 0 {
+		problems = append(problems, lang.T("finance.filter.bad_value"))
+	}
+	list, err := p.svc.Finance.ListTransactions(ctx, pr, ref, f)
+	if apperr.KindOf(err) == apperr.KindValidation {
+		problems = append(problems, translatedMessages(lang, err)...)
+		st.drop(translatedFields(lang, err))
+		list, err = p.svc.Finance.ListTransactions(ctx, pr, ref, st.filter())
+	}
+	if err != nil {
+		return err
+	}
+	if len(list.Transactions) == 0 && st.Page > 1 && rowErrors == nil {
+		st.Page = max(1, (list.Total+financePerPage-1)/financePerPage)
+		return p.redirect(c, st.url())
+	}
+	aggs, err := p.svc.Finance.Aggregates(ctx, pr, ref, finance.AggregateQuery{})
+	if err != nil {
+		return err
+	}
+	periods, err := p.svc.Finance.ListPeriods(ctx, pr, ref, finance.PeriodFilter{})
+	if err != nil {
+		return err
+	}
+	base := ledgerURL(driverID)
+	d := views.LedgerData{
+		Driver: header, Filters: st.filterForm(lang, base), Summary: summaryView(lang, list.Summary, list.Summaries),
+		CSRF: csrfToken(c), Back: st.url(), PeriodsURL: base + "/periods", Problem: problem,
+	}
+	d.Filters.ShowPeriods = true
+	d.Filters.Problem = strings.Join(problems, " ")
+	for _, per := range periods {
+		label := lang.Date(per.PeriodStart) + " – " + lang.Date(per.PeriodEnd) + " · " + per.Currency
+		d.Filters.Periods = append(d.Filters.Periods, views.Option{Value: per.ID.String(), Label: label, Selected: per.ID.String() == st.PeriodID})
+	}
+	if pr.Grant(auth.FinanceWrite) != auth.Deny {
+		d.NewURL = base + "/new"
+	}
+	exp := st
+	exp.base, exp.Page = base+"/export", 1
+	d.ExportCSV, d.ExportXLSX = withParam(exp.url(), "format", "csv"), withParam(exp.url(), "format", "xlsx")
+	for _, typ := range finance.AggregateTypes {
+		a, ok := aggs[typ]
+		if !ok {
+			continue
+		}
+		d.Cards = append(d.Cards, views.MoneySummary{
+			LabelKey: "finance.card." + typ, Currency: a.Currency,
+			Earnings: amountView(lang, a.TotalEarnings, a.Currency), Deductions: negativeView(lang, a.TotalDeductions, a.Currency),
+			Penalties: negativeView(lang, a.TotalPenalties, a.Currency), Net: amountView(lang, a.NetAmount, a.Currency),
+			AvgMonthly: amountView(lang, a.AvgMonthlyEarnings, a.Currency), PenaltiesCount: a.PenaltiesCount, ShowAvg: true,
+		})
+	}
+	if f.PeriodID != nil {
+		for _, per := range periods {
+			if per.ID == *f.PeriodID && per.Status != finance.PeriodOpen {
+				d.Locked = lang.T("finance.locked.banner." + per.Status)
+			}
+		}
+	}
+	today := pr.Today()
+	shown := map[string]bool{}
+	for _, t := range list.Transactions {
+		row := p.ledgerRow(lang, pr, t, today, periods)
+		row.Error = rowErrors[row.ID]
+		shown[row.ID] = true
+		d.Rows = append(d.Rows, row)
+	}
+	for id, msg := range rowErrors {
+		if !shown[id] { // its row is not on this page (gone, or filtered out)
+			d.Problem = strings.TrimSpace(d.Problem + " " + msg)
+		}
+	}
+	d.Pager = pagerOf(st.Page, list.Total, len(list.Transactions), func(n int) string { at := st; at.Page = n; return at.url() })
+	return p.render(c, status, "finance.ledger.crumb", views.FinanceLedger(d))
+}
+
+// ledgerRow is a transaction with the actions the caller's role may try
+// on it in its status; the service decides (a refusal shows in the row).
+// A transaction the rules keep from being deleted (paid, older than 90
+// days, a penalty's) says why instead of offering the delete, and one
+// inside a closed or paid period of periods (the driver's) is offered
+// nothing and says why.
+func (p *Pages) ledgerRow(lang i18n.Lang, pr auth.Principal, t finance.Transaction, today civil.Date, periods []finance.Period) views.FinanceRow {
+	row := views.FinanceRow{
+		ID: t.ID.String(), URL: ledgerURL(t.DriverID) + "/" + t.ID.String(),
+		Date: lang.Date(t.TransactionDate), Type: t.TransactionType, Category: deref(t.Category),
+		Description: deref(t.Description), Amount: amountView(lang, t.Amount, t.Currency), Status: t.Status,
+		Penalty: t.PenaltyID != nil && !t.Correction(),
+	}
+	if t.Correction() {
+		row.Correction, row.PenaltyURL = correctionText(lang, t), penaltyURL(t.DriverID, *t.PenaltyID)
+	}
+	if t.PaymentDate != nil {
+		row.PaymentDate = lang.Date(*t.PaymentDate)
+	}
+	if lock, ok := finance.LockedBy(periods, t.TransactionDate, t.Currency); ok {
+		row.Locked = lang.T("finance.locked." + lock.Status)
+		return row
+	}
+	write := pr.Grant(auth.FinanceWrite) != auth.Deny
+	if write {
+		row.Approve = t.Status == finance.StatusPending
+		row.Pay = t.Status == finance.StatusApproved
+		row.Cancel = (t.Status == finance.StatusPending || t.Status == finance.StatusApproved) && t.PenaltyID == nil
+		row.Edit = t.Status == finance.StatusPending || t.Status == finance.StatusApproved
+	}
+	if write || pr.Grant(auth.FinanceDelete) != auth.Deny {
+		why := finance.DeleteAllowed(t, today)
+		switch {
+		case why != nil && t.Status != finance.StatusCancelled:
+			row.DeleteBlocked = errorText(lang, why)
+		case why == nil && pr.Grant(auth.FinanceDelete) != auth.Deny:
+			row.DeleteURL = row.URL + "/delete"
+		}
+	}
+	return row
+}
+
+// ledgerRefusal shows the ledger at back with the refusal in the row it
+// concerns, answered with the refusal's status.
+func (p *Pages) ledgerRefusal(c echo.Context, pr auth.Principal, driverID uuid.UUID, back, rowID string, refusal error) error {
+	ref, err := p.svc.Finance.Authorize(c.Request().Context(), pr, auth.FinanceRead, driverID)
+	if err != nil {
+		return err
+	}
+	bu, _ := url.Parse(back)
+	st := readFinanceState(ledgerURL(driverID), false, bu.Query())
+	lang := i18n.From(c.Request().Context())
+	return p.renderLedger(c, pr, ref, st, map[string]string{rowID: errorText(lang, refusal)}, refusalStatus(refusal), "")
+}
+
+// financeExport downloads the ledger's filtered transactions, the API's
+// export on the same service (docs/finance.md, "Export").
+func (p *Pages) financeExport(c echo.Context) error {
+	pr := web.Principal(c)
+	ctx := c.Request().Context()
+	ref, err := p.svc.Finance.Authorize(ctx, pr, auth.FinanceRead, web.PathID(c, "id"))
+	if err != nil {
+		return err
+	}
+	st := readFinanceState(ledgerURL(ref.ID()), false, c.QueryParams())
+	f := st.filter()
+	if len(st.bad) > 0 {
+		return apperr.Invalid(st.bad[0], "msg.common.date_iso", "field", i18n.M("field.finance."+strings.TrimSuffix(st.bad[0], "_id")))
+	}
+	format, err := export.FormatParam(c.QueryParam("format"))
+	if err != nil {
+		return err
+	}
+	lang := i18n.From(ctx)
+	name, err := p.svc.Finance.ExportName(ctx, pr, ref)
+	if err != nil {
+		return err
+	}
+	return web.Export(c, format, name, lang.T("finance.export.sheet"), func(start func() (export.Writer, error)) error {
+		return p.svc.Finance.ExportTransactions(ctx, pr, ref, f, lang, start)
+	})
+}

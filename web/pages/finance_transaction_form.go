@@ -1,0 +1,226 @@
+// The transaction form: a new transaction and its save, the edit of one
+// and its save.
+
+package pages
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/konvoj/konvoj/internal/apperr"
+	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/finance"
+	"github.com/konvoj/konvoj/internal/forms"
+	"github.com/konvoj/konvoj/internal/i18n"
+	"github.com/konvoj/konvoj/internal/money"
+	"github.com/konvoj/konvoj/views"
+	"github.com/konvoj/konvoj/web"
+)
+
+func (p *Pages) transactionForm(c echo.Context, header views.DriverHeader, values map[string]string, errs map[string][]string) views.TransactionFormData {
+	lang := i18n.From(c.Request().Context())
+	d := views.TransactionFormData{Driver: header, CSRF: csrfToken(c), Values: values, Errors: errs, CancelURL: header.URL + "/finance"}
+	for _, t := range finance.TransactionTypes {
+		if t == finance.TypePenalty {
+			continue // penalties are made with their penalty
+		}
+		d.Types = append(d.Types, views.Option{Value: t, Label: lang.T("finance.type." + t)})
+	}
+	return d
+}
+
+// transactionFormFields are the fields the form sends.
+var transactionFormFields = []string{"transaction_type", "amount", "transaction_date", "currency", "category", "reference", "description"}
+
+// transactionInput reads the posted form as the service's input: every
+// field sent, as text (an empty text clears an optional field).
+func transactionInput(c echo.Context) (finance.TransactionInput, map[string]string, error) {
+	form, err := c.FormParams()
+	if err != nil {
+		return finance.TransactionInput{}, nil, apperr.BadRequest("msg.common.form_unreadable")
+	}
+	values := map[string]string{}
+	var in finance.TransactionInput
+	for _, name := range transactionFormFields {
+		sent, ok := form[name]
+		if !ok || len(sent) == 0 {
+			continue
+		}
+		v := sent[len(sent)-1]
+		values[name] = v
+		s := v
+		switch name {
+		case "transaction_type":
+			in.TransactionType = &s
+		case "amount":
+			in.Amount = money.TextInput(formAmount(s))
+		case "transaction_date":
+			in.TransactionDate = &s
+		case "currency":
+			in.Currency = &s
+		case "category":
+			in.Category = &s
+		case "reference":
+			in.Reference = &s
+		case "description":
+			in.Description = &s
+		}
+	}
+	return in, values, nil
+}
+
+// transactionAnswer answers a refused save: the form alone for htmx (it
+// swaps the form), the whole page otherwise, with the refusal's status.
+func (p *Pages) transactionAnswer(c echo.Context, status int, d views.TransactionFormData) error {
+	if isHTMX(c) && c.Request().Header.Get("HX-Target") == "transaction-form" {
+		return p.fragment(c, status, views.TransactionForm(d))
+	}
+	title := "finance.edit.crumb"
+	if d.Creating {
+		title = "finance.new"
+	}
+	return p.render(c, status, title, views.TransactionFormPage(d))
+}
+
+func (p *Pages) newTransaction(c echo.Context) error {
+	pr := web.Principal(c)
+	ref, err := p.svc.Finance.Authorize(c.Request().Context(), pr, auth.FinanceWrite, web.PathID(c, "id"))
+	if err != nil {
+		return err
+	}
+	header, err := p.driverHeader(c, pr, ref.ID())
+	if err != nil {
+		return err
+	}
+	d := p.transactionForm(c, header, map[string]string{
+		"transaction_date": pr.Today().String(), "currency": pr.CompanyCurrency,
+	}, nil)
+	d.Creating, d.Action, d.Token = true, ledgerURL(ref.ID())+"/new", forms.NewToken()
+	return p.render(c, http.StatusOK, "finance.new", views.TransactionFormPage(d))
+}
+
+// createTransaction records a transaction from the form. The form's
+// one-time token is claimed first: a second submission of the same form
+// creates nothing and goes where the first went (docs/web-app.md,
+// "Sending a form twice").
+func (p *Pages) createTransaction(c echo.Context) error {
+	pr := web.Principal(c)
+	ctx := c.Request().Context()
+	ref, err := p.svc.Finance.Authorize(ctx, pr, auth.FinanceWrite, web.PathID(c, "id"))
+	if err != nil {
+		return err
+	}
+	in, values, err := transactionInput(c)
+	if err != nil {
+		return err
+	}
+	token := c.FormValue("form_token")
+	claim, err := p.svc.Forms.Claim(ctx, pr, token)
+	if err != nil {
+		return err
+	}
+	if !claim.Fresh {
+		p.flash(c, views.FlashInfo, "finance.flash.already_saved")
+		return p.redirect(c, claim.Done)
+	}
+	_, err = p.svc.Finance.CreateTransaction(ctx, pr, ref, in)
+	if err != nil {
+		if rerr := p.svc.Forms.Release(ctx, pr, claim); rerr != nil {
+			return rerr
+		}
+	}
+	if refused(err) {
+		header, herr := p.driverHeader(c, pr, ref.ID())
+		if herr != nil {
+			return herr
+		}
+		d := p.transactionForm(c, header, values, formRefusal(i18n.From(ctx), err))
+		d.Creating, d.Action, d.Token = true, ledgerURL(ref.ID())+"/new", token
+		return p.transactionAnswer(c, refusalStatus(err), d)
+	}
+	if err != nil {
+		return err
+	}
+	to := ledgerURL(ref.ID())
+	if err := p.svc.Forms.Finish(ctx, pr, claim, to); err != nil {
+		return err
+	}
+	p.flash(c, views.FlashSuccess, "finance.flash.created")
+	return p.redirect(c, to)
+}
+
+func transactionValues(t finance.Transaction) map[string]string {
+	return map[string]string{
+		"transaction_type": t.TransactionType, "amount": t.Amount.Decimal().StringFixed(2),
+		"transaction_date": t.TransactionDate.String(), "currency": t.Currency, "category": deref(t.Category),
+		"reference": deref(t.Reference), "description": deref(t.Description),
+	}
+}
+
+func (p *Pages) editTransaction(c echo.Context) error {
+	pr := web.Principal(c)
+	ctx := c.Request().Context()
+	driverID := web.PathID(c, "id")
+	ref, err := p.svc.Finance.AuthorizeRecord(ctx, pr, auth.FinanceWrite, driverID, finance.TransactionRecord, web.PathID(c, "transaction_id"))
+	if err != nil {
+		return err
+	}
+	t, err := p.svc.Finance.GetTransaction(ctx, pr, ref)
+	if err != nil {
+		return err
+	}
+	locked, err := p.periodLock(c, pr, driverID, t)
+	if err != nil {
+		return err
+	}
+	if locked != nil {
+		return p.ledgerRefusal(c, pr, driverID, ledgerURL(driverID), t.ID.String(), locked)
+	}
+	header, err := p.driverHeader(c, pr, driverID)
+	if err != nil {
+		return err
+	}
+	d := p.transactionForm(c, header, transactionValues(t), nil)
+	d.Action, d.Locked = ledgerURL(driverID)+"/"+t.ID.String()+"/edit", t.Status != finance.StatusPending
+	return p.render(c, http.StatusOK, "finance.edit.crumb", views.TransactionFormPage(d))
+}
+
+// updateTransaction saves the edit form: the fields it sent, as a partial
+// update (an approved transaction's locked fields are not sent).
+func (p *Pages) updateTransaction(c echo.Context) error {
+	pr := web.Principal(c)
+	ctx := c.Request().Context()
+	driverID := web.PathID(c, "id")
+	ref, err := p.svc.Finance.AuthorizeRecord(ctx, pr, auth.FinanceWrite, driverID, finance.TransactionRecord, web.PathID(c, "transaction_id"))
+	if err != nil {
+		return err
+	}
+	in, values, err := transactionInput(c)
+	if err != nil {
+		return err
+	}
+	t, err := p.svc.Finance.UpdateTransaction(ctx, pr, ref, in)
+	if refused(err) {
+		cur, gerr := p.svc.Finance.GetTransaction(ctx, pr, ref)
+		if gerr != nil {
+			return gerr
+		}
+		header, herr := p.driverHeader(c, pr, driverID)
+		if herr != nil {
+			return herr
+		}
+		all := transactionValues(cur)
+		for k, v := range values {
+			all[k] = v
+		}
+		d := p.transactionForm(c, header, all, formRefusal(i18n.From(ctx), err))
+		d.Action, d.Locked = ledgerURL(driverID)+"/"+cur.ID.String()+"/edit", cur.Status != finance.StatusPending
+		return p.transactionAnswer(c, refusalStatus(err), d)
+	}
+	if err != nil {
+		return err
+	}
+	p.flash(c, views.FlashSuccess, "finance.flash.updated")
+	return p.redirect(c, ledgerURL(t.DriverID))
+}

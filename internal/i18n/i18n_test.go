@@ -1,7 +1,9 @@
 package i18n
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"regexp"
 	"sort"
 	"strings"
@@ -58,6 +60,95 @@ func TestCataloguesComplete(t *testing.T) {
 			if pe, pl := names(EN.T(k)), names(text); !equal(pe, pl) {
 				t.Errorf("key %q: placeholders %v in en, %v in %s", k, pe, pl, l)
 			}
+			forms := catalogs[l][k].forms
+			if forms == nil {
+				continue
+			}
+			// A plural text spells out every category of its language, no
+			// other, and is chosen by a {count} its forms may leave out
+			// ("jeden řidič") but never add to.
+			var got []string
+			for f, s := range forms {
+				got = append(got, formNames[f])
+				for _, p := range names(s) {
+					if !strings.Contains(EN.T(k), p) {
+						t.Errorf("key %q: the %s form in %s names %s, which English lacks", k, formNames[f], l, p)
+					}
+				}
+			}
+			sort.Strings(got)
+			want := FormNames(l)
+			sort.Strings(want)
+			if !equal(got, want) {
+				t.Errorf("key %q: plural forms %v in %s, its rules need %v", k, got, l, want)
+			}
+			if !strings.Contains(EN.T(k), "{count}") {
+				t.Errorf("key %q has plural forms in %s but English has no {count} to choose them", k, l)
+			}
+		}
+	}
+}
+
+// The locale files are what translators and their tools edit: each must
+// be a flat JSON object in canonical form (keys sorted, two-space indent,
+// no key twice, UTF-8 written as itself), so a tool's save or a hand edit
+// that reorders or duplicates keys shows here, and its values are texts or
+// plural objects (load checks the categories).
+func TestLocaleFilesCanonical(t *testing.T) {
+	for _, l := range Langs {
+		name := "locales/" + string(l) + ".json"
+		raw, err := locales.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var entries map[string]any
+		if err := json.Unmarshal(raw, &entries); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for k, v := range entries {
+			switch v := v.(type) {
+			case string:
+			case map[string]any:
+				for cat, s := range v {
+					if _, ok := s.(string); !ok {
+						t.Errorf("%s: %q: the %s form is not a text", name, k, cat)
+					}
+				}
+			default:
+				t.Errorf("%s: %q is neither a text nor an object of plural forms", name, k)
+			}
+		}
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(entries); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(b.Bytes(), raw) {
+			got, want := strings.Split(string(raw), "\n"), strings.Split(b.String(), "\n")
+			for i := range min(len(got), len(want)) {
+				if got[i] != want[i] {
+					t.Errorf("%s is not in canonical form (sorted keys, two-space indent, no duplicates); line %d is %q, expected %q", name, i+1, got[i], want[i])
+					break
+				}
+			}
+			if len(got) != len(want) {
+				t.Errorf("%s has %d lines, its canonical form %d (a key twice?)", name, len(got), len(want))
+			}
+		}
+	}
+}
+
+// The CLDR categories a plural text must spell out, as translators are
+// told in docs/development.md.
+func TestFormNames(t *testing.T) {
+	for l, want := range map[Lang]string{
+		EN: "one other", CS: "one few many other", PL: "one few many other",
+		UK: "one few many other", RO: "one few other",
+	} {
+		if got := strings.Join(FormNames(l), " "); got != want {
+			t.Errorf("%s plural categories = %q, want %q", l, got, want)
 		}
 	}
 }

@@ -255,3 +255,48 @@ func TestMoney(t *testing.T) {
 		}
 	}
 }
+
+// The count argument picks the plural form by the language's CLDR rules,
+// whether it comes as a number or as the digits a view passes.
+func TestPlurals(t *testing.T) {
+	drivers := func(l Lang, counts ...any) string {
+		var out []string
+		for _, n := range counts {
+			out = append(out, l.T("home.not_ready.count", "count", n))
+		}
+		return strings.Join(out, ", ")
+	}
+	for l, want := range map[Lang]string{
+		EN: "1 driver, 2 drivers, 5 drivers, 0 drivers, 21 drivers",
+		CS: "1 řidič, 2 řidiči, 5 řidičů, 0 řidičů, 21 řidičů",
+		PL: "1 kierowca, 2 kierowcy, 5 kierowców, 0 kierowców, 21 kierowców",
+		UK: "1 водій, 2 водії, 5 водіїв, 0 водіїв, 21 водій",
+		RO: "1 șofer, 2 șoferi, 5 șoferi, 0 șoferi, 21 de șoferi",
+	} {
+		if got := drivers(l, 1, "2", 5, 0, int64(21)); got != want {
+			t.Errorf("%s: %q, want %q", l, got, want)
+		}
+	}
+	// Romanian says "de" from 20 on, and again past 100 unless 1–19 end it.
+	if got := drivers(RO, 20, 101, 119, 120); got != "20 de șoferi, 101 șoferi, 119 șoferi, 120 de șoferi" {
+		t.Errorf("ro: %q", got)
+	}
+	// Polish and Ukrainian look at the last digits: 22 is few, 12 and 25 are many.
+	if got := drivers(PL, 22, 12, 25, 102); got != "22 kierowcy, 12 kierowców, 25 kierowców, 102 kierowcy" {
+		t.Errorf("pl: %q", got)
+	}
+	if got := drivers(UK, 22, 12, 111, 1000001); got != "22 водії, 12 водіїв, 111 водіїв, 1000001 водій" {
+		t.Errorf("uk: %q", got)
+	}
+	// A decimal is Czech "many"; no count at all, or one that is no number, is "other".
+	if got := drivers(CS, "1.5", "x"); got != "1.5 řidiče, x řidičů" {
+		t.Errorf("cs: %q", got)
+	}
+	if got := CS.T("home.not_ready.count"); got != "{count} řidičů" {
+		t.Errorf("cs without a count: %q", got)
+	}
+	// A plural text missing in a language falls back to English forms.
+	if got := PL.T("monthend.confirm.do.close", "count", 1); got != "Close 1 period" {
+		t.Errorf("pl fallback: %q", got)
+	}
+}

@@ -85,7 +85,7 @@ func TestStaffHomePages(t *testing.T) {
 			must(t, expect.Locator(page.GetByTestId("not-ready-driver")).ToContainText("Medical examination"))
 		case auth.RoleAccountant:
 			// Pending: 30 000 + 2 000 + 28 000 and the pending penalty's −500.
-			must(t, expect.Locator(page.GetByTestId("home-pending")).ToContainText("Transactions: 4"))
+			must(t, expect.Locator(page.GetByTestId("home-pending")).ToContainText("4 transactions"))
 			must(t, expect.Locator(page.GetByTestId("home-pending")).ToContainText("CZK\u00a059,500.00"))
 			// The month: 60 000 earned, 1 700 in penalties (the disputed one counts).
 			must(t, expect.Locator(page.GetByTestId("month-totals")).ToContainText("CZK\u00a058,300.00"))

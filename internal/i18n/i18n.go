@@ -1,24 +1,29 @@
 // Package i18n holds the text catalogues (the pages' texts and the
 // services' messages) and the language-aware formatting of dates and money.
 // A text is found by a dotted key ("nav.drivers", "msg.drivers.iban");
-// {name} placeholders are filled from name/value pairs. There are no plural
-// rules: texts are written so that one form reads well ("Drivers: 3").
+// {name} placeholders are filled from name/value pairs.
+//
+// The texts live in one translator file per language, locales/<lang>.json
+// (a flat, sorted JSON object of key → text that translation tools open
+// as key-value JSON), embedded in the binary and read at start-up. A text
+// that counts something is an object of CLDR plural categories instead of
+// a string; the count argument picks the form by the language's rules
+// from golang.org/x/text/feature/plural ("1 řidič", "2 řidiči", "5 řidičů").
 //
 // English and Czech hold every key. Polish, Ukrainian and Romanian hold
 // everything a driver sees; a key used only by office staff (StaffOnly)
 // may be missing there and then falls back to English. Tests check both
-// rules (see docs/development.md, "Adding a text or a message").
-//
-// Each area keeps its English and Czech texts in its own file
-// (catalog_<area>.go, messages_<area>.go); the driver languages have one
-// file each (catalog_pl.go, catalog_uk.go, catalog_ro.go).
+// rules and the files' form (see docs/development.md, "Texts and messages").
 package i18n
 
 import (
 	"context"
+	"embed"
+	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
+
+	"golang.org/x/text/feature/plural"
 )
 
 // Lang is a supported language (ISO 639-1 code).
@@ -107,46 +112,104 @@ func FromAcceptLanguage(header string) (Lang, bool) {
 	return "", false
 }
 
-var (
-	mu       sync.RWMutex
-	catalogs = map[Lang]map[string]string{EN: {}, CS: {}, PL: {}, UK: {}, RO: {}}
-)
+// locales holds one translator file per language, locales/<lang>.json: a
+// flat JSON object of key → text, where a text that counts something is an
+// object of CLDR plural categories ({"one": "{count} driver", "other":
+// "{count} drivers"}).
+//
+//go:embed locales/*.json
+var locales embed.FS
 
-// Add registers texts of one language; called from init functions of the
-// catalog_*.go files. A key added twice panics, so clashes show at once.
-func Add(l Lang, texts map[string]string) {
-	mu.Lock()
-	defer mu.Unlock()
-	c, ok := catalogs[l]
-	if !ok {
-		panic(fmt.Sprintf("i18n: unsupported language %q", l))
-	}
-	for k, v := range texts {
-		if _, dup := c[k]; dup {
-			panic(fmt.Sprintf("i18n: key %q added twice for %s", k, l))
+// text is one key's text in one language: a plain string, or its plural
+// forms chosen by the count argument.
+type text struct {
+	plain string
+	forms map[plural.Form]string
+}
+
+// catalogs are read once at start-up and never written again, so reading
+// needs no lock.
+var catalogs = func() map[Lang]map[string]text {
+	out := make(map[Lang]map[string]text, len(Langs))
+	for _, l := range Langs {
+		c, err := load(l)
+		if err != nil {
+			panic(err) // a broken file embedded in the binary is a build defect
 		}
-		c[k] = v
+		out[l] = c
 	}
+	return out
+}()
+
+// load reads and checks one language's file.
+func load(l Lang) (map[string]text, error) {
+	name := "locales/" + string(l) + ".json"
+	raw, err := locales.ReadFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("i18n: read %s: %w", name, err)
+	}
+	var entries map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &entries); err != nil {
+		return nil, fmt.Errorf("i18n: parse %s: %w", name, err)
+	}
+	out := make(map[string]text, len(entries))
+	for k, v := range entries {
+		var t text
+		if err := json.Unmarshal(v, &t.plain); err != nil {
+			var forms map[string]string
+			if err := json.Unmarshal(v, &forms); err != nil {
+				return nil, fmt.Errorf("i18n: %s: key %q is neither a text nor an object of plural forms", name, k)
+			}
+			t.forms = make(map[plural.Form]string, len(forms))
+			for cat, s := range forms {
+				f, ok := formOf(cat)
+				if !ok {
+					return nil, fmt.Errorf("i18n: %s: key %q has an unknown plural category %q", name, k, cat)
+				}
+				t.forms[f] = s
+			}
+			if _, ok := t.forms[plural.Other]; !ok {
+				return nil, fmt.Errorf("i18n: %s: key %q has no \"other\" plural form", name, k)
+			}
+		}
+		out[k] = t
+	}
+	return out, nil
+}
+
+// pick returns the text, choosing the plural form for count ("" when the
+// caller gave none: the "other" form).
+func (t text) pick(l Lang, count string) string {
+	if t.forms == nil {
+		return t.plain
+	}
+	if s, ok := t.forms[PluralForm(l, count)]; ok {
+		return s
+	}
+	return t.forms[plural.Other]
 }
 
 // T returns the text of key in the language with {name} placeholders
 // filled from pairs ("name", value, ...). A value that is a Message is
-// itself rendered in the language (a field's name inside a sentence). A key
-// missing in the language falls back to English, then to the key itself,
-// so a gap shows but never breaks a page.
+// itself rendered in the language (a field's name inside a sentence). A
+// text with plural forms takes the one the language's CLDR rules give for
+// the count argument ("1 řidič", "2 řidiči", "5 řidičů"). A key missing in
+// the language falls back to English, then to the key itself, so a gap
+// shows but never breaks a page.
 func (l Lang) T(key string, pairs ...any) string {
-	mu.RLock()
-	text, ok := catalogs[l][key]
+	lang := l
+	t, ok := catalogs[l][key]
 	if !ok {
-		text, ok = catalogs[EN][key]
+		lang = EN
+		t, ok = catalogs[EN][key]
 	}
-	mu.RUnlock()
 	if !ok {
-		text = key
+		return key
 	}
 	if len(pairs) == 0 {
-		return text
+		return t.pick(lang, "")
 	}
+	count := ""
 	args := make([]string, 0, len(pairs))
 	for i := 0; i+1 < len(pairs); i += 2 {
 		var value string
@@ -158,9 +221,13 @@ func (l Lang) T(key string, pairs ...any) string {
 		default:
 			value = fmt.Sprint(v)
 		}
-		args = append(args, "{"+fmt.Sprint(pairs[i])+"}", value)
+		name := fmt.Sprint(pairs[i])
+		if name == "count" {
+			count = value
+		}
+		args = append(args, "{"+name+"}", value)
 	}
-	return strings.NewReplacer(args...).Replace(text)
+	return strings.NewReplacer(args...).Replace(t.pick(lang, count))
 }
 
 // Message is a text key with its arguments as name/value pairs: what a
@@ -179,16 +246,12 @@ func (l Lang) Text(m Message) string { return l.T(m.Key, m.Args...) }
 
 // Has reports whether the key exists in the language's own catalogue.
 func (l Lang) Has(key string) bool {
-	mu.RLock()
-	defer mu.RUnlock()
 	_, ok := catalogs[l][key]
 	return ok
 }
 
 // Keys returns every key of a language's catalogue (for tests).
 func Keys(l Lang) []string {
-	mu.RLock()
-	defer mu.RUnlock()
 	out := make([]string, 0, len(catalogs[l]))
 	for k := range catalogs[l] {
 		out = append(out, k)

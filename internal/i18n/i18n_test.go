@@ -1,7 +1,9 @@
 package i18n
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"regexp"
 	"sort"
 	"strings"
@@ -58,6 +60,95 @@ func TestCataloguesComplete(t *testing.T) {
 			if pe, pl := names(EN.T(k)), names(text); !equal(pe, pl) {
 				t.Errorf("key %q: placeholders %v in en, %v in %s", k, pe, pl, l)
 			}
+			forms := catalogs[l][k].forms
+			if forms == nil {
+				continue
+			}
+			// A plural text spells out every category of its language, no
+			// other, and is chosen by a {count} its forms may leave out
+			// ("jeden řidič") but never add to.
+			var got []string
+			for f, s := range forms {
+				got = append(got, formNames[f])
+				for _, p := range names(s) {
+					if !strings.Contains(EN.T(k), p) {
+						t.Errorf("key %q: the %s form in %s names %s, which English lacks", k, formNames[f], l, p)
+					}
+				}
+			}
+			sort.Strings(got)
+			want := FormNames(l)
+			sort.Strings(want)
+			if !equal(got, want) {
+				t.Errorf("key %q: plural forms %v in %s, its rules need %v", k, got, l, want)
+			}
+			if !strings.Contains(EN.T(k), "{count}") {
+				t.Errorf("key %q has plural forms in %s but English has no {count} to choose them", k, l)
+			}
+		}
+	}
+}
+
+// The locale files are what translators and their tools edit: each must
+// be a flat JSON object in canonical form (keys sorted, two-space indent,
+// no key twice, UTF-8 written as itself), so a tool's save or a hand edit
+// that reorders or duplicates keys shows here, and its values are texts or
+// plural objects (load checks the categories).
+func TestLocaleFilesCanonical(t *testing.T) {
+	for _, l := range Langs {
+		name := "locales/" + string(l) + ".json"
+		raw, err := locales.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var entries map[string]any
+		if err := json.Unmarshal(raw, &entries); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for k, v := range entries {
+			switch v := v.(type) {
+			case string:
+			case map[string]any:
+				for cat, s := range v {
+					if _, ok := s.(string); !ok {
+						t.Errorf("%s: %q: the %s form is not a text", name, k, cat)
+					}
+				}
+			default:
+				t.Errorf("%s: %q is neither a text nor an object of plural forms", name, k)
+			}
+		}
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(entries); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(b.Bytes(), raw) {
+			got, want := strings.Split(string(raw), "\n"), strings.Split(b.String(), "\n")
+			for i := range min(len(got), len(want)) {
+				if got[i] != want[i] {
+					t.Errorf("%s is not in canonical form (sorted keys, two-space indent, no duplicates); line %d is %q, expected %q", name, i+1, got[i], want[i])
+					break
+				}
+			}
+			if len(got) != len(want) {
+				t.Errorf("%s has %d lines, its canonical form %d (a key twice?)", name, len(got), len(want))
+			}
+		}
+	}
+}
+
+// The CLDR categories a plural text must spell out, as translators are
+// told in docs/development.md.
+func TestFormNames(t *testing.T) {
+	for l, want := range map[Lang]string{
+		EN: "one other", CS: "one few many other", PL: "one few many other",
+		UK: "one few many other", RO: "one few other",
+	} {
+		if got := strings.Join(FormNames(l), " "); got != want {
+			t.Errorf("%s plural categories = %q, want %q", l, got, want)
 		}
 	}
 }
@@ -162,5 +253,50 @@ func TestMoney(t *testing.T) {
 		if got != tt.want {
 			t.Errorf("%s Money(%s %s) = %q, want %q", tt.lang, tt.amount, tt.currency, got, tt.want)
 		}
+	}
+}
+
+// The count argument picks the plural form by the language's CLDR rules,
+// whether it comes as a number or as the digits a view passes.
+func TestPlurals(t *testing.T) {
+	drivers := func(l Lang, counts ...any) string {
+		var out []string
+		for _, n := range counts {
+			out = append(out, l.T("home.not_ready.count", "count", n))
+		}
+		return strings.Join(out, ", ")
+	}
+	for l, want := range map[Lang]string{
+		EN: "1 driver, 2 drivers, 5 drivers, 0 drivers, 21 drivers",
+		CS: "1 řidič, 2 řidiči, 5 řidičů, 0 řidičů, 21 řidičů",
+		PL: "1 kierowca, 2 kierowcy, 5 kierowców, 0 kierowców, 21 kierowców",
+		UK: "1 водій, 2 водії, 5 водіїв, 0 водіїв, 21 водій",
+		RO: "1 șofer, 2 șoferi, 5 șoferi, 0 șoferi, 21 de șoferi",
+	} {
+		if got := drivers(l, 1, "2", 5, 0, int64(21)); got != want {
+			t.Errorf("%s: %q, want %q", l, got, want)
+		}
+	}
+	// Romanian says "de" from 20 on, and again past 100 unless 1–19 end it.
+	if got := drivers(RO, 20, 101, 119, 120); got != "20 de șoferi, 101 șoferi, 119 șoferi, 120 de șoferi" {
+		t.Errorf("ro: %q", got)
+	}
+	// Polish and Ukrainian look at the last digits: 22 is few, 12 and 25 are many.
+	if got := drivers(PL, 22, 12, 25, 102); got != "22 kierowcy, 12 kierowców, 25 kierowców, 102 kierowcy" {
+		t.Errorf("pl: %q", got)
+	}
+	if got := drivers(UK, 22, 12, 111, 1000001); got != "22 водії, 12 водіїв, 111 водіїв, 1000001 водій" {
+		t.Errorf("uk: %q", got)
+	}
+	// A decimal is Czech "many"; no count at all, or one that is no number, is "other".
+	if got := drivers(CS, "1.5", "x"); got != "1.5 řidiče, x řidičů" {
+		t.Errorf("cs: %q", got)
+	}
+	if got := CS.T("home.not_ready.count"); got != "{count} řidičů" {
+		t.Errorf("cs without a count: %q", got)
+	}
+	// A plural text missing in a language falls back to English forms.
+	if got := PL.T("monthend.confirm.do.close", "count", 1); got != "Close 1 period" {
+		t.Errorf("pl fallback: %q", got)
 	}
 }

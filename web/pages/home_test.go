@@ -161,7 +161,7 @@ func TestHomeOfAccountant(t *testing.T) {
 	// Pending: Jan's 1 000 and Petr's 2 000, and both penalties' records
 	// (the disputed one is not pending): 3 000 − 150.
 	res.contains(t, `href="/finance?status=pending"`, `href="/finance?status=approved"`,
-		"Transactions: 3", "CZK\u00a02,850.00", "Transactions: 1", "CZK\u00a0500.00",
+		"3 transactions", "CZK\u00a02,850.00", "1 transaction<", "CZK\u00a0500.00",
 		// This month: earnings 3 500, penalties 450, net 3 050.
 		"CZK\u00a03,500.00", "-CZK\u00a0450.00", "CZK\u00a03,050.00", "currency=CZK",
 		// The periods that end this month, each linked to its driver's periods.

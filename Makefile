@@ -56,6 +56,6 @@ vet:
 tidy:
 	@$(GO) mod tidy -diff || { echo "go.mod/go.sum not tidy: run 'go mod tidy'"; exit 1; }
 
-## bench: each read endpoint against a pgbench replay of its own SQL, the mix, profiles (docs/performance.md; BENCH_SETS, BENCH_CONNS, BENCH_DURATION …), then the Go benchmarks
+## bench: each read endpoint against a pgbench replay of its own SQL, the mix, profiles, then the Go benchmarks; writes the load tables into docs/performance.md (BENCH_SETS, BENCH_CONNS, BENCH_DURATION, BENCH_DOC …)
 bench:
 	@scripts/bench.sh

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make bench`: the load benchmark (cmd/loadbench) against the scale data set
 # in a private PostgreSQL under ./data, then the Go benchmarks. The load
-# table is written into README.md's performance section.
+# tables are written into docs/performance.md ("Load tables of the last
+# `make bench`").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -35,14 +36,14 @@ if [ -z "${BENCH_DATABASE_URL:-}" ]; then
 fi
 
 # Knobs (docs/performance.md): BENCH_SETS, BENCH_CONNS, BENCH_DURATION,
-# BENCH_MIX_DURATION, BENCH_REQUESTS, BENCH_README (empty: leave the README
+# BENCH_MIX_DURATION, BENCH_REQUESTS, BENCH_DOC (empty: leave docs/performance.md
 # alone), DATABASE_MAX_CONNS (passed to the server), BENCH_GO=0 skips the
 # Go benchmarks.
 echo "== load benchmark"
 go run ./cmd/loadbench -db "$BENCH_DATABASE_URL" -bin ./bin/konvoj \
   -sets "${BENCH_SETS:-10x2000:500,1x20000:20}" -conns "${BENCH_CONNS:-8,32}" \
   -duration "${BENCH_DURATION:-10s}" -mix-duration "${BENCH_MIX_DURATION:-30s}" \
-  -requests "${BENCH_REQUESTS:-20}" -out data/bench -readme "${BENCH_README-README.md}"
+  -requests "${BENCH_REQUESTS:-20}" -out data/bench -doc "${BENCH_DOC-docs/performance.md}"
 
 if [ "${BENCH_GO:-1}" != 0 ]; then
   echo "== Go benchmarks (per request, through the HTTP server, on generated data)"

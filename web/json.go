@@ -12,9 +12,9 @@ import (
 // jsonSerializer writes every JSON answer of both fronts (c.JSON). It
 // encodes with goccy/go-json, which produces the same bytes as
 // encoding/json (TestJSONSerializerMatchesStandard) but compiles each type's
-// encoder once instead of walking it by reflection per value: on a list of
-// 20 finance transactions that is about a third of the encoding time
-// (docs/performance.md, "Encoding answers"). Request bodies are read by the
+// encoder once instead of walking it by reflection per value, which is
+// most of the cost of encoding a list (docs/performance.md, "Encoding
+// answers"). Request bodies are read by the
 // API's own strict decoder (web/api), never by Deserialize.
 type jsonSerializer struct{}
 

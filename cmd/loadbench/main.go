@@ -23,7 +23,7 @@
 //
 // Usage (see scripts/bench.sh): loadbench -db ADMIN_URL -bin ./bin/konvoj
 // [-sets 10x2000:500,1x20000:20] [-conns 8,32] [-duration 10s] [-requests 20]
-// [-out data/bench] [-readme README.md] [-explain] [-only REGEXP]
+// [-out data/bench] [-doc docs/performance.md] [-explain] [-only REGEXP]
 package main
 
 import (
@@ -55,13 +55,13 @@ import (
 const secret = "loadbench-secret-0123456789abcdef-0123456789"
 
 type options struct {
-	adminURL, bin, out, readme string
-	sets                       []dataSet
-	conns                      []int
-	duration, mixDuration      time.Duration
-	k, profileSeconds          int
-	mix, explain, bare         bool
-	only                       *regexp.Regexp // endpoints to run (nil: all)
+	adminURL, bin, out, doc string
+	sets                    []dataSet
+	conns                   []int
+	duration, mixDuration   time.Duration
+	k, profileSeconds       int
+	mix, explain, bare      bool
+	only                    *regexp.Regexp // endpoints to run (nil: all)
 }
 
 func main() {
@@ -83,7 +83,7 @@ func main() {
 	flag.IntVar(&o.k, "requests", 20, "K: fixed requests per endpoint (different drivers or search terms)")
 	flag.IntVar(&o.profileSeconds, "profile-seconds", 10, "length of the CPU and allocation profiles (at most the single-record runs' total)")
 	flag.StringVar(&o.out, "out", "data/bench", "folder for the pgbench scripts and the profiles")
-	flag.StringVar(&o.readme, "readme", "", "write the results into this README's performance section")
+	flag.StringVar(&o.doc, "doc", "", "write the results between this document's bench:begin and bench:end markers (docs/performance.md)")
 	flag.StringVar(&only, "only", "", "run only the endpoints whose name matches this regular expression (an A/B of one endpoint); the monthly rating is timed only without it")
 	flag.Parse()
 	err := func() error {
@@ -158,11 +158,11 @@ func run(o options) error {
 		}
 		report.WriteString("\n" + section)
 	}
-	if o.readme != "" {
-		if err := writeReadme(o.readme, report.String()); err != nil {
+	if o.doc != "" {
+		if err := writeDoc(o.doc, report.String()); err != nil {
 			return err
 		}
-		fmt.Println("written into", o.readme)
+		fmt.Println("written into", o.doc)
 	}
 	return nil
 }

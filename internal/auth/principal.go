@@ -88,7 +88,7 @@ func (p Principal) Location() *time.Location {
 
 // zones caches the loaded time zones by name: time.LoadLocation reads and
 // parses the zone's file on every call, and every request asks for its
-// company's zone (a profile of the read endpoints showed it per request).
+// company's zone.
 // The set of names is the companies' few zones, so it stays small.
 var zones sync.Map
 

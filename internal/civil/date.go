@@ -119,8 +119,8 @@ func (d Date) Value() (driver.Value, error) {
 }
 
 // DateValue writes a SQL date for pgx directly (pgtype.DateValuer). Without
-// it pgx took the driver.Valuer's text, failed to encode that in the binary
-// format (building an error it then dropped) and encoded it again as text:
+// it pgx takes the driver.Valuer's text, fails to encode that in the binary
+// format (building an error it then drops) and encodes it again as text:
 // every date parameter of every statement.
 func (d Date) DateValue() (pgtype.Date, error) {
 	if d.IsZero() {

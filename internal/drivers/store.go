@@ -361,8 +361,8 @@ func (q *listQuery) where() string {
 	// LIKE '%word%': under the row-level security policies a plain LIKE
 	// here could not use it (migrations/00010_driver_search_under_rls.sql).
 	// It is called in FROM, where its result is kept and read again: as a
-	// select-list call the planner re-ran it for every driver of a small
-	// company (200 drivers, two words: 26 ms instead of 4).
+	// select-list call the planner runs it again for every driver
+	// (docs/performance.md, "Go benchmarks", BenchmarkDriversPages).
 	for _, w := range searchWords(lp.Search) {
 		conds = append(conds, "d.id IN (SELECT s.id FROM konvoj_driver_search($1, "+q.args.Add(w)+"::text) AS s(id))")
 	}
@@ -481,8 +481,9 @@ func (q *listQuery) effectiveMatches(types string) string {
 // range of at most a few weeks of dates, or the past). Counting the
 // drivers of the matching rows is then cheaper than probing every driver;
 // valid and no_data match most documents, and several statuses are an OR
-// of ranges, which the count would read a second time (measured on 20,000
-// drivers: 40 % and 12 % slower; docs/performance.md).
+// of ranges, which the count would read a second time, so those keep
+// counting with the page (docs/performance.md, "The document status
+// filter").
 func narrowStatus(lp ListParams) bool {
 	return len(lp.DocumentStatus) == 1 && slices.Contains([]string{"expired", "expiring_soon", "warning"}, lp.DocumentStatus[0])
 }

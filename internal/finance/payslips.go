@@ -115,8 +115,9 @@ type renderedPayslip struct {
 }
 
 // renderPayslips reads the month's periods batch by batch and renders
-// their payslips on as many goroutines as the process has CPUs (a payslip
-// takes some 10 to 20 ms of CPU, mostly the font's subsetting). It answers
+// their payslips on as many goroutines as the process has CPUs (rendering,
+// mostly the font's subsetting, is CPU-bound work that dwarfs the reads;
+// docs/performance.md, "Payslips"). It answers
 // one channel per payslip, in order, each receiving the payslip when it is
 // made: at most that many payslips are being made or wait to be written at
 // a time. The channel is closed after the last one, or after an error

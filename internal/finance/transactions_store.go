@@ -40,9 +40,9 @@ func txPageQuery(where, order, limit string) string {
 // the table alone, and only the page's rows are joined (joins). Joined
 // before the limit, a generic plan, which PostgreSQL may keep for a read of
 // one driver (postgres.WithReusedPlans), estimated a driver's filtered
-// transactions at one row and joined all of them before sorting: 146 ms
-// for a driver with 500 transactions, against 0.6 ms (docs/performance.md,
-// "Optional filters and reused plans").
+// transactions at one row and joined all of them before sorting, so a
+// page's cost grew with the driver's history instead of the page's size
+// (docs/performance.md, "Optional filters and reused plans").
 func pageQuery(columns, table, alias, joins, where, order, limit string) string {
 	return columns + ` FROM (SELECT * FROM ` + table + ` ` + alias + ` ` + where + ` ` + order + ` ` + limit + `) ` + alias +
 		joins + ` ` + order

@@ -73,8 +73,9 @@ func (a Amount) MarshalJSON() ([]byte, error) { return a.appendFixed(make([]byte
 // appendFixed appends the amount with exactly two decimals. An amount as
 // New leaves it (exponent -2, at most 18 digits: every amount read from the
 // database) is written from its integer coefficient; decimal's StringFixed,
-// which any other takes, rounds and formats through big.Int, 3 % of a
-// finance list's processor time (docs/performance.md, "Encoding answers").
+// which any other takes, rounds and formats through big.Int, which every
+// amount of every answer would pay for (docs/performance.md, "Encoding
+// answers").
 func (a Amount) appendFixed(b []byte) []byte {
 	if a.d.Exponent() != -Places || a.d.NumDigits() > 18 {
 		return append(b, a.d.StringFixed(Places)...)
@@ -103,8 +104,8 @@ func (a Amount) Value() (driver.Value, error) { return a.String(), nil }
 
 // ScanNumeric reads a numeric column as pgx decodes it from PostgreSQL's
 // binary format: its digits and exponent, without the detour through text
-// that Scan takes (formatting the number, then parsing it back was 7 % of a
-// finance list's processor time, docs/performance.md, "Scanning amounts").
+// that Scan takes (formatting the number, then parsing it back, for every
+// amount read; docs/performance.md, "Scanning amounts").
 // pgx prefers it to Scan for numeric columns; NULL needs a *Amount target.
 func (a *Amount) ScanNumeric(v pgtype.Numeric) error {
 	switch {

@@ -11,9 +11,10 @@ import (
 // registerJSON makes the connection decode json and jsonb values into Go
 // values with goccy/go-json, the library the answers are encoded with
 // (web/json.go), instead of encoding/json, which walks every value by
-// reflection: decoding a stored rating's components (an object of six
-// metrics) was 15 % of the server's processor time on a past month's
-// rating (docs/performance.md, "Decoding JSON columns").
+// reflection, and a past month's rating does little else than decode its
+// stored components (an object of six metrics), so reflection would be a
+// large share of that read's processor time (docs/performance.md,
+// "Decoding JSON columns").
 // TestJSONColumnsDecodeAsStandard checks that both give the same values.
 // Parameters are still encoded by encoding/json.
 func registerJSON(conn *pgx.Conn) {

@@ -47,16 +47,17 @@ func poolConfig(url string, tracer pgx.QueryTracer) (*pgxpool.Config, error) {
 	cfg.ConnConfig.RuntimeParams["timezone"] = "UTC"
 	// pgx prepares statements; after five runs PostgreSQL may switch to a
 	// generic plan that ignores which company a query is for. Tenants differ
-	// widely in size and data, so plan each execution with its values (the
-	// driver list with a document_status filter went from 70 ms to 7 ms).
+	// widely in size and data, and a plan made for a small company reads a
+	// large one badly, so plan each execution with its values
+	// (docs/operations.md, "Query plans").
 	// A request that reads one record may switch its connection to reusing
 	// plans (WithReusedPlans).
 	cfg.ConnConfig.RuntimeParams["plan_cache_mode"] = CustomPlans
 	// No JIT compilation: the queries here are short and planned per run,
 	// and a SQL function's body planned inside one (a recursive CTE is
-	// estimated far above jit_above_cost) was compiled again on every
-	// execution, 20 to 45 ms each time, which made the driver list 15 times
-	// slower (docs/operations.md).
+	// estimated far above jit_above_cost) would be compiled again on every
+	// execution, which costs many times what the query itself does
+	// (docs/operations.md).
 	cfg.ConnConfig.RuntimeParams["jit"] = "off"
 	cfg.AfterConnect = func(_ context.Context, conn *pgx.Conn) error {
 		registerUUID(conn)

@@ -10,9 +10,9 @@ import "github.com/jackc/pgx/v5"
 // pgx.CollectRows asks its function for each row by value, and a struct
 // whose fields are handed to Scan (an interface) escapes to the heap: one
 // allocation of the whole struct per row, copied into the slice after.
-// Scanning in place allocates nothing per row, so a page of 20 finance
-// transactions allocates a third less (docs/performance.md, "Scanning rows
-// in place"). s may be preallocated to the rows expected (a page's size).
+// Scanning in place allocates nothing per row, so a page's allocations do
+// not grow with its rows' size (docs/performance.md, "Scanning rows in
+// place"). s may be preallocated to the rows expected (a page's size).
 // The result is never nil without an error, so that no rows encode as an
 // empty JSON array, as with pgx.CollectRows; on an error it is nil.
 func AppendRows[T any](s []T, rows pgx.Rows, scan func(row pgx.Row, into *T) error) ([]T, error) {

@@ -13,8 +13,9 @@ import (
 // a uuid.UUID parameter went through its driver.Valuer (the text form),
 // failed the binary encoding with an error built and thrown away, was
 // parsed back and encoded again; a scanned one was formatted as text and
-// parsed by uuid.UUID.Scan. Every statement has a few ids in and out, and
-// that was a tenth of a read request's allocations (docs/performance.md).
+// parsed by uuid.UUID.Scan. Every statement has a few ids in and out, so
+// that detour would be paid several times by every request
+// (docs/performance.md, "Single-record reads").
 func registerUUID(conn *pgx.Conn) {
 	m := conn.TypeMap()
 	t := &pgtype.Type{Name: "uuid", OID: pgtype.UUIDOID, Codec: uuidCodec{}}

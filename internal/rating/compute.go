@@ -62,10 +62,9 @@ func rateTx(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period Period, 
 	// writeSnapshots also updates the next month's snapshots (their
 	// previous_score), which that month's own run (the current month's
 	// refresh, while the monthly job rates the month just ended) upserts
-	// in another order: the two deadlocked on the 20,000-driver benchmark
-	// company. So a run holds the next month's lock too, always taken
-	// after its own month's, in ascending order, so no two runs wait on
-	// each other in a circle.
+	// in another order, so the two could deadlock. A run therefore holds
+	// the next month's lock too, always taken after its own month's, in
+	// ascending order, so no two runs wait on each other in a circle.
 	if err := lockMonth(ctx, tx, companyID, period.Next()); err != nil {
 		return nil, err
 	}
@@ -84,8 +83,8 @@ func rateTx(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period Period, 
 	companyRun := driverIDs == nil
 	if companyRun {
 		// A batch's documents (14 a driver, each row with its driver's
-		// statuses) sort in memory: with the default 4 MB they spilled to
-		// disk, 40 ms of a 2,000-driver batch.
+		// statuses) must sort in memory: the default 4 MB spills them to
+		// disk (docs/performance.md, "Rating a month").
 		if _, err := tx.Exec(ctx, `SET LOCAL work_mem = '32MB'`); err != nil {
 			return nil, fmt.Errorf("set work_mem for rating company %s %s: %w", companyID, period, err)
 		}
@@ -94,19 +93,19 @@ func rateTx(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period Period, 
 		}
 	}
 	// A month with no snapshot yet (its first rating) only inserts: no
-	// batch needs the statement that updates the stored snapshots (0.7 s of
-	// finding nothing for 18,000 drivers). Under the month's lock no other
-	// run writes it meanwhile.
+	// batch needs the statement that updates the stored snapshots, which
+	// would search the whole month for each batch and find nothing. Under
+	// the month's lock no other run writes it meanwhile.
 	var stored bool
 	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT FROM rating_snapshots WHERE company_id = $1 AND rating_period = $2)`,
 		companyID, period.First()).Scan(&stored); err != nil {
 		return nil, fmt.Errorf("check stored ratings of company %s %s: %w", companyID, period, err)
 	}
 	// A batch of drivers at a time: gathered, scored and written before the
-	// next is read, so that memory does not grow with the company (the
-	// whole 20,000-driver company at once held 410 MiB of inputs and
-	// results, docs/performance.md). The percentiles are refreshed once,
-	// over the whole month, after every batch is written.
+	// next is read, so that memory does not grow with the company
+	// (docs/performance.md, "Memory of a company's rating run"). The
+	// percentiles are refreshed once, over the whole month, after every
+	// batch is written.
 	renewed := renewals{}
 	var out []written
 	for start := 0; start < len(driverIDs); start += rateBatch {
@@ -289,9 +288,9 @@ ORDER BY r.internal_seq`
 // day of the month, $4 the drivers (renewalsSQL: ids; renewalsOneSQL: one
 // id, see gatherSQL), the uploads read as the second argument says. Apart
 // from gatherSQL because a company run reads it once for all its drivers:
-// per batch of 2,000 drivers it read the company's 24,000 uploads of the
-// month each time (330 ms of a batch's 680 ms on the 20,000-driver company,
-// docs/performance.md).
+// inside the batch's statement the planner reads all of the company's
+// uploads of the month for every batch, whichever drivers it holds
+// (docs/performance.md, "Rating a month").
 //
 // The valid_until before an upload is the old value of the first change
 // made by the upload's own transaction or later, else the current value
@@ -334,8 +333,8 @@ GROUP BY driver_id`
 // drivers'. uploadsOfDriver looks each of one driver's documents up in its
 // own index of uploads: planned for any values, the month's range is a
 // guess (half a percent of the company's rows), by which reading the
-// company's month looked cheaper than fourteen lookups; it read 2,100 rows
-// for the 21 of one driver in a company of 300. OFFSET 0 keeps the lookup
+// company's month looked cheaper than fourteen lookups, and a driver's
+// read would read the whole company's uploads. OFFSET 0 keeps the lookup
 // a subquery per document, which the planner would otherwise merge into
 // the join and order as it guesses.
 const (

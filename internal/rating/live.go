@@ -126,10 +126,11 @@ func (l *liveReads) rating(ctx context.Context, db postgres.DBTX, companyID, dri
 // snapshots at or below each score are kept by a trigger in
 // rating_score_counts (every snapshot, deleted drivers' too), from which it
 // subtracts the driver's own stored snapshot and those of the company's
-// deleted drivers (usually none or a few, found by a partial index). Counting
-// the month's 18,000 snapshots of a 20,000-driver company took 24 ms, and
-// about 100 ms after the background refresh had rewritten them
-// (docs/performance.md).
+// deleted drivers (usually none or a few, found by a partial index), so a
+// read costs the same whatever the size of the company, where counting the
+// month's snapshots would grow with it and slow further right after the
+// background refresh rewrote them (docs/performance.md, "The current
+// month's rank").
 func percentileAmongStored(ctx context.Context, db postgres.DBTX, companyID, driverID uuid.UUID, period Period, total decimal.Decimal) (int, error) {
 	var atOrBelow, others int
 	err := db.QueryRow(ctx, `

@@ -15,12 +15,12 @@ import (
 // TestCurrentMonthReadKeepsGenericPlans: the current month's read runs on
 // reused plans (the API's GET /drivers/{id}/rating), and PostgreSQL keeps a
 // generic plan for a statement only when it costs that plan no more than a
-// plan made for the values. The read's two statements that gather the
-// driver's inputs used to take the driver as an array, which a generic plan
-// costs as ten drivers, reading the company's uploads of the month: in a
-// company that holds most of the rows PostgreSQL then planned them again on
-// every read (2.2 ms of planning against 0.5 ms of running them on 20,000
-// drivers, docs/performance.md "Reads of one driver's rating inputs"). On
+// plan made for the values. Were the read's two statements that gather the
+// driver's inputs to take the driver as an array, a generic plan would cost
+// it as ten drivers, reading the company's uploads of the month: in a
+// company that holds most of the rows PostgreSQL would then plan them again
+// on every read, and planning costs more than running them
+// (docs/performance.md, "Reads of one driver's rating inputs"). On
 // one connection, after the five custom plans PostgreSQL always makes
 // first, every further read must run on the generic plans, and those must
 // read no table for more rows than one driver has (the renewals' generic

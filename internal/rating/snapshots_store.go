@@ -51,9 +51,9 @@ func writeSnapshots(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period 
 	// plans), which PostgreSQL hashes: linear whatever the statistics say.
 	// As a join of the month with the drivers written, the planner, told to
 	// expect a row or two of a month just written (a new month, a fresh
-	// table), compared every snapshot with every other: 250-450 ms of
-	// rating 2,000 drivers (with "cur.driver_id = ANY" beside such a join,
-	// 2 min 39 s on 20,000).
+	// table), would compare every snapshot with every other, which grows
+	// with the square of the company (docs/performance.md, "Rating a
+	// month").
 	_, err = tx.Exec(ctx, `
 		UPDATE rating_snapshots nxt SET previous_score = (SELECT cur.total_score FROM rating_snapshots cur
 			WHERE cur.driver_id = nxt.driver_id AND cur.rating_period = $2 AND cur.company_id = $1)
@@ -99,8 +99,9 @@ func componentViews(r Result) map[string]ComponentView {
 // written, and whether each snapshot's component rows changed (their
 // digest). The month's existing snapshots are updated by one statement and
 // the others inserted by another: an upsert of existing rows first tries
-// each as an insert (its triggers included), which made it two and a half
-// times slower than the update (docs/performance.md, "Rating a month").
+// each as an insert (its triggers included) before it updates it, work an
+// update of a row known to exist does not need (docs/performance.md,
+// "Rating a month").
 func upsertSnapshots(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period Period, results []Result, digests []string, stored bool) ([]written, error) {
 	driverIDs := make([]uuid.UUID, len(results))
 	totals := make([]string, len(results))
@@ -117,7 +118,7 @@ func upsertSnapshots(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period
 	// The subquery in RETURNING reads the row as the statement found it
 	// (its snapshot does not see the statement's own changes): the old
 	// digest tells whether the component rows need writing. (A join with
-	// the old rows read each twice, 80 ms more on 2,000 drivers.)
+	// the old rows would read each of them twice.)
 	var out []written
 	if stored {
 		var err error
@@ -154,8 +155,8 @@ func upsertSnapshots(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, period
 	// subquery in RETURNING, like the update's, sees the table as the
 	// statement found it: a snapshot it does not find was inserted, so it
 	// has no component rows yet. A scalar subquery, looked up by id per row:
-	// as NOT EXISTS the planner hashed every snapshot of every company and
-	// month instead (218,000 rows, 90 ms a batch, docs/performance.md).
+	// as NOT EXISTS the planner hashes every snapshot of every company and
+	// month instead (docs/performance.md, "Rating a month").
 	inserted, err := scanWritten(tx.Query(ctx, `
 		INSERT INTO rating_snapshots (company_id, driver_id, rating_period, total_score, components, previous_score, calculated_at, component_rows_digest)
 		SELECT $1, u.driver_id, $2, u.total::numeric, u.components::jsonb, prev.total_score, now(), u.digest
@@ -240,8 +241,8 @@ func encodeComponentRows(r Result) (componentRows, error) {
 // replaceComponents makes the component rows of the written snapshots whose
 // rows changed those of their results. Within a snapshot that had rows only
 // the rows that differ are written: each new row costs a foreign-key check
-// on its snapshot (about 40 µs), while a changed row is updated in place,
-// which needs none. A snapshot just inserted has no rows to compare with or
+// on its snapshot, while a changed row is updated in place, which needs
+// none. A snapshot just inserted has no rows to compare with or
 // to remove, so its rows are simply inserted.
 func replaceComponents(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, snapshots []written, rows map[uuid.UUID]componentRows) error {
 	var stored, fresh componentColumns
@@ -302,8 +303,9 @@ func (c *componentColumns) add(snapshotID uuid.UUID, cr componentRows) {
 // rows the condition where (on n, a row to write) leaves out. One statement
 // of column arrays for ~6 rows per driver (COPY is refused on a table under
 // row-level security, and could not update). The metadata come as text,
-// each cast on its own: casting the whole array to jsonb[] took 180 ms for
-// 11,000 rows, the casts 25 ms. ON CONFLICT also for a snapshot just
+// each cast on its own, because casting the whole array to jsonb[] is
+// several times slower than casting its elements (docs/performance.md,
+// "Rating a month"). ON CONFLICT also for a snapshot just
 // inserted, whose rows a writer without the month's lock (the seeds) may
 // have written meanwhile.
 func (c *componentColumns) write(ctx context.Context, tx pgx.Tx, where string) error {

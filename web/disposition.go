@@ -7,8 +7,8 @@ import (
 
 	"golang.org/x/text/unicode/norm"
 
-	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/textin"
+	"github.com/konvoj/konvoj/internal/uploads"
 )
 
 // DownloadName is the name a download is offered under: the client's
@@ -24,7 +24,7 @@ func DownloadName(name, mimeType string) string {
 		return r
 	}, textin.StripBidi(strings.ToValidUTF8(name, "")))
 	name = strings.TrimSpace(name)
-	ext, known := documents.AllowedTypes[mimeType]
+	ext, known := uploads.AllowedTypes[mimeType]
 	if !known {
 		return name
 	}

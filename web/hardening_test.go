@@ -39,7 +39,7 @@ func (s *syncBuffer) String() string {
 func TestClientDisconnectIs499(t *testing.T) {
 	var logs syncBuffer
 	s := NewServer(Options{Config: config.Config{PublicURL: "http://localhost:8080"},
-		Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+		Logger: slog.New(slog.NewJSONHandler(&logs, nil))}, nil, nil)
 	started, finished := make(chan struct{}), make(chan struct{})
 	s.Echo.GET("/slow", func(c echo.Context) error {
 		defer close(finished)
@@ -75,7 +75,7 @@ func TestSecurityHeadersAndMetricsAddr(t *testing.T) {
 		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
 		return rec.Result()
 	}
-	plain := NewServer(Options{Config: config.Config{PublicURL: "http://localhost:8080"}})
+	plain := NewServer(Options{Config: config.Config{PublicURL: "http://localhost:8080"}}, nil, nil)
 	res := get(plain.Echo, "/healthz")
 	if res.Header.Get("Permissions-Policy") == "" || res.Header.Get("Strict-Transport-Security") != "" {
 		t.Errorf("http PUBLIC_URL headers: %v", res.Header)
@@ -83,7 +83,7 @@ func TestSecurityHeadersAndMetricsAddr(t *testing.T) {
 	if res := get(plain.Echo, "/metrics"); res.StatusCode != http.StatusOK {
 		t.Errorf("/metrics without METRICS_ADDR: %d", res.StatusCode)
 	}
-	secure := NewServer(Options{Config: config.Config{PublicURL: "https://konvoj.example", MetricsAddr: "127.0.0.1:0"}})
+	secure := NewServer(Options{Config: config.Config{PublicURL: "https://konvoj.example", MetricsAddr: "127.0.0.1:0"}}, nil, nil)
 	res = get(secure.Echo, "/healthz")
 	if !strings.HasPrefix(res.Header.Get("Strict-Transport-Security"), "max-age=") || res.Header.Get("Permissions-Policy") == "" {
 		t.Errorf("https PUBLIC_URL headers: %v", res.Header)

@@ -54,9 +54,6 @@ type Options struct {
 	Verifier *auth.Verifier
 	Limiter  ratelimit.Store
 	Logger   *slog.Logger
-	// Tenants resolves a request's identity to its Principal; app.New sets
-	// it from the one set of services.
-	Tenants *tenants.Service
 	// Deadlines are the request deadlines HTTPServer applies; a request
 	// under an Idempotency-Key is held to the longest of them, and its key
 	// is taken over only after it (web/idempotency.go). Zero means
@@ -82,13 +79,25 @@ type Server struct {
 	// public is PUBLIC_URL: the base of every absolute link.
 	public *url.URL
 
-	// renderPageError renders an HTML error page for page routes (set by the
-	// pages package); nil means JSON everywhere.
-	renderPageError func(c echo.Context, status int, body ErrorBody, err error) error
+	// renderPageError renders an HTML error page for page routes; nil
+	// means JSON everywhere.
+	renderPageError ErrorPageRenderer
 }
 
+// ErrorPageRenderer renders the HTML error page of a request outside the
+// API (the pages package's); a non-nil answer falls back to the JSON body.
+type ErrorPageRenderer func(c echo.Context, status int, body ErrorBody, err error) error
+
 // NewServer builds the server with every route mounted.
-func NewServer(o Options) *Server {
+//
+// What the server calls but the services provide is given here, never set
+// later: tenants resolves a request's identity to its Principal, and
+// errorPages renders the HTML error pages (nil: JSON everywhere). Both are
+// built before the server (app.New builds the services, then the pages with
+// pages.New, which needs no server); errorPages is a function rather than
+// the pages themselves because the pages package imports this one to mount
+// its routes.
+func NewServer(o Options, tenants *tenants.Service, errorPages ErrorPageRenderer) *Server {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
@@ -109,13 +118,15 @@ func NewServer(o Options) *Server {
 		Echo:     e,
 		opts:     o,
 		log:      o.Logger,
-		tenants:  o.Tenants,
+		tenants:  tenants,
 		metrics:  newMetrics(o.DB, o.Limiter),
 		limiter:  o.Limiter,
 		verifier: o.Verifier,
 
 		idempotency: idempotency.NewStore(o.DB, idempotency.AbandonedAfter(o.Deadlines.Longest())),
 		longest:     o.Deadlines.Longest(),
+
+		renderPageError: errorPages,
 	}
 	e.HTTPErrorHandler = s.errorHandler
 	e.Use(s.neverSilentOK, s.requestID, s.securityHeaders, s.metrics.middleware, s.logRequests, s.recoverPanics, s.bodies)
@@ -250,11 +261,6 @@ func (s *Server) Group(prefix string, mw ...echo.MiddlewareFunc) *Routes {
 // first), else per client address. Pages never spend the company's API
 // budget.
 func (s *Server) PageRateLimit() echo.MiddlewareFunc { return s.pageRateLimit }
-
-// SetPageErrorRenderer lets the pages package render HTML error pages.
-func (s *Server) SetPageErrorRenderer(f func(c echo.Context, status int, body ErrorBody, err error) error) {
-	s.renderPageError = f
-}
 
 func (s *Server) ready(c echo.Context) error {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), 2*time.Second)

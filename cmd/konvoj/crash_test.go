@@ -27,11 +27,11 @@ import (
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 
-	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/faults"
 	"github.com/konvoj/konvoj/internal/fixtures"
 	"github.com/konvoj/konvoj/internal/postgres/pgtest"
 	"github.com/konvoj/konvoj/internal/storage/storagetest"
+	"github.com/konvoj/konvoj/internal/uploads"
 )
 
 // faultEnv is the variable the faultinject build reads (internal/faults).
@@ -192,7 +192,7 @@ func (h *crashHarness) killAt(t *testing.T, point faults.Point) {
 func (h *crashHarness) leftovers(t *testing.T) map[string][]string {
 	t.Helper()
 	left := map[string][]string{}
-	spools, err := filepath.Glob(filepath.Join(h.tmp, documents.SpoolPattern))
+	spools, err := filepath.Glob(filepath.Join(h.tmp, uploads.SpoolPattern))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,11 +18,11 @@ import (
 
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/config"
-	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/imports"
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/ratelimit"
 	"github.com/konvoj/konvoj/internal/storage"
+	"github.com/konvoj/konvoj/internal/uploads"
 	"github.com/konvoj/konvoj/web"
 	"github.com/konvoj/konvoj/web/app"
 )
@@ -213,14 +213,14 @@ func pprofHandler() http.Handler {
 }
 
 // sweepUploads removes what a crash during an upload left behind: at start
-// the stored objects whose row never committed (documents.SweepOrphans;
+// the stored objects whose row never committed (uploads.SweepOrphans;
 // after that the hourly River job sweeps them, once across instances) and
 // this instance's temporary files; then, every hour until ctx ends, the
 // temporary files again (they are on this machine, so each instance sweeps
 // its own).
 func sweepUploads(ctx context.Context, log *slog.Logger, cfg config.Config, system *pgxpool.Pool, files storage.Store) {
 	temp := func() int {
-		n, err := storage.SweepTemp(os.TempDir(), documents.SpoolPattern, storage.StaleAge, false)
+		n, err := storage.SweepTemp(os.TempDir(), uploads.SpoolPattern, storage.StaleAge, false)
 		if cfg.StorageDisk == "local" {
 			m, lerr := storage.SweepTemp(cfg.StorageLocalDir, storage.TempPattern, storage.StaleAge, true)
 			n, err = n+m, errors.Join(err, lerr)
@@ -230,7 +230,7 @@ func sweepUploads(ctx context.Context, log *slog.Logger, cfg config.Config, syst
 		}
 		return n
 	}
-	objects, err := documents.SweepOrphans(ctx, system, files, documents.OrphanAge)
+	objects, err := uploads.SweepOrphans(ctx, system, files, uploads.OrphanAge)
 	if err != nil {
 		log.Warn("orphaned upload object sweep", slog.Any("error", err))
 	}

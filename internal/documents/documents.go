@@ -94,20 +94,30 @@ type Service struct {
 	db       *pgxpool.Pool
 	files    storage.Store
 	maxBytes int64
-	// notifyReview tells a driver the outcome of a review (SetReviewNotifier).
+	// notifyReview tells a driver the outcome of a review (nil: nobody).
 	notifyReview ReviewNotifier
-	// feedCodec signs the change feed's cursors (SetCursorKey).
+	// feedCodec signs the change feed's cursors.
 	feedCodec feed.Codec
 }
 
-// SetCursorKey sets the key that signs the change feed's cursors; it must
-// be secret and the same on every instance.
-func (s *Service) SetCursorKey(key []byte) { s.feedCodec = feed.NewCodec(key) }
+// Options are what a documents service needs besides the database.
+type Options struct {
+	// Files is where document files are kept.
+	Files storage.Store
+	// MaxBytes is the largest file an upload may carry (UPLOAD_MAX_BYTES).
+	MaxBytes int64
+	// CursorKey signs the change feed's cursors; it must be secret and the
+	// same on every instance.
+	CursorKey []byte
+	// ReviewNotifier tells drivers the outcome of reviews (nil: nobody,
+	// for tests of the documents alone).
+	ReviewNotifier ReviewNotifier
+}
 
-// NewService returns a documents service that keeps files in files and
-// accepts files of up to maxBytes bytes (UPLOAD_MAX_BYTES).
-func NewService(db *pgxpool.Pool, files storage.Store, maxBytes int64) *Service {
-	return &Service{db: db, files: files, maxBytes: maxBytes}
+// NewService returns a documents service on db.
+func NewService(db *pgxpool.Pool, o Options) *Service {
+	return &Service{db: db, files: o.Files, maxBytes: o.MaxBytes, notifyReview: o.ReviewNotifier,
+		feedCodec: feed.NewCodec(o.CursorKey)}
 }
 
 // MaxBytes is the largest file an upload may carry.

@@ -18,6 +18,7 @@ import (
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/storage"
 	"github.com/konvoj/konvoj/internal/tenants"
+	"github.com/konvoj/konvoj/internal/uploads"
 	"github.com/konvoj/konvoj/internal/webhooks"
 )
 
@@ -190,7 +191,7 @@ func (s *Service) Upload(ctx context.Context, p auth.Principal, ref Ref, mr *mul
 	if err != nil {
 		return nil, err
 	}
-	defer up.remove()
+	defer up.Remove()
 	f, err := s.store(ctx, p, ref, up, ch)
 	if err != nil {
 		return nil, err
@@ -209,17 +210,17 @@ func (f *File) withoutStorage(p auth.Principal) *File {
 	return f
 }
 
-func (s *Service) store(ctx context.Context, p auth.Principal, ref Ref, up *upload, ch change) (*File, error) {
+func (s *Service) store(ctx context.Context, p auth.Principal, ref Ref, up *uploads.Received, ch change) (*File, error) {
 	today := p.Today()
 	f := &File{
-		ID: uuid.New(), DocumentID: ref.ID(), OriginalFilename: up.originalName,
-		MimeType: up.mimeType, SizeBytes: up.size, IsCurrent: true,
-		StorageDisk: s.files.Disk(), HashSHA256: up.sha256, UploadedBy: &p.UserID,
+		ID: uuid.New(), DocumentID: ref.ID(), OriginalFilename: up.OriginalName(),
+		MimeType: up.MimeType(), SizeBytes: up.Size(), IsCurrent: true,
+		StorageDisk: s.files.Disk(), HashSHA256: up.SHA256(), UploadedBy: &p.UserID,
 		Review: Review{Status: ReviewApproved},
 	}
 	folder := fmt.Sprintf("%s/%s/%s", ref.CompanyID(), ref.DriverID(), ref.docType)
-	obj := Object{Table: "document_files", CompanyID: ref.CompanyID(), ID: f.ID, Folder: folder}
-	err := storeInTx(ctx, s.db, s.files, up, obj, func(tx pgx.Tx, put func(string) error) error {
+	obj := uploads.Object{Table: "document_files", CompanyID: ref.CompanyID(), ID: f.ID, Folder: folder}
+	err := uploads.StoreInTx(ctx, s.db, s.files, up, obj, func(tx pgx.Tx, put func(string) error) error {
 		before, currentFile, err := lockDocument(ctx, tx, ref)
 		if err != nil {
 			return err
@@ -249,7 +250,7 @@ func (s *Service) store(ctx context.Context, p auth.Principal, ref Ref, up *uplo
 			ref.CompanyID(), ref.ID()).Scan(&f.Version); err != nil {
 			return fmt.Errorf("next version of document %s: %w", ref.ID(), err)
 		}
-		f.Filename = fmt.Sprintf("v%d_%s.%s", f.Version, f.ID, up.ext)
+		f.Filename = fmt.Sprintf("v%d_%s.%s", f.Version, f.ID, up.Ext())
 		f.StoragePath = folder + "/" + f.Filename
 
 		if err := put(f.StoragePath); err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/internal/postgres"
+	"github.com/konvoj/konvoj/internal/textin"
 )
 
 // Limits of the metadata fields.
@@ -152,7 +153,7 @@ func parseNumber(v *apperr.Validation, s string) *string {
 	if s == "" {
 		return nil
 	}
-	if !utf8.ValidString(s) || strings.ContainsFunc(s, isControl) {
+	if !utf8.ValidString(s) || strings.ContainsFunc(s, textin.IsControl) {
 		v.Add("number", "msg.documents.number_chars")
 		return nil
 	}

@@ -75,10 +75,6 @@ type Reviewed struct {
 // transaction (the alerts package writes the notification and the e-mail).
 type ReviewNotifier func(ctx context.Context, tx pgx.Tx, r Reviewed) error
 
-// SetReviewNotifier sets who tells drivers the outcome of reviews (nil:
-// nobody, for tests of the documents alone).
-func (s *Service) SetReviewNotifier(n ReviewNotifier) { s.notifyReview = n }
-
 // needsReview reports whether p's changes to the document wait for
 // review: the type's rule asks for it and p may not review (a driver; HR
 // and admins approve their own uploads by uploading). Such an upload is

@@ -14,6 +14,7 @@ import (
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/postgres"
+	"github.com/konvoj/konvoj/internal/uploads"
 )
 
 // Evidence file limits: the note's length and the files one penalty may hold.
@@ -57,7 +58,7 @@ func (s *Service) AddEvidence(ctx context.Context, p auth.Principal, ref Ref, mr
 	if _, err := ref.check(p, auth.PenaltiesRespond, PenaltyRecord); err != nil {
 		return EvidenceFile{}, err
 	}
-	file, values, err := documents.ReceiveFile(mr, s.maxBytes, "evidence", map[string]int64{"note": 4 * maxEvidenceNote}, fieldName)
+	file, values, err := uploads.ReceiveFile(mr, s.maxBytes, "evidence", map[string]int64{"note": 4 * maxEvidenceNote}, fieldName)
 	if err != nil {
 		return EvidenceFile{}, err
 	}
@@ -66,7 +67,7 @@ func (s *Service) AddEvidence(ctx context.Context, p auth.Principal, ref Ref, mr
 	if err != nil {
 		return EvidenceFile{}, err
 	}
-	added, err := s.AddEvidenceFiles(ctx, p, ref, []*documents.Received{file}, note)
+	added, err := s.AddEvidenceFiles(ctx, p, ref, []*uploads.Received{file}, note)
 	if err != nil {
 		return EvidenceFile{}, err
 	}
@@ -78,7 +79,7 @@ func (s *Service) AddEvidence(ctx context.Context, p auth.Principal, ref Ref, mr
 // deletes the spooled files.
 type EvidenceForm struct {
 	Values map[string]string
-	Files  []*documents.Received
+	Files  []*uploads.Received
 }
 
 // Remove deletes the spooled files.
@@ -105,7 +106,7 @@ func (s *Service) ReadEvidenceForm(mr *multipart.Reader, fields map[string]int64
 	for k, v := range fields {
 		all[k] = v
 	}
-	files, values, err := documents.ReceiveFiles(mr, s.maxBytes, MaxFormFiles, "evidence", all, fieldName)
+	files, values, err := uploads.ReceiveFiles(mr, s.maxBytes, MaxFormFiles, "evidence", all, fieldName)
 	if values == nil {
 		values = map[string]string{}
 	}
@@ -118,7 +119,7 @@ func (s *Service) FormBytes() int64 { return MaxFormFiles * s.maxBytes }
 
 // AddEvidenceFiles stores received evidence files of the penalty, each as
 // AddEvidence does (its own transaction and audit row), and answers them.
-func (s *Service) AddEvidenceFiles(ctx context.Context, p auth.Principal, ref Ref, files []*documents.Received, note *string) ([]EvidenceFile, error) {
+func (s *Service) AddEvidenceFiles(ctx context.Context, p auth.Principal, ref Ref, files []*uploads.Received, note *string) ([]EvidenceFile, error) {
 	id, err := ref.check(p, auth.PenaltiesRespond, PenaltyRecord)
 	if err != nil {
 		return nil, err
@@ -147,12 +148,12 @@ func evidenceNote(values map[string]string) (*string, error) {
 
 // storeEvidence writes one received evidence file of the penalty id.
 func (s *Service) storeEvidence(ctx context.Context, p auth.Principal, companyID, driverID, id uuid.UUID,
-	file *documents.Received, note *string) (EvidenceFile, error) {
+	file *uploads.Received, note *string) (EvidenceFile, error) {
 	fileID := uuid.New()
 	f := EvidenceFile{ID: fileID, OriginalFilename: file.OriginalName(), Mime: file.MimeType(), Size: file.Size(), Note: note}
 	folder := fmt.Sprintf("%s/%s/penalties/%s", companyID, driverID, id)
-	obj := documents.Object{Table: "penalty_evidence", CompanyID: companyID, ID: fileID, Folder: folder}
-	err := documents.StoreInTx(ctx, s.db, s.files, file, obj, func(tx pgx.Tx, put func(string) error) error {
+	obj := uploads.Object{Table: "penalty_evidence", CompanyID: companyID, ID: fileID, Folder: folder}
+	err := uploads.StoreInTx(ctx, s.db, s.files, file, obj, func(tx pgx.Tx, put func(string) error) error {
 		cur, err := getPenalty(ctx, tx, companyID, driverID, id, true)
 		if err != nil {
 			return err

@@ -91,18 +91,16 @@ type Service struct {
 	db       *pgxpool.Pool
 	files    storage.Store
 	maxBytes int64
-	// feedCodec signs the change feed's cursors (SetCursorKey).
+	// feedCodec signs the change feed's cursors.
 	feedCodec feed.Codec
 }
 
-// SetCursorKey sets the key that signs the change feed's cursors; it must
-// be secret and the same on every instance.
-func (s *Service) SetCursorKey(key []byte) { s.feedCodec = feed.NewCodec(key) }
-
 // NewService returns the finance service; penalty evidence files are kept
 // in files, at most maxBytes each (UPLOAD_MAX_BYTES, as document files).
-func NewService(db *pgxpool.Pool, files storage.Store, maxBytes int64) *Service {
-	return &Service{db: db, files: files, maxBytes: maxBytes}
+// cursorKey signs the change feed's cursors; it must be secret and the
+// same on every instance.
+func NewService(db *pgxpool.Pool, files storage.Store, maxBytes int64, cursorKey []byte) *Service {
+	return &Service{db: db, files: files, maxBytes: maxBytes, feedCodec: feed.NewCodec(cursorKey)}
 }
 
 // errMoved says a row changed between reading it and locking it, and

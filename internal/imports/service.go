@@ -72,19 +72,20 @@ type Enqueuer func(ctx context.Context, id, companyID uuid.UUID) error
 type Service struct {
 	db      *pgxpool.Pool
 	drivers *drivers.Service
-	// Enqueue queues a large import's job; nil runs it in the request.
-	Enqueue  Enqueuer
+	// enqueue queues a large import's job; nil runs it in the request.
+	enqueue  Enqueuer
 	Log      *slog.Logger
 	maxBytes int64
 }
 
 // NewService returns an imports service on db with the drivers service
-// that checks and writes the rows.
-func NewService(db *pgxpool.Pool, d *drivers.Service, maxBytes int64) *Service {
+// that checks and writes the rows. enqueue queues the job of a large
+// import (nil: every import runs in its request, as in the job worker).
+func NewService(db *pgxpool.Pool, d *drivers.Service, maxBytes int64, enqueue Enqueuer) *Service {
 	if maxBytes <= 0 {
 		maxBytes = 20 << 20
 	}
-	return &Service{db: db, drivers: d, Log: slog.Default(), maxBytes: maxBytes}
+	return &Service{db: db, drivers: d, Log: slog.Default(), maxBytes: maxBytes, enqueue: enqueue}
 }
 
 // Upload is an uploaded file and the request's choices.
@@ -161,8 +162,8 @@ func (s *Service) start(ctx context.Context, p auth.Principal, company auth.Ref,
 	if err != nil {
 		return Import{}, fmt.Errorf("record import: %w", err)
 	}
-	if len(t.Rows) > SyncRows && s.Enqueue != nil {
-		if err := s.Enqueue(ctx, id, company.CompanyID()); err != nil {
+	if len(t.Rows) > SyncRows && s.enqueue != nil {
+		if err := s.enqueue(ctx, id, company.CompanyID()); err != nil {
 			return Import{}, err
 		}
 	} else if err := s.run(ctx, company.CompanyID(), id); err != nil {

@@ -21,8 +21,7 @@ func queuedImport(t *testing.T) (*Service, uuid.UUID, uuid.UUID) {
 	t.Helper()
 	db := pgtest.New(t)
 	company := fixtures.Company(t, db)
-	svc := NewService(db, drivers.NewService(db, nil), 0)
-	svc.Enqueue = func(context.Context, uuid.UUID, uuid.UUID) error { return nil }
+	svc := NewService(db, drivers.NewService(db, nil), 0, func(context.Context, uuid.UUID, uuid.UUID) error { return nil })
 	p := auth.Principal{CompanyID: company, Role: auth.RoleHRManager, Name: "HR"}
 	ref, err := p.Scope(auth.DriversImport)
 	if err != nil {

@@ -38,11 +38,11 @@ import (
 
 	"github.com/konvoj/konvoj/internal/alerts"
 	"github.com/konvoj/konvoj/internal/apperr"
-	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/imports"
 	"github.com/konvoj/konvoj/internal/rating"
 	"github.com/konvoj/konvoj/internal/sessions"
 	"github.com/konvoj/konvoj/internal/storage"
+	"github.com/konvoj/konvoj/internal/uploads"
 	"github.com/konvoj/konvoj/internal/webhooks"
 )
 
@@ -301,7 +301,7 @@ func (w *FailInterruptedImportsWorker) Work(ctx context.Context, _ *river.Job[Fa
 }
 
 // SweepUploadsInterval is how often the stored objects of uploads whose
-// row never committed are swept (documents.SweepOrphans). Each instance
+// row never committed are swept (uploads.SweepOrphans). Each instance
 // also sweeps once at start (konvoj serve).
 const SweepUploadsInterval = time.Hour
 
@@ -327,7 +327,7 @@ func (w *SweepUploadsWorker) Timeout(*river.Job[SweepUploadsArgs]) time.Duration
 
 // Work sweeps; what failed stays for the next run.
 func (w *SweepUploadsWorker) Work(ctx context.Context, _ *river.Job[SweepUploadsArgs]) error {
-	n, err := documents.SweepOrphans(ctx, w.DB, w.Files, documents.OrphanAge)
+	n, err := uploads.SweepOrphans(ctx, w.DB, w.Files, uploads.OrphanAge)
 	if n > 0 {
 		w.Log.InfoContext(ctx, "orphaned upload objects swept", slog.Int("removed", n))
 	}

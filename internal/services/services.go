@@ -62,6 +62,9 @@ type Options struct {
 	PublicURL string
 	// Webhooks is the guard of webhook URLs (WEBHOOK_ALLOW_PRIVATE).
 	Webhooks webhooks.Guard
+	// ImportQueue queues the jobs of large imports (nil: every import runs
+	// in its request).
+	ImportQueue imports.Enqueuer
 }
 
 // FromConfig returns the options of a configuration, with the given file
@@ -84,20 +87,16 @@ func New(db *pgxpool.Pool, o Options) Set {
 	if system == nil {
 		system = db
 	}
-	docs := documents.NewService(db, o.Files, o.UploadMaxBytes)
-	// A review's outcome is told to the driver like an alert.
-	docs.SetReviewNotifier(alerts.ReviewNotifier(o.PublicURL))
-	docs.SetCursorKey(o.CursorKey)
 	drv := drivers.NewService(db, o.CursorKey)
-	fin := finance.NewService(db, o.Files, o.UploadMaxBytes)
-	fin.SetCursorKey(o.CursorKey)
 	return Set{
-		Tenants:       tenants.NewRequestService(db, system),
-		Audit:         audit.NewService(db),
-		Drivers:       drv,
-		Imports:       imports.NewService(db, drv, o.UploadMaxBytes),
-		Documents:     docs,
-		Finance:       fin,
+		Tenants: tenants.NewRequestService(db, system),
+		Audit:   audit.NewService(db),
+		Drivers: drv,
+		Imports: imports.NewService(db, drv, o.UploadMaxBytes, o.ImportQueue),
+		Documents: documents.NewService(db, documents.Options{Files: o.Files, MaxBytes: o.UploadMaxBytes, CursorKey: o.CursorKey,
+			// A review's outcome is told to the driver like an alert.
+			ReviewNotifier: alerts.ReviewNotifier(o.PublicURL)}),
+		Finance:       finance.NewService(db, o.Files, o.UploadMaxBytes, o.CursorKey),
 		Rating:        rating.NewService(db),
 		Notifications: alerts.NewService(db),
 		Forms:         forms.NewService(db),

@@ -6,6 +6,7 @@ package textin
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -38,4 +39,10 @@ func StripBidi(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// IsControl is true for control characters and invisible formatting
+// characters (bidi overrides, zero-width characters).
+func IsControl(r rune) bool {
+	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r)
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
@@ -52,7 +53,9 @@ type App struct {
 	closers []func()
 }
 
-// New builds every service and mounts every route.
+// New builds every service and mounts every route. Each part is built with
+// what it calls, in order (the import queue, the services, the pages, the
+// server), so nothing is set on a part after it is built.
 func New(ctx context.Context, o Options) (*App, error) {
 	files := o.Files
 	if files == nil {
@@ -63,17 +66,20 @@ func New(ctx context.Context, o Options) (*App, error) {
 	}
 	so := services.FromConfig(o.Server.Config, files)
 	so.System = o.Server.System
-	svc := services.New(o.Server.DB, so)
-	o.Server.Tenants = svc.Tenants
-	s := web.NewServer(o.Server)
-	a := &App{Server: s, Services: svc, Files: files}
-	if err := a.importQueue(o); err != nil {
+	queue, err := importQueue(o.Server.System)
+	if err != nil {
 		return nil, err
 	}
-	api.Mount(s, &api.Handlers{Set: svc})
-	if _, err := pages.Mount(s, o.Server.Config, svc, o.Server.Logger); err != nil {
-		return nil, fmt.Errorf("mount pages: %w", err)
+	so.ImportQueue = queue
+	svc := services.New(o.Server.DB, so)
+	p, err := pages.New(o.Server.Config, svc, o.Server.Logger)
+	if err != nil {
+		return nil, fmt.Errorf("build pages: %w", err)
 	}
+	s := web.NewServer(o.Server, svc.Tenants, p.RenderError)
+	a := &App{Server: s, Services: svc, Files: files}
+	api.Mount(s, &api.Handlers{Set: svc})
+	p.Mount(s)
 	if o.Jobs {
 		if err := a.startJobs(ctx, o); err != nil {
 			return nil, err
@@ -96,7 +102,7 @@ func (a *App) startJobs(ctx context.Context, o Options) error {
 	}
 	client, err := jobs.NewClient(system, rating.NewService(system), o.Server.Logger, jobs.Options{
 		Periodic: true, Scanner: alerts.NewScanner(system, cfg.PublicURL), Mailer: mailer,
-		Imports: imports.NewService(system, drivers.NewService(system, nil), cfg.UploadMaxBytes), Files: a.Files,
+		Imports: imports.NewService(system, drivers.NewService(system, nil), cfg.UploadMaxBytes, nil), Files: a.Files,
 		Webhooks: webhooks.NewSender(system, webhooks.Guard{AllowPrivate: cfg.WebhookAllowPrivate}, o.WebhookTLS, o.Server.Logger),
 		Sessions: sessions.NewService(system)})
 	if err != nil {
@@ -121,23 +127,22 @@ func (a *App) startJobs(ctx context.Context, o Options) error {
 // importQueue lets the imports service queue large files as River jobs
 // (docs/import-export.md): an insert-only client on the system pool. The
 // jobs are worked where the job queue runs (Jobs); without it, as in most
-// tests, a large import stays queued.
-func (a *App) importQueue(o Options) error {
-	system := o.Server.System
+// tests, a large import stays queued. Without a system pool there is no
+// queue (nil).
+func importQueue(system *pgxpool.Pool) (imports.Enqueuer, error) {
 	if system == nil {
-		return nil
+		return nil, nil
 	}
 	client, err := river.NewClient(riverpgxv5.New(system), &river.Config{})
 	if err != nil {
-		return fmt.Errorf("import queue client: %w", err)
+		return nil, fmt.Errorf("import queue client: %w", err)
 	}
-	a.Services.Imports.Enqueue = func(ctx context.Context, id, companyID uuid.UUID) error {
+	return func(ctx context.Context, id, companyID uuid.UUID) error {
 		if _, err := client.Insert(ctx, jobs.ImportArgs{ImportID: id, CompanyID: companyID}, nil); err != nil {
 			return fmt.Errorf("queue import %s: %w", id, err)
 		}
 		return nil
-	}
-	return nil
+	}, nil
 }
 
 // NewFileStore builds the file store of the configuration.

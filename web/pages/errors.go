@@ -13,10 +13,11 @@ import (
 	"github.com/konvoj/konvoj/web"
 )
 
-// renderError is the server's HTML error page for every non-API path: what
+// RenderError is the server's HTML error page for every non-API path: what
 // happened and what to do, in the person's language. For an htmx request
-// the error card replaces the page's main content instead.
-func (p *Pages) renderError(c echo.Context, status int, body web.ErrorBody, err error) error {
+// the error card replaces the page's main content instead. app.New gives it
+// to web.NewServer (a web.ErrorPageRenderer).
+func (p *Pages) RenderError(c echo.Context, status int, body web.ErrorBody, err error) error {
 	if _, ok := principalOf(c); !ok && status == http.StatusNotFound {
 		// An unknown path runs no route middleware: find the caller so the
 		// page keeps the navigation and the language.

@@ -191,7 +191,7 @@ func TestImportPageProgress(t *testing.T) {
 	hr.get("/drivers/import/"+id+"/progress").expect(t, http.StatusOK).contains(t, `data-status="queued"`).lacks(t, "<html")
 
 	// The job's work, on the system pool as the job queue runs it.
-	jobs := imports.NewService(env.DB, drivers.NewService(env.DB, nil), 0)
+	jobs := imports.NewService(env.DB, drivers.NewService(env.DB, nil), 0, nil)
 	if err := jobs.Run(context.Background(), company, uuid.MustParse(id)); err != nil {
 		t.Fatal(err)
 	}

@@ -67,9 +67,10 @@ type navEntry struct {
 	count func(context.Context, auth.Principal) (int, error)
 }
 
-// Mount registers the static assets, the sign-in routes, the pages and the
-// HTML error pages on the server.
-func Mount(s *web.Server, cfg config.Config, svc services.Set, log *slog.Logger) (*Pages, error) {
+// New builds the pages on the services. It needs no server, so that the
+// server can be built with the pages' error renderer (RenderError); Mount
+// then registers the routes on it.
+func New(cfg config.Config, svc services.Set, log *slog.Logger) (*Pages, error) {
 	if log == nil {
 		log = slog.Default()
 	}
@@ -81,9 +82,14 @@ func Mount(s *web.Server, cfg config.Config, svc services.Set, log *slog.Logger)
 	if cfg.OIDCIssuerURL != "" {
 		p.signIn = auth.NewWebSignIn(cfg.OIDCIssuerURL, cfg.OIDCClientID, cfg.OIDCClientSecret, cfg.PublicURL+"/auth/callback")
 	}
+	return p, nil
+}
 
+// Mount registers the static assets, the sign-in routes, the pages and
+// their navigation on the server, once.
+func (p *Pages) Mount(s *web.Server) {
+	ck := p.cookies
 	mountStatic(s.Echo)
-	s.SetPageErrorRenderer(p.renderError)
 
 	check := middleware.CSRFWithConfig(middleware.CSRFConfig{
 		// Only the header: formToken puts a form's token there without
@@ -124,7 +130,6 @@ func Mount(s *web.Server, cfg config.Config, svc services.Set, log *slog.Logger)
 	p.mountSessions(app)
 	p.mountReview(app)
 	p.mountOutbox(app)
-	return p, nil
 }
 
 // addNav adds a main navigation entry, shown to roles whose grant for

@@ -1,10 +1,9 @@
-package documents
+package uploads
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"mime/multipart"
 	"path"
 	"strings"
 	"time"
@@ -13,89 +12,10 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/faults"
-	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/storage"
 )
-
-// Received is a file another area received the way document files are
-// received (ReceiveFile): spooled to a temporary file, its type detected
-// from the content, its size and SHA-256 known. Remove deletes the
-// temporary file.
-type Received struct{ up *upload }
-
-// Remove deletes the temporary file.
-func (r *Received) Remove() {
-	if r != nil {
-		r.up.remove()
-	}
-}
-
-// Size is the file's size in bytes.
-func (r *Received) Size() int64 { return r.up.size }
-
-// SHA256 is the lower-case hex SHA-256 of the file.
-func (r *Received) SHA256() string { return r.up.sha256 }
-
-// MimeType is the type detected from the content.
-func (r *Received) MimeType() string { return r.up.mimeType }
-
-// Ext is the extension of stored files of the detected type.
-func (r *Received) Ext() string { return r.up.ext }
-
-// OriginalName is the client's file name, sanitized (SanitizeFilename).
-func (r *Received) OriginalName() string { return r.up.originalName }
-
-// ReceiveFile reads a multipart upload body with the checks of a document
-// upload (docs/drivers-and-documents.md): the "file" part is required, its
-// type detected from the content (415 when not allowed), at most maxBytes
-// (413), hashed while spooled. fields are the text parts the body may carry
-// besides (name → largest value in bytes); their values are returned, blank
-// ones left out. label names a part in messages; fallback is the stem of
-// the original name when the client sends none. The caller removes the
-// file.
-func ReceiveFile(mr *multipart.Reader, maxBytes int64, fallback string, fields map[string]int64,
-	label func(string) i18n.Message) (*Received, map[string]string, error) {
-	files, values, err := receive(mr, maxBytes, form{fallback: fallback, limit: limitOf(fields), label: label})
-	if err != nil {
-		return nil, values, err
-	}
-	return files[0], values, nil
-}
-
-// ReceiveFiles is ReceiveFile for a form whose "file" parts are optional
-// and may be up to maxFiles (a file input with multiple): each file is
-// checked alike, and the whole body is refused if one is refused. A
-// refused body still answers the text parts read before the refusal, so a
-// page can show its form again with them.
-func ReceiveFiles(mr *multipart.Reader, maxBytes int64, maxFiles int, fallback string, fields map[string]int64,
-	label func(string) i18n.Message) ([]*Received, map[string]string, error) {
-	return receive(mr, maxBytes, form{fallback: fallback, limit: limitOf(fields), label: label, maxFiles: maxFiles, optional: true})
-}
-
-func limitOf(fields map[string]int64) func(string) int64 {
-	return func(name string) int64 { return fields[name] }
-}
-
-func receive(mr *multipart.Reader, maxBytes int64, f form) ([]*Received, map[string]string, error) {
-	values := map[string]string{}
-	f.set = func(_ *apperr.Validation, name, value string) {
-		if strings.TrimSpace(value) != "" {
-			values[name] = value
-		}
-	}
-	ups, err := readForm(mr, maxBytes, f)
-	if err != nil {
-		return nil, values, err // what was read before, to show the form again
-	}
-	files := make([]*Received, len(ups))
-	for i, up := range ups {
-		files[i] = &Received{up: up}
-	}
-	return files, values, nil
-}
 
 // Object names where an upload's object goes, before its transaction
 // runs: the row that will record it (Table, CompanyID, ID) and its Folder.
@@ -134,11 +54,6 @@ func (o Object) rowExists(ctx context.Context, q interface {
 // the answer is nil). No orphan file either way.
 func StoreInTx(ctx context.Context, db *pgxpool.Pool, files storage.Store, r *Received, o Object,
 	fn func(tx pgx.Tx, put func(path string) error) error) error {
-	return storeInTx(ctx, db, files, r.up, o, fn)
-}
-
-func storeInTx(ctx context.Context, db *pgxpool.Pool, files storage.Store, up *upload, o Object,
-	fn func(tx pgx.Tx, put func(path string) error) error) error {
 	faults.At(faults.BodyReceived)
 	if err := recordPending(ctx, db, files.Disk(), o); err != nil {
 		return err
@@ -160,11 +75,11 @@ func storeInTx(ctx context.Context, db *pgxpool.Pool, files storage.Store, up *u
 			if path.Dir(p) != o.Folder || !strings.Contains(path.Base(p), o.ID.String()) {
 				return fmt.Errorf("store file %s: not in %s or not named by %s", p, o.Folder, o.ID)
 			}
-			if err := up.rewind(); err != nil {
+			if err := r.rewind(); err != nil {
 				return err
 			}
-			body := faults.Reader(faults.MidStore, up.file, up.size/2)
-			if err := files.Put(ctx, p, body, up.size, up.mimeType); err != nil {
+			body := faults.Reader(faults.MidStore, r.file, r.size/2)
+			if err := files.Put(ctx, p, body, r.size, r.mimeType); err != nil {
 				return fmt.Errorf("store file %s: %w", p, err)
 			}
 			stored = p

@@ -1,4 +1,4 @@
-package documents_test
+package uploads_test
 
 import (
 	"context"
@@ -10,11 +10,11 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/fixtures"
 	"github.com/konvoj/konvoj/internal/postgres/pgtest"
 	"github.com/konvoj/konvoj/internal/storage"
 	"github.com/konvoj/konvoj/internal/storage/storagetest"
+	"github.com/konvoj/konvoj/internal/uploads"
 )
 
 // TestSweepOrphans: the sweeper deletes the object of a pending record
@@ -55,14 +55,14 @@ func TestSweepOrphans(t *testing.T) {
 				}
 				return p
 			}
-			stale := documents.OrphanAge + time.Minute
+			stale := uploads.OrphanAge + time.Minute
 
 			orphanID := uuid.New()
 			orphan := pending("document_files", docFolder, fmt.Sprintf("v1_%s.pdf", orphanID), orphanID, stale)
 			evOrphanID := uuid.New()
 			evOrphan := pending("penalty_evidence", evFolder, evOrphanID.String()+".jpg", evOrphanID, stale)
 			youngID := uuid.New()
-			young := pending("document_files", docFolder, fmt.Sprintf("v2_%s.pdf", youngID), youngID, documents.OrphanAge-time.Minute)
+			young := pending("document_files", docFolder, fmt.Sprintf("v2_%s.pdf", youngID), youngID, uploads.OrphanAge-time.Minute)
 			rowID := uuid.New()
 			withRow := pending("document_files", docFolder, fmt.Sprintf("v3_%s.pdf", rowID), rowID, stale)
 			if _, err := db.Exec(ctx, `INSERT INTO document_files (id, company_id, document_id, filename, original_filename, mime_type,
@@ -90,7 +90,7 @@ func TestSweepOrphans(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			n, err := documents.SweepOrphans(ctx, db, files, documents.OrphanAge)
+			n, err := uploads.SweepOrphans(ctx, db, files, uploads.OrphanAge)
 			if err != nil || n != 2 {
 				t.Fatalf("SweepOrphans removed %d (%v), want the 2 orphans", n, err)
 			}
@@ -106,7 +106,7 @@ func TestSweepOrphans(t *testing.T) {
 			if err := tx.Rollback(ctx); err != nil {
 				t.Fatal(err)
 			}
-			if n, err := documents.SweepOrphans(ctx, db, files, documents.OrphanAge); err != nil || n != 1 {
+			if n, err := uploads.SweepOrphans(ctx, db, files, uploads.OrphanAge); err != nil || n != 1 {
 				t.Fatalf("second sweep removed %d (%v), want the rolled-back upload's object", n, err)
 			}
 			if ok, _ := files.Exists(ctx, locked); ok {

@@ -4,6 +4,7 @@
 package pages
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"slices"
@@ -170,75 +171,65 @@ func (p *Pages) renderCloseConfirm(c echo.Context, pr auth.Principal, driverID, 
 // transactions (some arrived since) shows the confirmation again with
 // them; any other refusal shows in the period's row.
 func (p *Pages) closePeriod(c echo.Context) error {
-	pr := web.Principal(c)
-	ctx := c.Request().Context()
-	driverID, id := web.PathID(c, "id"), web.PathID(c, "period_id")
-	ref, err := p.svc.Finance.AuthorizeRecord(ctx, pr, auth.PeriodsManage, driverID, finance.PeriodRecord, id)
-	if goneRecord(err) {
-		return p.periodsRefusal(c, pr, driverID, id.String(), err, "")
-	}
-	if err != nil {
-		return err
-	}
-	_, err = p.svc.Finance.ClosePeriod(ctx, pr, ref, finance.ClosePeriodInput{Force: c.FormValue("force") == "true"})
-	if finance.PendingOf(err) != nil {
-		return p.renderCloseConfirm(c, pr, driverID, id, errorText(i18n.From(ctx), err), refusalStatus(err))
-	}
-	if refused(err) {
-		return p.periodsRefusal(c, pr, driverID, id.String(), err, "")
-	}
-	if err != nil {
-		return err
-	}
-	p.flash(c, views.FlashSuccess, "finance.flash.period_close")
-	return p.redirect(c, periodsURL(driverID))
+	in := finance.ClosePeriodInput{Force: c.FormValue("force") == "true"}
+	return p.periodAction(c, auth.PeriodsManage, "finance.flash.period_close", "",
+		func(ctx context.Context, pr auth.Principal, ref finance.Ref) error {
+			_, err := p.svc.Finance.ClosePeriod(ctx, pr, ref, in)
+			if finance.PendingOf(err) != nil {
+				return p.renderCloseConfirm(c, pr, web.PathID(c, "id"), web.PathID(c, "period_id"), errorText(i18n.From(ctx), err), refusalStatus(err))
+			}
+			return err
+		})
 }
 
 // reopenPeriod reopens a closed period with the reason from its row; a
 // refusal (no reason, a paid period) shows in the row with the reason sent.
 func (p *Pages) reopenPeriod(c echo.Context) error {
+	reason := c.FormValue("reason")
+	return p.periodAction(c, auth.PeriodsReopen, "finance.reopen.done", reason,
+		func(ctx context.Context, pr auth.Principal, ref finance.Ref) error {
+			_, err := p.svc.Finance.ReopenPeriod(ctx, pr, ref, finance.ReopenInput{Reason: &reason})
+			return err
+		})
+}
+
+// payPeriod marks a closed period paid from its row; a refusal shows in
+// the row.
+func (p *Pages) payPeriod(c echo.Context) error {
+	return p.periodAction(c, auth.PeriodsManage, "finance.flash.period_pay", "",
+		func(ctx context.Context, pr auth.Principal, ref finance.Ref) error {
+			_, err := p.svc.Finance.PayPeriod(ctx, pr, ref, nil)
+			return err
+		})
+}
+
+// periodAction is the one flow of a period's row action: the guard for
+// action, then do; a refusal of either shows in the period's row (with
+// reason, the text the row's form sent), success flashes done and goes back
+// to the periods page. do may answer the request itself (the close's
+// confirmation) and return its result.
+func (p *Pages) periodAction(c echo.Context, action auth.Action, done, reason string,
+	do func(ctx context.Context, pr auth.Principal, ref finance.Ref) error) error {
 	pr := web.Principal(c)
 	ctx := c.Request().Context()
 	driverID, id := web.PathID(c, "id"), web.PathID(c, "period_id")
-	ref, err := p.svc.Finance.AuthorizeRecord(ctx, pr, auth.PeriodsReopen, driverID, finance.PeriodRecord, id)
+	ref, err := p.svc.Finance.AuthorizeRecord(ctx, pr, action, driverID, finance.PeriodRecord, id)
 	if goneRecord(err) {
 		return p.periodsRefusal(c, pr, driverID, id.String(), err, "")
 	}
 	if err != nil {
 		return err
 	}
-	reason := c.FormValue("reason")
-	_, err = p.svc.Finance.ReopenPeriod(ctx, pr, ref, finance.ReopenInput{Reason: &reason})
+	err = do(ctx, pr, ref)
+	if c.Response().Committed {
+		return err
+	}
 	if refused(err) {
 		return p.periodsRefusal(c, pr, driverID, id.String(), err, reason)
 	}
 	if err != nil {
 		return err
 	}
-	p.flash(c, views.FlashSuccess, "finance.reopen.done")
-	return p.redirect(c, periodsURL(driverID))
-}
-
-// payPeriod marks a closed period paid from its row; a refusal shows in
-// the row.
-func (p *Pages) payPeriod(c echo.Context) error {
-	pr := web.Principal(c)
-	ctx := c.Request().Context()
-	driverID, id := web.PathID(c, "id"), web.PathID(c, "period_id")
-	ref, err := p.svc.Finance.AuthorizeRecord(ctx, pr, auth.PeriodsManage, driverID, finance.PeriodRecord, id)
-	if goneRecord(err) {
-		return p.periodsRefusal(c, pr, driverID, id.String(), err, "")
-	}
-	if err != nil {
-		return err
-	}
-	_, err = p.svc.Finance.PayPeriod(ctx, pr, ref, nil)
-	if refused(err) {
-		return p.periodsRefusal(c, pr, driverID, id.String(), err, "")
-	}
-	if err != nil {
-		return err
-	}
-	p.flash(c, views.FlashSuccess, "finance.flash.period_pay")
+	p.flash(c, views.FlashSuccess, done)
 	return p.redirect(c, periodsURL(driverID))
 }

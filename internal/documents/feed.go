@@ -19,22 +19,26 @@ const documentsFeed = "documents"
 // Feed answers a driver's documents list in feed mode (docs/change-feed.md):
 // the documents changed since (their fields, or a file version added or
 // reviewed), oldest first. Documents are never deleted, so include_deleted
-// changes nothing. driver is the guard's Ref of the driver
-// (auth.DocumentsList).
-func (s *Service) Feed(ctx context.Context, p auth.Principal, driver auth.Ref, fp feed.Params) (feed.Page[Document], error) {
-	if err := driver.Check(p, auth.DocumentsList); err != nil {
+// changes nothing. paramErr is the request's parameters' error, answered
+// after the driver's checks (403 and 404 come before a parameter's 400).
+func (s *Service) Feed(ctx context.Context, p auth.Principal, driverID uuid.UUID, fp feed.Params, paramErr error) (feed.Page[Document], error) {
+	driver, err := loadDriver(ctx, s.db, p, auth.DocumentsList, driverID)
+	if err != nil {
 		return feed.Page[Document]{}, err
+	}
+	if paramErr != nil {
+		return feed.Page[Document]{}, paramErr
 	}
 	fq, err := feed.Prepare(ctx, s.db, s.feedCodec, documentsFeed, fp)
 	if err != nil {
 		return feed.Page[Document]{}, err
 	}
-	args := postgres.Args{Values: []any{driver.CompanyID(), driver.ID()}}
+	args := postgres.Args{Values: []any{driver.CompanyID, driver.ID}}
 	sql := `SELECT d.id, d.updated_at FROM driver_documents d WHERE d.company_id = $1 AND d.driver_id = $2 AND ` +
 		fq.Where("d", false, args.Add) + ` ` + fq.OrderLimit("d", args.Add)
 	rows, err := s.db.Query(ctx, sql, args.Values...)
 	if err != nil {
-		return feed.Page[Document]{}, fmt.Errorf("feed of documents of driver %s: %w", driver.ID(), err)
+		return feed.Page[Document]{}, fmt.Errorf("feed of documents of driver %s: %w", driver.ID, err)
 	}
 	// The position comes from this statement's stamps: a document changed
 	// since reads newer below, and comes again later, never lost.
@@ -52,15 +56,15 @@ func (s *Service) Feed(ctx context.Context, p auth.Principal, driver auth.Ref, f
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return feed.Page[Document]{}, fmt.Errorf("feed of documents of driver %s: %w", driver.ID(), err)
+		return feed.Page[Document]{}, fmt.Errorf("feed of documents of driver %s: %w", driver.ID, err)
 	}
 	docs := []Document{}
 	if len(ids) > 0 {
 		// The driver's documents of live types (a retired type's are
 		// hidden here as in the list), those of the page kept.
-		all, err := queryDocuments(ctx, s.db, driver.CompanyID(), driver.ID(), nil, p.Today(), p.Grant(auth.DocumentsList) != auth.NoFiles)
+		all, err := queryDocuments(ctx, s.db, driver.CompanyID, driver.ID, nil, p.Today(), withFiles(p))
 		if err != nil {
-			return feed.Page[Document]{}, fmt.Errorf("feed of documents of driver %s: %w", driver.ID(), err)
+			return feed.Page[Document]{}, fmt.Errorf("feed of documents of driver %s: %w", driver.ID, err)
 		}
 		for _, d := range all {
 			if _, ok := stamps[d.ID]; ok {

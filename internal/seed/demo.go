@@ -356,11 +356,7 @@ func (d *demo) documents(ctx context.Context) error {
 		required[r.DocumentType] = r.Required
 	}
 	for i, driverID := range d.driverIDs {
-		driver, err := d.s.Drivers.Authorize(ctx, d.hr, auth.DocumentsList, driverID)
-		if err != nil {
-			return err
-		}
-		docs, err := d.s.Documents.List(ctx, d.hr, driver)
+		docs, err := d.s.Documents.Read(ctx, d.hr, driverID)
 		if err != nil {
 			return err
 		}
@@ -400,15 +396,11 @@ func (d *demo) documents(ctx context.Context) error {
 					u := until.AddMonths(-24 * (versions - v))
 					meta["valid_from"], meta["valid_until"] = u.AddMonths(-24).String(), u.String()
 				}
-				ref, err := d.s.Documents.Authorize(ctx, d.hr, auth.DocumentsWrite, doc.ID)
-				if err != nil {
-					return err
-				}
 				body, err := demoUpload(doc.Type, v, meta)
 				if err != nil {
 					return err
 				}
-				if _, err := d.s.Documents.Upload(ctx, d.hr, ref, body); err != nil {
+				if _, err := d.s.Documents.Upload(ctx, d.hr, driverID, doc.ID, func() (*multipart.Reader, error) { return body, nil }); err != nil {
 					return fmt.Errorf("upload %s: %w", doc.Type, err)
 				}
 			}

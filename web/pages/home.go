@@ -99,7 +99,7 @@ func (p *Pages) homeDocuments(ctx context.Context, pr auth.Principal, lang i18n.
 	if err != nil {
 		return nil, err
 	}
-	due, err := p.svc.Documents.Due(ctx, pr, docScope, homeListLimit)
+	due, err := p.svc.Documents.Due(ctx, pr, homeListLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -236,11 +236,7 @@ func (p *Pages) driverHome(ctx context.Context, pr auth.Principal, lang i18n.Lan
 	if err != nil {
 		return nil, err
 	}
-	docScope, err := pr.Scope(auth.DocumentsList)
-	if err != nil {
-		return nil, err
-	}
-	due, err := p.svc.Documents.Due(ctx, pr, docScope, homeListLimit)
+	due, err := p.svc.Documents.Due(ctx, pr, homeListLimit)
 	if err != nil {
 		return nil, err
 	}

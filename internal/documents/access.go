@@ -123,10 +123,10 @@ func mayUpload(p auth.Principal) error { return p.Require(auth.DocumentsWrite) }
 // fileRecord is a stored file version loaded for a caller's action, with
 // its document (and the document's driver's name, for messages).
 type fileRecord struct {
-	File     File
-	Doc      docRecord
-	Change   []byte // review_change: the fields sent with a pending version
-	Driver   string // the driver's name
+	File   File
+	Doc    docRecord
+	Change []byte // review_change: the fields sent with a pending version
+	Driver string // the driver's name
 }
 
 // loadFile loads file version id for the caller's action a, with the checks

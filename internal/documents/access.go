@@ -7,11 +7,14 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/holders"
 	"github.com/konvoj/konvoj/internal/postgres"
+	"github.com/konvoj/konvoj/internal/storage"
+	"github.com/konvoj/konvoj/internal/uploads"
 )
 
 // This file is where the documents area decides access (docs/errors.md,
@@ -37,10 +40,38 @@ func (d docRecord) folder() string {
 	return fmt.Sprintf("%s/%s/%s", d.CompanyID, d.DriverID, d.Type)
 }
 
-// folderQuery names the folder of document id's files in SQL, for the
-// pending record of an upload (uploads.Object.FolderQuery), the same as
-// docRecord.folder.
-const folderQuery = `SELECT concat_ws('/', d.company_id, d.driver_id, d.type) FROM driver_documents d WHERE d.id = $5`
+// uploadFolder names the folder of document $5's files in SQL, as
+// docRecord.folder does, when the caller may upload to it: its driver is
+// live, is the path's ($6, when it names one) and, for a caller limited to
+// its own records, the caller's ($7). Row-level security keeps it to the
+// caller's company.
+const uploadFolder = `SELECT concat_ws('/', d.company_id, d.driver_id, d.type)
+	FROM driver_documents d JOIN drivers dr ON dr.id = d.driver_id AND dr.company_id = d.company_id
+	WHERE d.id = $5 AND dr.deleted_at IS NULL AND ($6::uuid IS NULL OR d.driver_id = $6) AND ($7::uuid IS NULL OR d.driver_id = $7)`
+
+// recordUpload commits the pending record of file fileID of document
+// documentID (uploads.RecordPending) for the caller's upload, in the
+// statement that tells whether the caller may upload there, so that a
+// caller who may not is refused before the body is read: the role first
+// (403 Forbidden, before any query); when the statement finds no document
+// the caller may upload to, the step-by-step checks answer (403, 404).
+// The upload's transaction loads the document itself (loadDocumentTaking).
+func recordUpload(ctx context.Context, db *pgxpool.Pool, files storage.Store, p auth.Principal, driverID, documentID, fileID uuid.UUID) (uploads.Pending, error) {
+	only, err := holders.Collection(p, auth.DocumentsWrite)
+	if err != nil {
+		return uploads.Pending{}, err
+	}
+	var pathDriver *uuid.UUID
+	if driverID != uuid.Nil {
+		pathDriver = &driverID
+	}
+	pd, err := uploads.RecordPending(ctx, db, files, uploads.Object{Table: "document_files", CompanyID: p.CompanyID, ID: fileID,
+		FolderQuery: uploadFolder, FolderArgs: []any{documentID, pathDriver, only}})
+	if errors.Is(err, uploads.ErrNoFolder) {
+		return uploads.Pending{}, checkUpload(ctx, db, p, documentID, driverID)
+	}
+	return pd, err
+}
 
 // documentColumns are what loadDocument reads of a document joined with
 // its live driver (dr).
@@ -103,10 +134,9 @@ func documentMissing(ctx context.Context, q postgres.DBTX, p auth.Principal, id 
 	return holders.Hidden(ctx, q, p, "driver_documents", id, apperr.NotFound("msg.common.not_found.document"))
 }
 
-// checkUpload is the access check of an upload whose body or pending record
-// failed before its document was loaded: the caller's refusal (403, 404)
-// comes before the body's problem, which is answered otherwise.
-func checkUpload(ctx context.Context, q postgres.DBTX, p auth.Principal, id, driverID uuid.UUID, bodyErr error) error {
+// checkUpload answers an upload whose document recordUpload did not find:
+// the checks of loadDocument and the path's driver, in order.
+func checkUpload(ctx context.Context, q postgres.DBTX, p auth.Principal, id, driverID uuid.UUID) error {
 	d, err := loadDocument(ctx, q, p, auth.DocumentsWrite, id, false)
 	if err != nil {
 		return err
@@ -114,11 +144,8 @@ func checkUpload(ctx context.Context, q postgres.DBTX, p auth.Principal, id, dri
 	if driverID != uuid.Nil && d.DriverID != driverID {
 		return apperr.NotFound("msg.common.not_found.document")
 	}
-	return bodyErr
+	return apperr.NotFound("msg.common.not_found.document") // gone meanwhile
 }
-
-// mayUpload is the role check of an upload, before its body is read.
-func mayUpload(p auth.Principal) error { return p.Require(auth.DocumentsWrite) }
 
 // fileRecord is a stored file version loaded for a caller's action, with
 // its document (and the document's driver's name, for messages).

@@ -3,7 +3,6 @@ package documents
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"mime/multipart"
 	"time"
@@ -92,11 +91,13 @@ func (s *Service) Read(ctx context.Context, p auth.Principal, driverID uuid.UUID
 // valid_until, meta) and applies the metadata, all or nothing. driverID is
 // the driver the request's path names with the document (the document
 // page; uuid.Nil: none), whose document it must be (404). body opens the
-// request's body once the role is checked; when the body is refused, the
-// caller's refusal (403, 404) is answered before the body's problem.
+// request's body once the caller is checked: a caller who may not upload
+// there is refused before anything is read.
 //
-// The file is spooled to a temporary file first (type, size and SHA-256
-// known, never held in memory). Then, in one transaction: the document is
+// The pending record of the file is committed first, in the statement that
+// checks the caller (recordUpload). Then the file is spooled to a temporary
+// file (type, size and SHA-256 known, never held in memory). Then, in one
+// transaction: the document is
 // loaded, checked and locked, so concurrent uploads to one document take
 // versions one after the other; the old current version is cleared, the
 // new row inserted as current, the file written to the store, the
@@ -104,18 +105,18 @@ func (s *Service) Read(ctx context.Context, p auth.Principal, driverID uuid.UUID
 // If anything fails after the store write, including the commit, the
 // stored object is deleted again.
 func (s *Service) Upload(ctx context.Context, p auth.Principal, driverID, documentID uuid.UUID, body func() (*multipart.Reader, error)) (*File, error) {
-	if err := mayUpload(p); err != nil {
+	fileID := uuid.New()
+	pending, err := recordUpload(ctx, s.db, s.files, p, driverID, documentID, fileID)
+	if err != nil {
 		return nil, err
 	}
 	up, ch, err := s.readUpload(body)
 	if err != nil {
-		return nil, checkUpload(ctx, s.db, p, documentID, driverID, err)
+		uploads.ForgetPending(ctx, s.db, pending, &err)
+		return nil, err
 	}
 	defer up.Remove()
-	f, err := s.store(ctx, p, driverID, documentID, up, ch)
-	if errors.Is(err, uploads.ErrNoFolder) {
-		return nil, checkUpload(ctx, s.db, p, documentID, driverID, apperr.NotFound("msg.common.not_found.document"))
-	}
+	f, err := s.store(ctx, p, driverID, documentID, fileID, pending, up, ch)
 	if err != nil {
 		return nil, err
 	}
@@ -135,19 +136,16 @@ func (s *Service) readUpload(body func() (*multipart.Reader, error)) (*uploads.R
 	return readUpload(mr, s.maxBytes, "")
 }
 
-func (s *Service) store(ctx context.Context, p auth.Principal, driverID, documentID uuid.UUID, up *uploads.Received, ch change) (*File, error) {
+func (s *Service) store(ctx context.Context, p auth.Principal, driverID, documentID, fileID uuid.UUID, pending uploads.Pending,
+	up *uploads.Received, ch change) (*File, error) {
 	today := p.Today()
 	f := &File{
-		ID: uuid.New(), DocumentID: documentID,
+		ID: fileID, DocumentID: documentID,
 		MimeType: up.MimeType(), SizeBytes: up.Size(), IsCurrent: true,
 		StorageDisk: s.files.Disk(), HashSHA256: up.SHA256(), UploadedBy: &p.UserID,
 		Review: Review{Status: ReviewApproved},
 	}
-	// The pending record names the folder of the document's files before
-	// the transaction loads the document.
-	obj := uploads.Object{Table: "document_files", CompanyID: p.CompanyID, ID: f.ID,
-		FolderQuery: folderQuery, FolderArgs: []any{documentID}}
-	err := uploads.StoreTaking(ctx, s.db, s.files, up, obj, func(tx pgx.Tx, take uploads.Take, put func(string) error) error {
+	err := uploads.StoreRecorded(ctx, s.db, s.files, up, pending, func(tx pgx.Tx, take uploads.Take, put func(string) error) error {
 		var taken bool
 		doc, err := loadDocumentTaking(ctx, tx, p, auth.DocumentsWrite, documentID, true, take.SQL(2), take.Args(), &taken)
 		if err != nil {

@@ -29,20 +29,21 @@ type Object struct {
 	ID        uuid.UUID
 	Folder    string
 	// FolderQuery, when set, finds Folder in the statement that commits
-	// the pending record, for a folder named by a row that the upload's
-	// transaction loads only later (a document's driver and type): a
-	// query of one text column whose parameters are FolderArgs, numbered
-	// from $5. When it finds no row, nothing is recorded and StoreInTx
-	// answers ErrNoFolder.
+	// the pending record (RecordPending), for a folder named by a row that
+	// the upload's transaction loads only later (a document's driver and
+	// type): a query of one text column whose parameters are FolderArgs,
+	// numbered from $5. When it finds no row, nothing is recorded and the
+	// answer is ErrNoFolder.
 	FolderQuery string
 	FolderArgs  []any
 }
 
-// ErrNoFolder is StoreInTx's answer when the object's FolderQuery finds no
-// row: the row the folder is named by is gone or hidden from the caller.
+// ErrNoFolder is RecordPending's answer when the object's FolderQuery
+// finds no row: the row the folder is named by is gone, hidden from the
+// caller, or not one the caller may upload to.
 var ErrNoFolder = errors.New("uploads: the folder's row was not found")
 
-// Take is handed to fn by StoreTaking: the statement that takes the
+// Take is handed to fn by StoreRecorded: the statement that takes the
 // object's pending record, for the caller's first statement in the
 // transaction to run as a WITH query, and Taken, which fn calls with
 // whether that statement deleted the record, before it calls put.
@@ -98,24 +99,53 @@ func StoreInTx(ctx context.Context, db *pgxpool.Pool, files storage.Store, r *Re
 	return store(ctx, db, files, r, o, false, func(tx pgx.Tx, _ Take, put func(string) error) error { return fn(tx, put) })
 }
 
-// StoreTaking is StoreInTx whose fn takes the pending record itself, in
-// its first statement of the transaction (a WITH query of Take.SQL beside
-// the read it runs first anyway, which saves the transaction a statement),
-// and reports with Take.Taken whether it did, before it calls put.
-func StoreTaking(ctx context.Context, db *pgxpool.Pool, files storage.Store, r *Received, o Object,
-	fn func(tx pgx.Tx, take Take, put func(path string) error) error) error {
-	return store(ctx, db, files, r, o, true, fn)
-}
+// Pending is an object's pending record committed before its upload's
+// body is read (RecordPending), for an upload whose folder is named by a
+// row that also tells whether the caller may upload there: the statement
+// that records it refuses the caller before anything is read.
+type Pending struct{ o Object }
 
-func store(ctx context.Context, db *pgxpool.Pool, files storage.Store, r *Received, o Object, takes bool,
-	fn func(tx pgx.Tx, take Take, put func(path string) error) error) error {
-	faults.At(faults.BodyReceived)
+// RecordPending commits the pending record of o (of o.FolderQuery, whose
+// ErrNoFolder refuses the upload) before the body is read; the upload goes
+// on with StoreRecorded, or ForgetPending when its body is refused.
+func RecordPending(ctx context.Context, db *pgxpool.Pool, files storage.Store, o Object) (Pending, error) {
 	o, err := recordPending(ctx, db, files.Disk(), o)
 	if err != nil {
-		return err
+		return Pending{}, err
+	}
+	return Pending{o: o}, nil
+}
+
+// ForgetPending deletes the pending record of an upload whose body was
+// refused (nothing was stored); a failure is joined to *err, and the
+// sweeper deletes the record later.
+func ForgetPending(ctx context.Context, db *pgxpool.Pool, pd Pending, err *error) {
+	forgetPending(ctx, db, pd.o, err)
+}
+
+// StoreRecorded is StoreInTx for an object whose pending record is
+// committed already (RecordPending), whose fn takes the record itself, in
+// its first statement of the transaction (a WITH query of Take.SQL beside
+// the read it runs first anyway, which saves the transaction a
+// statement), and reports with Take.Taken whether it did, before it calls
+// put.
+func StoreRecorded(ctx context.Context, db *pgxpool.Pool, files storage.Store, r *Received, pd Pending,
+	fn func(tx pgx.Tx, take Take, put func(path string) error) error) error {
+	return store(ctx, db, files, r, pd.o, true, fn)
+}
+
+func store(ctx context.Context, db *pgxpool.Pool, files storage.Store, r *Received, o Object, recorded bool,
+	fn func(tx pgx.Tx, take Take, put func(path string) error) error) error {
+	faults.At(faults.BodyReceived)
+	takes := recorded
+	if !recorded {
+		var err error
+		if o, err = recordPending(ctx, db, files.Disk(), o); err != nil {
+			return err
+		}
 	}
 	stored := ""
-	err = postgres.InTx(ctx, db, func(tx pgx.Tx) error {
+	err := postgres.InTx(ctx, db, func(tx pgx.Tx) error {
 		taken := false
 		if !takes {
 			// First, so that the record stays locked while the object is

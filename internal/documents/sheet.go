@@ -17,7 +17,8 @@ type Sheet struct {
 	DriverName   string
 	DriverNumber string
 	Document     Document
-	// Versions are the file versions, newest first, when ShowVersions.
+	// Versions are the file versions, newest first, when ShowVersions;
+	// then Document.Files is left out (nil).
 	Versions []Version
 	// ShowVersions: the caller may read the versions; CanUpload: it may
 	// upload a new one.
@@ -39,7 +40,9 @@ func (s *Service) Sheet(ctx context.Context, p auth.Principal, driverID, documen
 	askReview := sh.ShowVersions && sh.CanUpload && !reviewsOwnChanges(p)
 	var versionsErr error
 	driver, err := loadNamedDriverWith(ctx, s.db, p, auth.DocumentsList, driverID, func(b *pgx.Batch) {
-		queueDocuments(b, p.CompanyID, driverID, nil, p.Today(), withFiles(p), &docs)
+		// The versions say how many files the document has: the files of
+		// the driver's other documents are not shown.
+		queueDocuments(b, p.CompanyID, driverID, nil, p.Today(), withFiles(p) && !sh.ShowVersions, &docs)
 		if sh.ShowVersions {
 			b.Queue(versionsSQL, documentID, p.CompanyID).Query(func(rows pgx.Rows) error {
 				sh.Versions, versionsErr = scanVersions(rows)

@@ -43,6 +43,9 @@ func (p *Pages) documentData(c echo.Context, driverID, documentID uuid.UUID) (vi
 		ShowVersions: sh.ShowVersions,
 		Document:     documentCard(lang, sh.DriverID, sh.Document),
 	}
+	if sh.ShowVersions {
+		d.Document.Versions = len(sh.Versions)
+	}
 	for _, v := range sh.Versions {
 		who := lang.T("history.unknown")
 		if v.UploadedBy != nil {

@@ -126,14 +126,13 @@ func (s *Service) Upload(ctx context.Context, p auth.Principal, driverID, docume
 	return f, nil
 }
 
-// readUpload opens the body and reads it (readUpload's form); the stem of
-// an unnamed file is the document's type, known once it is loaded.
+// readUpload opens the body and reads it (readUpload's form).
 func (s *Service) readUpload(body func() (*multipart.Reader, error)) (*uploads.Received, change, error) {
 	mr, err := body()
 	if err != nil {
 		return nil, change{}, err
 	}
-	return readUpload(mr, s.maxBytes, "")
+	return readUpload(mr, s.maxBytes)
 }
 
 func (s *Service) store(ctx context.Context, p auth.Principal, driverID, documentID, fileID uuid.UUID, pending uploads.Pending,

@@ -15,6 +15,7 @@ import (
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/storage"
 	"github.com/konvoj/konvoj/internal/uploads"
+	"github.com/konvoj/konvoj/internal/webhooks"
 )
 
 // This file is where the documents area decides access (docs/errors.md,
@@ -88,15 +89,16 @@ func (d *docRecord) scanTargets() []any {
 // the caller's own for a caller limited to its own (403 AccessDenied).
 // With lock the row stays locked for the rest of q's transaction.
 func loadDocument(ctx context.Context, q postgres.DBTX, p auth.Principal, a auth.Action, id uuid.UUID, lock bool) (docRecord, error) {
-	return loadDocumentTaking(ctx, q, p, a, id, lock, "", nil, nil)
+	return loadDocumentTaking(ctx, q, p, a, id, lock, "", nil, nil, "", nil)
 }
 
 // loadDocumentTaking is loadDocument whose statement runs take too, a
 // data-modifying query as a WITH (an upload's pending record,
-// uploads.Take.SQL, with takeArgs from $2): *taken says whether it
-// returned a row.
+// uploads.Take.SQL, with takeArgs from $2), and asks whether a webhook
+// endpoint of the caller's company wants event: *taken says whether take
+// returned a row, *wanted the endpoints' answer.
 func loadDocumentTaking(ctx context.Context, q postgres.DBTX, p auth.Principal, a auth.Action, id uuid.UUID, lock bool,
-	take string, takeArgs []any, taken *bool) (docRecord, error) {
+	take string, takeArgs []any, taken *bool, event string, wanted *bool) (docRecord, error) {
 	if err := p.Require(a); err != nil {
 		return docRecord{}, err
 	}
@@ -105,9 +107,10 @@ func loadDocumentTaking(ctx context.Context, q postgres.DBTX, p auth.Principal, 
 	targets := d.scanTargets()
 	args := []any{id}
 	if take != "" {
-		sql = `WITH taken AS (` + take + `) SELECT ` + documentColumns + `, EXISTS (SELECT FROM taken)`
-		targets = append(targets, taken)
-		args = append(args, takeArgs...)
+		n := 2 + len(takeArgs)
+		sql = `WITH taken AS (` + take + `) SELECT ` + documentColumns + `, EXISTS (SELECT FROM taken), ` + webhooks.WantedSQL(n, n+1)
+		targets = append(targets, taken, wanted)
+		args = append(append(args, takeArgs...), p.CompanyID, []string{event})
 	}
 	sql += ` FROM driver_documents d JOIN drivers dr ON dr.id = d.driver_id AND dr.company_id = d.company_id
 		WHERE d.id = $1 AND dr.deleted_at IS NULL`

@@ -145,8 +145,11 @@ func (s *Service) store(ctx context.Context, p auth.Principal, driverID, documen
 		Review: Review{Status: ReviewApproved},
 	}
 	err := uploads.StoreRecorded(ctx, s.db, s.files, up, pending, func(tx pgx.Tx, take uploads.Take, put func(string) error) error {
-		var taken bool
-		doc, err := loadDocumentTaking(ctx, tx, p, auth.DocumentsWrite, documentID, true, take.SQL(2), take.Args(), &taken)
+		// One statement loads and locks the document, takes the pending
+		// record and asks whether anyone listens for the event.
+		var taken, wanted bool
+		doc, err := loadDocumentTaking(ctx, tx, p, auth.DocumentsWrite, documentID, true, take.SQL(2), take.Args(), &taken,
+			webhooks.DocumentFileUploaded, &wanted)
 		if err != nil {
 			return err
 		}
@@ -219,7 +222,7 @@ func (s *Service) store(ctx context.Context, p auth.Principal, driverID, documen
 			}); err != nil {
 				return err
 			}
-			return emitDocument(ctx, tx, doc, today, webhooks.DocumentFileUploaded)
+			return emitWanted(ctx, tx, doc, today, webhooks.DocumentFileUploaded, wanted)
 		}
 		if err := saveDocument(ctx, tx, doc, after, &f.ID); err != nil {
 			return err
@@ -236,7 +239,7 @@ func (s *Service) store(ctx context.Context, p auth.Principal, driverID, documen
 		}); err != nil {
 			return err
 		}
-		return emitDocument(ctx, tx, doc, today, webhooks.DocumentFileUploaded)
+		return emitWanted(ctx, tx, doc, today, webhooks.DocumentFileUploaded, wanted)
 	})
 	if err != nil {
 		return nil, err
@@ -248,8 +251,17 @@ func (s *Service) store(ctx context.Context, p auth.Principal, driverID, documen
 // API returns it to HR (with its files), docs/webhooks.md.
 func emitDocument(ctx context.Context, tx pgx.Tx, doc docRecord, today civil.Date, event string) error {
 	wanted, err := webhooks.Wanted(ctx, tx, doc.CompanyID, event)
-	if err != nil || !wanted {
+	if err != nil {
 		return err
+	}
+	return emitWanted(ctx, tx, doc, today, event, wanted)
+}
+
+// emitWanted is emitDocument for a caller that asked whether anyone
+// listens (webhooks.WantedSQL) in a statement of its own.
+func emitWanted(ctx context.Context, tx pgx.Tx, doc docRecord, today civil.Date, event string, wanted bool) error {
+	if !wanted {
+		return nil
 	}
 	docs, err := queryDocuments(ctx, tx, doc.CompanyID, doc.DriverID, &doc.ID, today, true)
 	if err != nil {

@@ -44,11 +44,12 @@ func (d docRecord) folder() string {
 // uploadFolder names the folder of document $5's files in SQL, as
 // docRecord.folder does, when the caller may upload to it: its driver is
 // live, is the path's ($6, when it names one) and, for a caller limited to
-// its own records, the caller's ($7). Row-level security keeps it to the
-// caller's company.
+// its own records, the caller's ($7), and it is of the caller's company
+// ($8; row-level security says so too).
 const uploadFolder = `SELECT concat_ws('/', d.company_id, d.driver_id, d.type)
 	FROM driver_documents d JOIN drivers dr ON dr.id = d.driver_id AND dr.company_id = d.company_id
-	WHERE d.id = $5 AND dr.deleted_at IS NULL AND ($6::uuid IS NULL OR d.driver_id = $6) AND ($7::uuid IS NULL OR d.driver_id = $7)`
+	WHERE d.id = $5 AND dr.deleted_at IS NULL AND ($6::uuid IS NULL OR d.driver_id = $6) AND ($7::uuid IS NULL OR d.driver_id = $7)
+		AND d.company_id = $8`
 
 // recordUpload commits the pending record of file fileID of document
 // documentID (uploads.RecordPending) for the caller's upload, in the
@@ -67,7 +68,7 @@ func recordUpload(ctx context.Context, db *pgxpool.Pool, files storage.Store, p 
 		pathDriver = &driverID
 	}
 	pd, err := uploads.RecordPending(ctx, db, files, uploads.Object{Table: "document_files", CompanyID: p.CompanyID, ID: fileID,
-		FolderQuery: uploadFolder, FolderArgs: []any{documentID, pathDriver, only}})
+		FolderQuery: uploadFolder, FolderArgs: []any{documentID, pathDriver, only, p.CompanyID}})
 	if errors.Is(err, uploads.ErrNoFolder) {
 		return uploads.Pending{}, checkUpload(ctx, db, p, documentID, driverID)
 	}

@@ -2,6 +2,7 @@ package documents
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -250,38 +251,53 @@ type driverRecord struct {
 	Number    string
 }
 
-// loadNamedDriverWith loads driver id with its name for the caller's
-// action a, with holders' checks, and the statements queue adds (which
-// must read only the caller's company) in the same round trip. A lookup
-// that finds nothing falls back to holders.LoadDriver for the answer.
-func loadNamedDriverWith(ctx context.Context, q postgres.DBTX, p auth.Principal, a auth.Action, id uuid.UUID, queue func(b *pgx.Batch)) (driverRecord, error) {
+// sheetDriver loads driver id with its name for the caller's action a,
+// with holders' checks, and, when versions is set, the versions of its
+// document documentID (versionsJSON) in the same statement; the statements
+// queue adds (which must read only the caller's company) go in the same
+// round trip. The versions and the queued results may be used only when
+// it returns no error. A lookup that finds nothing falls back to
+// holders.LoadDriver for the answer.
+func sheetDriver(ctx context.Context, q postgres.DBTX, p auth.Principal, a auth.Action, id, documentID uuid.UUID, versions bool,
+	queue func(b *pgx.Batch)) (driverRecord, []Version, error) {
 	if err := p.Require(a); err != nil {
-		return driverRecord{}, err
+		return driverRecord{}, nil, err
 	}
 	d := driverRecord{ID: id}
+	var list []Version
 	found := false
 	b := &pgx.Batch{}
-	b.Queue(`SELECT company_id, concat_ws(' ', first_name, middle_name, last_name), internal_number
-		FROM drivers WHERE id = $1 AND deleted_at IS NULL`, id).QueryRow(func(row pgx.Row) error {
-		err := row.Scan(&d.CompanyID, &d.Name, &d.Number)
+	b.Queue(`SELECT dr.company_id, concat_ws(' ', dr.first_name, dr.middle_name, dr.last_name), dr.internal_number,
+			CASE WHEN $3 THEN (`+versionsJSON+`) END
+		FROM drivers dr WHERE dr.id = $1 AND dr.deleted_at IS NULL`, id, documentID, versions).QueryRow(func(row pgx.Row) error {
+		var raw []byte
+		err := row.Scan(&d.CompanyID, &d.Name, &d.Number, &raw)
 		if postgres.IsNotFound(err) {
 			return nil
 		}
-		found = err == nil
-		return err
+		if err != nil {
+			return err
+		}
+		found = true
+		if raw != nil {
+			if err := json.Unmarshal(raw, &list); err != nil {
+				return fmt.Errorf("versions of document %s: %w", documentID, err)
+			}
+		}
+		return nil
 	})
 	queue(b)
 	if err := q.SendBatch(ctx, b).Close(); err != nil {
-		return driverRecord{}, fmt.Errorf("load driver %s: %w", id, err)
+		return driverRecord{}, nil, fmt.Errorf("load driver %s: %w", id, err)
 	}
 	if !found {
 		if _, err := holders.LoadDriver(ctx, q, p, a, id); err != nil {
-			return driverRecord{}, err
+			return driverRecord{}, nil, err
 		}
-		return driverRecord{}, apperr.NotFound("msg.common.not_found.driver") // deleted meanwhile
+		return driverRecord{}, nil, apperr.NotFound("msg.common.not_found.driver") // deleted meanwhile
 	}
 	if err := holders.Reach(p, a, d.CompanyID, d.ID); err != nil {
-		return driverRecord{}, err
+		return driverRecord{}, nil, err
 	}
-	return d, nil
+	return d, list, nil
 }

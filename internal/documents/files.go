@@ -389,6 +389,16 @@ const versionsSQL = `
 	WHERE f.document_id = $1 AND f.company_id = $2
 	ORDER BY f.version DESC`
 
+// versionsJSON is versionsSQL as one JSON array of Version objects, for
+// document $2 of the company of the driver dr it is a column of.
+const versionsJSON = `SELECT coalesce(json_agg(v ORDER BY v.version DESC), '[]') FROM (
+	SELECT f.id, f.version, f.is_current, f.filename, f.original_filename, f.size_bytes, f.mime_type,
+		coalesce(nullif(btrim(concat_ws(' ', u.first_name, u.last_name)), ''), u.email) AS uploaded_by, f.uploaded_at,
+		f.review_status, f.review_reason,
+		coalesce(nullif(btrim(concat_ws(' ', r.first_name, r.last_name)), ''), r.email) AS reviewed_by, f.reviewed_at
+	FROM document_files f LEFT JOIN users u ON u.id = f.uploaded_by LEFT JOIN users r ON r.id = f.reviewed_by
+	WHERE f.document_id = $2 AND f.company_id = dr.company_id) v`
+
 func scanVersions(rows pgx.Rows) ([]Version, error) {
 	return postgres.AppendRows(nil, rows, func(row pgx.Row, v *Version) error {
 		return row.Scan(&v.ID, &v.Version, &v.IsCurrent, &v.Filename, &v.OriginalFilename, &v.SizeBytes, &v.MimeType, &v.UploadedBy, &v.UploadedAt,

@@ -2,7 +2,6 @@ package documents
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -38,17 +37,10 @@ func (s *Service) Sheet(ctx context.Context, p auth.Principal, driverID, documen
 	var docs []Document
 	review := map[string]bool{}
 	askReview := sh.ShowVersions && sh.CanUpload && !reviewsOwnChanges(p)
-	var versionsErr error
-	driver, err := loadNamedDriverWith(ctx, s.db, p, auth.DocumentsList, driverID, func(b *pgx.Batch) {
+	driver, versions, err := sheetDriver(ctx, s.db, p, auth.DocumentsList, driverID, documentID, sh.ShowVersions, func(b *pgx.Batch) {
 		// The versions say how many files the document has: the files of
 		// the driver's other documents are not shown.
 		queueDocuments(b, p.CompanyID, driverID, nil, p.Today(), withFiles(p) && !sh.ShowVersions, &docs)
-		if sh.ShowVersions {
-			b.Queue(versionsSQL, documentID, p.CompanyID).Query(func(rows pgx.Rows) error {
-				sh.Versions, versionsErr = scanVersions(rows)
-				return versionsErr
-			})
-		}
 		if askReview {
 			b.Queue(`SELECT document_type, requires_review FROM konvoj_document_rules($1)`, p.CompanyID).Query(func(rows pgx.Rows) error {
 				var typ string
@@ -64,9 +56,7 @@ func (s *Service) Sheet(ctx context.Context, p auth.Principal, driverID, documen
 	if err != nil {
 		return nil, err
 	}
-	if versionsErr != nil {
-		return nil, fmt.Errorf("versions of document %s: %w", documentID, versionsErr)
-	}
+	sh.Versions = versions
 	sh.DriverID, sh.DriverName, sh.DriverNumber = driver.ID, driver.Name, driver.Number
 	found := false
 	for _, d := range docs {

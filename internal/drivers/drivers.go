@@ -73,19 +73,6 @@ type Driver struct {
 // the caller (docs/permissions.md): a page leaves them out.
 func (d Driver) PersonalHidden() bool { return d.personalHidden }
 
-// forCaller withholds the personal fields from a caller who may not read
-// them: the values are cleared here, in the service, so no front can show
-// them, and MarshalJSON leaves their keys out.
-func (d Driver) forCaller(p auth.Principal) Driver {
-	if p.Grant(auth.DriversPersonal) != auth.Deny {
-		return d
-	}
-	d.BirthDate, d.RodneCislo, d.RegistrationAddress, d.ResidenceAddress = nil, nil, nil, nil
-	d.BankCountry, d.BankAccount, d.IBAN, d.SWIFT = nil, nil, nil, nil
-	d.personalHidden = true
-	return d
-}
-
 // MarshalJSON writes the driver; without the personal fields' keys when
 // they are withheld.
 func (d Driver) MarshalJSON() ([]byte, error) {

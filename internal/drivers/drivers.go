@@ -4,8 +4,9 @@
 // offset and signed-cursor pagination, document summaries computed in SQL).
 //
 // The service is the security boundary: every method takes the caller's
-// Principal and applies the permission matrix and tenancy checks in the
-// order of docs/errors.md before it touches data.
+// Principal and the ids, and the loaders of access.go decide access (the
+// permission matrix and tenancy checks, in the order of docs/errors.md) as
+// they load the record the method then works on.
 package drivers
 
 import (

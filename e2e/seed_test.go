@@ -60,11 +60,7 @@ func (a *App) seedDrivers(t *testing.T, company uuid.UUID, list []seedDriver) ma
 		if len(s.Docs) == 0 {
 			continue
 		}
-		driver, err := svc.Drivers.Authorize(ctx, hr, auth.DocumentsList, id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		list, err := svc.Documents.List(ctx, hr, driver)
+		list, err := svc.Documents.Read(ctx, hr, id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,11 +97,7 @@ func (a *App) seedServices(t *testing.T, company uuid.UUID) (services.Set, auth.
 func (a *App) uploadDocument(t *testing.T, company, driverID uuid.UUID, docType, validUntil string) {
 	t.Helper()
 	svc, hr := a.seedServices(t, company)
-	driver, err := svc.Drivers.Authorize(context.Background(), hr, auth.DocumentsList, driverID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	list, err := svc.Documents.List(context.Background(), hr, driver)
+	list, err := svc.Documents.Read(context.Background(), hr, driverID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/feed"
 	"github.com/konvoj/konvoj/internal/postgres"
+	"github.com/konvoj/konvoj/internal/tenants"
 )
 
 // documentsFeed names the documents feed in its cursors.
@@ -19,10 +20,16 @@ const documentsFeed = "documents"
 // Feed answers a driver's documents list in feed mode (docs/change-feed.md):
 // the documents changed since (their fields, or a file version added or
 // reviewed), oldest first. Documents are never deleted, so include_deleted
-// changes nothing. driver is the guard's Ref of the driver
-// (auth.DocumentsList).
-func (s *Service) Feed(ctx context.Context, p auth.Principal, driver auth.Ref, fp feed.Params) (feed.Page[Document], error) {
-	if err := driver.Check(p, auth.DocumentsList); err != nil {
+// changes nothing. The driver is checked for the caller first
+// (auth.DocumentsList); read gives the feed's parameters, or their 400,
+// after that.
+func (s *Service) Feed(ctx context.Context, p auth.Principal, driverID uuid.UUID, read func(*feed.Params) error) (feed.Page[Document], error) {
+	driver, err := tenants.AuthorizeDriver(ctx, s.db, p, auth.DocumentsList, driverID)
+	if err != nil {
+		return feed.Page[Document]{}, err
+	}
+	var fp feed.Params
+	if err := read(&fp); err != nil {
 		return feed.Page[Document]{}, err
 	}
 	fq, err := feed.Prepare(ctx, s.db, s.feedCodec, documentsFeed, fp)

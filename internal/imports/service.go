@@ -412,8 +412,7 @@ func (s *Service) run(ctx context.Context, company, id uuid.UUID) error {
 	if userID != nil {
 		p.UserID = *userID
 	}
-	company0, err := p.Scope(auth.DriversImport)
-	if err != nil {
+	if _, err := p.Scope(auth.DriversImport); err != nil {
 		return s.fail(ctx, company, id, err)
 	}
 	var m map[string]string
@@ -458,7 +457,7 @@ func (s *Service) run(ctx context.Context, company, id uuid.UUID) error {
 		}
 		return webhooks.Emit(ctx, tx, company, webhooks.ImportCompleted, im)
 	}
-	res, err := s.drivers.Import(ctx, p, company0, rows, drivers.ImportOptions{ID: id, DryRun: dryRun, Progress: progress, Finish: finish})
+	res, err := s.drivers.Import(ctx, p, rows, drivers.ImportOptions{ID: id, DryRun: dryRun, Progress: progress, Finish: finish})
 	if err != nil {
 		return s.fail(ctx, company, id, err)
 	}

@@ -125,11 +125,7 @@ func (p *Pages) auditLog(c echo.Context) error {
 		}
 		f.DriverIDs = []uuid.UUID{id}
 		d.PickedDriver = &views.DriverRef{Name: st.DriverID}
-		ref, err := p.svc.Drivers.Authorize(ctx, pr, auth.DriversRead, id)
-		var drv drivers.Driver
-		if err == nil {
-			drv, err = p.svc.Drivers.Get(ctx, pr, ref)
-		}
+		drv, err := p.svc.Drivers.Read(ctx, pr, id)
 		switch kind := apperr.KindOf(err); {
 		case err == nil:
 			d.PickedDriver = &views.DriverRef{URL: driverURL(drv.ID), Name: fullName(drv), Number: drv.InternalNumber}
@@ -142,11 +138,7 @@ func (p *Pages) auditLog(c echo.Context) error {
 		unpick.DriverID, unpick.Page = "", 1
 		d.UnpickURL = unpick.url()
 	} else if st.Driver != "" {
-		drvScope, err := pr.Scope(auth.DriversRead)
-		if err != nil {
-			return err
-		}
-		res, err := p.svc.Drivers.List(ctx, pr, drvScope, drivers.ListParams{Search: st.Driver, SortBy: "last_name", Page: 1, PerPage: auditDriverMatches})
+		res, err := p.svc.Drivers.List(ctx, pr, listParams(drivers.ListParams{Search: st.Driver, SortBy: "last_name", Page: 1, PerPage: auditDriverMatches}))
 		if apperr.KindOf(err) == apperr.KindValidation {
 			problems = append(problems, translatedMessages(lang, err)...)
 			res, err = drivers.ListResult{}, nil

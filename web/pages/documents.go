@@ -34,11 +34,7 @@ func (p *Pages) documentData(c echo.Context, driverID, documentID uuid.UUID) (vi
 	lang := i18n.From(ctx)
 	// A role that may read the driver but not its documents (the
 	// accountant) is refused here (403).
-	driver, err := p.svc.Drivers.Authorize(ctx, pr, auth.DocumentsList, driverID)
-	if err != nil {
-		return views.DocumentPageData{}, err
-	}
-	drv, err := p.svc.Drivers.Get(ctx, pr, driver)
+	drv, err := p.svc.Drivers.Get(ctx, pr, auth.DocumentsList, driverID)
 	if err != nil {
 		return views.DocumentPageData{}, err
 	}

@@ -274,11 +274,7 @@ func localBack(raw, prefix, fallback string) string {
 // guard for reading it, which every finance reader passes).
 func (p *Pages) driverHeader(c echo.Context, pr auth.Principal, id uuid.UUID) (views.DriverHeader, error) {
 	ctx := c.Request().Context()
-	ref, err := p.svc.Drivers.Authorize(ctx, pr, auth.DriversRead, id)
-	if err != nil {
-		return views.DriverHeader{}, err
-	}
-	d, err := p.svc.Drivers.Get(ctx, pr, ref)
+	d, err := p.svc.Drivers.Read(ctx, pr, id)
 	if err != nil {
 		return views.DriverHeader{}, err
 	}

@@ -147,11 +147,7 @@ func (p *Pages) queueData(c echo.Context, pr auth.Principal, company auth.Ref, s
 // driversNamed finds the drivers a name or number search matches (as the
 // drivers list searches: accent-insensitive), at most 100.
 func (p *Pages) driversNamed(c echo.Context, pr auth.Principal, search string) ([]uuid.UUID, error) {
-	company, err := pr.Scope(auth.DriversRead)
-	if err != nil {
-		return nil, err
-	}
-	res, err := p.svc.Drivers.List(c.Request().Context(), pr, company, drivers.ListParams{Search: search, Page: 1, PerPage: 100})
+	res, err := p.svc.Drivers.List(c.Request().Context(), pr, listParams(drivers.ListParams{Search: search, Page: 1, PerPage: 100}))
 	if apperr.KindOf(err) == apperr.KindValidation {
 		return nil, nil
 	}

@@ -91,11 +91,7 @@ func (p *Pages) homeDocuments(ctx context.Context, pr auth.Principal, lang i18n.
 	if err != nil {
 		return nil, err
 	}
-	drvScope, err := pr.Scope(auth.DriversRead)
-	if err != nil {
-		return nil, err
-	}
-	counts, err := p.svc.Drivers.DocumentStatusCounts(ctx, pr, docScope)
+	counts, err := p.svc.Drivers.DocumentStatusCounts(ctx, pr)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +99,7 @@ func (p *Pages) homeDocuments(ctx context.Context, pr auth.Principal, lang i18n.
 	if err != nil {
 		return nil, err
 	}
-	notReady, err := p.svc.Drivers.NotReady(ctx, pr, drvScope, homeListLimit)
+	notReady, err := p.svc.Drivers.NotReady(ctx, pr, homeListLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -232,10 +228,6 @@ func (p *Pages) driverHome(ctx context.Context, pr auth.Principal, lang i18n.Lan
 	if err != nil {
 		return nil, err
 	}
-	scope, err := pr.Scope(auth.DriversRead)
-	if err != nil {
-		return nil, err
-	}
 	docScope, err := pr.Scope(auth.DocumentsList)
 	if err != nil {
 		return nil, err
@@ -244,7 +236,7 @@ func (p *Pages) driverHome(ctx context.Context, pr auth.Principal, lang i18n.Lan
 	if err != nil {
 		return nil, err
 	}
-	notReady, err := p.svc.Drivers.NotReady(ctx, pr, scope, 1)
+	notReady, err := p.svc.Drivers.NotReady(ctx, pr, 1)
 	if err != nil {
 		return nil, err
 	}

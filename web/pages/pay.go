@@ -47,11 +47,7 @@ func (p *Pages) payPage(c echo.Context) error {
 	d := views.PayData{DriverURL: driverURL(id), Self: pr.DriverID != nil && *pr.DriverID == id,
 		Month: spanText(lang, today.MonthStart(), today), More: max(0, month.Total-len(month.Transactions))}
 	if !d.Self {
-		ref, err := p.svc.Drivers.Authorize(ctx, pr, auth.DriversRead, id)
-		if err != nil {
-			return err
-		}
-		drv, err := p.svc.Drivers.Get(ctx, pr, ref)
+		drv, err := p.svc.Drivers.Read(ctx, pr, id)
 		if err != nil {
 			return err
 		}

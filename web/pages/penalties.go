@@ -90,11 +90,7 @@ func penaltyCard(lang i18n.Lang, pr auth.Principal, pen finance.Penalty) views.P
 // drivers' guard (every role that may list penalties may read drivers).
 func (p *Pages) penaltyDriver(c echo.Context, driverID uuid.UUID) (views.DriverRef, error) {
 	ctx, pr := c.Request().Context(), web.Principal(c)
-	ref, err := p.svc.Drivers.Authorize(ctx, pr, auth.DriversRead, driverID)
-	if err != nil {
-		return views.DriverRef{}, err
-	}
-	d, err := p.svc.Drivers.Get(ctx, pr, ref)
+	d, err := p.svc.Drivers.Read(ctx, pr, driverID)
 	if err != nil {
 		return views.DriverRef{}, err
 	}

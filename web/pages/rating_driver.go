@@ -56,11 +56,7 @@ func (p *Pages) driverRating(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	dref, err := p.svc.Drivers.Authorize(ctx, pr, auth.DriversRead, ref.ID())
-	if err != nil {
-		return err
-	}
-	drv, err := p.svc.Drivers.Get(ctx, pr, dref)
+	drv, err := p.svc.Drivers.Read(ctx, pr, ref.ID())
 	if err != nil {
 		return err
 	}

@@ -288,11 +288,7 @@ func (p *Pages) driverHome(ctx context.Context, pr auth.Principal, lang i18n.Lan
 		out.Pay = append(out.Pay, amountView(lang, sm.NetAmount, sm.Currency))
 	}
 	if pr.Grant(auth.RatingRead) != auth.Deny {
-		ref, err := p.svc.Rating.Authorize(ctx, pr, auth.RatingRead, id)
-		if err != nil {
-			return nil, err
-		}
-		r, err := p.svc.Rating.Get(ctx, pr, ref, nil)
+		r, err := p.svc.Rating.Read(ctx, pr, id, nil, nil)
 		if err != nil {
 			return nil, err
 		}

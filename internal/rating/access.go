@@ -18,15 +18,19 @@ import (
 // is the company's; the configuration is the company's record
 // (holders.Company).
 
+// ratedDriver is a driver loaded for the caller (loadDriver): what the
+// reads of its rating need of it.
+type ratedDriver = holders.Driver
+
 // loadDriver loads driver id, whose rating the caller's action a reads or
 // writes: role, existence, company and own record, in that order.
-func loadDriver(ctx context.Context, db postgres.DBTX, p auth.Principal, a auth.Action, id uuid.UUID) (holders.Driver, error) {
+func loadDriver(ctx context.Context, db postgres.DBTX, p auth.Principal, a auth.Action, id uuid.UUID) (ratedDriver, error) {
 	return holders.LoadDriver(ctx, db, p, a, id)
 }
 
 // loadDriverWith is loadDriver for reading a rating (auth.RatingRead) with
 // the reads queue adds to the lookup's round trip (holders.LoadDriverWith).
-func loadDriverWith(ctx context.Context, db postgres.DBTX, p auth.Principal, id uuid.UUID, queue func(b *pgx.Batch)) (holders.Driver, error) {
+func loadDriverWith(ctx context.Context, db postgres.DBTX, p auth.Principal, id uuid.UUID, queue func(b *pgx.Batch)) (ratedDriver, error) {
 	return holders.LoadDriverWith(ctx, db, p, auth.RatingRead, id, queue)
 }
 

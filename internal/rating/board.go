@@ -10,7 +10,6 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/konvoj/konvoj/internal/auth"
-	"github.com/konvoj/konvoj/internal/holders"
 	"github.com/konvoj/konvoj/internal/postgres"
 )
 
@@ -122,7 +121,7 @@ func boardRows(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, month
 // profile fields, renewals, orders), read from current data like the
 // current month's rating, without writing or locking. The driver's rating
 // page names from them what would raise the score.
-func (s *Service) inputs(ctx context.Context, p auth.Principal, d holders.Driver, period *Period) (Inputs, error) {
+func (s *Service) inputs(ctx context.Context, p auth.Principal, d ratedDriver, period *Period) (Inputs, error) {
 	month := s.currentPeriod(p)
 	if period != nil {
 		month = *period

@@ -16,7 +16,6 @@ import (
 	"github.com/konvoj/konvoj/internal/audit"
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/civil"
-	"github.com/konvoj/konvoj/internal/holders"
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/webhooks"
 )
@@ -48,7 +47,7 @@ func (s *Service) checkNotFuture(p auth.Principal, period Period) error {
 // snapshot (written by the monthly job or a recalculation), or, without
 // one, computed the same way as the current month. d is loaded for the
 // caller (loadDriver).
-func (s *Service) get(ctx context.Context, p auth.Principal, d holders.Driver, period *Period) (Rating, error) {
+func (s *Service) get(ctx context.Context, p auth.Principal, d ratedDriver, period *Period) (Rating, error) {
 	month, past, err := s.readMonth(p, period)
 	if err != nil {
 		return Rating{}, err
@@ -309,7 +308,7 @@ func (s *Service) History(ctx context.Context, p auth.Principal, driverID uuid.U
 }
 
 // history is History of driver d, loaded for the caller.
-func (s *Service) history(ctx context.Context, p auth.Principal, d holders.Driver, f HistoryFilter) (History, error) {
+func (s *Service) history(ctx context.Context, p auth.Principal, d ratedDriver, f HistoryFilter) (History, error) {
 	today := civil.DateOf(s.now().In(p.Location()))
 	from, to := today.AddMonths(-6), today
 	if f.From != nil {

@@ -98,7 +98,7 @@ func webhookForm(url, description string, events []string) views.WebhookForm {
 	return f
 }
 
-// errFormDone stops a create whose form was sent before: the first
+// errFormDone stops an action whose form was sent before: the first
 // submission's page is opened instead.
 var errFormDone = errors.New("form sent before")
 

@@ -82,21 +82,19 @@ func (s auditState) filtered() bool {
 // The service decides who may read them (403 page for other roles).
 func (p *Pages) auditLog(c echo.Context) error {
 	pr := web.Principal(c)
-	company, err := pr.Scope(auth.AuditRead)
+	ctx := c.Request().Context()
+	lang := i18n.From(ctx)
+	// The people of the "who" filter come first: the service refuses a
+	// role that may not read the log before the page does anything else.
+	people, err := p.svc.Audit.People(ctx, pr)
 	if err != nil {
 		return err
 	}
-	ctx := c.Request().Context()
-	lang := i18n.From(ctx)
 	st := readAuditState(c.QueryParams())
 	if hasEmptyValue(c.QueryParams()) {
 		// The filter form sends its empty fields too: keep the address
 		// short and shareable.
 		return p.redirect(c, st.url())
-	}
-	people, err := p.svc.Audit.People(ctx, pr, company)
-	if err != nil {
-		return err
 	}
 	d := views.AuditData{Filtered: st.filtered(), ClearURL: "/audit", DriverID: st.DriverID, Driver: st.Driver, EntityID: st.EntityID,
 		From: st.From, To: st.To}
@@ -196,7 +194,10 @@ func (p *Pages) auditLog(c echo.Context) error {
 	// While a name search has found nobody or several, the log waits for
 	// the person to pick a driver.
 	if waiting := st.Driver != "" && st.DriverID == ""; !waiting {
-		rows, total, err := p.svc.Audit.List(ctx, pr, company, f)
+		rows, total, err := p.svc.Audit.List(ctx, pr, func(in *audit.Filter) error {
+			*in = f
+			return nil
+		})
 		if err != nil {
 			return err
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
+	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/drivers"
@@ -279,16 +280,12 @@ func (p *Pages) driverHome(ctx context.Context, pr auth.Principal, lang i18n.Lan
 	for _, sm := range sums {
 		out.Pay = append(out.Pay, amountView(lang, sm.NetAmount, sm.Currency))
 	}
-	if pr.Grant(auth.RatingRead) != auth.Deny {
-		ref, err := p.svc.Rating.Authorize(ctx, pr, auth.RatingRead, id)
-		if err != nil {
-			return nil, err
-		}
-		r, err := p.svc.Rating.Get(ctx, pr, ref, nil)
-		if err != nil {
-			return nil, err
-		}
+	// A role the rating service refuses sees no rating tile.
+	switch r, err := p.svc.Rating.Read(ctx, pr, id, nil, nil); {
+	case err == nil:
 		out.RatingURL, out.Rating, out.RatingPercentile = ratingURL(id), scoreText(lang, numberDecimal(r.TotalScore)), r.RankPercentile
+	case apperr.KindOf(err) != apperr.KindForbidden:
+		return nil, err
 	}
 	return out, nil
 }

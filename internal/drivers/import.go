@@ -199,12 +199,13 @@ func (s *Service) Import(ctx context.Context, p auth.Principal, rows []ImportRow
 		if c.err != nil && apperr.KindOf(c.err) != apperr.KindValidation {
 			return res, c.err
 		}
-		for f, msgs := range v.Messages() {
-			for _, m := range msgs {
+		for _, f := range v.Fields() {
+			for _, m := range v.Messages()[f] {
 				addErr(r.Line, f, m)
 			}
 		}
-		for f, msgs := range c.v.Messages() {
+		for _, f := range c.v.Fields() {
+			msgs := c.v.Messages()[f]
 			if v.Has(f) || (f == "office_id" && r.Values["office_id"] == "" && r.Values["office"] != "") {
 				continue
 			}

@@ -222,7 +222,7 @@ func (s listState) url() string {
 func (p *Pages) driversList(c echo.Context) error {
 	pr := web.Principal(c)
 	ctx := c.Request().Context()
-	if pr.Grant(auth.DriversRead) == auth.Own {
+	if ownOnly(pr, auth.DriversRead) {
 		return p.ownProfile(c, pr)
 	}
 	lang := i18n.From(ctx)
@@ -273,8 +273,8 @@ func (p *Pages) driversList(c echo.Context) error {
 	}
 	d := views.DriverListData{
 		Search:    st.Search,
-		CanCreate: pr.Grant(auth.DriversCreate) != auth.Deny,
-		CanImport: pr.Grant(auth.DriversImport) != auth.Deny,
+		CanCreate: shows(pr, auth.DriversCreate),
+		CanImport: shows(pr, auth.DriversImport),
 		Results:   results,
 	}
 	for _, s := range drivers.Statuses {
@@ -481,16 +481,16 @@ func (p *Pages) driverPage(c echo.Context) error {
 		Self:          self,
 		Sections:      profileSections(lang, d, office),
 		ShowDocuments: d.Documents != nil,
-		CanEdit:       pr.Grant(auth.DriversUpdate) != auth.Deny,
-		CanDelete:     pr.Grant(auth.DriversDelete) != auth.Deny,
+		CanEdit:       shows(pr, auth.DriversUpdate),
+		CanDelete:     shows(pr, auth.DriversDelete),
 	}
-	if pr.Grant(auth.AuditRead) != auth.Deny {
+	if shows(pr, auth.AuditRead) {
 		data.HistoryURL = "/audit?driver_id=" + d.ID.String()
 	}
-	if pr.Grant(auth.FinanceRead) == auth.All {
+	if showsAll(pr, auth.FinanceRead) {
 		data.FinanceURL = ledgerURL(d.ID)
 	}
-	if pr.Grant(auth.PenaltiesRead) != auth.Deny {
+	if shows(pr, auth.PenaltiesRead) {
 		data.PenaltiesURL = penaltiesURL(d.ID)
 	}
 	for _, doc := range d.Documents {

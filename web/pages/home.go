@@ -45,31 +45,31 @@ func (p *Pages) home(c echo.Context) error {
 	}
 	d := views.HomeData{Name: pr.Name, Role: string(pr.Role), CompanyName: co.Name}
 	switch {
-	case pr.Grant(auth.DriversRead) == auth.Own && pr.DriverID == nil:
+	case ownOnly(pr, auth.DriversRead) && pr.DriverID == nil:
 		d.Unlinked = true
-	case pr.Grant(auth.DriversRead) == auth.Own:
+	case ownOnly(pr, auth.DriversRead):
 		if d.Driver, err = p.driverHome(ctx, pr, lang, *pr.DriverID); err != nil {
 			return err
 		}
 	default:
-		if g := pr.Grant(auth.DocumentsList); g != auth.Deny {
+		if shows(pr, auth.DocumentsList) {
 			if d.Documents, err = p.homeDocuments(ctx, pr, lang); err != nil {
 				return err
 			}
 		}
-		if pr.Grant(auth.DocumentsReview) == auth.All {
+		if showsAll(pr, auth.DocumentsReview) {
 			n, err := p.pendingReviews(ctx, pr)
 			if err != nil {
 				return err
 			}
 			d.Review = &views.HomeReview{Count: n, URL: reviewQueueURL}
 		}
-		if pr.Grant(auth.PenaltiesManage) == auth.All {
+		if showsAll(pr, auth.PenaltiesManage) {
 			if d.Disputes, err = p.homeDisputes(ctx, pr, lang); err != nil {
 				return err
 			}
 		}
-		if pr.Grant(auth.PeriodsManage) == auth.All {
+		if showsAll(pr, auth.PeriodsManage) {
 			if d.Finance, err = p.homeFinance(ctx, pr, lang); err != nil {
 				return err
 			}

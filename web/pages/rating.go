@@ -344,7 +344,7 @@ func (p *Pages) ranking(c echo.Context) error {
 	d := views.RankingData{
 		Month: month.String(), MonthLabel: monthLabel(lang, month), Max: rating.PeriodOf(pr.Today()).String(),
 		Search: st.Search, Total: len(all), Shown: len(shown), ClearURL: "/ratings?period=" + month.String(),
-		CanConfigure: pr.Grant(auth.RatingManage) != auth.Deny, SortBy: st.SortBy, SortOrder: st.SortOrder,
+		CanConfigure: shows(pr, auth.RatingManage), SortBy: st.SortBy, SortOrder: st.SortOrder,
 	}
 	exp := st
 	exp.Page = 0

@@ -76,7 +76,7 @@ func (p *Pages) driverRating(c echo.Context) error {
 		ch := numberDecimal(*r.ScoreChange)
 		d.HasChange, d.Change, d.ChangeSign = true, changeText(lang, ch), ch.Sign()
 	}
-	if pr.Grant(auth.RatingManage) != auth.Deny {
+	if shows(pr, auth.RatingManage) {
 		d.RecalculateURL = base + "/recalculate"
 	}
 	if month.Prev().First().Year() > 0 {

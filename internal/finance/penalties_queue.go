@@ -49,11 +49,11 @@ type PenaltyQueue struct {
 // PenaltyQueue lists the penalties of the whole company (the dispute
 // queue): by status (default disputed), oldest first by the time the
 // dispute was filed (a penalty never disputed by its creation), with the
-// driver's name and the evidence files. scope is the guard's
-// (Principal.Scope with penalties: list); a driver caller sees only its own
+// driver's name and the evidence files. A driver caller sees only its own
 // penalties.
-func (s *Service) PenaltyQueue(ctx context.Context, p auth.Principal, scope auth.Ref, f QueueFilter) (PenaltyQueue, error) {
-	if err := scope.Check(p, auth.PenaltiesRead); err != nil {
+func (s *Service) PenaltyQueue(ctx context.Context, p auth.Principal, f QueueFilter) (PenaltyQueue, error) {
+	scope, err := collectionScope(p, auth.PenaltiesRead)
+	if err != nil {
 		return PenaltyQueue{}, err
 	}
 	var v apperr.Validation

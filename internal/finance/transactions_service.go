@@ -13,23 +13,26 @@ import (
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/money"
 	"github.com/konvoj/konvoj/internal/postgres"
-	"github.com/konvoj/konvoj/internal/tenants"
 	"github.com/konvoj/konvoj/internal/webhooks"
 )
 
-// CreateTransaction records a pending transaction, placed in the driver's
-// monthly period of its date and currency (created on demand); the period's
-// totals are updated in the same database transaction.
-func (s *Service) CreateTransaction(ctx context.Context, p auth.Principal, ref Ref, in TransactionInput) (Transaction, error) {
-	d := ref.DriverRef
-	_, err := ref.check(p, auth.FinanceWrite, "")
+// CreateTransaction records a pending transaction of driver driverID,
+// placed in the driver's monthly period of its date and currency (created
+// on demand); the period's totals are updated in the same database
+// transaction. read fills the input once the driver is checked.
+func (s *Service) CreateTransaction(ctx context.Context, p auth.Principal, driverID uuid.UUID, read func(*TransactionInput) error) (Transaction, error) {
+	d, err := loadDriver(ctx, s.db, p, auth.FinanceWrite, driverID)
+	if err != nil {
+		return Transaction{}, err
+	}
+	in, err := readOnce(read)()
 	if err != nil {
 		return Transaction{}, err
 	}
 	var v apperr.Validation
-	base := Transaction{CompanyID: d.CompanyID(), DriverID: d.ID(), Status: StatusPending, Currency: companyCurrency(p), Metadata: json.RawMessage(`{}`)}
+	base := Transaction{CompanyID: d.CompanyID, DriverID: d.ID, Status: StatusPending, Currency: companyCurrency(p), Metadata: json.RawMessage(`{}`)}
 	t := in.forCreate(base, &v)
-	if err := checkOrder(ctx, s.db, d.CompanyID(), t.OrderID, &v); err != nil {
+	if err := checkOrder(ctx, s.db, d.CompanyID, t.OrderID, &v); err != nil {
 		return Transaction{}, err
 	}
 	if err := v.Err(); err != nil {
@@ -46,7 +49,7 @@ func (s *Service) CreateTransaction(ctx context.Context, p auth.Principal, ref R
 	if err != nil {
 		return Transaction{}, err
 	}
-	return getTransaction(ctx, s.db, d.CompanyID(), d.ID(), id, false)
+	return getTransaction(ctx, s.db, d.CompanyID, d.ID, id, false)
 }
 
 // checkOrder gives 422 when an order id names no order of the company.
@@ -109,34 +112,35 @@ func companyCurrency(p auth.Principal) string {
 // its penalty: its money fields never change here, it cannot be cancelled
 // here (resolve the penalty), and it can be approved and paid only once the
 // penalty is accepted or resolved.
-func (s *Service) UpdateTransaction(ctx context.Context, p auth.Principal, ref Ref, in TransactionInput) (Transaction, error) {
-	d := ref.DriverRef
-	id, err := ref.check(p, auth.FinanceWrite, TransactionRecord)
-	if err != nil {
-		return Transaction{}, err
-	}
+func (s *Service) UpdateTransaction(ctx context.Context, p auth.Principal, driverID, id uuid.UUID, read func(*TransactionInput) error) (Transaction, error) {
 	day := p.Today()
-	err = s.inTx(ctx, func(tx pgx.Tx) error { return updateTransaction(ctx, tx, p, d, id, in, day) })
+	input := readOnce(read)
+	err := s.inTx(ctx, func(tx pgx.Tx) error { return updateTransaction(ctx, tx, p, driverID, id, input, day) })
 	if err != nil {
 		return Transaction{}, err
 	}
-	return getTransaction(ctx, s.db, d.CompanyID(), d.ID(), id, false)
+	return getTransaction(ctx, s.db, p.CompanyID, driverID, id, false)
 }
 
-// updateTransaction is UpdateTransaction's database transaction: input
-// first (422), then the locks, the state rules (409) and the write.
-func updateTransaction(ctx context.Context, tx pgx.Tx, p auth.Principal, d tenants.DriverRef, id uuid.UUID, in TransactionInput, day civil.Date) error {
-	penaltyStatus, err := lockPenaltyOf(ctx, tx, d.CompanyID(), id)
+// updateTransaction is UpdateTransaction's database transaction: the
+// transaction is loaded for the caller, then the input is read and checked
+// (400, 422), then the locks, the state rules (409) and the write.
+func updateTransaction(ctx context.Context, tx pgx.Tx, p auth.Principal, driverID, id uuid.UUID, input func() (TransactionInput, error), day civil.Date) error {
+	cur, err := loadTransaction(ctx, tx, p, auth.FinanceWrite, driverID, id)
 	if err != nil {
 		return err
 	}
-	cur, err := getTransaction(ctx, tx, d.CompanyID(), d.ID(), id, false)
+	in, err := input()
+	if err != nil {
+		return err
+	}
+	penaltyStatus, err := lockPenaltyOf(ctx, tx, cur.CompanyID, id)
 	if err != nil {
 		return err
 	}
 	var v apperr.Validation
 	u := in.forUpdate(cur, &v)
-	if err := checkOrder(ctx, tx, d.CompanyID(), u.next.OrderID, &v); err != nil {
+	if err := checkOrder(ctx, tx, cur.CompanyID, u.next.OrderID, &v); err != nil {
 		return err
 	}
 	if err := v.Err(); err != nil {
@@ -212,19 +216,14 @@ func (u update) settle(cur Transaction, periods lockedPeriods, place *slot, day 
 // DeleteTransaction soft-deletes a transaction (409 for a paid one, one
 // dated more than 90 days ago, one inside a closed or paid period, and a
 // penalty's record, which goes with its penalty).
-func (s *Service) DeleteTransaction(ctx context.Context, p auth.Principal, ref Ref) error {
-	d := ref.DriverRef
-	id, err := ref.check(p, auth.FinanceDelete, TransactionRecord)
-	if err != nil {
-		return err
-	}
+func (s *Service) DeleteTransaction(ctx context.Context, p auth.Principal, driverID, id uuid.UUID) error {
 	day := p.Today()
 	return s.inTx(ctx, func(tx pgx.Tx) error {
-		penaltyStatus, err := lockPenaltyOf(ctx, tx, d.CompanyID(), id)
+		cur, err := loadTransaction(ctx, tx, p, auth.FinanceDelete, driverID, id)
 		if err != nil {
 			return err
 		}
-		cur, err := getTransaction(ctx, tx, d.CompanyID(), d.ID(), id, false)
+		penaltyStatus, err := lockPenaltyOf(ctx, tx, cur.CompanyID, id)
 		if err != nil {
 			return err
 		}
@@ -241,7 +240,7 @@ func (s *Service) DeleteTransaction(ctx context.Context, p auth.Principal, ref R
 		if err := periods.checkOpen(cur.slot()); err != nil {
 			return err
 		}
-		if err := deleteTransactionRow(ctx, tx, d.CompanyID(), id); err != nil {
+		if err := deleteTransactionRow(ctx, tx, cur.CompanyID, id); err != nil {
 			return err
 		}
 		if err := periods.recompute(ctx, tx); err != nil {
@@ -251,7 +250,7 @@ func (s *Service) DeleteTransaction(ctx context.Context, p auth.Principal, ref R
 			OldValues: cur.auditValues()}); err != nil {
 			return err
 		}
-		return webhooks.Emit(ctx, tx, d.CompanyID(), webhooks.TransactionDeleted, cur)
+		return webhooks.Emit(ctx, tx, cur.CompanyID, webhooks.TransactionDeleted, cur)
 	})
 }
 
@@ -274,12 +273,26 @@ func lockRecord(ctx context.Context, tx pgx.Tx, rec Transaction, place *slot) (l
 	return periods, nil
 }
 
-// GetTransaction reads one transaction of the driver (the record the guard
-// loaded, AuthorizeRecord).
-func (s *Service) GetTransaction(ctx context.Context, p auth.Principal, ref Ref) (Transaction, error) {
-	id, err := ref.check(p, auth.FinanceRead, TransactionRecord)
-	if err != nil {
-		return Transaction{}, err
-	}
-	return getTransaction(ctx, s.db, ref.CompanyID(), ref.ID(), id, false)
+// TransactionForm checks that the caller may record a transaction of
+// driver driverID (the create form's page, before anything is read).
+func (s *Service) TransactionForm(ctx context.Context, p auth.Principal, driverID uuid.UUID) error {
+	_, err := loadDriver(ctx, s.db, p, auth.FinanceWrite, driverID)
+	return err
+}
+
+// TransactionToEdit reads transaction id of driver driverID for the edit
+// form (the caller must be one who changes transactions).
+func (s *Service) TransactionToEdit(ctx context.Context, p auth.Principal, driverID, id uuid.UUID) (Transaction, error) {
+	return loadTransaction(ctx, s.db, p, auth.FinanceWrite, driverID, id)
+}
+
+// TransactionToDelete reads transaction id of driver driverID for the
+// delete confirmation (the caller must be one who deletes transactions).
+func (s *Service) TransactionToDelete(ctx context.Context, p auth.Principal, driverID, id uuid.UUID) (Transaction, error) {
+	return loadTransaction(ctx, s.db, p, auth.FinanceDelete, driverID, id)
+}
+
+// GetTransaction reads transaction id of driver driverID.
+func (s *Service) GetTransaction(ctx context.Context, p auth.Principal, driverID, id uuid.UUID) (Transaction, error) {
+	return loadTransaction(ctx, s.db, p, auth.FinanceRead, driverID, id)
 }

@@ -55,6 +55,21 @@ func emitPenalty(ctx context.Context, tx pgx.Tx, companyID, driverID, id uuid.UU
 	return webhooks.Emit(ctx, tx, companyID, event, pen)
 }
 
+// emitMovedPenalty fills the evidence files of the penalty pen as a move
+// left it (the answer shows them) and writes the event about it.
+func emitMovedPenalty(ctx context.Context, tx pgx.Tx, pen *Penalty, event string) error {
+	pens := []Penalty{*pen}
+	if err := withEvidence(ctx, tx, pen.CompanyID, pens); err != nil {
+		return err
+	}
+	*pen = pens[0]
+	wanted, err := webhooks.Wanted(ctx, tx, pen.CompanyID, event)
+	if err != nil || !wanted {
+		return err
+	}
+	return webhooks.Emit(ctx, tx, pen.CompanyID, event, *pen)
+}
+
 // emitPeriod writes an event about the period id as it now is.
 func emitPeriod(ctx context.Context, tx pgx.Tx, companyID, driverID, id uuid.UUID, event string) error {
 	wanted, err := webhooks.Wanted(ctx, tx, companyID, event)

@@ -123,6 +123,7 @@ func Closable(per Period, today civil.Date) bool { return today.After(per.Period
 func (s *Service) ClosePeriod(ctx context.Context, p auth.Principal, driverID, periodID uuid.UUID, read func(*ClosePeriodInput) error) (Period, error) {
 	today := p.Today()
 	input := readOnce(read)
+	var out Period
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		cur, err := loadPeriod(ctx, tx, p, auth.PeriodsManage, driverID, periodID, true)
 		if err != nil {
@@ -145,7 +146,7 @@ func (s *Service) ClosePeriod(ctx context.Context, p auth.Principal, driverID, p
 		if len(pending) > 0 && !in.Force {
 			return apperr.Wrap(&PendingError{IDs: pending}, apperr.KindConflict, "msg.finance.close_pending", "count", len(pending))
 		}
-		if err := markPeriod(ctx, tx, cur.CompanyID, periodID, PeriodClosed, userID(p)); err != nil {
+		if out, err = markPeriod(ctx, tx, cur.CompanyID, periodID, PeriodClosed, userID(p)); err != nil {
 			return err
 		}
 		if err := audit.Record(ctx, tx, p, audit.Entry{EntityType: "finance_period", EntityID: periodID, Action: "period." + PeriodClosed,
@@ -153,12 +154,12 @@ func (s *Service) ClosePeriod(ctx context.Context, p auth.Principal, driverID, p
 			NewValues: map[string]any{"status": PeriodClosed, "force": in.Force, "pending_transaction_ids": pending}}); err != nil {
 			return err
 		}
-		return emitPeriod(ctx, tx, cur.CompanyID, cur.DriverID, periodID, webhooks.PeriodClosed)
+		return emitPeriod(ctx, tx, out, webhooks.PeriodClosed)
 	})
 	if err != nil {
 		return Period{}, err
 	}
-	return getPeriod(ctx, s.db, p.CompanyID, driverID, periodID, false)
+	return out, nil
 }
 
 // ReopenInput is the body of a reopen.
@@ -174,6 +175,7 @@ const maxReopenReason = 1000
 // period never reopens and an open one cannot (409).
 func (s *Service) ReopenPeriod(ctx context.Context, p auth.Principal, driverID, periodID uuid.UUID, read func(*ReopenInput) error) (Period, error) {
 	input := readOnce(read)
+	var out Period
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		cur, err := loadPeriod(ctx, tx, p, auth.PeriodsReopen, driverID, periodID, true)
 		if err != nil {
@@ -194,7 +196,7 @@ func (s *Service) ReopenPeriod(ctx context.Context, p auth.Principal, driverID, 
 		case PeriodOpen:
 			return apperr.Conflict("msg.finance.reopen_open")
 		}
-		if err := markPeriod(ctx, tx, cur.CompanyID, periodID, PeriodOpen, userID(p)); err != nil {
+		if out, err = markPeriod(ctx, tx, cur.CompanyID, periodID, PeriodOpen, userID(p)); err != nil {
 			return err
 		}
 		if err := audit.Record(ctx, tx, p, audit.Entry{EntityType: "finance_period", EntityID: periodID, Action: "period.reopened",
@@ -205,12 +207,12 @@ func (s *Service) ReopenPeriod(ctx context.Context, p auth.Principal, driverID, 
 		if err := settlePenaltyRecords(ctx, tx, p, cur); err != nil {
 			return err
 		}
-		return emitPeriod(ctx, tx, cur.CompanyID, cur.DriverID, periodID, webhooks.PeriodReopened)
+		return emitPeriod(ctx, tx, out, webhooks.PeriodReopened)
 	})
 	if err != nil {
 		return Period{}, err
 	}
-	return getPeriod(ctx, s.db, p.CompanyID, driverID, periodID, false)
+	return out, nil
 }
 
 // settlePenaltyRecords brings the status of the penalty records in the
@@ -246,6 +248,7 @@ type PayPeriodInput struct {
 // once the period is checked.
 func (s *Service) PayPeriod(ctx context.Context, p auth.Principal, driverID, periodID uuid.UUID, read func(*PayPeriodInput) error) (Period, error) {
 	input := readOnce(read)
+	var out Period
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		cur, err := loadPeriod(ctx, tx, p, auth.PeriodsManage, driverID, periodID, true)
 		if err != nil {
@@ -266,7 +269,7 @@ func (s *Service) PayPeriod(ctx context.Context, p auth.Principal, driverID, per
 		if cur.Status != PeriodClosed {
 			return apperr.Conflict("msg.finance.period_move", "status", periodState(cur.Status), "from", periodState(PeriodClosed), "to", periodState(PeriodPaid))
 		}
-		if err := markPeriod(ctx, tx, cur.CompanyID, periodID, PeriodPaid, userID(p)); err != nil {
+		if out, err = markPeriod(ctx, tx, cur.CompanyID, periodID, PeriodPaid, userID(p)); err != nil {
 			return err
 		}
 		if err := audit.Record(ctx, tx, p, audit.Entry{EntityType: "finance_period", EntityID: periodID, Action: "period." + PeriodPaid,
@@ -276,12 +279,12 @@ func (s *Service) PayPeriod(ctx context.Context, p auth.Principal, driverID, per
 		if err := payApproved(ctx, tx, p, cur, payDate); err != nil {
 			return err
 		}
-		return emitPeriod(ctx, tx, cur.CompanyID, cur.DriverID, periodID, webhooks.PeriodPaid)
+		return emitPeriod(ctx, tx, out, webhooks.PeriodPaid)
 	})
 	if err != nil {
 		return Period{}, err
 	}
-	return getPeriod(ctx, s.db, p.CompanyID, driverID, periodID, false)
+	return out, nil
 }
 
 // payApproved marks the period's approved transactions paid, with an audit

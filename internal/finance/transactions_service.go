@@ -115,77 +115,87 @@ func companyCurrency(p auth.Principal) string {
 func (s *Service) UpdateTransaction(ctx context.Context, p auth.Principal, driverID, id uuid.UUID, read func(*TransactionInput) error) (Transaction, error) {
 	day := p.Today()
 	input := readOnce(read)
-	err := s.inTx(ctx, func(tx pgx.Tx) error { return updateTransaction(ctx, tx, p, driverID, id, input, day) })
+	var out Transaction
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		out, err = updateTransaction(ctx, tx, p, driverID, id, input, day)
+		return err
+	})
 	if err != nil {
 		return Transaction{}, err
 	}
-	return getTransaction(ctx, s.db, p.CompanyID, driverID, id, false)
+	return out, nil
 }
 
 // updateTransaction is UpdateTransaction's database transaction: the
 // transaction is loaded for the caller, then the input is read and checked
-// (400, 422), then the locks, the state rules (409) and the write.
-func updateTransaction(ctx context.Context, tx pgx.Tx, p auth.Principal, driverID, id uuid.UUID, input func() (TransactionInput, error), day civil.Date) error {
+// (400, 422), then the locks, the state rules (409) and the write. It
+// answers the transaction as the write left it (as loaded when nothing
+// changes).
+func updateTransaction(ctx context.Context, tx pgx.Tx, p auth.Principal, driverID, id uuid.UUID, input func() (TransactionInput, error),
+	day civil.Date) (Transaction, error) {
 	cur, err := loadTransaction(ctx, tx, p, auth.FinanceWrite, driverID, id)
 	if err != nil {
-		return err
+		return Transaction{}, err
 	}
 	in, err := input()
 	if err != nil {
-		return err
+		return Transaction{}, err
 	}
 	penaltyStatus, err := lockPenaltyOf(ctx, tx, cur.CompanyID, id)
 	if err != nil {
-		return err
+		return Transaction{}, err
 	}
 	var v apperr.Validation
 	u := in.forUpdate(cur, &v)
 	if err := checkOrder(ctx, tx, cur.CompanyID, u.next.OrderID, &v); err != nil {
-		return err
+		return Transaction{}, err
 	}
 	if err := v.Err(); err != nil {
-		return err
+		return Transaction{}, err
 	}
 
-	// Lock the periods of the old and new place, then the row; a row that
-	// moved in between makes us start over.
+	// Lock the periods of the old and new place; the row is written only
+	// if it has not changed since it was loaded (errMoved otherwise: start
+	// over).
 	var place *slot
 	if !u.next.slot().same(cur.slot()) || cur.PeriodID == nil {
 		sl := u.next.slot()
 		place = &sl
 	}
-	periods, err := lockRecord(ctx, tx, cur, place)
+	periods, err := lockRecordPeriods(ctx, tx, cur, place)
 	if err != nil {
-		return err
+		return Transaction{}, err
 	}
 	if err := checkEdit(cur, u.next, u.to, penaltyStatus); err != nil {
-		return err
+		return Transaction{}, err
 	}
 	if _, changed := audit.Diff(cur.auditValues(), u.next.auditValues()); u.to == "" && place == nil && len(changed) == 0 {
-		return nil // nothing to change, wherever the transaction sits
+		return cur, nil // nothing to change, wherever the transaction sits
 	}
 	if err := periods.checkOpen(cur.slot(), u.next.slot()); err != nil {
-		return err
+		return Transaction{}, err
 	}
 	next, err := u.settle(cur, periods, place, day)
 	if err != nil {
-		return err
+		return Transaction{}, err
 	}
 	oldValues, newValues := audit.Diff(cur.auditValues(), next.auditValues())
 	if len(newValues) == 0 {
-		return nil // nothing changes: no write, no audit row
+		return cur, nil // nothing changes: no write, no audit row
 	}
-	if err := updateTransactionRow(ctx, tx, next, userID(p)); err != nil {
-		return err
+	out, err := updateTransactionRow(ctx, tx, cur, next, userID(p))
+	if err != nil {
+		return Transaction{}, err
 	}
 	if err := periods.recompute(ctx, tx); err != nil {
-		return err
+		return Transaction{}, err
 	}
 	if err := audit.Record(ctx, tx, p, audit.Entry{EntityType: "finance_transaction", EntityID: id, Action: "updated",
 		OldValues: oldValues, NewValues: newValues}); err != nil {
-		return err
+		return Transaction{}, err
 	}
-	return emitMove(ctx, tx, next, cur.Status)
+	return out, emitMoved(ctx, tx, out, cur.Status)
 }
 
 // settle returns the record as the update leaves it: in its new period
@@ -227,7 +237,7 @@ func (s *Service) DeleteTransaction(ctx context.Context, p auth.Principal, drive
 		if err != nil {
 			return err
 		}
-		periods, err := lockRecord(ctx, tx, cur, nil)
+		periods, err := lockRecordPeriods(ctx, tx, cur, nil)
 		if err != nil {
 			return err
 		}
@@ -240,7 +250,7 @@ func (s *Service) DeleteTransaction(ctx context.Context, p auth.Principal, drive
 		if err := periods.checkOpen(cur.slot()); err != nil {
 			return err
 		}
-		if err := deleteTransactionRow(ctx, tx, cur.CompanyID, id); err != nil {
+		if err := deleteTransactionRow(ctx, tx, cur); err != nil {
 			return err
 		}
 		if err := periods.recompute(ctx, tx); err != nil {
@@ -254,23 +264,14 @@ func (s *Service) DeleteTransaction(ctx context.Context, p auth.Principal, drive
 	})
 }
 
-// lockRecord locks the periods a change to rec touches (its own and, when
-// given, the one it moves into), then rec's row: periods first, as every
-// change does, so locks are always taken in the same order. A row that
-// changed since it was read is errMoved, and the caller starts over.
-func lockRecord(ctx context.Context, tx pgx.Tx, rec Transaction, place *slot) (lockedPeriods, error) {
-	periods, err := lockPeriods(ctx, tx, rec.CompanyID, rec.DriverID, place, rec.slot())
-	if err != nil {
-		return nil, err
-	}
-	locked, err := getTransaction(ctx, tx, rec.CompanyID, rec.DriverID, rec.ID, true)
-	if err != nil {
-		return nil, err
-	}
-	if !locked.UpdatedAt.Equal(rec.UpdatedAt) {
-		return nil, errMoved
-	}
-	return periods, nil
+// lockRecordPeriods locks the periods a change to rec touches (its own
+// and, when given, the one it moves into): periods before the row, as
+// every change does, so locks are always taken in the same order. The row
+// itself is locked by its write, which matches only the row as rec was
+// read (updateTransactionRow, deleteTransactionRow): a row that changed
+// since is errMoved, and the caller starts over.
+func lockRecordPeriods(ctx context.Context, tx pgx.Tx, rec Transaction, place *slot) (lockedPeriods, error) {
+	return lockPeriods(ctx, tx, rec.CompanyID, rec.DriverID, place, rec.slot())
 }
 
 // TransactionForm checks that the caller may record a transaction of

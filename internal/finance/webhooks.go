@@ -42,6 +42,20 @@ func emitMove(ctx context.Context, tx pgx.Tx, t Transaction, from string) error 
 	return emitTransaction(ctx, tx, t.CompanyID, t.DriverID, t.ID, event)
 }
 
+// emitMoved writes the event of a status move of the transaction t as it
+// now is (read by its write), if the move has one.
+func emitMoved(ctx context.Context, tx pgx.Tx, t Transaction, from string) error {
+	event, ok := transactionEvents[t.Status]
+	if !ok || t.Status == from {
+		return nil
+	}
+	wanted, err := webhooks.Wanted(ctx, tx, t.CompanyID, event)
+	if err != nil || !wanted {
+		return err
+	}
+	return webhooks.Emit(ctx, tx, t.CompanyID, event, t)
+}
+
 // emitPenalty writes an event about the penalty id as it now is.
 func emitPenalty(ctx context.Context, tx pgx.Tx, companyID, driverID, id uuid.UUID, event string) error {
 	wanted, err := webhooks.Wanted(ctx, tx, companyID, event)
@@ -70,15 +84,11 @@ func emitMovedPenalty(ctx context.Context, tx pgx.Tx, pen *Penalty, event string
 	return webhooks.Emit(ctx, tx, pen.CompanyID, event, *pen)
 }
 
-// emitPeriod writes an event about the period id as it now is.
-func emitPeriod(ctx context.Context, tx pgx.Tx, companyID, driverID, id uuid.UUID, event string) error {
-	wanted, err := webhooks.Wanted(ctx, tx, companyID, event)
+// emitPeriod writes an event about the period per as its move left it.
+func emitPeriod(ctx context.Context, tx pgx.Tx, per Period, event string) error {
+	wanted, err := webhooks.Wanted(ctx, tx, per.CompanyID, event)
 	if err != nil || !wanted {
 		return err
 	}
-	per, err := getPeriod(ctx, tx, companyID, driverID, id, false)
-	if err != nil {
-		return err
-	}
-	return webhooks.Emit(ctx, tx, companyID, event, per)
+	return webhooks.Emit(ctx, tx, per.CompanyID, event, per)
 }

@@ -214,6 +214,22 @@ func loadPenaltyByID(ctx context.Context, db postgres.DBTX, p auth.Principal, a 
 	return Penalty{}, missing(ctx, db, p, a, driverID, "msg.common.not_found.penalty")
 }
 
+// OwnLedger is the driver whose ledger a caller limited to its own finance
+// reads instead of the company's transaction list (nil for a caller who
+// reads every driver's): the role may read finance at all (403
+// Forbidden), and a caller limited to its own records must be linked to a
+// driver (403 Forbidden otherwise).
+func (s *Service) OwnLedger(p auth.Principal) (*uuid.UUID, error) {
+	only, err := collection(p, auth.FinanceRead)
+	if err != nil || only == nil {
+		return nil, err
+	}
+	if *only == uuid.Nil {
+		return nil, apperr.Forbidden()
+	}
+	return only, nil
+}
+
 // evidenceOnlyWhileOpen reports whether the caller adds evidence files to a
 // penalty only while it is pending or disputed: a caller who responds to
 // its own penalties (a driver); who responds to every penalty adds them

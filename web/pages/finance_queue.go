@@ -33,11 +33,12 @@ var queueColumns = []struct{ label, sortBy, class string }{
 // for approval, with the bulk actions.
 func (p *Pages) financeQueue(c echo.Context) error {
 	pr := web.Principal(c)
-	if pr.Grant(auth.FinanceRead) == auth.Own {
-		if pr.DriverID != nil {
-			return p.redirect(c, ledgerURL(*pr.DriverID))
-		}
-		return apperr.Forbidden()
+	own, err := p.svc.Finance.OwnLedger(pr)
+	if err != nil {
+		return err
+	}
+	if own != nil { // a driver has no company list: its own ledger
+		return p.redirect(c, ledgerURL(*own))
 	}
 	st := readFinanceState("/finance", true, c.QueryParams())
 	d, err := p.queueData(c, pr, &st)

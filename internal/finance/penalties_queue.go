@@ -52,7 +52,7 @@ type PenaltyQueue struct {
 // driver's name and the evidence files. A driver caller sees only its own
 // penalties.
 func (s *Service) PenaltyQueue(ctx context.Context, p auth.Principal, f QueueFilter) (PenaltyQueue, error) {
-	scope, err := collectionScope(p, auth.PenaltiesRead)
+	company, err := collectionScope(p, auth.PenaltiesRead)
 	if err != nil {
 		return PenaltyQueue{}, err
 	}
@@ -70,7 +70,7 @@ func (s *Service) PenaltyQueue(ctx context.Context, p auth.Principal, f QueueFil
 	if f.PerPage < 1 {
 		f.PerPage = 50
 	}
-	rows, total, err := queueRows(ctx, s.db, scope.CompanyID(), scope.Only(), f)
+	rows, total, err := queueRows(ctx, s.db, company.CompanyID(), company.Only(), f)
 	if err != nil {
 		return PenaltyQueue{}, err
 	}
@@ -78,7 +78,7 @@ func (s *Service) PenaltyQueue(ctx context.Context, p auth.Principal, f QueueFil
 	for i := range rows {
 		pens[i] = rows[i].Penalty
 	}
-	if err := withEvidence(ctx, s.db, scope.CompanyID(), pens); err != nil {
+	if err := withEvidence(ctx, s.db, company.CompanyID(), pens); err != nil {
 		return PenaltyQueue{}, err
 	}
 	loc := p.Location()

@@ -150,11 +150,7 @@ func stageListURL(stage string, maxLead int) string {
 // homeDisputes: the open disputes, oldest first, with their review due
 // date (the dispute queue's first rows).
 func (p *Pages) homeDisputes(ctx context.Context, pr auth.Principal, lang i18n.Lang) (*views.HomeDisputes, error) {
-	scope, err := pr.Scope(auth.PenaltiesRead)
-	if err != nil {
-		return nil, err
-	}
-	q, err := p.svc.Finance.PenaltyQueue(ctx, pr, scope, finance.QueueFilter{Page: 1, PerPage: homeListLimit})
+	q, err := p.svc.Finance.PenaltyQueue(ctx, pr, finance.QueueFilter{Page: 1, PerPage: homeListLimit})
 	if err != nil {
 		return nil, err
 	}
@@ -180,11 +176,7 @@ func (p *Pages) homeDisputes(ctx context.Context, pr auth.Principal, lang i18n.L
 // homeFinance: what waits for approval, what is approved but unpaid, the
 // pay periods to close this month and this month's totals.
 func (p *Pages) homeFinance(ctx context.Context, pr auth.Principal, lang i18n.Lang) (*views.HomeFinance, error) {
-	scope, err := pr.Scope(auth.FinanceRead)
-	if err != nil {
-		return nil, err
-	}
-	ov, err := p.svc.Finance.CompanyOverview(ctx, pr, scope, homeListLimit)
+	ov, err := p.svc.Finance.CompanyOverview(ctx, pr, homeListLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -225,10 +217,6 @@ func (p *Pages) homeFinance(ctx context.Context, pr auth.Principal, lang i18n.La
 // driverHome: the driver's documents to renew or hand in, the penalties it
 // can still accept or dispute, and this month's pay so far.
 func (p *Pages) driverHome(ctx context.Context, pr auth.Principal, lang i18n.Lang, id uuid.UUID) (*views.DriverHome, error) {
-	fin, err := p.svc.Finance.Authorize(ctx, pr, auth.FinanceRead, id)
-	if err != nil {
-		return nil, err
-	}
 	docScope, err := pr.Scope(auth.DocumentsList)
 	if err != nil {
 		return nil, err
@@ -241,12 +229,12 @@ func (p *Pages) driverHome(ctx context.Context, pr auth.Principal, lang i18n.Lan
 	if err != nil {
 		return nil, err
 	}
-	pens, err := p.svc.Finance.ListPenalties(ctx, pr, fin, finance.PenaltyFilter{Statuses: []string{finance.PenaltyPending}, Page: 1, PerPage: 50})
+	pens, err := p.svc.Finance.ListPenalties(ctx, pr, id, finance.PenaltyFilter{Statuses: []string{finance.PenaltyPending}, Page: 1, PerPage: 50})
 	if err != nil {
 		return nil, err
 	}
 	today := pr.Today()
-	month, err := p.svc.Finance.ListTransactions(ctx, pr, fin, finance.TransactionFilter{From: ptr(today.MonthStart()), To: ptr(today.MonthEnd()), Page: 1, PerPage: 1})
+	month, err := p.svc.Finance.ListTransactions(ctx, pr, id, finance.TransactionFilter{From: ptr(today.MonthStart()), To: ptr(today.MonthEnd()), Page: 1, PerPage: 1})
 	if err != nil {
 		return nil, err
 	}

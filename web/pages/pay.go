@@ -28,19 +28,15 @@ func (p *Pages) mountPay(r *web.Routes) {
 func (p *Pages) payPage(c echo.Context) error {
 	pr := web.Principal(c)
 	ctx := c.Request().Context()
-	fin, err := p.svc.Finance.Authorize(ctx, pr, auth.FinanceRead, web.PathID(c, "id"))
-	if err != nil {
-		return err
-	}
 	lang := i18n.From(ctx)
-	id := fin.ID()
+	id := web.PathID(c, "id")
 	today := pr.Today()
-	month, err := p.svc.Finance.ListTransactions(ctx, pr, fin, finance.TransactionFilter{
+	month, err := p.svc.Finance.ListTransactions(ctx, pr, id, finance.TransactionFilter{
 		From: ptr(today.MonthStart()), To: ptr(today.MonthEnd()), Page: 1, PerPage: payMonthRows})
 	if err != nil {
 		return err
 	}
-	periods, err := p.svc.Finance.ListPeriods(ctx, pr, fin, finance.PeriodFilter{})
+	periods, err := p.svc.Finance.ListPeriods(ctx, pr, id, finance.Given(finance.PeriodFilter{}))
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/finance"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/views"

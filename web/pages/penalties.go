@@ -234,22 +234,22 @@ func (p *Pages) acceptPenalty(c echo.Context) error {
 }
 
 // disputePenalty files the driver's dispute with its reason and photos
-// through the dispute the API files (finance.Service.DisputePenalty): once
-// the penalty is checked, the whole form is read as the dispute's input and
-// every file checked, so a refused file refuses the dispute before anything
-// changes; then the files are stored on the disputed penalty (the driver
-// may add files to a disputed penalty).
+// through the dispute the API files (finance.Service.DisputePenalty). The
+// whole form is read and every file checked first, so a refused file
+// refuses the dispute before anything changes, and a phone's slow upload is
+// in hand before the dispute locks the penalty; what was wrong with the
+// form is answered after the penalty's checks, in the order of
+// docs/errors.md. Then the files are stored on the disputed penalty (the
+// driver may add files to a disputed penalty).
 func (p *Pages) disputePenalty(c echo.Context) error {
 	ctx, pr := c.Request().Context(), web.Principal(c)
 	driverID, penaltyID := web.PathID(c, "id"), web.PathID(c, "penalty_id")
-	form := &finance.EvidenceForm{Values: map[string]string{}}
-	defer func() { form.Remove() }()
+	form, formErr := p.readEvidenceForm(c, map[string]int64{"dispute_reason": 4 * 5000})
+	defer form.Remove()
 	pen, err := p.svc.Finance.DisputePenalty(ctx, pr, driverID, penaltyID, func(in *finance.DisputeInput) error {
-		var err error
-		form, err = p.readEvidenceForm(c, map[string]int64{"dispute_reason": 4 * 5000})
 		reason := form.Values["dispute_reason"]
 		in.DisputeReason = &reason
-		return err
+		return formErr
 	})
 	if err != nil {
 		return p.refusedPenaltyForm(c, err, disputeForm, form.Values)

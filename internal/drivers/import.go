@@ -20,7 +20,6 @@ import (
 	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/internal/postgres"
-	"github.com/konvoj/konvoj/internal/tenants"
 	"github.com/konvoj/konvoj/internal/webhooks"
 )
 
@@ -265,7 +264,7 @@ func (s *Service) Import(ctx context.Context, p auth.Principal, rows []ImportRow
 		}
 		return res, nil
 	}
-	err = postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
+	err = s.write(ctx, companyID, func(tx pgx.Tx) error {
 		var changed []importChange
 		if err := s.writeImport(ctx, tx, p, companyID, targets, o, &changed); err != nil {
 			return err
@@ -287,7 +286,6 @@ func (s *Service) Import(ctx context.Context, p auth.Principal, rows []ImportRow
 	if err != nil {
 		return ImportResult{}, err
 	}
-	tenants.CompanyChanged(companyID) // new and changed e-mails link driver callers
 	return res, nil
 }
 

@@ -3,7 +3,6 @@ package drivers
 import (
 	"context"
 	"encoding/json"
-	"strings"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -36,7 +35,7 @@ func (s *Service) Create(ctx context.Context, p auth.Principal, read func(*Input
 		return Driver{}, err
 	}
 	var out Driver
-	err := postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
+	err := s.write(ctx, p.CompanyID, func(tx pgx.Tx) error {
 		id, err := Insert(ctx, tx, d)
 		if err != nil {
 			return err
@@ -53,7 +52,6 @@ func (s *Service) Create(ctx context.Context, p auth.Principal, read func(*Input
 	if err != nil {
 		return Driver{}, err
 	}
-	tenants.CompanyChanged(companyID) // a driver caller with its e-mail is linked to it now
 	return out.forCaller(p), nil
 }
 
@@ -85,8 +83,7 @@ func (s *Service) Read(ctx context.Context, p auth.Principal, id uuid.UUID) (Dri
 // and the write's results.
 func (s *Service) Update(ctx context.Context, p auth.Principal, id uuid.UUID, read func(*Input) error) (Driver, error) {
 	var out Driver
-	emailChanged := false
-	err := postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
+	err := s.write(ctx, p.CompanyID, func(tx pgx.Tx) error {
 		cur, err := loadDriver(ctx, tx, p, auth.DriversUpdate, id, true)
 		if err != nil {
 			return err
@@ -107,7 +104,6 @@ func (s *Service) Update(ctx context.Context, p auth.Principal, id uuid.UUID, re
 			out = cur
 			return nil
 		}
-		emailChanged = !strings.EqualFold(next.Email, cur.Email)
 		if err := updateDriver(ctx, tx, &next); err != nil {
 			return err
 		}
@@ -121,9 +117,6 @@ func (s *Service) Update(ctx context.Context, p auth.Principal, id uuid.UUID, re
 	if err != nil {
 		return Driver{}, err
 	}
-	if emailChanged {
-		tenants.CompanyChanged(out.CompanyID) // driver callers are linked by e-mail
-	}
 	return out.forCaller(p), nil
 }
 
@@ -133,7 +126,7 @@ func (s *Service) Update(ctx context.Context, p auth.Principal, id uuid.UUID, re
 // page names it in its message).
 func (s *Service) Delete(ctx context.Context, p auth.Principal, id uuid.UUID) (Driver, error) {
 	var cur Driver
-	err := postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
+	err := s.write(ctx, p.CompanyID, func(tx pgx.Tx) error {
 		var err error
 		if cur, err = loadDriver(ctx, tx, p, auth.DriversDelete, id, true); err != nil {
 			return err
@@ -149,7 +142,6 @@ func (s *Service) Delete(ctx context.Context, p auth.Principal, id uuid.UUID) (D
 	if err != nil {
 		return Driver{}, err
 	}
-	tenants.CompanyChanged(cur.CompanyID) // its driver caller is linked to no record now
 	return cur.forCaller(p), nil
 }
 
@@ -185,4 +177,18 @@ func checkInput(in Input, d *Driver, creating bool, oldOffice *uuid.UUID, office
 	}
 	c.err = c.v.Err()
 	return c
+}
+
+// write runs a change of the company's drivers in one transaction. Once it
+// is committed, the callers this process knows of the company are looked
+// up again (tenants.CompanyChanged): a driver caller is linked to its
+// driver record by e-mail, and a created, re-mailed or deleted driver
+// changes that link. Every write of drivers goes through here, so no write
+// can forget it.
+func (s *Service) write(ctx context.Context, companyID uuid.UUID, fn func(tx pgx.Tx) error) error {
+	if err := postgres.InTx(ctx, s.db, fn); err != nil {
+		return err
+	}
+	tenants.CompanyChanged(companyID)
+	return nil
 }

@@ -74,7 +74,7 @@ func (p *Pages) renderLedger(c echo.Context, pr auth.Principal, driverID uuid.UU
 		label := lang.Date(per.PeriodStart) + " – " + lang.Date(per.PeriodEnd) + " · " + per.Currency
 		d.Filters.Periods = append(d.Filters.Periods, views.Option{Value: per.ID.String(), Label: label, Selected: per.ID.String() == st.PeriodID})
 	}
-	if pr.Grant(auth.FinanceWrite) != auth.Deny {
+	if shows(pr, auth.FinanceWrite) {
 		d.NewURL = base + "/new"
 	}
 	exp := st
@@ -139,19 +139,19 @@ func (p *Pages) ledgerRow(lang i18n.Lang, pr auth.Principal, t finance.Transacti
 		row.Locked = lang.T("finance.locked." + lock.Status)
 		return row
 	}
-	write := pr.Grant(auth.FinanceWrite) != auth.Deny
+	write := shows(pr, auth.FinanceWrite)
 	if write {
 		row.Approve = t.Status == finance.StatusPending
 		row.Pay = t.Status == finance.StatusApproved
 		row.Cancel = (t.Status == finance.StatusPending || t.Status == finance.StatusApproved) && t.PenaltyID == nil
 		row.Edit = t.Status == finance.StatusPending || t.Status == finance.StatusApproved
 	}
-	if write || pr.Grant(auth.FinanceDelete) != auth.Deny {
+	if write || shows(pr, auth.FinanceDelete) {
 		why := finance.DeleteAllowed(t, today)
 		switch {
 		case why != nil && t.Status != finance.StatusCancelled:
 			row.DeleteBlocked = errorText(lang, why)
-		case why == nil && pr.Grant(auth.FinanceDelete) != auth.Deny:
+		case why == nil && shows(pr, auth.FinanceDelete):
 			row.DeleteURL = row.URL + "/delete"
 		}
 	}

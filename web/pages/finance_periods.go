@@ -43,8 +43,8 @@ func (p *Pages) renderPeriods(c echo.Context, pr auth.Principal, driverID uuid.U
 	}
 	base := ledgerURL(driverID)
 	d := views.PeriodsData{Driver: header, LedgerURL: base, CSRF: csrfToken(c)}
-	manage := pr.Grant(auth.PeriodsManage) != auth.Deny
-	reopen := pr.Grant(auth.PeriodsReopen) != auth.Deny
+	manage := shows(pr, auth.PeriodsManage)
+	reopen := shows(pr, auth.PeriodsReopen)
 	loc, today := pr.Location(), pr.Today()
 	shown := false
 	for _, per := range periods {

@@ -94,7 +94,7 @@ func (p *Pages) queueData(c echo.Context, pr auth.Principal, st *financeState) (
 	}
 	d := views.QueueData{
 		Filters: st.filterForm(lang, "/finance"), Summary: summaryView(lang, list.Summary, list.Summaries),
-		CanWrite: pr.Grant(auth.FinanceWrite) != auth.Deny, CSRF: csrfToken(c), Back: st.url(),
+		CanWrite: shows(pr, auth.FinanceWrite), CSRF: csrfToken(c), Back: st.url(),
 	}
 	d.Filters.Problem = strings.Join(problems, " ")
 	offices, err := p.svc.Drivers.Offices(ctx, pr)

@@ -166,7 +166,7 @@ func (p *Pages) monthEndData(c echo.Context, pr auth.Principal, st *monthEndStat
 		Month: st.monthValue(), MonthText: monthLabel(lang, month),
 		PrevURL: prev.url(), NextURL: next.url(), ClearURL: clear.url(),
 		Type: st.Type, OfficeIDs: st.Offices, StatusValues: st.Statuses,
-		CanManage: pr.Grant(auth.PeriodsManage) != auth.Deny, CSRF: csrfToken(c),
+		CanManage: shows(pr, auth.PeriodsManage), CSRF: csrfToken(c),
 		ExportCSV: payroll + "csv", ExportXLSX: payroll + "xlsx",
 		Problem: strings.Join(problems, " "),
 	}

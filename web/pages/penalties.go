@@ -114,7 +114,7 @@ func (p *Pages) penaltyList(c echo.Context) error {
 		Driver: driver, Self: pr.DriverID != nil && *pr.DriverID == driverID,
 		Total: lang.Money(list.Summary.TotalPenalties.Decimal(), list.Summary.Currency),
 	}
-	if pr.Grant(auth.PenaltiesManage) != auth.Deny {
+	if shows(pr, auth.PenaltiesManage) {
 		d.NewURL = penaltiesURL(driverID) + "/new"
 	}
 	for _, pen := range list.Penalties {
@@ -150,8 +150,8 @@ func (p *Pages) penaltyData(c echo.Context) (views.PenaltyPageData, error) {
 	}
 	self := pr.DriverID != nil && *pr.DriverID == pen.DriverID
 	open := pen.Status == finance.PenaltyPending || pen.Status == finance.PenaltyDisputed
-	respond := pr.Grant(auth.PenaltiesRespond) != auth.Deny
-	staff := pr.Grant(auth.PenaltiesManage) != auth.Deny
+	respond := shows(pr, auth.PenaltiesRespond)
+	staff := shows(pr, auth.PenaltiesManage)
 	url := penaltyURL(pen.DriverID, pen.ID)
 	max := p.svc.Finance.MaxUploadBytes()
 	return views.PenaltyPageData{
@@ -494,7 +494,7 @@ func (p *Pages) renderQueue(c echo.Context, q url.Values, status int, failed uui
 	for _, s := range queueStatuses {
 		d.Statuses = append(d.Statuses, views.Option{Value: s, Label: lang.T("penalty.status." + s), Selected: s == st})
 	}
-	canResolve := pr.Grant(auth.PenaltiesManage) != auth.Deny
+	canResolve := shows(pr, auth.PenaltiesManage)
 	shown := false
 	for _, qp := range queue.Penalties {
 		card := penaltyCard(lang, pr, qp.Penalty)

@@ -70,6 +70,7 @@ func (s *Service) Get(ctx context.Context, p auth.Principal, a auth.Action, id u
 
 // Read is Get for reading the driver (GET /drivers/{id}).
 func (s *Service) Read(ctx context.Context, p auth.Principal, id uuid.UUID) (Driver, error) {
+	ctx = postgres.WithReusedPlans(ctx) // the rows of one driver (docs/query-plans.md)
 	return s.Get(ctx, p, auth.DriversRead, id)
 }
 

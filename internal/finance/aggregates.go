@@ -9,6 +9,7 @@ import (
 
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/money"
 )
@@ -72,6 +73,7 @@ type AggregateQuery struct {
 // read fills the query once the driver is checked (a query that does not
 // parse is its error).
 func (s *Service) Aggregates(ctx context.Context, p auth.Principal, driverID uuid.UUID, read func(*AggregateQuery) error) (map[string]Aggregate, error) {
+	ctx = postgres.WithReusedPlans(ctx) // the rows of one driver (docs/query-plans.md)
 	d, err := loadDriver(ctx, s.db, p, auth.FinanceRead, driverID)
 	if err != nil {
 		return nil, err

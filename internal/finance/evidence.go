@@ -221,6 +221,7 @@ func (s *Service) storeEvidence(ctx context.Context, p auth.Principal, pen Penal
 // ListEvidence lists the evidence files of penalty penaltyID (named by its
 // id alone), oldest first.
 func (s *Service) ListEvidence(ctx context.Context, p auth.Principal, penaltyID uuid.UUID) ([]EvidenceFile, error) {
+	ctx = postgres.WithReusedPlans(ctx) // the rows of one driver (docs/query-plans.md)
 	pen, err := loadPenaltyByID(ctx, s.db, p, auth.PenaltiesRead, penaltyID)
 	if err != nil {
 		return nil, err

@@ -28,6 +28,7 @@ const (
 // perr is the error of a query that did not parse: it is the answer once
 // the driver is checked.
 func (s *Service) FeedTransactions(ctx context.Context, p auth.Principal, driverID uuid.UUID, f TransactionFilter, fp feed.Params, perr error) (feed.Page[Transaction], error) {
+	ctx = postgres.WithReusedPlans(ctx) // the rows of one driver (docs/query-plans.md)
 	d, err := loadDriver(ctx, s.db, p, auth.FinanceRead, driverID)
 	if err != nil {
 		return feed.Page[Transaction]{}, err
@@ -70,6 +71,7 @@ func (s *Service) FeedTransactions(ctx context.Context, p auth.Principal, driver
 // perr is the error of a query that did not parse: it is the answer once
 // the driver is checked.
 func (s *Service) FeedPenalties(ctx context.Context, p auth.Principal, driverID uuid.UUID, f PenaltyFilter, fp feed.Params, perr error) (feed.Page[Penalty], error) {
+	ctx = postgres.WithReusedPlans(ctx) // the rows of one driver (docs/query-plans.md)
 	d, err := loadDriver(ctx, s.db, p, auth.PenaltiesRead, driverID)
 	if err != nil {
 		return feed.Page[Penalty]{}, err

@@ -91,6 +91,7 @@ func (s *Service) ListTransactions(ctx context.Context, p auth.Principal, driver
 // filter that fails validation must answer after the driver's 403 and 404:
 // both are ListTransactions.
 func (s *Service) Read(ctx context.Context, p auth.Principal, driverID uuid.UUID, f TransactionFilter) (TransactionList, error) {
+	ctx = postgres.WithReusedPlans(ctx) // the rows of one driver (docs/query-plans.md)
 	var v apperr.Validation
 	checked := f.check(&v)
 	if f.PeriodID != nil || v.Err() != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/audit"
 	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/webhooks"
 )
@@ -98,6 +99,7 @@ func (s *Service) PenaltyForm(ctx context.Context, p auth.Principal, driverID uu
 
 // GetPenalty reads penalty id of driver driverID, with its evidence files.
 func (s *Service) GetPenalty(ctx context.Context, p auth.Principal, driverID, id uuid.UUID) (Penalty, error) {
+	ctx = postgres.WithReusedPlans(ctx) // the rows of one driver (docs/query-plans.md)
 	return loadPenalty(ctx, s.db, p, auth.PenaltiesRead, driverID, id)
 }
 
@@ -325,6 +327,7 @@ func (s *Service) ListPenalties(ctx context.Context, p auth.Principal, driverID 
 // round trip"). A filter that fails validation must answer after the
 // driver's 403 and 404: it loads the driver alone first.
 func (s *Service) ReadPenalties(ctx context.Context, p auth.Principal, driverID uuid.UUID, f PenaltyFilter) (PenaltyList, error) {
+	ctx = postgres.WithReusedPlans(ctx) // the rows of one driver (docs/query-plans.md)
 	if err := f.check(); err != nil {
 		if _, gerr := loadDriver(ctx, s.db, p, auth.PenaltiesRead, driverID); gerr != nil {
 			return PenaltyList{}, gerr

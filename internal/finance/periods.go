@@ -12,6 +12,7 @@ import (
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/audit"
 	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/money"
 	"github.com/konvoj/konvoj/internal/webhooks"
@@ -54,6 +55,7 @@ type PeriodFilter struct {
 // read fills the filter once the driver is checked (a query that does not
 // parse is its error).
 func (s *Service) ListPeriods(ctx context.Context, p auth.Principal, driverID uuid.UUID, read func(*PeriodFilter) error) ([]Period, error) {
+	ctx = postgres.WithReusedPlans(ctx) // the rows of one driver (docs/query-plans.md)
 	d, err := loadDriver(ctx, s.db, p, auth.FinanceRead, driverID)
 	if err != nil {
 		return nil, err

@@ -70,6 +70,7 @@ func (s *Service) get(ctx context.Context, p auth.Principal, d ratedDriver, peri
 // month the live rating's first reads, and its percentile in a second
 // round trip.
 func (s *Service) Read(ctx context.Context, p auth.Principal, driverID uuid.UUID, period *Period, badPeriod error) (Rating, error) {
+	ctx = postgres.WithReusedPlans(ctx) // the rows of one driver (docs/query-plans.md)
 	month, past, monthErr := s.readMonth(p, period)
 	if badPeriod != nil {
 		monthErr = badPeriod
@@ -296,6 +297,7 @@ func (s *Service) MarkAllForRefresh(ctx context.Context) (int, error) {
 // the most recent ones. read fills the filter once the driver is found the
 // caller's (403 and 404 before 400).
 func (s *Service) History(ctx context.Context, p auth.Principal, driverID uuid.UUID, read func(*HistoryFilter) error) (History, error) {
+	ctx = postgres.WithReusedPlans(ctx) // the rows of one driver (docs/query-plans.md)
 	d, err := loadDriver(ctx, s.db, p, auth.RatingRead, driverID)
 	if err != nil {
 		return History{}, err

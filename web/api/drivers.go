@@ -19,7 +19,7 @@ func (h *Handlers) mountDrivers(g *web.Routes) {
 	g.GET("/drivers/export", h.exportDrivers)
 	g.GET("/reports/compliance", h.complianceReport)
 	g.POST("/drivers", h.createDriver)
-	g.OneRecord().GET("/drivers/:id", h.getDriver)
+	g.GET("/drivers/:id", h.getDriver)
 	g.PUT("/drivers/:id", h.updateDriver)
 	g.DELETE("/drivers/:id", h.deleteDriver)
 }

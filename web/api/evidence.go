@@ -14,7 +14,7 @@ import (
 // paths.
 func (h *Handlers) mountEvidence(g *web.Routes) {
 	g.POST("/penalties/:penalty_id/evidence", h.addEvidence)
-	g.OneRecord().GET("/penalties/:penalty_id/evidence", h.listEvidence)
+	g.GET("/penalties/:penalty_id/evidence", h.listEvidence)
 	g.GET("/penalties/:penalty_id/evidence/:file_id", h.downloadEvidence)
 }
 

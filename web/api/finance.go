@@ -13,16 +13,15 @@ import (
 )
 
 func (h *Handlers) mountFinance(g *web.Routes) {
-	one := g.OneRecord()
-	one.GET("/drivers/:id/finance", h.listTransactions)
+	g.GET("/drivers/:id/finance", h.listTransactions)
 	g.POST("/drivers/:id/finance", h.createTransaction)
 	g.PUT("/drivers/:id/finance/:transaction_id", h.updateTransaction)
 	g.DELETE("/drivers/:id/finance/:transaction_id", h.deleteTransaction)
-	one.GET("/drivers/:id/finance/periods", h.listPeriods)
+	g.GET("/drivers/:id/finance/periods", h.listPeriods)
 	g.POST("/drivers/:id/finance/periods/:period_id/close", h.closePeriod)
 	g.POST("/drivers/:id/finance/periods/:period_id/reopen", h.reopenPeriod)
 	g.POST("/drivers/:id/finance/periods/:period_id/pay", h.payPeriod)
-	one.GET("/drivers/:id/finance/aggregates", h.financeAggregates)
+	g.GET("/drivers/:id/finance/aggregates", h.financeAggregates)
 	g.GET("/drivers/:id/finance/export", h.exportTransactions)
 }
 

@@ -10,10 +10,9 @@ import (
 )
 
 func (h *Handlers) mountPenalties(g *web.Routes) {
-	one := g.OneRecord()
-	one.GET("/drivers/:id/penalties", h.listPenalties)
+	g.GET("/drivers/:id/penalties", h.listPenalties)
 	g.POST("/drivers/:id/penalties", h.createPenalty)
-	one.GET("/drivers/:id/penalties/:penalty_id", h.getPenalty)
+	g.GET("/drivers/:id/penalties/:penalty_id", h.getPenalty)
 	g.PUT("/drivers/:id/penalties/:penalty_id/dispute", h.disputePenalty)
 	g.PUT("/drivers/:id/penalties/:penalty_id/resolve", h.resolvePenalty)
 	g.PUT("/drivers/:id/penalties/:penalty_id/accept", h.acceptPenalty)

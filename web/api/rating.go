@@ -10,9 +10,8 @@ import (
 )
 
 func (h *Handlers) mountRating(g *web.Routes) {
-	one := g.OneRecord()
-	one.GET("/drivers/:id/rating", h.getRating)
-	one.GET("/drivers/:id/rating/history", h.getRatingHistory)
+	g.GET("/drivers/:id/rating", h.getRating)
+	g.GET("/drivers/:id/rating/history", h.getRatingHistory)
 	g.POST("/drivers/:id/rating/calculate", h.recalculateRating)
 	g.GET("/ratings", h.listRatings)
 	g.GET("/companies/:company_id/rating-config", h.getRatingConfig)

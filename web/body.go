@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -111,3 +112,42 @@ func bodyFailure(c echo.Context) error {
 	}
 	return nil
 }
+
+// wholeBody reads a request body that is not a file upload (multipart)
+// into memory before the handler runs. The services check access first and
+// read their input after, some while holding a row lock (an update loads
+// its record FOR UPDATE): the input must then be in hand, not on its way
+// from a slow client. The body is capped at MaxBodyBytes; a failure to read
+// it is kept and given to whoever reads it (bodyFailure answers it).
+func wholeBody(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		req := c.Request()
+		if req.Body == nil || req.Body == http.NoBody || strings.HasPrefix(req.Header.Get(echo.HeaderContentType), echo.MIMEMultipartForm) {
+			return next(c)
+		}
+		data, err := io.ReadAll(bodyOf(c))
+		req.Body = &readBody{data: data, err: err}
+		return next(c)
+	}
+}
+
+// readBody is a body already read: its bytes, then the error that ended
+// the read (io.EOF when it ended well).
+type readBody struct {
+	data []byte
+	err  error
+}
+
+func (b *readBody) Read(p []byte) (int, error) {
+	if len(b.data) == 0 {
+		if b.err != nil {
+			return 0, b.err
+		}
+		return 0, io.EOF
+	}
+	n := copy(p, b.data)
+	b.data = b.data[n:]
+	return n, nil
+}
+
+func (b *readBody) Close() error { return nil }

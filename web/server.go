@@ -241,7 +241,7 @@ func (r *Routes) Any(path string, h echo.HandlerFunc) []*echo.Route { return r.g
 
 // API returns the authenticated, rate-limited /api/v0 routes.
 func (s *Server) API() *Routes {
-	return &Routes{g: s.Echo.Group("/api/v0"), mw: []echo.MiddlewareFunc{s.authenticate, s.rateLimit, s.requireAuth, s.idempotent}}
+	return &Routes{g: s.Echo.Group("/api/v0"), mw: []echo.MiddlewareFunc{s.authenticate, s.rateLimit, s.requireAuth, wholeBody, s.idempotent}}
 }
 
 // PublicAPI returns /api/v0 routes that need no token (the OpenAPI

@@ -18,7 +18,6 @@ import (
 	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/internal/postgres"
-	"github.com/konvoj/konvoj/internal/tenants"
 )
 
 // Notification is an in-app notification as the API shows it; title and
@@ -47,9 +46,8 @@ type SettingsUpdate struct {
 	Email map[string]json.RawMessage `json:"email"`
 }
 
-// Service serves a user's own notifications and settings. Every signed-in
-// user may use it, for itself only: there is no permission to check
-// beyond being signed in to a company.
+// Service serves a user's own notifications and settings. Every role may
+// use it (auth.NotificationsOwn), for its own user only.
 type Service struct {
 	db *pgxpool.Pool
 }
@@ -66,6 +64,9 @@ type ListFilter struct {
 
 // List returns the caller's notifications, newest first, and the total.
 func (s *Service) List(ctx context.Context, p auth.Principal, f ListFilter) ([]Notification, int, error) {
+	if err := mine(p); err != nil {
+		return nil, 0, err
+	}
 	lang := i18n.From(ctx)
 	types, err := documents.LoadTypeNames(ctx, s.db, p.CompanyID)
 	if err != nil {
@@ -135,6 +136,9 @@ func (s *Service) List(ctx context.Context, p auth.Principal, f ListFilter) ([]N
 
 // Unread counts the caller's unread notifications (the bell).
 func (s *Service) Unread(ctx context.Context, p auth.Principal) (int, error) {
+	if err := mine(p); err != nil {
+		return 0, err
+	}
 	var n int
 	if err := s.db.QueryRow(ctx, `SELECT count(*) FROM notifications WHERE company_id = $1 AND user_id = $2 AND read_at IS NULL`,
 		p.CompanyID, p.UserID).Scan(&n); err != nil {
@@ -146,20 +150,8 @@ func (s *Service) Unread(ctx context.Context, p auth.Principal) (int, error) {
 // MarkRead marks one of the caller's notifications read (again: no
 // change). Another user's notification is 404, another company's 403.
 func (s *Service) MarkRead(ctx context.Context, p auth.Principal, id uuid.UUID) error {
-	var owner uuid.UUID
-	err := s.db.QueryRow(ctx, `SELECT user_id FROM notifications WHERE id = $1 AND company_id = $2`, id, p.CompanyID).Scan(&owner)
-	if errors.Is(err, pgx.ErrNoRows) || (err == nil && owner != p.UserID) {
-		if err == nil {
-			return apperr.NotFound("msg.common.not_found.notification")
-		}
-		o, herr := tenants.HiddenOwner(ctx, s.db, p, "notifications", id, apperr.NotFound("msg.common.not_found.notification"))
-		if herr != nil {
-			return herr
-		}
-		return p.CheckCompany(o.CompanyID)
-	}
-	if err != nil {
-		return fmt.Errorf("load notification %s: %w", id, err)
+	if _, err := loadNotification(ctx, s.db, p, id); err != nil {
+		return err
 	}
 	if _, err := s.db.Exec(ctx, `UPDATE notifications SET read_at = now() WHERE id = $1 AND company_id = $2 AND read_at IS NULL`, id, p.CompanyID); err != nil {
 		return fmt.Errorf("mark notification %s read: %w", id, err)
@@ -170,6 +162,9 @@ func (s *Service) MarkRead(ctx context.Context, p auth.Principal, id uuid.UUID) 
 // MarkAllRead marks every unread notification of the caller read and
 // returns how many it marked.
 func (s *Service) MarkAllRead(ctx context.Context, p auth.Principal) (int, error) {
+	if err := mine(p); err != nil {
+		return 0, err
+	}
 	tag, err := s.db.Exec(ctx, `UPDATE notifications SET read_at = now() WHERE company_id = $1 AND user_id = $2 AND read_at IS NULL`,
 		p.CompanyID, p.UserID)
 	if err != nil {
@@ -181,6 +176,9 @@ func (s *Service) MarkAllRead(ctx context.Context, p auth.Principal) (int, error
 // Settings returns the caller's e-mail choices (every kind; on unless
 // turned off).
 func (s *Service) Settings(ctx context.Context, p auth.Principal) (Settings, error) {
+	if err := mine(p); err != nil {
+		return Settings{}, err
+	}
 	return loadSettings(ctx, s.db, p)
 }
 
@@ -202,6 +200,9 @@ func loadSettings(ctx context.Context, db postgres.DBTX, p auth.Principal) (Sett
 // (document_alert, document_reminder) to true (e-mail on) or false (off);
 // an unknown kind or a value that is not a boolean is 422 (email.<kind>).
 func (s *Service) UpdateSettings(ctx context.Context, p auth.Principal, u SettingsUpdate) (Settings, error) {
+	if err := mine(p); err != nil {
+		return Settings{}, err
+	}
 	var v apperr.Validation
 	if u.Email == nil {
 		v.Add("email", "msg.notifications.email_required")

@@ -154,12 +154,16 @@ func UnsupportedMediaType(key string, args ...any) error {
 // Validation collects field messages; the zero value is ready to use.
 type Validation struct {
 	fields map[string][]i18n.Message
+	order  []string // the fields in the order their first message came
 }
 
 // Add records a message (a key and its arguments) for a field.
 func (v *Validation) Add(field, key string, args ...any) {
 	if v.fields == nil {
 		v.fields = map[string][]i18n.Message{}
+	}
+	if _, ok := v.fields[field]; !ok {
+		v.order = append(v.order, field)
 	}
 	v.fields[field] = append(v.fields[field], i18n.M(key, args...))
 }
@@ -208,3 +212,7 @@ func summary(l i18n.Lang, fields map[string][]string) string {
 // Messages returns the collected messages by field (nil when none), for
 // callers that report them row by row (the driver import).
 func (v *Validation) Messages() map[string][]i18n.Message { return v.fields }
+
+// Fields names the fields with messages in the order their first message
+// came (the order of the checks), for callers that list them one by one.
+func (v *Validation) Fields() []string { return v.order }

@@ -31,6 +31,7 @@ const (
 	OutboxRead       Action = "outbox.read"       // the e-mail outbox (development page)
 	WebhooksManage   Action = "webhooks.manage"   // webhook endpoints: list, create, change, delete, deliveries
 	SessionsOwn      Action = "sessions.own"      // the caller's own web sessions: list, end
+	NotificationsOwn Action = "notifications.own" // the caller's own notifications and e-mail choices: list, mark read, change
 )
 
 // Grant says how far a role may go with an action.
@@ -83,6 +84,9 @@ var Matrix = map[Action]map[Role]Grant{
 	// Every user, its own sessions only (the sessions service never looks
 	// at another user's).
 	SessionsOwn: {RoleAdmin: All, RoleHRManager: All, RoleAccountant: All, RoleDispatcher: All, RoleDriver: All},
+	// Every user, its own notifications only (the notifications service
+	// never shows another user's).
+	NotificationsOwn: {RoleAdmin: All, RoleHRManager: All, RoleAccountant: All, RoleDispatcher: All, RoleDriver: All},
 }
 
 // Allowed returns the grant of a role for an action (Deny when unlisted).

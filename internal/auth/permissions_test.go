@@ -39,6 +39,7 @@ var matrixTable = map[Action]string{
 	OutboxRead:       "yes yes no no no",
 	WebhooksManage:   "yes no no no no",
 	SessionsOwn:      "yes yes yes yes yes",
+	NotificationsOwn: "yes yes yes yes yes",
 }
 
 func TestMatrixMatchesDecisions(t *testing.T) {

@@ -19,15 +19,17 @@ const documentsFeed = "documents"
 // Feed answers a driver's documents list in feed mode (docs/change-feed.md):
 // the documents changed since (their fields, or a file version added or
 // reviewed), oldest first. Documents are never deleted, so include_deleted
-// changes nothing. paramErr is the request's parameters' error, answered
-// after the driver's checks (403 and 404 come before a parameter's 400).
-func (s *Service) Feed(ctx context.Context, p auth.Principal, driverID uuid.UUID, fp feed.Params, paramErr error) (feed.Page[Document], error) {
+// changes nothing. The driver is checked for the caller first
+// (auth.DocumentsList); read gives the feed's parameters, or their 400,
+// after that.
+func (s *Service) Feed(ctx context.Context, p auth.Principal, driverID uuid.UUID, read func(*feed.Params) error) (feed.Page[Document], error) {
 	driver, err := loadDriver(ctx, s.db, p, auth.DocumentsList, driverID)
 	if err != nil {
 		return feed.Page[Document]{}, err
 	}
-	if paramErr != nil {
-		return feed.Page[Document]{}, paramErr
+	var fp feed.Params
+	if err := read(&fp); err != nil {
+		return feed.Page[Document]{}, err
 	}
 	fq, err := feed.Prepare(ctx, s.db, s.feedCodec, documentsFeed, fp)
 	if err != nil {

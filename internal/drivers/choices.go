@@ -23,14 +23,13 @@ type Office struct {
 // name: the choices of the list's office filter and of a driver's office.
 // Anyone who may read drivers may see them.
 func (s *Service) Offices(ctx context.Context, p auth.Principal) ([]Office, error) {
-	company, err := p.Scope(auth.DriversRead)
-	if err != nil {
+	if _, err := collection(p, auth.DriversRead); err != nil {
 		return nil, err
 	}
 	rows, err := s.db.Query(ctx, `
 		SELECT id, name, city, is_headquarters FROM offices
 		WHERE company_id = $1 AND deleted_at IS NULL
-		ORDER BY is_headquarters DESC, name, id`, company.CompanyID())
+		ORDER BY is_headquarters DESC, name, id`, p.CompanyID)
 	if err != nil {
 		return nil, fmt.Errorf("list offices of company %s: %w", p.CompanyID, err)
 	}
@@ -47,7 +46,7 @@ func (s *Service) Offices(ctx context.Context, p auth.Principal) ([]Office, erro
 // ISO 3166-1 alpha-2 codes in alphabetical order: the useful choices of the
 // list's citizenship filter. A driver caller sees its own only.
 func (s *Service) Citizenships(ctx context.Context, p auth.Principal) ([]string, error) {
-	company, err := p.Scope(auth.DriversRead)
+	only, err := collection(p, auth.DriversRead)
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +54,7 @@ func (s *Service) Citizenships(ctx context.Context, p auth.Principal) ([]string,
 		SELECT DISTINCT citizenship FROM drivers
 		WHERE company_id = $1 AND deleted_at IS NULL AND citizenship IS NOT NULL
 			AND ($2::uuid IS NULL OR id = $2)
-		ORDER BY citizenship`, company.CompanyID(), company.Only())
+		ORDER BY citizenship`, p.CompanyID, only)
 	if err != nil {
 		return nil, fmt.Errorf("list citizenships of company %s: %w", p.CompanyID, err)
 	}
@@ -69,14 +68,14 @@ func (s *Service) Citizenships(ctx context.Context, p auth.Principal) ([]string,
 // Tags lists the distinct tags of the company's live drivers, for the
 // list's tag filter (the driver caller's own only).
 func (s *Service) Tags(ctx context.Context, p auth.Principal) ([]string, error) {
-	company, err := p.Scope(auth.DriversRead)
+	only, err := collection(p, auth.DriversRead)
 	if err != nil {
 		return nil, err
 	}
 	rows, err := s.db.Query(ctx, `
 		SELECT DISTINCT t FROM drivers, unnest(tags) t
 		WHERE company_id = $1 AND deleted_at IS NULL AND ($2::uuid IS NULL OR id = $2)
-		ORDER BY t`, company.CompanyID(), company.Only())
+		ORDER BY t`, p.CompanyID, only)
 	if err != nil {
 		return nil, fmt.Errorf("list tags of company %s: %w", p.CompanyID, err)
 	}

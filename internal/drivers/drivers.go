@@ -4,8 +4,9 @@
 // offset and signed-cursor pagination, document summaries computed in SQL).
 //
 // The service is the security boundary: every method takes the caller's
-// Principal and applies the permission matrix and tenancy checks in the
-// order of docs/errors.md before it touches data.
+// Principal and the ids, and the loaders of access.go decide access (the
+// permission matrix and tenancy checks, in the order of docs/errors.md) as
+// they load the record the method then works on.
 package drivers
 
 import (
@@ -72,19 +73,6 @@ type Driver struct {
 // PersonalHidden reports whether the personal fields were withheld from
 // the caller (docs/permissions.md): a page leaves them out.
 func (d Driver) PersonalHidden() bool { return d.personalHidden }
-
-// forCaller withholds the personal fields from a caller who may not read
-// them: the values are cleared here, in the service, so no front can show
-// them, and MarshalJSON leaves their keys out.
-func (d Driver) forCaller(p auth.Principal) Driver {
-	if p.Grant(auth.DriversPersonal) != auth.Deny {
-		return d
-	}
-	d.BirthDate, d.RodneCislo, d.RegistrationAddress, d.ResidenceAddress = nil, nil, nil, nil
-	d.BankCountry, d.BankAccount, d.IBAN, d.SWIFT = nil, nil, nil, nil
-	d.personalHidden = true
-	return d
-}
 
 // MarshalJSON writes the driver; without the personal fields' keys when
 // they are withheld.

@@ -313,11 +313,7 @@ func TestDocumentStatusCountsMatchStatuses(t *testing.T) {
 	exec(t, db, `UPDATE drivers SET deleted_at = now() WHERE id = (SELECT driver_id FROM driver_expiry
 		WHERE company_id = $1 AND expired_from <= konvoj_today('Europe/Prague') ORDER BY driver_id LIMIT 1)`, company)
 	p := auth.Principal{CompanyID: company, Role: auth.RoleHRManager}
-	scope, err := p.Scope(auth.DocumentsList)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := drivers.NewService(db, []byte("k")).DocumentStatusCounts(ctx, p, scope)
+	got, err := drivers.NewService(db, []byte("k")).DocumentStatusCounts(ctx, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -501,11 +497,10 @@ func TestComplianceStatusesMatchDocumentStatuses(t *testing.T) {
 
 	// The list's documents summary of every driver counts the same statuses.
 	p := auth.Principal{CompanyID: company, Role: auth.RoleHRManager}
-	scope, err := p.Scope(auth.DriversRead)
-	if err != nil {
-		t.Fatal(err)
-	}
-	list, err := drivers.NewService(db, []byte("k")).List(ctx, p, scope, drivers.ListParams{Page: 1, PerPage: 100})
+	list, err := drivers.NewService(db, []byte("k")).List(ctx, p, func(lp *drivers.ListParams) error {
+		*lp = drivers.ListParams{Page: 1, PerPage: 100}
+		return nil
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,12 +33,24 @@ type ExportRow struct {
 // order (lp's filters and sort; its paging is ignored), reading batches of
 // the list's own statement after its keyset cursor inside one read-only
 // snapshot, so the rows are consistent and memory stays flat. The checks
-// (permission, filter values: 403, 422) come first, before fn is called.
-// The full record is withheld from the caller as on a read.
-func (s *Service) Each(ctx context.Context, p auth.Principal, company auth.Ref, lp ListParams, fn func(ExportRow) error) error {
-	if err := company.Check(p, auth.DriversRead); err != nil {
+// (permission, then read's parameters and the filter values: 403, 400,
+// 422) come first, before fn is called. The full record is withheld from
+// the caller as on a read.
+func (s *Service) Each(ctx context.Context, p auth.Principal, read func(*ListParams) error, fn func(ExportRow) error) error {
+	only, err := collection(p, auth.DriversRead)
+	if err != nil {
 		return err
 	}
+	var lp ListParams
+	if err := read(&lp); err != nil {
+		return err
+	}
+	return s.each(ctx, p, only, lp, fn)
+}
+
+// each is Each once the checks of the collection have passed; only is
+// its narrowing to a caller's own driver (collection).
+func (s *Service) each(ctx context.Context, p auth.Principal, only *uuid.UUID, lp ListParams, fn func(ExportRow) error) error {
 	if err := lp.normalize(); err != nil {
 		return err
 	}
@@ -49,7 +61,7 @@ func (s *Service) Each(ctx context.Context, p auth.Principal, company auth.Ref, 
 		lp.SortOrder = "asc"
 	}
 	lp.CursorMode, lp.Cursor, lp.Limit = true, "", exportBatch
-	hideExpiry := p.Grant(auth.DocumentsList) == auth.Deny
+	hideExpiry := !expiryShown(p)
 	tx, err := s.db.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
 		return fmt.Errorf("export drivers: %w", err)
@@ -57,7 +69,7 @@ func (s *Service) Each(ctx context.Context, p auth.Principal, company auth.Ref, 
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
 	var after *cursor
 	for {
-		q := listQuery{params: lp, companyID: company.CompanyID(), only: company.Only(), after: after}
+		q := listQuery{params: lp, companyID: p.CompanyID, only: only, after: after}
 		items, keys, _, err := q.run(ctx, tx)
 		if err != nil {
 			return err
@@ -66,7 +78,7 @@ func (s *Service) Each(ctx context.Context, p auth.Principal, company auth.Ref, 
 		if more {
 			items, keys = items[:lp.Limit], keys[:lp.Limit]
 		}
-		full, err := loadForExport(ctx, tx, company.CompanyID(), items)
+		full, err := loadForExport(ctx, tx, p.CompanyID, items)
 		if err != nil {
 			return err
 		}
@@ -136,8 +148,7 @@ var ExportColumns = []string{"internal_number", "first_name", "middle_name", "la
 
 // exportColumnsFor is ExportColumns less what the caller may not read.
 func exportColumnsFor(p auth.Principal) []string {
-	personal := p.Grant(auth.DriversPersonal) != auth.Deny
-	expiry := p.Grant(auth.DocumentsList) != auth.Deny
+	personal, expiry := personalShown(p), expiryShown(p)
 	var cols []string
 	for _, c := range ExportColumns {
 		if !personal && isPersonal(c) || !expiry && (c == "next_expiry_type" || c == "next_expiry_date") {
@@ -158,9 +169,10 @@ func isPersonal(field string) bool {
 }
 
 // Export writes the filtered drivers as a table (headers and words in
-// lang). Like finance's export, the checks come first and start is called
-// only when they passed; then rows stream one at a time.
-func (s *Service) Export(ctx context.Context, p auth.Principal, company auth.Ref, lp ListParams, lang i18n.Lang, start func() (export.Writer, error)) error {
+// lang) of the caller's company. Like finance's export, the checks come
+// first (the role, then read's parameters) and start is called only when
+// they passed; then rows stream one at a time.
+func (s *Service) Export(ctx context.Context, p auth.Principal, read func(*ListParams) error, lang i18n.Lang, start func() (export.Writer, error)) error {
 	cols := exportColumnsFor(p)
 	var w export.Writer
 	var types documents.TypeNames
@@ -171,7 +183,7 @@ func (s *Service) Export(ctx context.Context, p auth.Principal, company auth.Ref
 		}
 		// The list's checks have passed (open runs on its first row or
 		// after it).
-		if types, err = documents.LoadTypeNames(ctx, s.db, company.CompanyID()); err != nil {
+		if types, err = documents.LoadTypeNames(ctx, s.db, p.CompanyID); err != nil {
 			return err
 		}
 		names := make([]string, len(cols))
@@ -180,7 +192,7 @@ func (s *Service) Export(ctx context.Context, p auth.Principal, company auth.Ref
 		}
 		return w.Header(names)
 	}
-	err := s.Each(ctx, p, company, lp, func(r ExportRow) error {
+	err := s.Each(ctx, p, read, func(r ExportRow) error {
 		if w == nil {
 			if err := open(); err != nil {
 				return err
@@ -315,10 +327,20 @@ type ComplianceRow struct {
 // non-EU set for drivers from outside the EU, EEA and Switzerland), with
 // the document's status, valid_until and the days left until it (negative
 // when expired), today being the company's. It needs the documents list
-// permission (company from Principal.Scope(auth.DocumentsList)); a driver
-// gets its own rows.
-func (s *Service) Compliance(ctx context.Context, p auth.Principal, company auth.Ref, lp ListParams, lang i18n.Lang, start func() (export.Writer, error)) error {
-	if err := company.Check(p, auth.DocumentsList); err != nil {
+// permission; a driver gets its own rows. read fills the list's
+// parameters once the caller may have the report.
+func (s *Service) Compliance(ctx context.Context, p auth.Principal, read func(*ListParams) error, lang i18n.Lang, start func() (export.Writer, error)) error {
+	only, err := collection(p, auth.DocumentsList)
+	if err != nil {
+		return err
+	}
+	// DriversRead is implied by DocumentsList for every role; the list
+	// checks it again.
+	if _, err := collection(p, auth.DriversRead); err != nil {
+		return err
+	}
+	var lp ListParams
+	if err := read(&lp); err != nil {
 		return err
 	}
 	var w export.Writer
@@ -328,7 +350,7 @@ func (s *Service) Compliance(ctx context.Context, p auth.Principal, company auth
 		if w, err = start(); err != nil {
 			return err
 		}
-		if types, err = documents.LoadTypeNames(ctx, s.db, company.CompanyID()); err != nil {
+		if types, err = documents.LoadTypeNames(ctx, s.db, p.CompanyID); err != nil {
 			return err
 		}
 		names := make([]string, len(ComplianceColumns))
@@ -344,7 +366,7 @@ func (s *Service) Compliance(ctx context.Context, p auth.Principal, company auth
 		if len(batch) == 0 {
 			return nil
 		}
-		docs, err := s.requiredDocuments(ctx, company.CompanyID(), batch)
+		docs, err := s.requiredDocuments(ctx, p.CompanyID, batch)
 		if err != nil {
 			return err
 		}
@@ -366,9 +388,7 @@ func (s *Service) Compliance(ctx context.Context, p auth.Principal, company auth
 		batch = batch[:0]
 		return nil
 	}
-	// DriversRead is implied by DocumentsList for every role; the list
-	// checks it again.
-	err := s.Each(ctx, p, company, lp, func(r ExportRow) error {
+	err = s.each(ctx, p, only, lp, func(r ExportRow) error {
 		if w == nil {
 			if err := open(); err != nil {
 				return err

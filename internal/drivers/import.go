@@ -20,7 +20,6 @@ import (
 	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/internal/postgres"
-	"github.com/konvoj/konvoj/internal/tenants"
 	"github.com/konvoj/konvoj/internal/webhooks"
 )
 
@@ -108,18 +107,19 @@ type storedDoc struct {
 // audit rows and one import.completed row: all or nothing. A row updates
 // the live driver with its internal_number, else the one with its e-mail,
 // else creates a driver (a new DRV- number; the file's number is not kept).
-// An empty cell leaves the field as it is. company is the caller's company
-// as Principal.Scope(auth.DriversImport) proved it.
-func (s *Service) Import(ctx context.Context, p auth.Principal, company auth.Ref, rows []ImportRow, o ImportOptions) (ImportResult, error) {
-	if err := company.Check(p, auth.DriversImport); err != nil {
+// An empty cell leaves the field as it is. The caller's company is the
+// one imported into.
+func (s *Service) Import(ctx context.Context, p auth.Principal, rows []ImportRow, o ImportOptions) (ImportResult, error) {
+	if _, err := collection(p, auth.DriversImport); err != nil {
 		return ImportResult{}, err
 	}
+	companyID := p.CompanyID
 	res := ImportResult{Rows: len(rows)}
-	existing, err := loadAllDrivers(ctx, s.db, company.CompanyID())
+	existing, err := loadAllDrivers(ctx, s.db, companyID)
 	if err != nil {
 		return res, err
 	}
-	offices, err := loadOffices(ctx, s.db, company.CompanyID())
+	offices, err := loadOffices(ctx, s.db, companyID)
 	if err != nil {
 		return res, err
 	}
@@ -130,11 +130,11 @@ func (s *Service) Import(ctx context.Context, p auth.Principal, company auth.Ref
 		byEmail[strings.ToLower(d.Email)] = d
 	}
 	// The document columns of the company's types in use, custom ones too.
-	types, _, err := documents.LiveTypes(ctx, s.db, company.CompanyID())
+	types, _, err := documents.LiveTypes(ctx, s.db, companyID)
 	if err != nil {
 		return res, err
 	}
-	noExpiry, err := documents.WithoutExpiry(ctx, s.db, company.CompanyID())
+	noExpiry, err := documents.WithoutExpiry(ctx, s.db, companyID)
 	if err != nil {
 		return res, err
 	}
@@ -152,7 +152,7 @@ func (s *Service) Import(ctx context.Context, p auth.Principal, company auth.Ref
 	}
 	var stored map[uuid.UUID]map[string]storedDoc
 	if needDocs {
-		if stored, err = loadDocumentMetadata(ctx, s.db, company.CompanyID()); err != nil {
+		if stored, err = loadDocumentMetadata(ctx, s.db, companyID); err != nil {
 			return res, err
 		}
 	}
@@ -186,7 +186,7 @@ func (s *Service) Import(ctx context.Context, p auth.Principal, company auth.Ref
 		}
 		creating := t.existing == nil
 		if creating {
-			t.next = Driver{CompanyID: company.CompanyID(), Status: "active", Flags: json.RawMessage(`{}`)}
+			t.next = Driver{CompanyID: companyID, Status: "active", Flags: json.RawMessage(`{}`)}
 		} else {
 			t.next = *t.existing
 		}
@@ -198,12 +198,13 @@ func (s *Service) Import(ctx context.Context, p auth.Principal, company auth.Ref
 		if c.err != nil && apperr.KindOf(c.err) != apperr.KindValidation {
 			return res, c.err
 		}
-		for f, msgs := range v.Messages() {
-			for _, m := range msgs {
+		for _, f := range v.Fields() {
+			for _, m := range v.Messages()[f] {
 				addErr(r.Line, f, m)
 			}
 		}
-		for f, msgs := range c.v.Messages() {
+		for _, f := range c.v.Fields() {
+			msgs := c.v.Messages()[f]
 			if v.Has(f) || (f == "office_id" && r.Values["office_id"] == "" && r.Values["office"] != "") {
 				continue
 			}
@@ -263,17 +264,17 @@ func (s *Service) Import(ctx context.Context, p auth.Principal, company auth.Ref
 		}
 		return res, nil
 	}
-	err = postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
+	err = s.write(ctx, companyID, func(tx pgx.Tx) error {
 		var changed []importChange
-		if err := s.writeImport(ctx, tx, p, company, targets, o, &changed); err != nil {
+		if err := s.writeImport(ctx, tx, p, companyID, targets, o, &changed); err != nil {
 			return err
 		}
-		if err := emitImported(ctx, tx, company, changed); err != nil {
+		if err := emitImported(ctx, tx, companyID, changed); err != nil {
 			return err
 		}
 		// The row belongs to the company (an import is no audited entity of
 		// its own); new_values names the import.
-		if err := audit.Record(ctx, tx, p, audit.Entry{EntityType: "company", EntityID: company.CompanyID(), Action: "import.completed",
+		if err := audit.Record(ctx, tx, p, audit.Entry{EntityType: "company", EntityID: companyID, Action: "import.completed",
 			NewValues: map[string]any{"import_id": o.ID, "rows": res.Rows, "created": res.Created, "updated": res.Updated, "unchanged": res.Unchanged}}); err != nil {
 			return err
 		}
@@ -285,7 +286,6 @@ func (s *Service) Import(ctx context.Context, p auth.Principal, company auth.Ref
 	if err != nil {
 		return ImportResult{}, err
 	}
-	tenants.CompanyChanged(company.CompanyID()) // new and changed e-mails link driver callers
 	return res, nil
 }
 
@@ -299,13 +299,13 @@ type importChange struct {
 // emitImported writes the driver.created and driver.updated events of an
 // import (docs/webhooks.md), reading the drivers back only when an
 // endpoint wants them.
-func emitImported(ctx context.Context, tx pgx.Tx, company auth.Ref, changed []importChange) error {
-	wanted, err := webhooks.Wanted(ctx, tx, company.CompanyID(), webhooks.DriverCreated, webhooks.DriverUpdated)
+func emitImported(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, changed []importChange) error {
+	wanted, err := webhooks.Wanted(ctx, tx, companyID, webhooks.DriverCreated, webhooks.DriverUpdated)
 	if err != nil || !wanted {
 		return err
 	}
 	for _, c := range changed {
-		d, err := getDriver(ctx, tx, company, c.id, false)
+		d, err := loadDriverRow(ctx, tx, companyID, c.id, false)
 		if err != nil {
 			return err
 		}
@@ -313,7 +313,7 @@ func emitImported(ctx context.Context, tx pgx.Tx, company auth.Ref, changed []im
 		if c.created {
 			event = webhooks.DriverCreated
 		}
-		if err := webhooks.Emit(ctx, tx, company.CompanyID(), event, d); err != nil {
+		if err := webhooks.Emit(ctx, tx, companyID, event, d); err != nil {
 			return err
 		}
 	}
@@ -351,7 +351,7 @@ type docUpdates struct {
 // the import's transaction. New drivers get their numbers in one step (the
 // company row stays locked until the transaction ends, as for a single
 // create, so no document type is created meanwhile).
-func (s *Service) writeImport(ctx context.Context, tx pgx.Tx, p auth.Principal, company auth.Ref, targets []importTarget, o ImportOptions,
+func (s *Service) writeImport(ctx context.Context, tx pgx.Tx, p auth.Principal, companyID uuid.UUID, targets []importTarget, o ImportOptions,
 	changed *[]importChange) error {
 	creates := 0
 	for _, t := range targets {
@@ -372,7 +372,7 @@ func (s *Service) writeImport(ctx context.Context, tx pgx.Tx, p auth.Principal, 
 	}
 	if creates > 0 {
 		if err := tx.QueryRow(ctx, `UPDATE companies SET driver_number_seq = driver_number_seq + $2 WHERE id = $1
-			RETURNING driver_number_seq - $2`, company.CompanyID(), creates).Scan(&seq); err != nil {
+			RETURNING driver_number_seq - $2`, companyID, creates).Scan(&seq); err != nil {
 			return fmt.Errorf("import: reserve driver numbers: %w", err)
 		}
 	}
@@ -422,7 +422,7 @@ func (s *Service) writeImport(ctx context.Context, tx pgx.Tx, p auth.Principal, 
 					NewValues: docNew})
 			}
 		}
-		if err := w.exec(ctx, tx, p, company.CompanyID()); err != nil {
+		if err := w.exec(ctx, tx, p, companyID); err != nil {
 			return err
 		}
 		analyzed = analyzed || len(w.created) > 0

@@ -58,6 +58,10 @@ type ListResult struct {
 	Total      int
 	NextCursor *string
 	HasMore    bool
+	// NextExpiryShown: the caller may see which document expires when;
+	// otherwise the items' NextExpiry is left out (a page leaves its
+	// column out).
+	NextExpiryShown bool
 }
 
 // feedList names the drivers feed in its cursors.
@@ -92,18 +96,24 @@ var sortColumns = map[string]sortColumn{
 // SortFields lists the allowed sort_by values (for documentation and forms).
 var SortFields = []string{"internal_number", "last_name", "hire_date", "created_at", "next_expiry"}
 
-// List returns a page of the company's drivers (company from
-// Principal.Scope(auth.DriversRead)). A driver caller sees only its own
-// record (none when no record is linked to it).
-func (s *Service) List(ctx context.Context, p auth.Principal, company auth.Ref, lp ListParams) (ListResult, error) {
-	if err := company.Check(p, auth.DriversRead); err != nil {
+// List returns a page of the caller's company's drivers. A driver caller
+// sees only its own record (none when no record is linked to it). read
+// fills the parameters once the caller may list drivers (a query's 400 and
+// 422 come after the role's 403).
+func (s *Service) List(ctx context.Context, p auth.Principal, read func(*ListParams) error) (ListResult, error) {
+	only, err := collection(p, auth.DriversRead)
+	if err != nil {
+		return ListResult{}, err
+	}
+	var lp ListParams
+	if err := read(&lp); err != nil {
 		return ListResult{}, err
 	}
 	if err := lp.normalize(); err != nil {
 		return ListResult{}, err
 	}
 	if lp.Feed.On() {
-		return s.listFeed(ctx, p, company, lp)
+		return s.listFeed(ctx, p, only, lp)
 	}
 	var after *cursor
 	if lp.CursorMode && lp.Cursor != "" {
@@ -124,19 +134,13 @@ func (s *Service) List(ctx context.Context, p auth.Principal, company auth.Ref, 
 		lp.SortOrder = "asc"
 	}
 
-	q := listQuery{params: lp, companyID: company.CompanyID(), only: company.Only(), after: after}
+	q := listQuery{params: lp, companyID: p.CompanyID, only: only, after: after}
 	items, keys, total, err := q.run(ctx, s.db)
 	if err != nil {
 		return ListResult{}, err
 	}
-	if p.Grant(auth.DocumentsList) == auth.Deny {
-		// A role that may not list documents (the accountant) sees the
-		// counts by status, not which document expires when.
-		for i := range items {
-			items[i].NextExpiry = nil
-		}
-	}
-	res := ListResult{Items: items, Total: total}
+	res := ListResult{Items: items, Total: total, NextExpiryShown: expiryShown(p)}
+	res.hideExpiry()
 	if lp.CursorMode {
 		if len(items) > lp.Limit {
 			res.Items = items[:lp.Limit]
@@ -156,8 +160,20 @@ func (s *Service) List(ctx context.Context, p auth.Principal, company auth.Ref, 
 	return res, nil
 }
 
-// listFeed answers the drivers list in feed mode.
-func (s *Service) listFeed(ctx context.Context, p auth.Principal, company auth.Ref, lp ListParams) (ListResult, error) {
+// hideExpiry leaves the items' next expiry out when the caller may not see
+// it (expiryShown).
+func (r *ListResult) hideExpiry() {
+	if r.NextExpiryShown {
+		return
+	}
+	for i := range r.Items {
+		r.Items[i].NextExpiry = nil
+	}
+}
+
+// listFeed answers the drivers list in feed mode; only is the collection's
+// narrowing (collection).
+func (s *Service) listFeed(ctx context.Context, p auth.Principal, only *uuid.UUID, lp ListParams) (ListResult, error) {
 	if lp.SortBy != "" || lp.SortOrder != "" {
 		return ListResult{}, apperr.Invalid("sort_by", "msg.list.feed_sort")
 	}
@@ -165,20 +181,17 @@ func (s *Service) listFeed(ctx context.Context, p auth.Principal, company auth.R
 	if err != nil {
 		return ListResult{}, err
 	}
-	q := listQuery{params: lp, companyID: company.CompanyID(), only: company.Only(), feed: &fq}
+	q := listQuery{params: lp, companyID: p.CompanyID, only: only, feed: &fq}
 	items, _, _, err := q.run(ctx, s.db)
 	if err != nil {
 		return ListResult{}, err
 	}
-	if p.Grant(auth.DocumentsList) == auth.Deny {
-		for i := range items {
-			items[i].NextExpiry = nil
-		}
-	}
 	page := feed.Finish(feed.NewCodec(s.cursorKey), fq, items, func(it ListItem) feed.Position {
 		return feed.Position{UpdatedAt: it.UpdatedAt, ID: it.ID}
 	})
-	return ListResult{Items: page.Items, NextCursor: &page.NextCursor, HasMore: page.HasMore}, nil
+	res := ListResult{Items: page.Items, NextCursor: &page.NextCursor, HasMore: page.HasMore, NextExpiryShown: expiryShown(p)}
+	res.hideExpiry()
+	return res, nil
 }
 
 // normalize validates filter and sort values (422) and tidies them.

@@ -41,10 +41,11 @@ type NotReadyList struct {
 // docs/drivers-and-documents.md) with the required document types that
 // are not valid, warning or expiring_soon: at most limit drivers, and the
 // count of all. Drivers not active are not ready by definition and are
-// left out. company is the guard's collection Ref: a driver caller sees
-// only its own record (nothing when linked to none).
-func (s *Service) NotReady(ctx context.Context, p auth.Principal, company auth.Ref, limit int) (NotReadyList, error) {
-	if err := company.Check(p, auth.DriversRead); err != nil {
+// left out. A driver caller sees only its own record (nothing when linked
+// to none).
+func (s *Service) NotReady(ctx context.Context, p auth.Principal, limit int) (NotReadyList, error) {
+	only, err := collection(p, auth.DriversRead)
+	if err != nil {
 		return NotReadyList{}, err
 	}
 	rows, err := s.db.Query(ctx, `
@@ -69,7 +70,7 @@ func (s *Service) NotReady(ctx context.Context, p auth.Principal, company auth.R
 		SELECT id, first_name, last_name, internal_number, doc_ids, types, statuses, limited_by, count(*) OVER ()
 		FROM short
 		ORDER BY internal_seq, id
-		LIMIT $2`, company.CompanyID(), limit, company.Only())
+		LIMIT $2`, p.CompanyID, limit, only)
 	if err != nil {
 		return NotReadyList{}, fmt.Errorf("drivers not ready: %w", err)
 	}
@@ -100,9 +101,11 @@ func (s *Service) NotReady(ctx context.Context, p auth.Principal, company auth.R
 // driver_expiry keeps (migrations/00037_driver_expiry.sql); the others from
 // the range of effective dates from today to today+30 in
 // document_effective (migrations/00039_document_effective.sql). Statuses no
-// driver has are 0.
-func (s *Service) DocumentStatusCounts(ctx context.Context, p auth.Principal, company auth.Ref) (map[string]int, error) {
-	if err := company.Check(p, auth.DocumentsList); err != nil {
+// driver has are 0. It needs the documents list permission; a driver
+// caller counts its own record only.
+func (s *Service) DocumentStatusCounts(ctx context.Context, p auth.Principal) (map[string]int, error) {
+	only, err := collection(p, auth.DocumentsList)
+	if err != nil {
 		return nil, err
 	}
 	rows, err := s.db.Query(ctx, `
@@ -117,7 +120,7 @@ func (s *Service) DocumentStatusCounts(ctx context.Context, p auth.Principal, co
 		JOIN drivers d ON d.id = e.driver_id AND d.deleted_at IS NULL
 		WHERE e.company_id = $1 AND ($2::uuid IS NULL OR d.id = $2) AND e.has_file
 			AND e.until BETWEEN (SELECT today FROM co) AND (SELECT today + 30 FROM co)
-		GROUP BY 1`, company.CompanyID(), company.Only())
+		GROUP BY 1`, p.CompanyID, only)
 	if err != nil {
 		return nil, fmt.Errorf("count drivers by document status: %w", err)
 	}

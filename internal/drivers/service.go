@@ -3,8 +3,6 @@ package drivers
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"strings"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -12,7 +10,6 @@ import (
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/audit"
 	"github.com/konvoj/konvoj/internal/auth"
-	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/tenants"
 	"github.com/konvoj/konvoj/internal/webhooks"
@@ -21,130 +18,86 @@ import (
 // entityType is the audit log's name for drivers.
 const entityType = "driver"
 
-// Authorize is the drivers area's guard (tenants.AuthorizeDriver): the
-// role may do the action, the driver exists, it is the caller's company and,
-// for a driver caller, its own record. Handlers call it before they read the
-// request's input; the Ref it returns is what the other methods take.
-// Collections and creates are guarded by Principal.Scope.
-func (s *Service) Authorize(ctx context.Context, p auth.Principal, a auth.Action, id uuid.UUID) (auth.Ref, error) {
-	d, err := tenants.AuthorizeDriver(ctx, s.db, p, a, id)
-	return d.Ref, err
-}
-
 // Create adds a driver with the next DRV- number and its 14 empty document
-// records, and audits it, in one transaction. company is the caller's
-// company as Principal.Scope(auth.DriversCreate) proved it.
-func (s *Service) Create(ctx context.Context, p auth.Principal, company auth.Ref, in Input) (Driver, error) {
-	if err := company.Check(p, auth.DriversCreate); err != nil {
+// records, and audits it, in one transaction. read fills the input once the
+// caller may create drivers (a body's 400 comes after the role's 403).
+func (s *Service) Create(ctx context.Context, p auth.Principal, read func(*Input) error) (Driver, error) {
+	if _, err := collection(p, auth.DriversCreate); err != nil {
 		return Driver{}, err
 	}
-	d := Driver{CompanyID: company.CompanyID(), Status: "active", Flags: json.RawMessage(`{}`), Tags: []string{}}
-	if err := s.validate(ctx, company.CompanyID(), in, &d, true, nil); err != nil {
+	var in Input
+	if err := read(&in); err != nil {
+		return Driver{}, err
+	}
+	companyID := p.CompanyID
+	d := Driver{CompanyID: companyID, Status: "active", Flags: json.RawMessage(`{}`), Tags: []string{}}
+	if err := s.validate(ctx, companyID, in, &d, true, nil); err != nil {
 		return Driver{}, err
 	}
 	var out Driver
-	err := postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
+	err := s.write(ctx, p.CompanyID, func(tx pgx.Tx) error {
 		id, err := Insert(ctx, tx, d)
 		if err != nil {
 			return err
 		}
-		if out, err = getDriver(ctx, tx, company, id, false); err != nil {
+		// The new row's number, readiness and stamps, read once.
+		if out, err = loadDriverRow(ctx, tx, companyID, id, false); err != nil {
 			return err
 		}
 		if err := audit.Record(ctx, tx, p, audit.Entry{EntityType: entityType, EntityID: id, Action: "created", NewValues: out.auditValues()}); err != nil {
 			return err
 		}
-		return webhooks.Emit(ctx, tx, company.CompanyID(), webhooks.DriverCreated, out)
+		return webhooks.Emit(ctx, tx, companyID, webhooks.DriverCreated, out)
 	})
 	if err != nil {
 		return Driver{}, err
 	}
-	tenants.CompanyChanged(company.CompanyID()) // a driver caller with its e-mail is linked to it now
 	return out.forCaller(p), nil
 }
 
-// Get returns the full driver with its documents: with files for callers
-// who may list documents, statuses only for the dispatcher, and without the
-// documents for roles that may not list them (the accountant).
-func (s *Service) Get(ctx context.Context, p auth.Principal, ref auth.Ref) (Driver, error) {
-	if err := ref.Check(p, auth.DriversRead); err != nil {
-		return Driver{}, err
-	}
-	d, found, err := s.readWithDocuments(ctx, p, ref.CompanyID(), ref.ID())
+// Get returns driver id for the caller's action a (reading it, or a page
+// showing it before an edit or delete) with its documents: with files for
+// callers who may list documents, statuses only for the dispatcher, and
+// without the documents for roles that may not list them (the accountant).
+// The driver and its documents take one round trip.
+func (s *Service) Get(ctx context.Context, p auth.Principal, a auth.Action, id uuid.UUID) (Driver, error) {
+	d, err := readDriver(ctx, s.db, p, a, id)
 	if err != nil {
 		return Driver{}, err
-	}
-	if !found {
-		return Driver{}, apperr.NotFound("msg.common.not_found.driver") // deleted since the guard
 	}
 	return d.forCaller(p), nil
 }
 
-// Read is Authorize and Get in one, for a request that reads one driver
-// (GET /drivers/{id}): the guard's existence and company checks look at the
-// driver row Get returns, so the whole answer takes one round trip. The
-// checks and their order are the guard's (tenants.AuthorizeDriver): the
-// role, then the live driver by id (another company's row, which the
-// company filter and row-level security leave out, is found by
-// tenants.HiddenOwner: 403, not 404), then the company and own record.
+// Read is Get for reading the driver (GET /drivers/{id}).
 func (s *Service) Read(ctx context.Context, p auth.Principal, id uuid.UUID) (Driver, error) {
-	var d Driver
-	_, err := auth.Authorize(ctx, p, auth.DriversRead, id, func(ctx context.Context, id uuid.UUID) (auth.Owner, error) {
-		var found bool
-		var err error
-		if d, found, err = s.readWithDocuments(ctx, p, p.CompanyID, id); err != nil {
-			return auth.Owner{}, err
-		}
-		if !found {
-			return tenants.HiddenOwner(ctx, s.db, p, "drivers", id, apperr.NotFound("msg.common.not_found.driver"))
-		}
-		return auth.Owner{CompanyID: d.CompanyID, DriverID: d.ID}, nil
-	})
-	if err != nil {
-		return Driver{}, err
-	}
-	return d.forCaller(p), nil
-}
-
-// readWithDocuments loads the company's live driver id with its documents
-// as the caller may see them, in one round trip; found is false when the
-// company has no such driver. The documents are read before the caller's
-// record checks have run (Read): the caller uses them only when those pass.
-func (s *Service) readWithDocuments(ctx context.Context, p auth.Principal, companyID, id uuid.UUID) (d Driver, found bool, err error) {
-	b := &pgx.Batch{}
-	queueDriver(b, companyID, id, false, &d, &found)
-	if grant := p.Grant(auth.DocumentsList); grant != auth.Deny {
-		documents.QueueForDriver(b, companyID, id, p.Today(), grant != auth.NoFiles, &d.Documents)
-	}
-	if err := s.db.SendBatch(ctx, b).Close(); err != nil {
-		return Driver{}, false, fmt.Errorf("read driver %s: %w", id, err)
-	}
-	return d, found, nil
+	ctx = postgres.WithReusedPlans(ctx) // the rows of one driver (docs/query-plans.md)
+	return s.Get(ctx, p, auth.DriversRead, id)
 }
 
 // Update changes the fields present in the input (a partial update) and
 // audits the changed fields only. A driver caller may change its own phone,
 // addresses and bank fields; any other driver field is 403 Forbidden.
 // An update that changes nothing writes nothing and returns the driver.
-func (s *Service) Update(ctx context.Context, p auth.Principal, ref auth.Ref, in Input) (Driver, error) {
-	if err := ref.Check(p, auth.DriversUpdate); err != nil {
-		return Driver{}, err
-	}
-	id := ref.ID()
+// The driver is loaded once, locked, in the update's transaction; read
+// fills the input after the access checks (403 and 404 before 400), and
+// the answer, the audit row and the webhook event come from that record
+// and the write's results.
+func (s *Service) Update(ctx context.Context, p auth.Principal, id uuid.UUID, read func(*Input) error) (Driver, error) {
 	var out Driver
-	emailChanged := false
-	err := postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
-		cur, err := getDriver(ctx, tx, ref, ref.ID(), true)
+	err := s.write(ctx, p.CompanyID, func(tx pgx.Tx) error {
+		cur, err := loadDriver(ctx, tx, p, auth.DriversUpdate, id, true)
 		if err != nil {
 			return err
 		}
-		if p.Grant(auth.DriversUpdate) == auth.Own {
-			if err := in.checkDriverFields(); err != nil {
-				return err
-			}
+		var in Input
+		if err := read(&in); err != nil {
+			return err
+		}
+		if err := checkOwnFields(p, in); err != nil {
+			return err
 		}
 		next := cur
-		if err := s.validate(ctx, ref.CompanyID(), in, &next, false, cur.OfficeID); err != nil {
+		if err := s.validate(ctx, cur.CompanyID, in, &next, false, cur.OfficeID); err != nil {
 			return err
 		}
 		oldValues, newValues := audit.Diff(cur.auditValues(), next.auditValues())
@@ -152,53 +105,45 @@ func (s *Service) Update(ctx context.Context, p auth.Principal, ref auth.Ref, in
 			out = cur
 			return nil
 		}
-		emailChanged = !strings.EqualFold(next.Email, cur.Email)
-		if err := updateDriver(ctx, tx, ref, next); err != nil {
+		if err := updateDriver(ctx, tx, &next); err != nil {
 			return err
 		}
-		if out, err = getDriver(ctx, tx, ref, ref.ID(), false); err != nil {
-			return err
-		}
+		out = next
 		if err := audit.Record(ctx, tx, p, audit.Entry{EntityType: entityType, EntityID: id, Action: "updated",
 			OldValues: oldValues, NewValues: newValues}); err != nil {
 			return err
 		}
-		return webhooks.Emit(ctx, tx, ref.CompanyID(), webhooks.DriverUpdated, out)
+		return webhooks.Emit(ctx, tx, cur.CompanyID, webhooks.DriverUpdated, out)
 	})
 	if err != nil {
 		return Driver{}, err
-	}
-	if emailChanged {
-		tenants.CompanyChanged(ref.CompanyID()) // driver callers are linked by e-mail
 	}
 	return out.forCaller(p), nil
 }
 
 // Delete soft-deletes the driver: it leaves lists and reads (404), its
 // e-mail is free again, its documents and files stay. The audit row keeps
-// the driver's values as they were.
-func (s *Service) Delete(ctx context.Context, p auth.Principal, ref auth.Ref) error {
-	if err := ref.Check(p, auth.DriversDelete); err != nil {
-		return err
-	}
-	err := postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
-		cur, err := getDriver(ctx, tx, ref, ref.ID(), true)
-		if err != nil {
+// the driver's values as they were; the driver as it was is returned (a
+// page names it in its message).
+func (s *Service) Delete(ctx context.Context, p auth.Principal, id uuid.UUID) (Driver, error) {
+	var cur Driver
+	err := s.write(ctx, p.CompanyID, func(tx pgx.Tx) error {
+		var err error
+		if cur, err = loadDriver(ctx, tx, p, auth.DriversDelete, id, true); err != nil {
 			return err
 		}
-		if err := SoftDelete(ctx, tx, ref.CompanyID(), ref.ID()); err != nil {
+		if err := SoftDelete(ctx, tx, cur.CompanyID, id); err != nil {
 			return err
 		}
-		if err := audit.Record(ctx, tx, p, audit.Entry{EntityType: entityType, EntityID: ref.ID(), Action: "deleted", OldValues: cur.auditValues()}); err != nil {
+		if err := audit.Record(ctx, tx, p, audit.Entry{EntityType: entityType, EntityID: id, Action: "deleted", OldValues: cur.auditValues()}); err != nil {
 			return err
 		}
-		return webhooks.Emit(ctx, tx, ref.CompanyID(), webhooks.DriverDeleted, cur)
+		return webhooks.Emit(ctx, tx, cur.CompanyID, webhooks.DriverDeleted, cur)
 	})
 	if err != nil {
-		return err
+		return Driver{}, err
 	}
-	tenants.CompanyChanged(ref.CompanyID()) // its driver caller is linked to no record now
-	return nil
+	return cur.forCaller(p), nil
 }
 
 // validate applies the input to d and checks it, including that a newly
@@ -233,4 +178,18 @@ func checkInput(in Input, d *Driver, creating bool, oldOffice *uuid.UUID, office
 	}
 	c.err = c.v.Err()
 	return c
+}
+
+// write runs a change of the company's drivers in one transaction. Once it
+// is committed, the callers this process knows of the company are looked
+// up again (tenants.CompanyChanged): a driver caller is linked to its
+// driver record by e-mail, and a created, re-mailed or deleted driver
+// changes that link. Every write of drivers goes through here, so no write
+// can forget it.
+func (s *Service) write(ctx context.Context, companyID uuid.UUID, fn func(tx pgx.Tx) error) error {
+	if err := postgres.InTx(ctx, s.db, fn); err != nil {
+		return err
+	}
+	tenants.CompanyChanged(companyID)
+	return nil
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/konvoj/konvoj/internal/apperr"
-	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/feed"
@@ -73,16 +72,12 @@ const summaryJoin = `CROSS JOIN LATERAL (
 // readyExpr is is_ready (docs/drivers-and-documents.md) over d, co and s.
 const readyExpr = `(d.status = 'active' AND s.ready_docs = cardinality` + requiredOf + `)`
 
-// getDriver loads a live driver of the company scope proves (the guard has
-// already told 404 from 403; a driver deleted since is 404). forUpdate locks
+// loadDriverRow loads the company's live driver id, without access checks:
+// for a driver the request has just written (a create, an import's
+// webhook events); a caller's driver is loaded by loadDriver (access.go).
+// 404 when the company has no live driver with the id; forUpdate locks
 // the row until the transaction ends.
-func getDriver(ctx context.Context, db postgres.DBTX, scope auth.Ref, id uuid.UUID, forUpdate bool) (Driver, error) {
-	return loadDriver(ctx, db, scope.CompanyID(), id, forUpdate)
-}
-
-// loadDriver is getDriver by the company's id: 404 when the company has no
-// live driver with the id.
-func loadDriver(ctx context.Context, db postgres.DBTX, companyID, id uuid.UUID, forUpdate bool) (Driver, error) {
+func loadDriverRow(ctx context.Context, db postgres.DBTX, companyID, id uuid.UUID, forUpdate bool) (Driver, error) {
 	var d Driver
 	found := false
 	b := &pgx.Batch{}
@@ -96,10 +91,9 @@ func loadDriver(ctx context.Context, db postgres.DBTX, companyID, id uuid.UUID, 
 	return d, nil
 }
 
-// queueDriver adds loadDriver's statement to b: once b has run, *found
-// says whether the company has a live driver with the id, and *d is it.
-// The guard's own load (Service.Read), which has no Ref yet, sends it with
-// the driver's documents.
+// queueDriver adds the full driver's statement to b: once b has run,
+// *found says whether the company has a live driver with the id, and *d is
+// it. The loaders (access.go) send it alone or with the driver's documents.
 func queueDriver(b *pgx.Batch, companyID, id uuid.UUID, forUpdate bool, d *Driver, found *bool) {
 	sql := `SELECT ` + driverColumns + `, ` + readyExpr + `
 		FROM drivers d
@@ -110,10 +104,7 @@ func queueDriver(b *pgx.Batch, companyID, id uuid.UUID, forUpdate bool, d *Drive
 		sql += ` FOR UPDATE OF d`
 	}
 	b.Queue(sql, id, companyID).QueryRow(func(row pgx.Row) error {
-		err := row.Scan(&d.ID, &d.CompanyID, &d.OfficeID, &d.InternalNumber, &d.FirstName, &d.LastName,
-			&d.MiddleName, &d.BirthDate, &d.Citizenship, &d.RodneCislo, &d.Email, &d.Phone, &d.RegistrationAddress,
-			&d.ResidenceAddress, &d.Status, &d.HireDate, &d.FireDate, &d.ContractFrom, &d.ContractTo, &d.ContractIndefinite,
-			&d.WorkLocation, &d.BankCountry, &d.BankAccount, &d.IBAN, &d.SWIFT, &d.Flags, &d.Tags, &d.Language, &d.CreatedAt, &d.UpdatedAt, &d.IsReady)
+		err := scanDriver(row, d)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return nil
 		}
@@ -123,6 +114,14 @@ func queueDriver(b *pgx.Batch, companyID, id uuid.UUID, forUpdate bool, d *Drive
 		*found = true
 		return nil
 	})
+}
+
+// scanDriver scans driverColumns and readyExpr into d.
+func scanDriver(row pgx.Row, d *Driver) error {
+	return row.Scan(&d.ID, &d.CompanyID, &d.OfficeID, &d.InternalNumber, &d.FirstName, &d.LastName,
+		&d.MiddleName, &d.BirthDate, &d.Citizenship, &d.RodneCislo, &d.Email, &d.Phone, &d.RegistrationAddress,
+		&d.ResidenceAddress, &d.Status, &d.HireDate, &d.FireDate, &d.ContractFrom, &d.ContractTo, &d.ContractIndefinite,
+		&d.WorkLocation, &d.BankCountry, &d.BankAccount, &d.IBAN, &d.SWIFT, &d.Flags, &d.Tags, &d.Language, &d.CreatedAt, &d.UpdatedAt, &d.IsReady)
 }
 
 // writableColumns are the columns a create or update writes, in the order of
@@ -261,13 +260,18 @@ func insertDriver(ctx context.Context, tx postgres.DBTX, d Driver, seq int64) (u
 }
 
 // updateDriver writes every writable column of d (the merged record; the
-// row is locked by getDriver(forUpdate)).
-func updateDriver(ctx context.Context, tx postgres.DBTX, ref auth.Ref, d Driver) error {
-	vals := writableValues(d)
-	_, err := tx.Exec(ctx, `UPDATE drivers SET (`+writableColumns+`) = ROW(`+placeholders(3, len(vals))+`)
-		WHERE company_id = $1 AND id = $2 AND deleted_at IS NULL`, append([]any{ref.CompanyID(), ref.ID()}, vals...)...)
-	if err != nil {
-		return wrapWriteErr(err, "update driver "+ref.ID().String())
+// row is locked by loadDriver) and sets d to the row as written: its
+// stamps and readiness come back with the write (RETURNING), so the driver
+// is not read again.
+func updateDriver(ctx context.Context, tx postgres.DBTX, d *Driver) error {
+	vals := writableValues(*d)
+	row := tx.QueryRow(ctx, `UPDATE drivers d SET (`+writableColumns+`) = ROW(`+placeholders(3, len(vals))+`)
+		WHERE d.company_id = $1 AND d.id = $2 AND d.deleted_at IS NULL
+		RETURNING `+driverColumns+`, (SELECT `+readyExpr+`
+			FROM (`+companyFacts+` WHERE c.id = d.company_id) co
+			`+summaryJoin+`)`, append([]any{d.CompanyID, d.ID}, vals...)...)
+	if err := scanDriver(row, d); err != nil {
+		return wrapWriteErr(err, "update driver "+d.ID.String())
 	}
 	return nil
 }

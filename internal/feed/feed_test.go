@@ -59,15 +59,11 @@ func TestFeedOrderDeletedAndCompany(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref, err := svc.Authorize(ctx, p, auth.FinanceRead, driver)
-	if err != nil {
-		t.Fatal(err)
-	}
 	read := func(params feed.Params) []uuid.UUID {
 		t.Helper()
 		var out []uuid.UUID
 		for range 10 {
-			page, err := svc.FeedTransactions(ctx, p, ref, finance.TransactionFilter{}, params)
+			page, err := svc.FeedTransactions(ctx, p, driver, finance.TransactionFilter{}, params, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -102,7 +98,7 @@ func TestFeedOrderDeletedAndCompany(t *testing.T) {
 	if got := read(feed.Params{UpdatedSince: time.Now().UTC().Format(time.RFC3339Nano)}); len(got) != 0 {
 		t.Fatalf("nothing changed since now, feed %v", got)
 	}
-	if _, err := svc.FeedTransactions(ctx, p, ref, finance.TransactionFilter{}, feed.Params{IncludeDeleted: "true"}); apperr.KindOf(err) != apperr.KindValidation {
+	if _, err := svc.FeedTransactions(ctx, p, driver, finance.TransactionFilter{}, feed.Params{IncludeDeleted: "true"}, nil); apperr.KindOf(err) != apperr.KindValidation {
 		t.Fatalf("include_deleted alone: %v", err)
 	}
 }

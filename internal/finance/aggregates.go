@@ -4,13 +4,14 @@ import (
 	"context"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/money"
-	"github.com/konvoj/konvoj/internal/tenants"
+	"github.com/konvoj/konvoj/internal/postgres"
 )
 
 // Aggregate types.
@@ -68,12 +69,20 @@ type AggregateQuery struct {
 //   - lifetime metadata: first_transaction (any currency) and
 //     employment_months, the whole months from the first transaction, or
 //     hire_date if earlier, to the reference date, at least 1.
-func (s *Service) Aggregates(ctx context.Context, p auth.Principal, guard Ref, q AggregateQuery) (map[string]Aggregate, error) {
-	d := guard.DriverRef
-	if _, err := guard.check(p, auth.FinanceRead, ""); err != nil {
+//
+// read fills the query once the driver is checked (a query that does not
+// parse is its error).
+func (s *Service) Aggregates(ctx context.Context, p auth.Principal, driverID uuid.UUID, read func(*AggregateQuery) error) (map[string]Aggregate, error) {
+	ctx = postgres.WithReusedPlans(ctx) // the rows of one driver (docs/query-plans.md)
+	d, err := loadDriver(ctx, s.db, p, auth.FinanceRead, driverID)
+	if err != nil {
 		return nil, err
 	}
-	q, err := q.check()
+	q, err := readOnce(read)()
+	if err != nil {
+		return nil, err
+	}
+	q, err = q.check()
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +157,7 @@ func (m months) fill(out map[string]Aggregate) {
 
 // driverCurrency is the driver's main currency as of ref: the company's
 // when the driver has transactions in it, else the one with the most.
-func (s *Service) driverCurrency(ctx context.Context, p auth.Principal, d tenants.DriverRef, ref civil.Date) (string, error) {
+func (s *Service) driverCurrency(ctx context.Context, p auth.Principal, d loadedDriver, ref civil.Date) (string, error) {
 	sums, err := currencyCounts(ctx, s.db, d, ref)
 	if err != nil {
 		return "", err

@@ -10,12 +10,11 @@ import (
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/money"
 	"github.com/konvoj/konvoj/internal/postgres"
-	"github.com/konvoj/konvoj/internal/tenants"
 )
 
 // windowTotals sums the driver's transactions in currency over the mtd,
 // ytd and lifetime windows ending at ref, with the penalties counted in each.
-func windowTotals(ctx context.Context, db postgres.DBTX, d tenants.DriverRef, currency string, ref civil.Date, now time.Time) (map[string]Aggregate, error) {
+func windowTotals(ctx context.Context, db postgres.DBTX, d loadedDriver, currency string, ref civil.Date, now time.Time) (map[string]Aggregate, error) {
 	rows, err := db.Query(ctx, `
 		WITH t AS (
 			SELECT t.transaction_date AS d, t.amount, t.transaction_type, t.status
@@ -32,9 +31,9 @@ func windowTotals(ctx context.Context, db postgres.DBTX, d tenants.DriverRef, cu
 					AND (w.start_date IS NULL OR pe.incident_date >= w.start_date))
 		FROM w LEFT JOIN t ON w.start_date IS NULL OR t.d >= w.start_date
 		GROUP BY w.agg_type, w.start_date`,
-		d.CompanyID(), d.ID(), currency, ref)
+		d.CompanyID, d.ID, currency, ref)
 	if err != nil {
-		return nil, fmt.Errorf("aggregate transactions of driver %s: %w", d.ID(), err)
+		return nil, fmt.Errorf("aggregate transactions of driver %s: %w", d.ID, err)
 	}
 	defer rows.Close()
 	out := map[string]Aggregate{}
@@ -48,7 +47,7 @@ func windowTotals(ctx context.Context, db postgres.DBTX, d tenants.DriverRef, cu
 		out[a.AggType] = a
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("aggregate transactions of driver %s: %w", d.ID(), err)
+		return nil, fmt.Errorf("aggregate transactions of driver %s: %w", d.ID, err)
 	}
 	return out, nil
 }
@@ -56,7 +55,7 @@ func windowTotals(ctx context.Context, db postgres.DBTX, d tenants.DriverRef, cu
 // monthFigures reads the months worked this year up to ref, its highest
 // and lowest months by net amount, the first transaction and the
 // employment months (from the first transaction or hire date to ref).
-func monthFigures(ctx context.Context, db postgres.DBTX, d tenants.DriverRef, currency string, ref civil.Date) (months, error) {
+func monthFigures(ctx context.Context, db postgres.DBTX, d loadedDriver, currency string, ref civil.Date) (months, error) {
 	var (
 		m                   months
 		highMonth, lowMonth *string
@@ -88,10 +87,10 @@ func monthFigures(ctx context.Context, db postgres.DBTX, d tenants.DriverRef, cu
 				ELSE GREATEST(1, (extract(year FROM age($4::date, s.start)) * 12 + extract(month FROM age($4::date, s.start)))::int)
 			END
 		FROM s`,
-		d.CompanyID(), d.ID(), currency, ref, d.HireDate(),
+		d.CompanyID, d.ID, currency, ref, d.HireDate,
 	).Scan(&m.worked, &highMonth, &highNet, &lowMonth, &lowNet, &m.firstTx, &m.employment)
 	if err != nil {
-		return months{}, fmt.Errorf("aggregate months of driver %s: %w", d.ID(), err)
+		return months{}, fmt.Errorf("aggregate months of driver %s: %w", d.ID, err)
 	}
 	m.high, m.low = monthAmount(highMonth, highNet), monthAmount(lowMonth, lowNet)
 	return m, nil
@@ -99,19 +98,19 @@ func monthFigures(ctx context.Context, db postgres.DBTX, d tenants.DriverRef, cu
 
 // currencyCounts counts the driver's live, not cancelled transactions up to
 // ref per currency.
-func currencyCounts(ctx context.Context, db postgres.DBTX, d tenants.DriverRef, ref civil.Date) ([]Summary, error) {
+func currencyCounts(ctx context.Context, db postgres.DBTX, d loadedDriver, ref civil.Date) ([]Summary, error) {
 	rows, err := db.Query(ctx, `
 		SELECT currency, count(*) FROM finance_transactions
 		WHERE company_id = $1 AND driver_id = $2 AND deleted_at IS NULL AND status <> 'cancelled' AND transaction_date <= $3
-		GROUP BY currency`, d.CompanyID(), d.ID(), ref)
+		GROUP BY currency`, d.CompanyID, d.ID, ref)
 	if err != nil {
-		return nil, fmt.Errorf("currencies of driver %s: %w", d.ID(), err)
+		return nil, fmt.Errorf("currencies of driver %s: %w", d.ID, err)
 	}
 	sums, err := postgres.AppendRows(nil, rows, func(r pgx.Row, sm *Summary) error {
 		return r.Scan(&sm.Currency, &sm.rows)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("currencies of driver %s: %w", d.ID(), err)
+		return nil, fmt.Errorf("currencies of driver %s: %w", d.ID, err)
 	}
 	return sums, nil
 }

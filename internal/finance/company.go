@@ -54,12 +54,12 @@ type CompanyList struct {
 
 // ListCompanyTransactions is the company-wide transaction list: every
 // driver's transactions (deleted drivers' left out), filtered and sorted,
-// with the summary of the whole filtered set. company is
-// Principal.Scope(auth.FinanceRead); a driver caller's list holds only its
-// own transactions. The filters are validated as a driver's list's are
+// with the summary of the whole filtered set. A driver caller's list holds
+// only its own transactions. The filters are validated as a driver's list's are
 // (422), and a period filter is not one of them.
-func (s *Service) ListCompanyTransactions(ctx context.Context, p auth.Principal, company auth.Ref, f CompanyFilter) (CompanyList, error) {
-	if err := company.Check(p, auth.FinanceRead); err != nil {
+func (s *Service) ListCompanyTransactions(ctx context.Context, p auth.Principal, f CompanyFilter) (CompanyList, error) {
+	company, err := collectionScope(p, auth.FinanceRead)
+	if err != nil {
 		return CompanyList{}, err
 	}
 	var v apperr.Validation
@@ -88,7 +88,6 @@ func (s *Service) ListCompanyTransactions(ctx context.Context, p auth.Principal,
 	}
 	f.Page, f.PerPage = max(f.Page, 1), max(f.PerPage, 1)
 	out := CompanyList{Rows: []CompanyRow{}}
-	var err error
 	if out.Summaries, err = companyTxSums(ctx, s.db, company, f); err != nil {
 		return CompanyList{}, err
 	}
@@ -129,11 +128,11 @@ const companyTxWhere = `
 		AND (COALESCE(cardinality($8::uuid[]), 0) = 0 OR t.driver_id = ANY($8))
 		AND (COALESCE(cardinality($9::uuid[]), 0) = 0 OR d.office_id = ANY($9))`
 
-func companyTxArgs(company auth.Ref, f CompanyFilter) []any {
+func companyTxArgs(company scope, f CompanyFilter) []any {
 	return []any{company.CompanyID(), company.Only(), f.Types, f.Statuses, f.From, f.To, f.Currency, f.DriverIDs, f.OfficeIDs}
 }
 
-func companyTxSums(ctx context.Context, db postgres.DBTX, company auth.Ref, f CompanyFilter) ([]Summary, error) {
+func companyTxSums(ctx context.Context, db postgres.DBTX, company scope, f CompanyFilter) ([]Summary, error) {
 	rows, err := db.Query(ctx, `SELECT t.currency, count(*), `+summarySQL+companyTxWhere+
 		` GROUP BY t.currency ORDER BY t.currency`, companyTxArgs(company, f)...)
 	if err != nil {
@@ -153,7 +152,7 @@ func companyTxSums(ctx context.Context, db postgres.DBTX, company auth.Ref, f Co
 // companyTxRows reads a page of the company-wide list. The page's ids are
 // found first on the narrow join, then the rows are read with their
 // people's names.
-func companyTxRows(ctx context.Context, db postgres.DBTX, company auth.Ref, f CompanyFilter) ([]CompanyRow, error) {
+func companyTxRows(ctx context.Context, db postgres.DBTX, company scope, f CompanyFilter) ([]CompanyRow, error) {
 	order := fmt.Sprintf(companyOrder[f.SortBy], f.SortOrder)
 	q := `WITH page AS (SELECT t.id, row_number() OVER (ORDER BY ` + order + `) AS n ` + companyTxWhere + `
 			ORDER BY ` + order + ` LIMIT $10 OFFSET $11)
@@ -185,14 +184,21 @@ type MoveResult struct {
 	Err         error
 }
 
+// MayMoveMany checks that the caller may move the company's transactions
+// in bulk (the bulk form's check, before its form is read).
+func (s *Service) MayMoveMany(p auth.Principal) error {
+	_, err := collection(p, auth.FinanceWrite)
+	return err
+}
+
 // MoveMany moves each named transaction to status to (approved or paid),
-// one by one, each through the finance guard and UpdateTransaction in its
+// one by one, each through UpdateTransaction (which checks it) in its
 // own database transaction, so one refusal leaves the others done. ids
 // name transactions of the caller's company; the driver of each is looked
-// up, company-scoped (an unknown id is a 404 result). company is
-// Principal.Scope(auth.FinanceWrite).
-func (s *Service) MoveMany(ctx context.Context, p auth.Principal, company auth.Ref, ids []uuid.UUID, to string) ([]MoveResult, error) {
-	if err := company.Check(p, auth.FinanceWrite); err != nil {
+// up, company-scoped (an unknown id is a 404 result).
+func (s *Service) MoveMany(ctx context.Context, p auth.Principal, ids []uuid.UUID, to string) ([]MoveResult, error) {
+	company, err := collectionScope(p, auth.FinanceWrite)
+	if err != nil {
 		return nil, err
 	}
 	if to != StatusApproved && to != StatusPaid {
@@ -209,13 +215,9 @@ func (s *Service) MoveMany(ctx context.Context, p auth.Principal, company auth.R
 		if r.DriverID == uuid.Nil {
 			err = apperr.NotFound("msg.common.not_found.transaction")
 		}
-		var ref Ref
-		if err == nil {
-			ref, err = s.AuthorizeRecord(ctx, p, auth.FinanceWrite, r.DriverID, TransactionRecord, id)
-		}
 		if err == nil {
 			status := to
-			r.Transaction, err = s.UpdateTransaction(ctx, p, ref, TransactionInput{Status: &status})
+			r.Transaction, err = s.UpdateTransaction(ctx, p, r.DriverID, id, Given(TransactionInput{Status: &status}))
 		}
 		if err != nil && apperr.KindOf(err) == apperr.KindInternal {
 			return nil, err
@@ -228,7 +230,7 @@ func (s *Service) MoveMany(ctx context.Context, p auth.Principal, company auth.R
 
 // transactionDrivers maps live transactions of the company to their
 // drivers (ids not found are left out).
-func transactionDrivers(ctx context.Context, db postgres.DBTX, company auth.Ref, ids []uuid.UUID) (map[uuid.UUID]uuid.UUID, error) {
+func transactionDrivers(ctx context.Context, db postgres.DBTX, company scope, ids []uuid.UUID) (map[uuid.UUID]uuid.UUID, error) {
 	rows, err := db.Query(ctx, `SELECT id, driver_id FROM finance_transactions
 		WHERE company_id = $1 AND id = ANY($2) AND deleted_at IS NULL AND ($3::uuid IS NULL OR driver_id = $3)`,
 		company.CompanyID(), ids, company.Only())

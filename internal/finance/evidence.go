@@ -46,16 +46,22 @@ func (s *Service) MaxUploadBytes() int64 { return s.maxBytes }
 // penalty) may carry; the API adds one file per request.
 const MaxFormFiles = 5
 
-// AddEvidence stores an evidence file from a multipart body (part "file",
-// optional "note") with the checks of a document upload: the type from the
-// content (415), the size cap (413), the SHA-256; then, in one transaction,
-// the penalty row is locked, the state checked (a driver adds to its own
-// penalty only while it is pending or disputed: 409 otherwise), the file
-// written to the store, its row and the audit row penalty.evidence_added
-// inserted. A failed transaction leaves no stored file. The handler runs
-// the guard (AuthorizePenalty) before it opens the body.
-func (s *Service) AddEvidence(ctx context.Context, p auth.Principal, ref Ref, mr *multipart.Reader) (EvidenceFile, error) {
-	if _, err := ref.check(p, auth.PenaltiesRespond, PenaltyRecord); err != nil {
+// AddEvidence stores an evidence file of the penalty penaltyID (named by
+// its id alone) from a multipart body (part "file", optional "note") with
+// the checks of a document upload: the type from the content (415), the
+// size cap (413), the SHA-256; then, in one transaction, the penalty row is
+// locked, the state checked (a driver adds to its own penalty only while
+// it is pending or disputed: 409 otherwise), the file written to the
+// store, its row and the audit row penalty.evidence_added inserted. A
+// failed transaction leaves no stored file. body opens the multipart body:
+// it is called once the penalty is checked.
+func (s *Service) AddEvidence(ctx context.Context, p auth.Principal, penaltyID uuid.UUID, body func() (*multipart.Reader, error)) (EvidenceFile, error) {
+	pen, err := loadPenaltyByID(ctx, s.db, p, auth.PenaltiesRespond, penaltyID)
+	if err != nil {
+		return EvidenceFile{}, err
+	}
+	mr, err := body()
+	if err != nil {
 		return EvidenceFile{}, err
 	}
 	file, values, err := uploads.ReceiveFile(mr, s.maxBytes, "evidence", map[string]int64{"note": 4 * maxEvidenceNote}, fieldName)
@@ -67,11 +73,7 @@ func (s *Service) AddEvidence(ctx context.Context, p auth.Principal, ref Ref, mr
 	if err != nil {
 		return EvidenceFile{}, err
 	}
-	added, err := s.AddEvidenceFiles(ctx, p, ref, []*uploads.Received{file}, note)
-	if err != nil {
-		return EvidenceFile{}, err
-	}
-	return added[0], nil
+	return s.storeEvidence(ctx, p, pen, file, note)
 }
 
 // EvidenceForm is a page form's multipart body read by ReadEvidenceForm:
@@ -117,16 +119,30 @@ func (s *Service) ReadEvidenceForm(mr *multipart.Reader, fields map[string]int64
 // (for web.UploadBody).
 func (s *Service) FormBytes() int64 { return MaxFormFiles * s.maxBytes }
 
-// AddEvidenceFiles stores received evidence files of the penalty, each as
-// AddEvidence does (its own transaction and audit row), and answers them.
-func (s *Service) AddEvidenceFiles(ctx context.Context, p auth.Principal, ref Ref, files []*uploads.Received, note *string) ([]EvidenceFile, error) {
-	id, err := ref.check(p, auth.PenaltiesRespond, PenaltyRecord)
+// EvidenceUpload is what AddEvidenceFiles stores: received (spooled and
+// checked) files and their optional note.
+type EvidenceUpload struct {
+	Files []*uploads.Received
+	Note  *string
+}
+
+// AddEvidenceFiles stores received evidence files of penalty penaltyID of
+// driver driverID, each as AddEvidence does (its own transaction and audit
+// row), and answers them. read receives the files once the penalty is
+// checked (a page's form: its refusal, 413, 415, 422, comes after 403 and
+// 404).
+func (s *Service) AddEvidenceFiles(ctx context.Context, p auth.Principal, driverID, penaltyID uuid.UUID, read func(*EvidenceUpload) error) ([]EvidenceFile, error) {
+	pen, err := loadPenaltyRow(ctx, s.db, p, auth.PenaltiesRespond, driverID, penaltyID)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]EvidenceFile, 0, len(files))
-	for _, file := range files {
-		f, err := s.storeEvidence(ctx, p, ref.DriverRef.CompanyID(), ref.DriverRef.ID(), id, file, note)
+	up, err := readOnce(read)()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]EvidenceFile, 0, len(up.Files))
+	for _, file := range up.Files {
+		f, err := s.storeEvidence(ctx, p, pen, file, up.Note)
 		if err != nil {
 			return out, err
 		}
@@ -147,19 +163,19 @@ func evidenceNote(values map[string]string) (*string, error) {
 }
 
 // storeEvidence writes one received evidence file of the penalty id.
-func (s *Service) storeEvidence(ctx context.Context, p auth.Principal, companyID, driverID, id uuid.UUID,
-	file *uploads.Received, note *string) (EvidenceFile, error) {
+func (s *Service) storeEvidence(ctx context.Context, p auth.Principal, pen Penalty, file *uploads.Received, note *string) (EvidenceFile, error) {
+	companyID, driverID, id := pen.CompanyID, pen.DriverID, pen.ID
 	fileID := uuid.New()
 	f := EvidenceFile{ID: fileID, OriginalFilename: file.OriginalName(), Mime: file.MimeType(), Size: file.Size(), Note: note}
 	folder := fmt.Sprintf("%s/%s/penalties/%s", companyID, driverID, id)
 	obj := uploads.Object{Table: "penalty_evidence", CompanyID: companyID, ID: fileID, Folder: folder}
 	err := uploads.StoreInTx(ctx, s.db, s.files, file, obj, func(tx pgx.Tx, put func(string) error) error {
-		cur, err := getPenalty(ctx, tx, companyID, driverID, id, true)
+		status, err := lockPenaltyStatus(ctx, tx, companyID, id)
 		if err != nil {
 			return err
 		}
-		if p.Role == auth.RoleDriver && cur.Status != PenaltyPending && cur.Status != PenaltyDisputed {
-			return apperr.Conflict("msg.penalties.evidence_closed", "status", penaltyState(cur.Status))
+		if evidenceOnlyWhileOpen(p) && status != PenaltyPending && status != PenaltyDisputed {
+			return apperr.Conflict("msg.penalties.evidence_closed", "status", penaltyState(status))
 		}
 		var n int
 		if err := tx.QueryRow(ctx, `SELECT count(*) FROM penalty_evidence WHERE company_id = $1 AND penalty_id = $2`,
@@ -202,24 +218,26 @@ func (s *Service) storeEvidence(ctx context.Context, p auth.Principal, companyID
 	return f, nil
 }
 
-// ListEvidence lists a penalty's evidence files, oldest first.
-func (s *Service) ListEvidence(ctx context.Context, p auth.Principal, ref Ref) ([]EvidenceFile, error) {
-	id, err := ref.check(p, auth.PenaltiesRead, PenaltyRecord)
+// ListEvidence lists the evidence files of penalty penaltyID (named by its
+// id alone), oldest first.
+func (s *Service) ListEvidence(ctx context.Context, p auth.Principal, penaltyID uuid.UUID) ([]EvidenceFile, error) {
+	ctx = postgres.WithReusedPlans(ctx) // the rows of one driver (docs/query-plans.md)
+	pen, err := loadPenaltyByID(ctx, s.db, p, auth.PenaltiesRead, penaltyID)
 	if err != nil {
 		return nil, err
 	}
-	files, err := evidenceOf(ctx, s.db, ref.DriverRef.CompanyID(), []uuid.UUID{id})
+	files, err := evidenceOf(ctx, s.db, pen.CompanyID, []uuid.UUID{pen.ID})
 	if err != nil {
 		return nil, err
 	}
-	return files[id], nil
+	return files[pen.ID], nil
 }
 
-// OpenEvidence opens one evidence file of the penalty for download (served
-// like document files). ctx must be the context of the request that serves
-// it.
-func (s *Service) OpenEvidence(ctx context.Context, p auth.Principal, ref Ref, fileID uuid.UUID) (*documents.Download, error) {
-	id, err := ref.check(p, auth.PenaltiesRead, PenaltyRecord)
+// OpenEvidence opens evidence file fileID of penalty penaltyID (named by
+// its id alone) for download (served like document files). ctx must be the
+// context of the request that serves it.
+func (s *Service) OpenEvidence(ctx context.Context, p auth.Principal, penaltyID, fileID uuid.UUID) (*documents.Download, error) {
+	pen, err := loadPenaltyByID(ctx, s.db, p, auth.PenaltiesRead, penaltyID)
 	if err != nil {
 		return nil, err
 	}
@@ -229,7 +247,7 @@ func (s *Service) OpenEvidence(ctx context.Context, p auth.Principal, ref Ref, f
 	)
 	err = s.db.QueryRow(ctx, `
 		SELECT original_filename, mime_type, size_bytes, hash_sha256, created_at, storage_path, storage_disk
-		FROM penalty_evidence WHERE company_id = $1 AND penalty_id = $2 AND id = $3`, ref.DriverRef.CompanyID(), id, fileID).Scan(
+		FROM penalty_evidence WHERE company_id = $1 AND penalty_id = $2 AND id = $3`, pen.CompanyID, pen.ID, fileID).Scan(
 		&d.OriginalFilename, &d.MimeType, &d.SizeBytes, &d.HashSHA256, &d.UploadedAt, &path, &disk)
 	if postgres.IsNotFound(err) {
 		return nil, apperr.NotFound("msg.common.not_found.file")

@@ -12,7 +12,6 @@ import (
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/money"
 	"github.com/konvoj/konvoj/internal/postgres"
-	"github.com/konvoj/konvoj/internal/tenants"
 )
 
 // Summary is the money of a set of transactions in one currency, over every
@@ -62,9 +61,8 @@ type TransactionList struct {
 
 // ListTransactions returns a page of the driver's transactions (newest
 // transaction_date first) and the summary of the whole filtered set.
-func (s *Service) ListTransactions(ctx context.Context, p auth.Principal, ref Ref, f TransactionFilter) (TransactionList, error) {
-	d := ref.DriverRef
-	_, err := ref.check(p, auth.FinanceRead, "")
+func (s *Service) ListTransactions(ctx context.Context, p auth.Principal, driverID uuid.UUID, f TransactionFilter) (TransactionList, error) {
+	d, err := loadDriver(ctx, s.db, p, auth.FinanceRead, driverID)
 	if err != nil {
 		return TransactionList{}, err
 	}
@@ -79,33 +77,29 @@ func (s *Service) ListTransactions(ctx context.Context, p auth.Principal, ref Re
 	if err := v.Err(); err != nil {
 		return TransactionList{}, err
 	}
-	sums, page, err := transactionList(ctx, s.db, d.CompanyID(), d.ID(), f)
+	sums, page, err := transactionList(ctx, s.db, d.CompanyID, d.ID, f)
 	if err != nil {
 		return TransactionList{}, err
 	}
 	return newTransactionList(p, sums, page, main), nil
 }
 
-// Read is ListTransactions with its own guard (Authorize for
-// auth.FinanceRead): the guard's lookup, the summaries and the page go to
-// PostgreSQL in one round trip (tenants.AuthorizeDriverWith,
-// docs/development.md, "Guard and read in one round trip"). A filter by
-// period needs the period's dates first, and a filter that fails
-// validation must answer after the guard's 403 and 404: both run the guard
-// alone, then ListTransactions.
+// Read is ListTransactions in one round trip: the driver's lookup, the
+// summaries and the page go to PostgreSQL together
+// (loadDriverWith in access.go; docs/performance.md, "One round trip for a
+// guarded read"). A filter by period needs the period's dates first, and a
+// filter that fails validation must answer after the driver's 403 and 404:
+// both are ListTransactions.
 func (s *Service) Read(ctx context.Context, p auth.Principal, driverID uuid.UUID, f TransactionFilter) (TransactionList, error) {
+	ctx = postgres.WithReusedPlans(ctx) // the rows of one driver (docs/query-plans.md)
 	var v apperr.Validation
 	checked := f.check(&v)
 	if f.PeriodID != nil || v.Err() != nil {
-		ref, err := s.Authorize(ctx, p, auth.FinanceRead, driverID)
-		if err != nil {
-			return TransactionList{}, err
-		}
-		return s.ListTransactions(ctx, p, ref, f)
+		return s.ListTransactions(ctx, p, driverID, f)
 	}
 	var sums []Summary
 	var page []Transaction
-	_, err := tenants.AuthorizeDriverWith(ctx, s.db, p, auth.FinanceRead, driverID, func(b *pgx.Batch) {
+	_, err := loadDriverWith(ctx, s.db, p, auth.FinanceRead, driverID, func(b *pgx.Batch) {
 		queueTransactionList(b, p.CompanyID, driverID, checked, &sums, &page)
 	})
 	if err != nil {
@@ -155,9 +149,9 @@ func (f TransactionFilter) check(v *apperr.Validation) TransactionFilter {
 // period stands for them, so the filter works for weekly and quarterly
 // periods as well as the monthly one a transaction is linked to. It
 // returns the narrowed filter and the main currency of the summary.
-func (s *Service) withinPeriod(ctx context.Context, d tenants.DriverRef, f TransactionFilter, v *apperr.Validation) (TransactionFilter, string, error) {
+func (s *Service) withinPeriod(ctx context.Context, d loadedDriver, f TransactionFilter, v *apperr.Validation) (TransactionFilter, string, error) {
 	main := f.Currency
-	per, err := periodSpan(ctx, s.db, d.CompanyID(), d.ID(), *f.PeriodID)
+	per, err := periodSpan(ctx, s.db, d.CompanyID, d.ID, *f.PeriodID)
 	switch {
 	case postgres.IsNotFound(err):
 		v.Add("period_id", "msg.finance_read.period_unknown")

@@ -81,11 +81,17 @@ type MonthList struct {
 
 // ListMonthPeriods lists every existing pay period of the company's live
 // drivers that starts in the filter's month, by driver (internal number),
-// then start, type and currency. company is Principal.Scope(auth.PayrollRead).
+// then start, type and currency.
 // A month that is not a first-of-month date, an unknown type or status is
-// 422.
-func (s *Service) ListMonthPeriods(ctx context.Context, p auth.Principal, company auth.Ref, f MonthFilter) (MonthList, error) {
-	if err := company.Check(p, auth.PayrollRead); err != nil {
+// 422. read fills the filter once the caller is checked (a query that does
+// not parse is its error).
+func (s *Service) ListMonthPeriods(ctx context.Context, p auth.Principal, read func(*MonthFilter) error) (MonthList, error) {
+	company, err := collectionScope(p, auth.PayrollRead)
+	if err != nil {
+		return MonthList{}, err
+	}
+	f, err := readOnce(read)()
+	if err != nil {
 		return MonthList{}, err
 	}
 	var v apperr.Validation
@@ -98,7 +104,6 @@ func (s *Service) ListMonthPeriods(ctx context.Context, p auth.Principal, compan
 	f.Page, f.PerPage = max(f.Page, 1), max(f.PerPage, 1)
 	sel := monthSelection{month: month, types: f.Types, statuses: f.Statuses, offices: f.OfficeIDs}
 	out := MonthList{Month: month, Periods: []MonthPeriod{}}
-	var err error
 	if out.Summary, err = monthSummary(ctx, s.db, company.CompanyID(), sel); err != nil {
 		return MonthList{}, err
 	}
@@ -173,27 +178,38 @@ type BulkResult struct {
 	Err    error
 }
 
+// MayMovePeriods checks that the caller may close and pay the company's
+// periods in bulk (the month-end form's check, before its form is read).
+func (s *Service) MayMovePeriods(p auth.Principal) error {
+	_, err := collection(p, auth.PeriodsManage)
+	return err
+}
+
 // ClosePeriods closes the selected periods of a month one by one, each
 // through the per-period close in its own database transaction, so the
 // same rules apply and a refusal (already closed, ...) leaves the others
-// done: it becomes the period's skipped result. company is
-// Principal.Scope(auth.PeriodsManage). Bad input is 422 and changes
+// done: it becomes the period's skipped result. Bad input is 422 and changes
 // nothing; an unexpected failure fails the request.
-func (s *Service) ClosePeriods(ctx context.Context, p auth.Principal, company auth.Ref, in BulkPeriodsInput) ([]BulkResult, error) {
-	return s.bulkPeriods(ctx, p, company, in, BulkClosed)
+func (s *Service) ClosePeriods(ctx context.Context, p auth.Principal, read func(*BulkPeriodsInput) error) ([]BulkResult, error) {
+	return s.bulkPeriods(ctx, p, read, BulkClosed)
 }
 
 // PayPeriods marks the selected periods of a month paid, as ClosePeriods
 // closes them, each through PayPeriod.
-func (s *Service) PayPeriods(ctx context.Context, p auth.Principal, company auth.Ref, in BulkPeriodsInput) ([]BulkResult, error) {
-	return s.bulkPeriods(ctx, p, company, in, BulkPaid)
+func (s *Service) PayPeriods(ctx context.Context, p auth.Principal, read func(*BulkPeriodsInput) error) ([]BulkResult, error) {
+	return s.bulkPeriods(ctx, p, read, BulkPaid)
 }
 
 // PreviewPeriods describes what a bulk move would act on (the page's
 // confirmation): the selected periods by status, with their pending
 // transactions. It changes nothing.
-func (s *Service) PreviewPeriods(ctx context.Context, p auth.Principal, company auth.Ref, in BulkPeriodsInput) (MonthSummary, error) {
-	if err := company.Check(p, auth.PeriodsManage); err != nil {
+func (s *Service) PreviewPeriods(ctx context.Context, p auth.Principal, read func(*BulkPeriodsInput) error) (MonthSummary, error) {
+	company, err := collectionScope(p, auth.PeriodsManage)
+	if err != nil {
+		return MonthSummary{}, err
+	}
+	in, err := readOnce(read)()
+	if err != nil {
 		return MonthSummary{}, err
 	}
 	sel, err := in.selection()
@@ -203,8 +219,13 @@ func (s *Service) PreviewPeriods(ctx context.Context, p auth.Principal, company 
 	return monthSummary(ctx, s.db, company.CompanyID(), sel)
 }
 
-func (s *Service) bulkPeriods(ctx context.Context, p auth.Principal, company auth.Ref, in BulkPeriodsInput, move string) ([]BulkResult, error) {
-	if err := company.Check(p, auth.PeriodsManage); err != nil {
+func (s *Service) bulkPeriods(ctx context.Context, p auth.Principal, read func(*BulkPeriodsInput) error, move string) ([]BulkResult, error) {
+	company, err := collectionScope(p, auth.PeriodsManage)
+	if err != nil {
+		return nil, err
+	}
+	in, err := readOnce(read)()
+	if err != nil {
 		return nil, err
 	}
 	sel, err := in.selection()
@@ -219,13 +240,11 @@ func (s *Service) bulkPeriods(ctx context.Context, p auth.Principal, company aut
 	found := map[uuid.UUID]bool{}
 	for _, r := range targets {
 		found[r.DriverID] = true
-		ref, err := s.AuthorizeRecord(ctx, p, auth.PeriodsManage, r.DriverID, PeriodRecord, *r.PeriodID)
-		if err == nil {
-			if move == BulkClosed {
-				_, err = s.ClosePeriod(ctx, p, ref, ClosePeriodInput{Force: in.Force})
-			} else {
-				_, err = s.PayPeriod(ctx, p, ref, in.PaymentDate)
-			}
+		var err error
+		if move == BulkClosed {
+			_, err = s.ClosePeriod(ctx, p, r.DriverID, *r.PeriodID, Given(ClosePeriodInput{Force: in.Force}))
+		} else {
+			_, err = s.PayPeriod(ctx, p, r.DriverID, *r.PeriodID, Given(PayPeriodInput{PaymentDate: in.PaymentDate}))
 		}
 		switch {
 		case err == nil:

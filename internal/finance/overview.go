@@ -48,14 +48,15 @@ type Overview struct {
 	MonthTotals []Summary
 }
 
-// CompanyOverview builds the Overview of the company. company is the
-// guard's collection Ref for reading finance (staff who read every
-// driver's finance); periods lists at most periods periods to close.
-func (s *Service) CompanyOverview(ctx context.Context, p auth.Principal, company auth.Ref, periods int) (Overview, error) {
-	if err := company.Check(p, auth.FinanceRead); err != nil {
+// CompanyOverview builds the Overview of the caller's company, for staff
+// who read every driver's finance; periods lists at most periods periods
+// to close.
+func (s *Service) CompanyOverview(ctx context.Context, p auth.Principal, periods int) (Overview, error) {
+	company, err := collectionScope(p, auth.FinanceRead)
+	if err != nil {
 		return Overview{}, err
 	}
-	if p.Grant(auth.FinanceRead) != auth.All {
+	if overviewNarrowed(p) {
 		return Overview{}, fmt.Errorf("finance: the company overview is for staff who read every driver's finance")
 	}
 	today := p.Today()

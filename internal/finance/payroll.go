@@ -33,18 +33,25 @@ func PayrollMonth(periodStart string) (civil.Date, error) {
 // penalties, net = earnings − deductions − penalties), the count of those
 // transactions and the period's status; no total rows. Headers and words
 // are in lang. The bank fields are filled for roles that read drivers'
-// personal fields. company is Principal.Scope(auth.PayrollRead). The checks
-// (403, 422) come before start is called; the rows are read from the
-// database and written one at a time.
-func (s *Service) ExportPayroll(ctx context.Context, p auth.Principal, company auth.Ref, periodStart string, lang i18n.Lang, start func() (export.Writer, error)) error {
-	if err := company.Check(p, auth.PayrollRead); err != nil {
+// personal fields. read gives the month's first day (YYYY-MM-01) once the
+// caller is checked (a query that does not parse is its error). The checks
+// (403, 400, 422) come before start is called with the month; the rows are
+// read from the database and written one at a time.
+func (s *Service) ExportPayroll(ctx context.Context, p auth.Principal, read func(periodStart *string) error, lang i18n.Lang,
+	start func(month civil.Date) (export.Writer, error)) error {
+	company, err := collectionScope(p, auth.PayrollRead)
+	if err != nil {
+		return err
+	}
+	periodStart, err := readOnce(read)()
+	if err != nil {
 		return err
 	}
 	month, err := PayrollMonth(periodStart)
 	if err != nil {
 		return err
 	}
-	personal := p.Grant(auth.DriversPersonal) != auth.Deny
+	personal := seesPersonal(p)
 	rows, err := s.db.Query(ctx, `
 		SELECT d.internal_number, concat_ws(' ', d.first_name, d.last_name), d.bank_account, d.iban, fp.currency, fp.status,
 			count(t.id) FILTER (WHERE t.status <> 'cancelled'), `+summarySQL+`
@@ -60,7 +67,7 @@ func (s *Service) ExportPayroll(ctx context.Context, p auth.Principal, company a
 		return fmt.Errorf("payroll of %s: %w", month, err)
 	}
 	defer rows.Close()
-	w, err := start()
+	w, err := start(month)
 	if err != nil {
 		return err
 	}
@@ -101,21 +108,3 @@ func (s *Service) ExportPayroll(ctx context.Context, p auth.Principal, company a
 // PayrollName is the payroll's file name without its extension:
 // payroll-YYYY-MM.
 func PayrollName(month civil.Date) string { return "payroll-" + month.String()[:7] }
-
-// ExportName is the file name of a driver's transactions export, without
-// its extension: finance-{internal number}-{name}-{today} in plain ASCII
-// (export.FileName, as the payslips: "finance-DRV-0001-Jan-Novak-2026-05-20"),
-// so the file says whose it is.
-func (s *Service) ExportName(ctx context.Context, p auth.Principal, ref Ref) (string, error) {
-	d := ref.DriverRef
-	if _, err := ref.check(p, auth.FinanceRead, ""); err != nil {
-		return "", err
-	}
-	var number, name string
-	err := s.db.QueryRow(ctx, `SELECT internal_number, concat_ws(' ', first_name, last_name) FROM drivers WHERE company_id = $1 AND id = $2`,
-		d.CompanyID(), d.ID()).Scan(&number, &name)
-	if err != nil {
-		return "", fmt.Errorf("name the export of driver %s: %w", d.ID(), err)
-	}
-	return export.FileName("finance", number, name, p.Today().String()), nil
-}

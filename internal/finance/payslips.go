@@ -28,20 +28,19 @@ type PayslipFile struct {
 	PDF  []byte
 }
 
-// Payslip renders the payslip of one of the driver's periods
-// (docs/finance.md, "Payslips"). ref is the guard's proof for the period
-// (AuthorizeRecord with auth.FinanceRead and PeriodRecord): whoever reads
-// the driver's periods, the driver its own.
-func (s *Service) Payslip(ctx context.Context, p auth.Principal, ref Ref) (PayslipFile, error) {
-	periodID, err := ref.check(p, auth.FinanceRead, PeriodRecord)
+// Payslip renders the payslip of period periodID of driver driverID
+// (docs/finance.md, "Payslips"): whoever reads the driver's periods, the
+// driver its own.
+func (s *Service) Payslip(ctx context.Context, p auth.Principal, driverID, periodID uuid.UUID) (PayslipFile, error) {
+	per, err := loadPeriod(ctx, s.db, p, auth.FinanceRead, driverID, periodID, false)
 	if err != nil {
 		return PayslipFile{}, err
 	}
-	head, err := payslipHead(ctx, s.db, ref.CompanyID(), ref.ID(), periodID)
+	head, err := payslipHead(ctx, s.db, per.CompanyID, per.DriverID, per.ID)
 	if err != nil {
 		return PayslipFile{}, err
 	}
-	lines, err := payslipLines(ctx, s.db, ref.CompanyID(), []payslipPeriod{head})
+	lines, err := payslipLines(ctx, s.db, per.CompanyID, []payslipPeriod{head})
 	if err != nil {
 		return PayslipFile{}, err
 	}
@@ -59,15 +58,16 @@ var payslipBatch = 200
 // WritePayslips writes every driver's payslip of a month as one ZIP, one
 // PDF per monthly period starting on periodStart (a driver paid in two
 // currencies has two), named by PayslipName, drivers in the order of their
-// numbers. company is Principal.Scope(auth.PayrollRead). periodStart must
+// numbers; the caller must read the payroll (403). periodStart must
 // be the first day of a month, YYYY-MM-01 (422 otherwise); start is called
 // once it has been checked, with the month, and returns the writer of the
 // download. The periods are read in batches and each PDF is written into
 // the ZIP as soon as it is made and its turn has come, so memory does not
 // grow with the number of drivers; an error after start can only cut the
 // ZIP short.
-func (s *Service) WritePayslips(ctx context.Context, p auth.Principal, company auth.Ref, periodStart string, start func(month civil.Date) (io.Writer, error)) error {
-	if err := company.Check(p, auth.PayrollRead); err != nil {
+func (s *Service) WritePayslips(ctx context.Context, p auth.Principal, periodStart string, start func(month civil.Date) (io.Writer, error)) error {
+	company, err := collectionScope(p, auth.PayrollRead)
+	if err != nil {
 		return err
 	}
 	var v apperr.Validation

@@ -74,15 +74,11 @@ func TestWritePayslipsBatches(t *testing.T) {
 		"DRV-0006-Jiri-Dvorak-6-2026-11.pdf", "DRV-0007-Jiri-Dvorak-7-2026-11.pdf"}
 	svc := NewService(db, nil, 0, nil)
 	p := auth.Principal{CompanyID: company, Role: auth.RoleAccountant, CompanyCurrency: "CZK"}
-	ref, err := p.Scope(auth.PayrollRead)
-	if err != nil {
-		t.Fatal(err)
-	}
 	defer func(n int) { payslipBatch = n }(payslipBatch)
 	for _, batch := range []int{1, 3, 4, 8, 200} {
 		payslipBatch = batch
 		var buf bytes.Buffer
-		err := svc.WritePayslips(ctx, p, ref, "2026-11-01", func(civil.Date) (io.Writer, error) { return &buf, nil })
+		err := svc.WritePayslips(ctx, p, "2026-11-01", func(civil.Date) (io.Writer, error) { return &buf, nil })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,7 +98,7 @@ func TestWritePayslipsBatches(t *testing.T) {
 	// the writer's error.
 	payslipBatch = 2
 	broken := errors.New("connection reset")
-	err = svc.WritePayslips(ctx, p, ref, "2026-11-01", func(civil.Date) (io.Writer, error) { return failingWriter{broken}, nil })
+	err := svc.WritePayslips(ctx, p, "2026-11-01", func(civil.Date) (io.Writer, error) { return failingWriter{broken}, nil })
 	if !errors.Is(err, broken) {
 		t.Fatalf("a broken download: %v, want %v", err, broken)
 	}
@@ -127,10 +123,6 @@ func BenchmarkPayslipsZIP(b *testing.B) {
 			seedPayslips(b, db, company, n, 10)
 			svc := NewService(pgtest.Requests(b, url, nil), nil, 0, nil)
 			p := auth.Principal{CompanyID: company, Role: auth.RoleAccountant, CompanyCurrency: "CZK", CompanyTimezone: "Europe/Prague"}
-			ref, err := p.Scope(auth.PayrollRead)
-			if err != nil {
-				b.Fatal(err)
-			}
 			ctx := postgres.WithCompany(context.Background(), company)
 			var live, total uint64
 			var written int64
@@ -139,7 +131,7 @@ func BenchmarkPayslipsZIP(b *testing.B) {
 			start := time.Now()
 			for b.Loop() {
 				w := &heapWatch{sample: []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/heap/objects:bytes"}}}
-				if err := svc.WritePayslips(ctx, p, ref, "2026-11-01", func(civil.Date) (io.Writer, error) { return w, nil }); err != nil {
+				if err := svc.WritePayslips(ctx, p, "2026-11-01", func(civil.Date) (io.Writer, error) { return w, nil }); err != nil {
 					b.Fatal(err)
 				}
 				live, total, written = max(live, w.peak[0]), max(total, w.peak[1]), w.n

@@ -49,11 +49,11 @@ type PenaltyQueue struct {
 // PenaltyQueue lists the penalties of the whole company (the dispute
 // queue): by status (default disputed), oldest first by the time the
 // dispute was filed (a penalty never disputed by its creation), with the
-// driver's name and the evidence files. scope is the guard's
-// (Principal.Scope with penalties: list); a driver caller sees only its own
+// driver's name and the evidence files. A driver caller sees only its own
 // penalties.
-func (s *Service) PenaltyQueue(ctx context.Context, p auth.Principal, scope auth.Ref, f QueueFilter) (PenaltyQueue, error) {
-	if err := scope.Check(p, auth.PenaltiesRead); err != nil {
+func (s *Service) PenaltyQueue(ctx context.Context, p auth.Principal, f QueueFilter) (PenaltyQueue, error) {
+	company, err := collectionScope(p, auth.PenaltiesRead)
+	if err != nil {
 		return PenaltyQueue{}, err
 	}
 	var v apperr.Validation
@@ -70,7 +70,7 @@ func (s *Service) PenaltyQueue(ctx context.Context, p auth.Principal, scope auth
 	if f.PerPage < 1 {
 		f.PerPage = 50
 	}
-	rows, total, err := queueRows(ctx, s.db, scope.CompanyID(), scope.Only(), f)
+	rows, total, err := queueRows(ctx, s.db, company.CompanyID(), company.Only(), f)
 	if err != nil {
 		return PenaltyQueue{}, err
 	}
@@ -78,7 +78,7 @@ func (s *Service) PenaltyQueue(ctx context.Context, p auth.Principal, scope auth
 	for i := range rows {
 		pens[i] = rows[i].Penalty
 	}
-	if err := withEvidence(ctx, s.db, scope.CompanyID(), pens); err != nil {
+	if err := withEvidence(ctx, s.db, company.CompanyID(), pens); err != nil {
 		return PenaltyQueue{}, err
 	}
 	loc := p.Location()

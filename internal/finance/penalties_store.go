@@ -73,6 +73,21 @@ func getPenalty(ctx context.Context, db postgres.DBTX, companyID, driverID, id u
 	return pens[0], nil
 }
 
+// lockPenaltyStatus locks the live penalty id (checked for the caller
+// before) and returns its status.
+func lockPenaltyStatus(ctx context.Context, tx pgx.Tx, companyID, id uuid.UUID) (string, error) {
+	var status string
+	err := tx.QueryRow(ctx, `SELECT status FROM penalties WHERE company_id = $1 AND id = $2 AND deleted_at IS NULL FOR UPDATE`,
+		companyID, id).Scan(&status)
+	if postgres.IsNotFound(err) {
+		return "", apperr.NotFound("msg.common.not_found.penalty")
+	}
+	if err != nil {
+		return "", fmt.Errorf("lock penalty %s: %w", id, err)
+	}
+	return status, nil
+}
+
 // insertPenaltyRow inserts a new penalty owning the finance record
 // financeID and returns its id.
 func insertPenaltyRow(ctx context.Context, tx pgx.Tx, pen Penalty, financeID uuid.UUID, createdBy *uuid.UUID) (uuid.UUID, error) {
@@ -91,35 +106,51 @@ func insertPenaltyRow(ctx context.Context, tx pgx.Tx, pen Penalty, financeID uui
 	return id, nil
 }
 
-// movePenaltyRow writes a penalty move on the penalty: its status and
-// extra fields.
-func movePenaltyRow(ctx context.Context, tx pgx.Tx, companyID, id uuid.UUID, m penaltyMove) error {
-	args := append([]any{id, m.status}, m.args...)
+// movePenaltyRow writes a penalty move on the penalty pen: its status and
+// extra fields; pen takes the values the row holds afterwards (RETURNING),
+// so that the answer needs no second read.
+func movePenaltyRow(ctx context.Context, tx pgx.Tx, pen *Penalty, m penaltyMove) error {
+	args := append([]any{pen.ID, m.status}, m.args...)
 	q := `UPDATE penalties SET status = $2`
 	if m.set != "" {
 		q += ", " + m.set
 	}
-	args = append(args, companyID)
-	if _, err := tx.Exec(ctx, q+fmt.Sprintf(` WHERE company_id = $%d AND id = $1`, len(args)), args...); err != nil {
-		return fmt.Errorf("update penalty %s: %w", id, err)
+	args = append(args, pen.CompanyID)
+	q += fmt.Sprintf(` WHERE company_id = $%d AND id = $1`, len(args)) + `
+		RETURNING status, amount, evidence, dispute_reason, dispute_submitted_at, resolution,
+			(SELECT ` + userName("ru") + ` FROM users ru WHERE ru.id = penalties.resolved_by), resolved_at, updated_at`
+	if err := tx.QueryRow(ctx, q, args...).Scan(&pen.Status, &pen.Amount, &pen.Evidence, &pen.DisputeReason, &pen.DisputeSubmittedAt,
+		&pen.Resolution, &pen.ResolvedBy, &pen.ResolvedAt, &pen.UpdatedAt); err != nil {
+		return fmt.Errorf("update penalty %s: %w", pen.ID, err)
+	}
+	if pen.Evidence == nil {
+		pen.Evidence = []Evidence{}
 	}
 	return nil
 }
 
-// moveRecordRow writes a penalty move on its finance record rec: its
-// status and amount.
-func moveRecordRow(ctx context.Context, tx pgx.Tx, penaltyID uuid.UUID, rec Transaction) error {
-	if _, err := tx.Exec(ctx, `UPDATE finance_transactions SET status = $2, amount = $3 WHERE company_id = $4 AND id = $1`,
-		rec.ID, rec.Status, rec.Amount, rec.CompanyID); err != nil {
-		return fmt.Errorf("update finance record %s of penalty %s: %w", rec.ID, penaltyID, err)
+// moveRecordRow writes a penalty move on its finance record: status and
+// amount of next, over the record rec as the move read it. A record changed
+// since (its updated_at moved) is not written: errMoved, and the move
+// starts over.
+func moveRecordRow(ctx context.Context, tx pgx.Tx, penaltyID uuid.UUID, rec, next Transaction) error {
+	tag, err := tx.Exec(ctx, `UPDATE finance_transactions SET status = $2, amount = $3 WHERE company_id = $4 AND id = $1 AND updated_at = $5`,
+		next.ID, next.Status, next.Amount, next.CompanyID, rec.UpdatedAt)
+	if err != nil {
+		return fmt.Errorf("update finance record %s of penalty %s: %w", next.ID, penaltyID, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return errMoved
 	}
 	return nil
 }
 
-// setCorrection links the penalty to the correction posted for it.
-func setCorrection(ctx context.Context, tx pgx.Tx, companyID, id, correctionID uuid.UUID) error {
-	if _, err := tx.Exec(ctx, `UPDATE penalties SET correction_id = $2 WHERE company_id = $3 AND id = $1`, id, correctionID, companyID); err != nil {
-		return fmt.Errorf("link correction %s to penalty %s: %w", correctionID, id, err)
+// setCorrection links the penalty pen to the correction posted for it;
+// pen takes the link and the row's new updated_at.
+func setCorrection(ctx context.Context, tx pgx.Tx, pen *Penalty, correctionID uuid.UUID) error {
+	if err := tx.QueryRow(ctx, `UPDATE penalties SET correction_id = $2 WHERE company_id = $3 AND id = $1 RETURNING correction_id, updated_at`,
+		pen.ID, correctionID, pen.CompanyID).Scan(&pen.CorrectionID, &pen.UpdatedAt); err != nil {
+		return fmt.Errorf("link correction %s to penalty %s: %w", correctionID, pen.ID, err)
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/money"
+	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/webhooks"
 )
 
@@ -51,9 +52,15 @@ type PeriodFilter struct {
 }
 
 // ListPeriods returns the driver's periods, newest first.
-func (s *Service) ListPeriods(ctx context.Context, p auth.Principal, ref Ref, f PeriodFilter) ([]Period, error) {
-	d := ref.DriverRef
-	_, err := ref.check(p, auth.FinanceRead, "")
+// read fills the filter once the driver is checked (a query that does not
+// parse is its error).
+func (s *Service) ListPeriods(ctx context.Context, p auth.Principal, driverID uuid.UUID, read func(*PeriodFilter) error) ([]Period, error) {
+	ctx = postgres.WithReusedPlans(ctx) // the rows of one driver (docs/query-plans.md)
+	d, err := loadDriver(ctx, s.db, p, auth.FinanceRead, driverID)
+	if err != nil {
+		return nil, err
+	}
+	f, err := readOnce(read)()
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +73,13 @@ func (s *Service) ListPeriods(ctx context.Context, p auth.Principal, ref Ref, f 
 	if err := v.Err(); err != nil {
 		return nil, err
 	}
-	return listPeriodRows(ctx, s.db, d.CompanyID(), d.ID(), f)
+	return listPeriodRows(ctx, s.db, d.CompanyID, d.ID, f)
+}
+
+// PeriodToClose loads period periodID of driver driverID for a close (the
+// close confirmation's check: the role, the driver, the period).
+func (s *Service) PeriodToClose(ctx context.Context, p auth.Principal, driverID, periodID uuid.UUID) (Period, error) {
+	return loadPeriod(ctx, s.db, p, auth.PeriodsManage, driverID, periodID, false)
 }
 
 // ClosePeriodInput is the body of a close.
@@ -109,15 +122,16 @@ func Closable(per Period, today civil.Date) bool { return today.After(per.Period
 // so of two closes at once one closes and the other finds it closed (409);
 // the audit row records force and the pending transactions closed over.
 // Closing the periods of many drivers calls it once per period.
-func (s *Service) ClosePeriod(ctx context.Context, p auth.Principal, ref Ref, in ClosePeriodInput) (Period, error) {
-	d := ref.DriverRef
-	periodID, err := ref.check(p, auth.PeriodsManage, PeriodRecord)
-	if err != nil {
-		return Period{}, err
-	}
+func (s *Service) ClosePeriod(ctx context.Context, p auth.Principal, driverID, periodID uuid.UUID, read func(*ClosePeriodInput) error) (Period, error) {
 	today := p.Today()
-	err = s.inTx(ctx, func(tx pgx.Tx) error {
-		cur, err := getPeriod(ctx, tx, d.CompanyID(), d.ID(), periodID, true)
+	input := readOnce(read)
+	var out Period
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		cur, err := loadPeriod(ctx, tx, p, auth.PeriodsManage, driverID, periodID, true)
+		if err != nil {
+			return err
+		}
+		in, err := input()
 		if err != nil {
 			return err
 		}
@@ -134,7 +148,7 @@ func (s *Service) ClosePeriod(ctx context.Context, p auth.Principal, ref Ref, in
 		if len(pending) > 0 && !in.Force {
 			return apperr.Wrap(&PendingError{IDs: pending}, apperr.KindConflict, "msg.finance.close_pending", "count", len(pending))
 		}
-		if err := markPeriod(ctx, tx, d.CompanyID(), periodID, PeriodClosed, userID(p)); err != nil {
+		if out, err = markPeriod(ctx, tx, cur.CompanyID, periodID, PeriodClosed, userID(p)); err != nil {
 			return err
 		}
 		if err := audit.Record(ctx, tx, p, audit.Entry{EntityType: "finance_period", EntityID: periodID, Action: "period." + PeriodClosed,
@@ -142,12 +156,12 @@ func (s *Service) ClosePeriod(ctx context.Context, p auth.Principal, ref Ref, in
 			NewValues: map[string]any{"status": PeriodClosed, "force": in.Force, "pending_transaction_ids": pending}}); err != nil {
 			return err
 		}
-		return emitPeriod(ctx, tx, d.CompanyID(), d.ID(), periodID, webhooks.PeriodClosed)
+		return emitPeriod(ctx, tx, out, webhooks.PeriodClosed)
 	})
 	if err != nil {
 		return Period{}, err
 	}
-	return getPeriod(ctx, s.db, d.CompanyID(), d.ID(), periodID, false)
+	return out, nil
 }
 
 // ReopenInput is the body of a reopen.
@@ -161,20 +175,21 @@ const maxReopenReason = 1000
 // ReopenPeriod moves a closed period back to open, with a reason (422
 // without one), audited: its transactions can be changed again. A paid
 // period never reopens and an open one cannot (409).
-func (s *Service) ReopenPeriod(ctx context.Context, p auth.Principal, ref Ref, in ReopenInput) (Period, error) {
-	d := ref.DriverRef
-	periodID, err := ref.check(p, auth.PeriodsReopen, PeriodRecord)
-	if err != nil {
-		return Period{}, err
-	}
-	var v apperr.Validation
-	reason := requiredText(&v, "reason", in.Reason, maxReopenReason)
-	if err := v.Err(); err != nil {
-		return Period{}, err
-	}
-	err = s.inTx(ctx, func(tx pgx.Tx) error {
-		cur, err := getPeriod(ctx, tx, d.CompanyID(), d.ID(), periodID, true)
+func (s *Service) ReopenPeriod(ctx context.Context, p auth.Principal, driverID, periodID uuid.UUID, read func(*ReopenInput) error) (Period, error) {
+	input := readOnce(read)
+	var out Period
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		cur, err := loadPeriod(ctx, tx, p, auth.PeriodsReopen, driverID, periodID, true)
 		if err != nil {
+			return err
+		}
+		in, err := input()
+		if err != nil {
+			return err
+		}
+		var v apperr.Validation
+		reason := requiredText(&v, "reason", in.Reason, maxReopenReason)
+		if err := v.Err(); err != nil {
 			return err
 		}
 		switch cur.Status {
@@ -183,7 +198,7 @@ func (s *Service) ReopenPeriod(ctx context.Context, p auth.Principal, ref Ref, i
 		case PeriodOpen:
 			return apperr.Conflict("msg.finance.reopen_open")
 		}
-		if err := markPeriod(ctx, tx, d.CompanyID(), periodID, PeriodOpen, userID(p)); err != nil {
+		if out, err = markPeriod(ctx, tx, cur.CompanyID, periodID, PeriodOpen, userID(p)); err != nil {
 			return err
 		}
 		if err := audit.Record(ctx, tx, p, audit.Entry{EntityType: "finance_period", EntityID: periodID, Action: "period.reopened",
@@ -194,12 +209,12 @@ func (s *Service) ReopenPeriod(ctx context.Context, p auth.Principal, ref Ref, i
 		if err := settlePenaltyRecords(ctx, tx, p, cur); err != nil {
 			return err
 		}
-		return emitPeriod(ctx, tx, d.CompanyID(), d.ID(), periodID, webhooks.PeriodReopened)
+		return emitPeriod(ctx, tx, out, webhooks.PeriodReopened)
 	})
 	if err != nil {
 		return Period{}, err
 	}
-	return getPeriod(ctx, s.db, d.CompanyID(), d.ID(), periodID, false)
+	return out, nil
 }
 
 // settlePenaltyRecords brings the status of the penalty records in the
@@ -222,32 +237,41 @@ func settlePenaltyRecords(ctx context.Context, tx pgx.Tx, p auth.Principal, per 
 	return nil
 }
 
+// PayPeriodInput is the body of a payment.
+type PayPeriodInput struct {
+	// PaymentDate is the payment date of the transactions paid (YYYY-MM-DD;
+	// default: the company's today).
+	PaymentDate *string `json:"payment_date"`
+}
+
 // PayPeriod moves a closed period to paid and marks its approved
-// transactions paid (paid_by, paid_at, payment_date = paymentDate or today).
-// Pending transactions stay pending.
-func (s *Service) PayPeriod(ctx context.Context, p auth.Principal, ref Ref, paymentDateRaw *string) (Period, error) {
-	d := ref.DriverRef
-	periodID, err := ref.check(p, auth.PeriodsManage, PeriodRecord)
-	if err != nil {
-		return Period{}, err
-	}
-	payDate := p.Today()
-	if paymentDateRaw != nil && *paymentDateRaw != "" {
-		pd, err := civil.Parse(*paymentDateRaw)
-		if err != nil {
-			return Period{}, apperr.Invalid("payment_date", "msg.common.date_iso", "field", fieldName("payment_date"))
-		}
-		payDate = pd
-	}
-	err = s.inTx(ctx, func(tx pgx.Tx) error {
-		cur, err := getPeriod(ctx, tx, d.CompanyID(), d.ID(), periodID, true)
+// transactions paid (paid_by, paid_at, payment_date = the input's payment
+// date or today). Pending transactions stay pending. read fills the input
+// once the period is checked.
+func (s *Service) PayPeriod(ctx context.Context, p auth.Principal, driverID, periodID uuid.UUID, read func(*PayPeriodInput) error) (Period, error) {
+	input := readOnce(read)
+	var out Period
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		cur, err := loadPeriod(ctx, tx, p, auth.PeriodsManage, driverID, periodID, true)
 		if err != nil {
 			return err
+		}
+		in, err := input()
+		if err != nil {
+			return err
+		}
+		payDate := p.Today()
+		if in.PaymentDate != nil && *in.PaymentDate != "" {
+			pd, err := civil.Parse(*in.PaymentDate)
+			if err != nil {
+				return apperr.Invalid("payment_date", "msg.common.date_iso", "field", fieldName("payment_date"))
+			}
+			payDate = pd
 		}
 		if cur.Status != PeriodClosed {
 			return apperr.Conflict("msg.finance.period_move", "status", periodState(cur.Status), "from", periodState(PeriodClosed), "to", periodState(PeriodPaid))
 		}
-		if err := markPeriod(ctx, tx, d.CompanyID(), periodID, PeriodPaid, userID(p)); err != nil {
+		if out, err = markPeriod(ctx, tx, cur.CompanyID, periodID, PeriodPaid, userID(p)); err != nil {
 			return err
 		}
 		if err := audit.Record(ctx, tx, p, audit.Entry{EntityType: "finance_period", EntityID: periodID, Action: "period." + PeriodPaid,
@@ -257,12 +281,12 @@ func (s *Service) PayPeriod(ctx context.Context, p auth.Principal, ref Ref, paym
 		if err := payApproved(ctx, tx, p, cur, payDate); err != nil {
 			return err
 		}
-		return emitPeriod(ctx, tx, d.CompanyID(), d.ID(), periodID, webhooks.PeriodPaid)
+		return emitPeriod(ctx, tx, out, webhooks.PeriodPaid)
 	})
 	if err != nil {
 		return Period{}, err
 	}
-	return getPeriod(ctx, s.db, d.CompanyID(), d.ID(), periodID, false)
+	return out, nil
 }
 
 // payApproved marks the period's approved transactions paid, with an audit

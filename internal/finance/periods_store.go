@@ -12,13 +12,18 @@ import (
 	"github.com/konvoj/konvoj/internal/postgres"
 )
 
-var periodQuery = `
+// periodColumns and periodJoins read periods fp as scanPeriod scans them.
+var (
+	periodColumns = `
 	SELECT fp.id, fp.company_id, fp.driver_id, fp.period_type, fp.period_start, fp.period_end, fp.status,
 		fp.total_earnings, fp.total_deductions, fp.net_amount, fp.currency, fp.transactions_count,
-		fp.closed_at, ` + userName("cu") + `, fp.paid_at, ` + userName("pu") + `, fp.created_at, fp.updated_at
-	FROM finance_periods fp
+		fp.closed_at, ` + userName("cu") + `, fp.paid_at, ` + userName("pu") + `, fp.created_at, fp.updated_at`
+	periodJoins = `
 	LEFT JOIN users cu ON cu.id = fp.closed_by
 	LEFT JOIN users pu ON pu.id = fp.paid_by`
+	periodQuery = periodColumns + `
+	FROM finance_periods fp` + periodJoins
+)
 
 func scanPeriod(row pgx.Row, p *Period) error {
 	return row.Scan(&p.ID, &p.CompanyID, &p.DriverID, &p.PeriodType, &p.PeriodStart, &p.PeriodEnd, &p.Status,
@@ -161,23 +166,30 @@ func listPeriodRows(ctx context.Context, db postgres.DBTX, companyID, driverID u
 }
 
 // markPeriod moves a period: closed or paid, by the given user, now; open
-// (a reopen) clears who closed it and when (the audit log keeps them).
-func markPeriod(ctx context.Context, tx pgx.Tx, companyID, id uuid.UUID, to string, by *uuid.UUID) error {
-	var err error
+// (a reopen) clears who closed it and when (the audit log keeps them). It
+// answers the period as written, with the joined names (the answer needs no
+// second read).
+func markPeriod(ctx context.Context, tx pgx.Tx, companyID, id uuid.UUID, to string, by *uuid.UUID) (Period, error) {
+	var set string
+	args := []any{id, companyID}
 	switch to {
 	case PeriodClosed:
-		_, err = tx.Exec(ctx, `UPDATE finance_periods SET status = 'closed', closed_at = now(), closed_by = $2 WHERE company_id = $3 AND id = $1`, id, by, companyID)
+		set, args = `status = 'closed', closed_at = now(), closed_by = $3`, append(args, by)
 	case PeriodPaid:
-		_, err = tx.Exec(ctx, `UPDATE finance_periods SET status = 'paid', paid_at = now(), paid_by = $2 WHERE company_id = $3 AND id = $1`, id, by, companyID)
+		set, args = `status = 'paid', paid_at = now(), paid_by = $3`, append(args, by)
 	case PeriodOpen:
-		_, err = tx.Exec(ctx, `UPDATE finance_periods SET status = 'open', closed_at = NULL, closed_by = NULL WHERE company_id = $2 AND id = $1`, id, companyID)
+		set = `status = 'open', closed_at = NULL, closed_by = NULL`
 	default:
-		err = fmt.Errorf("unknown period status %q", to)
+		return Period{}, fmt.Errorf("unknown period status %q", to)
 	}
+	var per Period
+	err := scanPeriod(tx.QueryRow(ctx, `
+		WITH fp AS (UPDATE finance_periods SET `+set+` WHERE company_id = $2 AND id = $1 RETURNING *)`+
+		periodColumns+` FROM fp`+periodJoins, args...), &per)
 	if err != nil {
-		return fmt.Errorf("mark period %s %s: %w", id, to, err)
+		return Period{}, fmt.Errorf("mark period %s %s: %w", id, to, err)
 	}
-	return nil
+	return per, nil
 }
 
 // pendingRows returns the ids of the live transactions dated inside the

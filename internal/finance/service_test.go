@@ -56,29 +56,11 @@ func (w *world) principal(company uuid.UUID, role auth.Role, email string) auth.
 	return p
 }
 
-func (w *world) ref(p auth.Principal, a auth.Action) Ref {
-	w.t.Helper()
-	r, err := w.svc.Authorize(w.ctx, p, a, w.driver)
-	if err != nil {
-		w.t.Fatalf("authorize %s: %v", a, err)
-	}
-	return r
-}
-
-func (w *world) record(p auth.Principal, a auth.Action, kind Record, id uuid.UUID) Ref {
-	w.t.Helper()
-	r, err := w.svc.AuthorizeRecord(w.ctx, p, a, w.driver, kind, id)
-	if err != nil {
-		w.t.Fatalf("authorize %s %s: %v", kind, a, err)
-	}
-	return r
-}
-
 func (w *world) create(typ, amount string, day civil.Date) Transaction {
 	w.t.Helper()
 	d := day.String()
-	tr, err := w.svc.CreateTransaction(w.ctx, w.acc, w.ref(w.acc, auth.FinanceWrite), TransactionInput{
-		TransactionType: &typ, Amount: money.TextInput(amount), TransactionDate: &d})
+	tr, err := w.svc.CreateTransaction(w.ctx, w.acc, w.driver, Given(TransactionInput{
+		TransactionType: &typ, Amount: money.TextInput(amount), TransactionDate: &d}))
 	if err != nil {
 		w.t.Fatalf("create %s %s: %v", typ, amount, err)
 	}
@@ -86,7 +68,7 @@ func (w *world) create(typ, amount string, day civil.Date) Transaction {
 }
 
 func (w *world) move(id uuid.UUID, to string) (Transaction, error) {
-	return w.svc.UpdateTransaction(w.ctx, w.acc, w.record(w.acc, auth.FinanceWrite, TransactionRecord, id), TransactionInput{Status: &to})
+	return w.svc.UpdateTransaction(w.ctx, w.acc, w.driver, id, Given(TransactionInput{Status: &to}))
 }
 
 func (w *world) period(id uuid.UUID) Period {
@@ -178,7 +160,7 @@ func TestTransactionMovesAndTotals(t *testing.T) {
 			wantKind(t, c.name, err, apperr.KindConflict)
 		})
 	}
-	got, err := w.svc.GetTransaction(w.ctx, w.acc, w.record(w.acc, auth.FinanceRead, TransactionRecord, fuel.ID))
+	got, err := w.svc.GetTransaction(w.ctx, w.acc, w.driver, fuel.ID)
 	if err != nil || got.Status != StatusPending {
 		t.Fatalf("refused moves changed the record: %v %v", got.Status, err)
 	}
@@ -186,8 +168,8 @@ func TestTransactionMovesAndTotals(t *testing.T) {
 	if _, err := w.move(fuel.ID, StatusApproved); err != nil {
 		t.Fatal(err)
 	}
-	_, err = w.svc.UpdateTransaction(w.ctx, w.acc, w.record(w.acc, auth.FinanceWrite, TransactionRecord, fuel.ID),
-		TransactionInput{Amount: money.TextInput("-1")})
+	_, err = w.svc.UpdateTransaction(w.ctx, w.acc, w.driver, fuel.ID,
+		Given(TransactionInput{Amount: money.TextInput("-1")}))
 	wantKind(t, "approved amount change", err, apperr.KindConflict)
 	wantTotals(t, "after refusals", w.period(pid), "1000.50", "200.25", 2)
 	if n := w.auditCount(bonus.ID, "updated"); n != 2 {
@@ -207,7 +189,7 @@ func TestPeriodCloseAndReopen(t *testing.T) {
 	last := w.create("bonus", "500", today.MonthStart().AddMonths(-1))
 	older := w.create("bonus", "700", today.MonthStart().AddMonths(-2))
 	closeP := func(id uuid.UUID, force bool) (Period, error) {
-		return w.svc.ClosePeriod(w.ctx, w.acc, w.record(w.acc, auth.PeriodsManage, PeriodRecord, id), ClosePeriodInput{Force: force})
+		return w.svc.ClosePeriod(w.ctx, w.acc, w.driver, id, Given(ClosePeriodInput{Force: force}))
 	}
 
 	_, err := closeP(*current.PeriodID, true)
@@ -242,7 +224,7 @@ func TestPeriodCloseAndReopen(t *testing.T) {
 	wantKind(t, "close a closed period", err, apperr.KindConflict)
 
 	reopen := func(id uuid.UUID, reason *string) (Period, error) {
-		return w.svc.ReopenPeriod(w.ctx, w.acc, w.record(w.acc, auth.PeriodsReopen, PeriodRecord, id), ReopenInput{Reason: reason})
+		return w.svc.ReopenPeriod(w.ctx, w.acc, w.driver, id, Given(ReopenInput{Reason: reason}))
 	}
 	blank := "  "
 	_, err = reopen(per.ID, nil)
@@ -266,11 +248,11 @@ func TestPeriodCloseAndReopen(t *testing.T) {
 	if _, err := closeP(*older.PeriodID, false); err != nil {
 		t.Fatal(err)
 	}
-	paid, err := w.svc.PayPeriod(w.ctx, w.acc, w.record(w.acc, auth.PeriodsManage, PeriodRecord, *older.PeriodID), nil)
+	paid, err := w.svc.PayPeriod(w.ctx, w.acc, w.driver, *older.PeriodID, nil)
 	if err != nil || paid.Status != PeriodPaid {
 		t.Fatalf("pay: %v %v", paid.Status, err)
 	}
-	if got, _ := w.svc.GetTransaction(w.ctx, w.acc, w.record(w.acc, auth.FinanceRead, TransactionRecord, older.ID)); got.Status != StatusPaid {
+	if got, _ := w.svc.GetTransaction(w.ctx, w.acc, w.driver, older.ID); got.Status != StatusPaid {
 		t.Fatalf("approved transaction of a paid period is %s", got.Status)
 	}
 	_, err = reopen(paid.ID, &reason)
@@ -287,8 +269,8 @@ func TestPenaltyReducedAfterClose(t *testing.T) {
 	today := w.acc.Today()
 	incident := today.MonthStart().AddMonths(-1).AddDays(9).String()
 	typ, desc, amount := "speeding", "radar", "800"
-	pen, err := w.svc.CreatePenalty(w.ctx, w.hr, w.ref(w.hr, auth.PenaltiesManage), PenaltyInput{PenaltyType: &typ,
-		Amount: money.TextInput(amount), IncidentDate: &incident, Description: &desc})
+	pen, err := w.svc.CreatePenalty(w.ctx, w.hr, w.driver, Given(PenaltyInput{PenaltyType: &typ,
+		Amount: money.TextInput(amount), IncidentDate: &incident, Description: &desc}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,19 +279,19 @@ func TestPenaltyReducedAfterClose(t *testing.T) {
 		t.Fatalf("penalty record %+v %v", rec, err)
 	}
 	reason := "the sign was hidden"
-	if _, err := w.svc.DisputePenalty(w.ctx, w.hr, w.record(w.hr, auth.PenaltiesRespond, PenaltyRecord, pen.ID),
-		DisputeInput{DisputeReason: &reason}); err != nil {
+	if _, err := w.svc.DisputePenalty(w.ctx, w.hr, w.driver, pen.ID,
+		Given(DisputeInput{DisputeReason: &reason})); err != nil {
 		t.Fatal(err)
 	}
-	closed, err := w.svc.ClosePeriod(w.ctx, w.acc, w.record(w.acc, auth.PeriodsManage, PeriodRecord, *rec.PeriodID), ClosePeriodInput{Force: true})
+	closed, err := w.svc.ClosePeriod(w.ctx, w.acc, w.driver, *rec.PeriodID, Given(ClosePeriodInput{Force: true}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	wantTotals(t, "closed period", closed, "0", "800", 1)
 
 	action := "reduce"
-	resolved, err := w.svc.ResolvePenalty(w.ctx, w.hr, w.record(w.hr, auth.PenaltiesManage, PenaltyRecord, pen.ID),
-		ResolveInput{ResolutionAction: &action, NewAmount: money.TextInput("500")})
+	resolved, err := w.svc.ResolvePenalty(w.ctx, w.hr, w.driver, pen.ID,
+		Given(ResolveInput{ResolutionAction: &action, NewAmount: money.TextInput("500")}))
 	if err != nil || resolved.Status != PenaltyResolved || !resolved.Amount.Equal(amt("500")) {
 		t.Fatalf("resolve: %+v %v", resolved, err)
 	}
@@ -367,12 +349,8 @@ func TestBulkCloseAndPayroll(t *testing.T) {
 	if _, err := w.db.Exec(w.ctx, `UPDATE finance_transactions SET status = 'approved' WHERE driver_id = $1`, ready); err != nil {
 		t.Fatal(err)
 	}
-	scope, err := w.acc.Scope(auth.PeriodsManage)
-	if err != nil {
-		t.Fatal(err)
-	}
 	named := []string{ready.String(), busy.String(), idle.String()}
-	results, err := w.svc.ClosePeriods(w.ctx, w.acc, scope, BulkPeriodsInput{PeriodStart: month.String(), DriverIDs: &named})
+	results, err := w.svc.ClosePeriods(w.ctx, w.acc, Given(BulkPeriodsInput{PeriodStart: month.String(), DriverIDs: &named}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -386,12 +364,8 @@ func TestBulkCloseAndPayroll(t *testing.T) {
 		t.Fatalf("bulk results %+v", results)
 	}
 
-	payScope, err := w.acc.Scope(auth.PayrollRead)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var buf bytes.Buffer
-	if err := w.svc.ExportPayroll(w.ctx, w.acc, payScope, month.String(), i18n.EN, func() (export.Writer, error) {
+	if err := w.svc.ExportPayroll(w.ctx, w.acc, Given(month.String()), i18n.EN, func(civil.Date) (export.Writer, error) {
 		return export.New(export.CSV, &buf, "payroll")
 	}); err != nil {
 		t.Fatal(err)
@@ -439,21 +413,19 @@ func TestServiceRefusals(t *testing.T) {
 		{"another company's admin", stranger, auth.FinanceRead, apperr.KindAccessDenied},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := w.svc.Authorize(w.ctx, c.p, c.a, w.driver)
+			_, err := loadDriver(w.ctx, w.db, c.p, c.a, w.driver)
 			wantKind(t, c.name, err, c.kind)
 		})
 	}
-	// A guard obtained by one caller does not serve another: the service
-	// checks its principal again.
-	ref := w.ref(w.acc, auth.FinanceWrite)
-	_, err := w.svc.CreateTransaction(w.ctx, dispatcher, ref, TransactionInput{TransactionType: &typ, Amount: money.TextInput("1"), TransactionDate: &day})
+	// Every service method checks its caller.
+	ref := w.driver
+	_, err := w.svc.CreateTransaction(w.ctx, dispatcher, ref, Given(TransactionInput{TransactionType: &typ, Amount: money.TextInput("1"), TransactionDate: &day}))
 	wantKind(t, "create with a dispatcher", err, apperr.KindForbidden)
-	_, err = w.svc.CreateTransaction(w.ctx, stranger, ref, TransactionInput{TransactionType: &typ, Amount: money.TextInput("1"), TransactionDate: &day})
+	_, err = w.svc.CreateTransaction(w.ctx, stranger, ref, Given(TransactionInput{TransactionType: &typ, Amount: money.TextInput("1"), TransactionDate: &day}))
 	wantKind(t, "create for another company", err, apperr.KindAccessDenied)
-	rec := w.record(w.acc, auth.FinanceWrite, TransactionRecord, tr.ID)
-	_, err = w.svc.UpdateTransaction(w.ctx, stranger, rec, TransactionInput{Status: &[]string{StatusApproved}[0]})
+	_, err = w.svc.UpdateTransaction(w.ctx, stranger, w.driver, tr.ID, Given(TransactionInput{Status: &[]string{StatusApproved}[0]}))
 	wantKind(t, "update for another company", err, apperr.KindAccessDenied)
-	_, err = w.svc.ClosePeriod(w.ctx, w.hr, w.record(w.acc, auth.PeriodsManage, PeriodRecord, *tr.PeriodID), ClosePeriodInput{Force: true})
+	_, err = w.svc.ClosePeriod(w.ctx, w.hr, w.driver, *tr.PeriodID, Given(ClosePeriodInput{Force: true}))
 	wantKind(t, "close by hr", err, apperr.KindForbidden)
 	var n int
 	if err := w.db.QueryRow(w.ctx, `SELECT count(*) FROM finance_transactions WHERE company_id = $1`, w.company).Scan(&n); err != nil || n != 1 {

@@ -13,23 +13,26 @@ import (
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/money"
 	"github.com/konvoj/konvoj/internal/postgres"
-	"github.com/konvoj/konvoj/internal/tenants"
 	"github.com/konvoj/konvoj/internal/webhooks"
 )
 
-// CreateTransaction records a pending transaction, placed in the driver's
-// monthly period of its date and currency (created on demand); the period's
-// totals are updated in the same database transaction.
-func (s *Service) CreateTransaction(ctx context.Context, p auth.Principal, ref Ref, in TransactionInput) (Transaction, error) {
-	d := ref.DriverRef
-	_, err := ref.check(p, auth.FinanceWrite, "")
+// CreateTransaction records a pending transaction of driver driverID,
+// placed in the driver's monthly period of its date and currency (created
+// on demand); the period's totals are updated in the same database
+// transaction. read fills the input once the driver is checked.
+func (s *Service) CreateTransaction(ctx context.Context, p auth.Principal, driverID uuid.UUID, read func(*TransactionInput) error) (Transaction, error) {
+	d, err := loadDriver(ctx, s.db, p, auth.FinanceWrite, driverID)
+	if err != nil {
+		return Transaction{}, err
+	}
+	in, err := readOnce(read)()
 	if err != nil {
 		return Transaction{}, err
 	}
 	var v apperr.Validation
-	base := Transaction{CompanyID: d.CompanyID(), DriverID: d.ID(), Status: StatusPending, Currency: companyCurrency(p), Metadata: json.RawMessage(`{}`)}
+	base := Transaction{CompanyID: d.CompanyID, DriverID: d.ID, Status: StatusPending, Currency: companyCurrency(p), Metadata: json.RawMessage(`{}`)}
 	t := in.forCreate(base, &v)
-	if err := checkOrder(ctx, s.db, d.CompanyID(), t.OrderID, &v); err != nil {
+	if err := checkOrder(ctx, s.db, d.CompanyID, t.OrderID, &v); err != nil {
 		return Transaction{}, err
 	}
 	if err := v.Err(); err != nil {
@@ -46,7 +49,7 @@ func (s *Service) CreateTransaction(ctx context.Context, p auth.Principal, ref R
 	if err != nil {
 		return Transaction{}, err
 	}
-	return getTransaction(ctx, s.db, d.CompanyID(), d.ID(), id, false)
+	return getTransaction(ctx, s.db, d.CompanyID, d.ID, id, false)
 }
 
 // checkOrder gives 422 when an order id names no order of the company.
@@ -109,79 +112,90 @@ func companyCurrency(p auth.Principal) string {
 // its penalty: its money fields never change here, it cannot be cancelled
 // here (resolve the penalty), and it can be approved and paid only once the
 // penalty is accepted or resolved.
-func (s *Service) UpdateTransaction(ctx context.Context, p auth.Principal, ref Ref, in TransactionInput) (Transaction, error) {
-	d := ref.DriverRef
-	id, err := ref.check(p, auth.FinanceWrite, TransactionRecord)
-	if err != nil {
-		return Transaction{}, err
-	}
+func (s *Service) UpdateTransaction(ctx context.Context, p auth.Principal, driverID, id uuid.UUID, read func(*TransactionInput) error) (Transaction, error) {
 	day := p.Today()
-	err = s.inTx(ctx, func(tx pgx.Tx) error { return updateTransaction(ctx, tx, p, d, id, in, day) })
+	input := readOnce(read)
+	var out Transaction
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		out, err = updateTransaction(ctx, tx, p, driverID, id, input, day)
+		return err
+	})
 	if err != nil {
 		return Transaction{}, err
 	}
-	return getTransaction(ctx, s.db, d.CompanyID(), d.ID(), id, false)
+	return out, nil
 }
 
-// updateTransaction is UpdateTransaction's database transaction: input
-// first (422), then the locks, the state rules (409) and the write.
-func updateTransaction(ctx context.Context, tx pgx.Tx, p auth.Principal, d tenants.DriverRef, id uuid.UUID, in TransactionInput, day civil.Date) error {
-	penaltyStatus, err := lockPenaltyOf(ctx, tx, d.CompanyID(), id)
+// updateTransaction is UpdateTransaction's database transaction: the
+// transaction is loaded for the caller, then the input is read and checked
+// (400, 422), then the locks, the state rules (409) and the write. It
+// answers the transaction as the write left it (as loaded when nothing
+// changes).
+func updateTransaction(ctx context.Context, tx pgx.Tx, p auth.Principal, driverID, id uuid.UUID, input func() (TransactionInput, error),
+	day civil.Date) (Transaction, error) {
+	cur, err := loadTransaction(ctx, tx, p, auth.FinanceWrite, driverID, id)
 	if err != nil {
-		return err
+		return Transaction{}, err
 	}
-	cur, err := getTransaction(ctx, tx, d.CompanyID(), d.ID(), id, false)
+	in, err := input()
 	if err != nil {
-		return err
+		return Transaction{}, err
+	}
+	penaltyStatus, err := lockPenaltyOf(ctx, tx, cur.CompanyID, id)
+	if err != nil {
+		return Transaction{}, err
 	}
 	var v apperr.Validation
 	u := in.forUpdate(cur, &v)
-	if err := checkOrder(ctx, tx, d.CompanyID(), u.next.OrderID, &v); err != nil {
-		return err
+	if err := checkOrder(ctx, tx, cur.CompanyID, u.next.OrderID, &v); err != nil {
+		return Transaction{}, err
 	}
 	if err := v.Err(); err != nil {
-		return err
+		return Transaction{}, err
 	}
 
-	// Lock the periods of the old and new place, then the row; a row that
-	// moved in between makes us start over.
+	// Lock the periods of the old and new place; the row is written only
+	// if it has not changed since it was loaded (errMoved otherwise: start
+	// over).
 	var place *slot
 	if !u.next.slot().same(cur.slot()) || cur.PeriodID == nil {
 		sl := u.next.slot()
 		place = &sl
 	}
-	periods, err := lockRecord(ctx, tx, cur, place)
+	periods, err := lockRecordPeriods(ctx, tx, cur, place)
 	if err != nil {
-		return err
+		return Transaction{}, err
 	}
 	if err := checkEdit(cur, u.next, u.to, penaltyStatus); err != nil {
-		return err
+		return Transaction{}, err
 	}
 	if _, changed := audit.Diff(cur.auditValues(), u.next.auditValues()); u.to == "" && place == nil && len(changed) == 0 {
-		return nil // nothing to change, wherever the transaction sits
+		return cur, nil // nothing to change, wherever the transaction sits
 	}
 	if err := periods.checkOpen(cur.slot(), u.next.slot()); err != nil {
-		return err
+		return Transaction{}, err
 	}
 	next, err := u.settle(cur, periods, place, day)
 	if err != nil {
-		return err
+		return Transaction{}, err
 	}
 	oldValues, newValues := audit.Diff(cur.auditValues(), next.auditValues())
 	if len(newValues) == 0 {
-		return nil // nothing changes: no write, no audit row
+		return cur, nil // nothing changes: no write, no audit row
 	}
-	if err := updateTransactionRow(ctx, tx, next, userID(p)); err != nil {
-		return err
+	out, err := updateTransactionRow(ctx, tx, cur, next, userID(p))
+	if err != nil {
+		return Transaction{}, err
 	}
 	if err := periods.recompute(ctx, tx); err != nil {
-		return err
+		return Transaction{}, err
 	}
 	if err := audit.Record(ctx, tx, p, audit.Entry{EntityType: "finance_transaction", EntityID: id, Action: "updated",
 		OldValues: oldValues, NewValues: newValues}); err != nil {
-		return err
+		return Transaction{}, err
 	}
-	return emitMove(ctx, tx, next, cur.Status)
+	return out, emitMoved(ctx, tx, out, cur.Status)
 }
 
 // settle returns the record as the update leaves it: in its new period
@@ -212,23 +226,18 @@ func (u update) settle(cur Transaction, periods lockedPeriods, place *slot, day 
 // DeleteTransaction soft-deletes a transaction (409 for a paid one, one
 // dated more than 90 days ago, one inside a closed or paid period, and a
 // penalty's record, which goes with its penalty).
-func (s *Service) DeleteTransaction(ctx context.Context, p auth.Principal, ref Ref) error {
-	d := ref.DriverRef
-	id, err := ref.check(p, auth.FinanceDelete, TransactionRecord)
-	if err != nil {
-		return err
-	}
+func (s *Service) DeleteTransaction(ctx context.Context, p auth.Principal, driverID, id uuid.UUID) error {
 	day := p.Today()
 	return s.inTx(ctx, func(tx pgx.Tx) error {
-		penaltyStatus, err := lockPenaltyOf(ctx, tx, d.CompanyID(), id)
+		cur, err := loadTransaction(ctx, tx, p, auth.FinanceDelete, driverID, id)
 		if err != nil {
 			return err
 		}
-		cur, err := getTransaction(ctx, tx, d.CompanyID(), d.ID(), id, false)
+		penaltyStatus, err := lockPenaltyOf(ctx, tx, cur.CompanyID, id)
 		if err != nil {
 			return err
 		}
-		periods, err := lockRecord(ctx, tx, cur, nil)
+		periods, err := lockRecordPeriods(ctx, tx, cur, nil)
 		if err != nil {
 			return err
 		}
@@ -241,7 +250,7 @@ func (s *Service) DeleteTransaction(ctx context.Context, p auth.Principal, ref R
 		if err := periods.checkOpen(cur.slot()); err != nil {
 			return err
 		}
-		if err := deleteTransactionRow(ctx, tx, d.CompanyID(), id); err != nil {
+		if err := deleteTransactionRow(ctx, tx, cur); err != nil {
 			return err
 		}
 		if err := periods.recompute(ctx, tx); err != nil {
@@ -251,35 +260,40 @@ func (s *Service) DeleteTransaction(ctx context.Context, p auth.Principal, ref R
 			OldValues: cur.auditValues()}); err != nil {
 			return err
 		}
-		return webhooks.Emit(ctx, tx, d.CompanyID(), webhooks.TransactionDeleted, cur)
+		return webhooks.Emit(ctx, tx, cur.CompanyID, webhooks.TransactionDeleted, cur)
 	})
 }
 
-// lockRecord locks the periods a change to rec touches (its own and, when
-// given, the one it moves into), then rec's row: periods first, as every
-// change does, so locks are always taken in the same order. A row that
-// changed since it was read is errMoved, and the caller starts over.
-func lockRecord(ctx context.Context, tx pgx.Tx, rec Transaction, place *slot) (lockedPeriods, error) {
-	periods, err := lockPeriods(ctx, tx, rec.CompanyID, rec.DriverID, place, rec.slot())
-	if err != nil {
-		return nil, err
-	}
-	locked, err := getTransaction(ctx, tx, rec.CompanyID, rec.DriverID, rec.ID, true)
-	if err != nil {
-		return nil, err
-	}
-	if !locked.UpdatedAt.Equal(rec.UpdatedAt) {
-		return nil, errMoved
-	}
-	return periods, nil
+// lockRecordPeriods locks the periods a change to rec touches (its own
+// and, when given, the one it moves into): periods before the row, as
+// every change does, so locks are always taken in the same order. The row
+// itself is locked by its write, which matches only the row as rec was
+// read (updateTransactionRow, deleteTransactionRow): a row that changed
+// since is errMoved, and the caller starts over.
+func lockRecordPeriods(ctx context.Context, tx pgx.Tx, rec Transaction, place *slot) (lockedPeriods, error) {
+	return lockPeriods(ctx, tx, rec.CompanyID, rec.DriverID, place, rec.slot())
 }
 
-// GetTransaction reads one transaction of the driver (the record the guard
-// loaded, AuthorizeRecord).
-func (s *Service) GetTransaction(ctx context.Context, p auth.Principal, ref Ref) (Transaction, error) {
-	id, err := ref.check(p, auth.FinanceRead, TransactionRecord)
-	if err != nil {
-		return Transaction{}, err
-	}
-	return getTransaction(ctx, s.db, ref.CompanyID(), ref.ID(), id, false)
+// TransactionForm checks that the caller may record a transaction of
+// driver driverID (the create form's page, before anything is read).
+func (s *Service) TransactionForm(ctx context.Context, p auth.Principal, driverID uuid.UUID) error {
+	_, err := loadDriver(ctx, s.db, p, auth.FinanceWrite, driverID)
+	return err
+}
+
+// TransactionToEdit reads transaction id of driver driverID for the edit
+// form (the caller must be one who changes transactions).
+func (s *Service) TransactionToEdit(ctx context.Context, p auth.Principal, driverID, id uuid.UUID) (Transaction, error) {
+	return loadTransaction(ctx, s.db, p, auth.FinanceWrite, driverID, id)
+}
+
+// TransactionToDelete reads transaction id of driver driverID for the
+// delete confirmation (the caller must be one who deletes transactions).
+func (s *Service) TransactionToDelete(ctx context.Context, p auth.Principal, driverID, id uuid.UUID) (Transaction, error) {
+	return loadTransaction(ctx, s.db, p, auth.FinanceDelete, driverID, id)
+}
+
+// GetTransaction reads transaction id of driver driverID.
+func (s *Service) GetTransaction(ctx context.Context, p auth.Principal, driverID, id uuid.UUID) (Transaction, error) {
+	return loadTransaction(ctx, s.db, p, auth.FinanceRead, driverID, id)
 }

@@ -103,32 +103,48 @@ func insertTransactionRow(ctx context.Context, tx pgx.Tx, t *Transaction, create
 	return nil
 }
 
-// updateTransactionRow writes next over its row; approved_by/at and
-// paid_by/at are set to by and now when the status enters approved or paid.
-func updateTransactionRow(ctx context.Context, tx pgx.Tx, next Transaction, by *uuid.UUID) error {
-	_, err := tx.Exec(ctx, `
-		UPDATE finance_transactions SET
-			transaction_type = $2, category = $3, amount = $4, currency = $5, transaction_date = $6,
-			description = $7, reference = $8, order_id = $9, metadata = $10, period_id = $11, status = $12,
-			approved_by = CASE WHEN $12 = 'approved' AND status <> 'approved' THEN $13 ELSE approved_by END,
-			approved_at = CASE WHEN $12 = 'approved' AND status <> 'approved' THEN now() ELSE approved_at END,
-			paid_by = CASE WHEN $12 = 'paid' AND status <> 'paid' THEN $13 ELSE paid_by END,
-			paid_at = CASE WHEN $12 = 'paid' AND status <> 'paid' THEN now() ELSE paid_at END,
-			payment_date = $14
-		WHERE company_id = $15 AND id = $1`,
+// updateTransactionRow writes next over the row of cur, if the row is
+// still as cur was read (errMoved otherwise), and answers it as written,
+// with the joined names (the answer needs no second read); approved_by/at
+// and paid_by/at are set to by and now when the status enters approved or
+// paid.
+func updateTransactionRow(ctx context.Context, tx pgx.Tx, cur, next Transaction, by *uuid.UUID) (Transaction, error) {
+	var out Transaction
+	err := scanTransaction(tx.QueryRow(ctx, `
+		WITH t AS (
+			UPDATE finance_transactions SET
+				transaction_type = $2, category = $3, amount = $4, currency = $5, transaction_date = $6,
+				description = $7, reference = $8, order_id = $9, metadata = $10, period_id = $11, status = $12,
+				approved_by = CASE WHEN $12 = 'approved' AND status <> 'approved' THEN $13 ELSE approved_by END,
+				approved_at = CASE WHEN $12 = 'approved' AND status <> 'approved' THEN now() ELSE approved_at END,
+				paid_by = CASE WHEN $12 = 'paid' AND status <> 'paid' THEN $13 ELSE paid_by END,
+				paid_at = CASE WHEN $12 = 'paid' AND status <> 'paid' THEN now() ELSE paid_at END,
+				payment_date = $14
+			WHERE company_id = $15 AND id = $1 AND updated_at = $16
+			RETURNING *)
+		SELECT `+txColumns+` FROM t`+txJoins,
 		next.ID, next.TransactionType, next.Category, next.Amount, next.Currency, next.TransactionDate,
 		next.Description, next.Reference, next.OrderID, next.Metadata, next.PeriodID, next.Status,
-		by, next.PaymentDate, next.CompanyID)
-	if err != nil {
-		return fmt.Errorf("update transaction %s: %w", next.ID, err)
+		by, next.PaymentDate, next.CompanyID, cur.UpdatedAt), &out)
+	if postgres.IsNotFound(err) {
+		return Transaction{}, errMoved
 	}
-	return nil
+	if err != nil {
+		return Transaction{}, fmt.Errorf("update transaction %s: %w", next.ID, err)
+	}
+	return out, nil
 }
 
-// deleteTransactionRow soft-deletes a transaction.
-func deleteTransactionRow(ctx context.Context, tx pgx.Tx, companyID, id uuid.UUID) error {
-	if _, err := tx.Exec(ctx, `UPDATE finance_transactions SET deleted_at = now() WHERE company_id = $1 AND id = $2`, companyID, id); err != nil {
-		return fmt.Errorf("delete transaction %s: %w", id, err)
+// deleteTransactionRow soft-deletes the transaction cur, if its row is
+// still as cur was read (errMoved otherwise).
+func deleteTransactionRow(ctx context.Context, tx pgx.Tx, cur Transaction) error {
+	tag, err := tx.Exec(ctx, `UPDATE finance_transactions SET deleted_at = now() WHERE company_id = $1 AND id = $2 AND updated_at = $3`,
+		cur.CompanyID, cur.ID, cur.UpdatedAt)
+	if err != nil {
+		return fmt.Errorf("delete transaction %s: %w", cur.ID, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return errMoved
 	}
 	return nil
 }

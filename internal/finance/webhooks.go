@@ -42,6 +42,20 @@ func emitMove(ctx context.Context, tx pgx.Tx, t Transaction, from string) error 
 	return emitTransaction(ctx, tx, t.CompanyID, t.DriverID, t.ID, event)
 }
 
+// emitMoved writes the event of a status move of the transaction t as it
+// now is (read by its write), if the move has one.
+func emitMoved(ctx context.Context, tx pgx.Tx, t Transaction, from string) error {
+	event, ok := transactionEvents[t.Status]
+	if !ok || t.Status == from {
+		return nil
+	}
+	wanted, err := webhooks.Wanted(ctx, tx, t.CompanyID, event)
+	if err != nil || !wanted {
+		return err
+	}
+	return webhooks.Emit(ctx, tx, t.CompanyID, event, t)
+}
+
 // emitPenalty writes an event about the penalty id as it now is.
 func emitPenalty(ctx context.Context, tx pgx.Tx, companyID, driverID, id uuid.UUID, event string) error {
 	wanted, err := webhooks.Wanted(ctx, tx, companyID, event)
@@ -55,15 +69,26 @@ func emitPenalty(ctx context.Context, tx pgx.Tx, companyID, driverID, id uuid.UU
 	return webhooks.Emit(ctx, tx, companyID, event, pen)
 }
 
-// emitPeriod writes an event about the period id as it now is.
-func emitPeriod(ctx context.Context, tx pgx.Tx, companyID, driverID, id uuid.UUID, event string) error {
-	wanted, err := webhooks.Wanted(ctx, tx, companyID, event)
+// emitMovedPenalty fills the evidence files of the penalty pen as a move
+// left it (the answer shows them) and writes the event about it.
+func emitMovedPenalty(ctx context.Context, tx pgx.Tx, pen *Penalty, event string) error {
+	pens := []Penalty{*pen}
+	if err := withEvidence(ctx, tx, pen.CompanyID, pens); err != nil {
+		return err
+	}
+	*pen = pens[0]
+	wanted, err := webhooks.Wanted(ctx, tx, pen.CompanyID, event)
 	if err != nil || !wanted {
 		return err
 	}
-	per, err := getPeriod(ctx, tx, companyID, driverID, id, false)
-	if err != nil {
+	return webhooks.Emit(ctx, tx, pen.CompanyID, event, *pen)
+}
+
+// emitPeriod writes an event about the period per as its move left it.
+func emitPeriod(ctx context.Context, tx pgx.Tx, per Period, event string) error {
+	wanted, err := webhooks.Wanted(ctx, tx, per.CompanyID, event)
+	if err != nil || !wanted {
 		return err
 	}
-	return webhooks.Emit(ctx, tx, companyID, event, per)
+	return webhooks.Emit(ctx, tx, per.CompanyID, event, per)
 }

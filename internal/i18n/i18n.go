@@ -13,7 +13,7 @@
 // English and Czech hold every key. Polish, Ukrainian and Romanian hold
 // everything a driver sees; a key used only by office staff (StaffOnly)
 // may be missing there and then falls back to English. Tests check both
-// rules and the files' form (see docs/development.md, "Texts and messages").
+// rules and the files' form (see docs/texts.md).
 package i18n
 
 import (

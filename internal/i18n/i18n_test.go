@@ -141,7 +141,7 @@ func TestLocaleFilesCanonical(t *testing.T) {
 }
 
 // The CLDR categories a plural text must spell out, as translators are
-// told in docs/development.md.
+// told in docs/texts.md.
 func TestFormNames(t *testing.T) {
 	for l, want := range map[Lang]string{
 		EN: "one other", CS: "one few many other", PL: "one few many other",

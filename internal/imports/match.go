@@ -35,8 +35,8 @@ type Fields struct {
 // BuiltinFields are the fields of a company without custom document types.
 func BuiltinFields() Fields { return Fields{types: documents.Types} }
 
-// Fields returns the fields of the company's columns (companyID from a
-// guard: Principal.Scope(auth.DriversImport) or Authorize).
+// Fields returns the fields of the company's columns (companyID is the
+// caller's, checked by the access file, or a job's).
 func (s *Service) Fields(ctx context.Context, companyID uuid.UUID) (Fields, error) {
 	types, names, err := documents.LiveTypes(ctx, s.db, companyID)
 	if err != nil {

@@ -19,7 +19,6 @@ import (
 	"github.com/konvoj/konvoj/internal/faults"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/internal/postgres"
-	"github.com/konvoj/konvoj/internal/tenants"
 	"github.com/konvoj/konvoj/internal/webhooks"
 )
 
@@ -99,15 +98,19 @@ type Upload struct {
 // Receive reads an upload (readUpload: dryRun is the query's value) and
 // starts its import (start), in one of the company's MaxRunning places
 // taken before the file is read, since an upload being received holds its
-// file: ErrBusy (409) when none is free. alwaysDryRun makes it a dry run
-// whatever the upload says (the page checks every file first). company is
-// Principal.Scope(auth.DriversImport).
-func (s *Service) Receive(ctx context.Context, p auth.Principal, company auth.Ref, mr *multipart.Reader, dryRun string,
+// file: ErrBusy (409) when none is free. body opens the upload once the
+// role may import (403 before a refused body). alwaysDryRun makes it a dry
+// run whatever the upload says (the page checks every file first).
+func (s *Service) Receive(ctx context.Context, p auth.Principal, body func() (*multipart.Reader, error), dryRun string,
 	alwaysDryRun bool) (Import, error) {
-	if err := company.Check(p, auth.DriversImport); err != nil {
+	if err := importer(p); err != nil {
 		return Import{}, err
 	}
-	end, err := begin(company.CompanyID())
+	mr, err := body()
+	if err != nil {
+		return Import{}, err
+	}
+	end, err := begin(p.CompanyID)
 	if err != nil {
 		return Import{}, err
 	}
@@ -119,21 +122,29 @@ func (s *Service) Receive(ctx context.Context, p auth.Principal, company auth.Re
 	if alwaysDryRun {
 		u.DryRun = true
 	}
-	return s.start(ctx, p, company, u)
+	return s.start(ctx, p, u)
+}
+
+// UploadLimit is the largest file the caller may upload, for the upload
+// form; a role that may not import is 403.
+func (s *Service) UploadLimit(p auth.Principal) (int64, error) {
+	if err := importer(p); err != nil {
+		return 0, err
+	}
+	return s.maxBytes, nil
 }
 
 // start reads and matches the file (refusals: 413, 415, 422), records the
-// import and runs it: within the request up to SyncRows rows, else as a
-// job (status queued). The caller holds one of the company's places.
-func (s *Service) start(ctx context.Context, p auth.Principal, company auth.Ref, u Upload) (Import, error) {
-	if err := company.Check(p, auth.DriversImport); err != nil {
-		return Import{}, err
-	}
+// import into the caller's company and runs it: within the request up to
+// SyncRows rows, else as a job (status queued). The caller's access is
+// checked (importer, loadImport) and it holds one of the company's places.
+func (s *Service) start(ctx context.Context, p auth.Principal, u Upload) (Import, error) {
+	company := p.CompanyID
 	t, err := Read(u.Data)
 	if err != nil {
 		return Import{}, err
 	}
-	fields, err := s.Fields(ctx, company.CompanyID())
+	fields, err := s.Fields(ctx, company)
 	if err != nil {
 		return Import{}, err
 	}
@@ -157,93 +168,67 @@ func (s *Service) start(ctx context.Context, p auth.Principal, company auth.Ref,
 			status, dry_run, filename, file, mapping, rows, columns, unknown_columns)
 		VALUES ($1, $2, NULLIF($3, ''), $4, NULLIF($5, ''), NULLIF($6, ''), NULLIF($7, ''), 'queued', $8, $9, $10, $11, $12, $13, $14)
 		RETURNING id`,
-		company.CompanyID(), nilUUID(p.UserID), p.Name, string(p.Role), p.Email, p.IPAddress, truncate(p.UserAgent, 500),
+		company, nilUUID(p.UserID), p.Name, string(p.Role), p.Email, p.IPAddress, truncate(p.UserAgent, 500),
 		u.DryRun, truncate(u.Filename, 255), u.Data, mapping, len(t.Rows), colsJSON, unknownJSON).Scan(&id)
 	if err != nil {
 		return Import{}, fmt.Errorf("record import: %w", err)
 	}
 	if len(t.Rows) > SyncRows && s.enqueue != nil {
-		if err := s.enqueue(ctx, id, company.CompanyID()); err != nil {
+		if err := s.enqueue(ctx, id, company); err != nil {
 			return Import{}, err
 		}
-	} else if err := s.run(ctx, company.CompanyID(), id); err != nil {
+	} else if err := s.run(ctx, company, id); err != nil {
 		return Import{}, err
 	}
-	return s.load(ctx, s.db, company.CompanyID(), id, i18n.EN)
+	return s.load(ctx, s.db, company, id, i18n.EN)
 }
 
-// Get returns an import of the caller's company: the guard's order (role
-// 403 Forbidden, none 404, another company's 403 AccessDenied).
+// Get returns import id of the caller's company (messages in lang).
 func (s *Service) Get(ctx context.Context, p auth.Principal, id uuid.UUID, lang i18n.Lang) (Import, error) {
-	ref, err := s.Authorize(ctx, p, id)
-	if err != nil {
-		return Import{}, err
-	}
-	return s.load(ctx, s.db, ref.CompanyID(), id, lang)
+	return s.loadImport(ctx, s.db, p, id, lang)
 }
 
-// Authorize is the guard of one import (auth.DriversImport): role 403
-// Forbidden, none 404, another company's 403 AccessDenied.
-func (s *Service) Authorize(ctx context.Context, p auth.Principal, id uuid.UUID) (auth.Ref, error) {
-	return auth.Authorize(ctx, p, auth.DriversImport, id, func(ctx context.Context, id uuid.UUID) (auth.Owner, error) {
-		var o auth.Owner
-		err := s.db.QueryRow(ctx, `SELECT company_id FROM imports WHERE id = $1`, id).Scan(&o.CompanyID)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return tenants.HiddenOwner(ctx, s.db, p, "imports", id, apperr.NotFound("msg.imports.not_found"))
-		}
-		if err != nil {
-			return o, fmt.Errorf("load import %s: %w", id, err)
-		}
-		return o, nil
-	})
+// Again is what a new run of an earlier import's file changes.
+type Again struct {
+	// DryRun: a check only; false runs the checked file for real.
+	DryRun bool
+	// Mapping is the column matching; nil keeps the earlier one.
+	Mapping map[string]string
 }
 
-// State is an import's status, progress, file name, kind and row count,
-// without reading its file or result: what a page polls while it runs.
-func (s *Service) State(ctx context.Context, p auth.Principal, ref auth.Ref, id uuid.UUID) (Import, error) {
-	if err := ref.Check(p, auth.DriversImport); err != nil {
-		return Import{}, err
-	}
-	im := Import{ID: id}
-	err := s.db.QueryRow(ctx, `SELECT status, progress, dry_run, filename, rows FROM imports WHERE company_id = $1 AND id = $2`,
-		ref.CompanyID(), id).Scan(&im.Status, &im.Progress, &im.DryRun, &im.Filename, &im.Rows)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return Import{}, apperr.NotFound("msg.imports.not_found")
-	}
-	if err != nil {
-		return Import{}, fmt.Errorf("import %s state: %w", id, err)
-	}
-	return im, nil
-}
-
-// Again starts a new import of an earlier import's file (ref, from
-// Authorize): a dry run with another column matching (mapping; nil keeps
-// the earlier one), or the real run of a checked file (dryRun false). It
+// Again starts a new import of import id's file: a dry run with another
+// column matching, or the real run of a checked file. read fills the
+// choices once the earlier import is found the caller's (403 and 404
+// before a refused form), from the earlier import (messages in lang). It
 // answers as Receive does; the earlier import stays as it was.
-func (s *Service) Again(ctx context.Context, p auth.Principal, ref auth.Ref, id uuid.UUID, dryRun bool, mapping map[string]string) (Import, error) {
-	if err := ref.Check(p, auth.DriversImport); err != nil {
+func (s *Service) Again(ctx context.Context, p auth.Principal, id uuid.UUID, lang i18n.Lang, read func(earlier Import, in *Again) error) (Import, error) {
+	earlier, err := s.loadImport(ctx, s.db, p, id, lang)
+	if err != nil {
 		return Import{}, err
 	}
-	end, err := begin(ref.CompanyID())
+	var in Again
+	if err := read(earlier, &in); err != nil {
+		return Import{}, err
+	}
+	end, err := begin(p.CompanyID)
 	if err != nil {
 		return Import{}, err
 	}
 	defer end()
-	var u Upload
-	var stored []byte
-	err = s.db.QueryRow(ctx, `SELECT filename, file, mapping FROM imports WHERE company_id = $1 AND id = $2`, ref.CompanyID(), id).
-		Scan(&u.Filename, &u.Data, &stored)
+	// The file is read once a place is taken: the places bound the files
+	// held at once.
+	u := Upload{Filename: earlier.Filename, DryRun: in.DryRun, Mapping: in.Mapping}
+	err = s.db.QueryRow(ctx, `SELECT file FROM imports WHERE company_id = $1 AND id = $2`, p.CompanyID, id).Scan(&u.Data)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Import{}, apperr.NotFound("msg.imports.not_found")
 	}
 	if err != nil {
 		return Import{}, fmt.Errorf("import %s file: %w", id, err)
 	}
-	u.DryRun, u.Mapping = dryRun, mapping
-	if mapping == nil {
-		_ = json.Unmarshal(stored, &u.Mapping)
+	if u.Mapping == nil {
+		u.Mapping = earlier.Mapping
 	}
-	return s.start(ctx, p, ref, u)
+	return s.start(ctx, p, u)
 }
 
 // Preview is an import with the rows of its file a page shows (Lines):
@@ -257,27 +242,28 @@ type Preview struct {
 	Fields Fields
 }
 
-// Preview returns the import (messages in lang) and the rows to show of
-// its file (ref, from Authorize).
-func (s *Service) Preview(ctx context.Context, p auth.Principal, ref auth.Ref, id uuid.UUID, lang i18n.Lang, max int) (Preview, error) {
-	if err := ref.Check(p, auth.DriversImport); err != nil {
-		return Preview{}, err
-	}
-	im, err := s.load(ctx, s.db, ref.CompanyID(), id, lang)
+// Preview returns import id of the caller's company (messages in lang)
+// and, once it is done, the rows to show of its file; while it is queued or
+// running, or when it failed, the import alone (what a page polls).
+func (s *Service) Preview(ctx context.Context, p auth.Principal, id uuid.UUID, lang i18n.Lang, max int) (Preview, error) {
+	im, err := s.loadImport(ctx, s.db, p, id, lang)
 	if err != nil {
 		return Preview{}, err
 	}
 	pv := Preview{Import: im}
-	if pv.Fields, err = s.Fields(ctx, ref.CompanyID()); err != nil {
+	if im.Status != "done" {
+		return pv, nil
+	}
+	if pv.Fields, err = s.Fields(ctx, p.CompanyID); err != nil {
 		return Preview{}, err
 	}
-	end, err := begin(ref.CompanyID())
+	end, err := begin(p.CompanyID)
 	if err != nil {
 		return Preview{}, err
 	}
 	defer end()
 	var data []byte
-	if err := s.db.QueryRow(ctx, `SELECT file FROM imports WHERE company_id = $1 AND id = $2`, ref.CompanyID(), id).Scan(&data); err != nil {
+	if err := s.db.QueryRow(ctx, `SELECT file FROM imports WHERE company_id = $1 AND id = $2`, p.CompanyID, id).Scan(&data); err != nil {
 		return Preview{}, fmt.Errorf("import %s file: %w", id, err)
 	}
 	t, err := Read(data)
@@ -301,21 +287,41 @@ func (s *Service) Preview(ctx context.Context, p auth.Principal, ref auth.Ref, i
 	return pv, nil
 }
 
+// importColumns are the columns of an import that importRow.dest scans.
+const importColumns = `id, status, dry_run, filename, rows, created, updated, unchanged, errors, progress,
+	mapping, columns, unknown_columns, created_at, finished_at, failure`
+
+// importRow is an import's row as stored, before decode.
+type importRow struct {
+	company                      uuid.UUID
+	im                           Import
+	errs, mapping, cols, unknown []byte
+	failure                      *string
+}
+
+// dest are the scan targets of importColumns, after those of first.
+func (r *importRow) dest(first ...any) []any {
+	return append(first, &r.im.ID, &r.im.Status, &r.im.DryRun, &r.im.Filename, &r.im.Rows, &r.im.Created, &r.im.Updated,
+		&r.im.Unchanged, &r.errs, &r.im.Progress, &r.mapping, &r.cols, &r.unknown, &r.im.CreatedAt, &r.im.FinishedAt, &r.failure)
+}
+
+// load reads import id of company, found by the caller's own access check
+// (or a job's).
 func (s *Service) load(ctx context.Context, db postgres.DBTX, company, id uuid.UUID, lang i18n.Lang) (Import, error) {
-	var im Import
-	var errs, mapping, cols, unknown []byte
-	var failure *string
-	err := db.QueryRow(ctx, `SELECT id, status, dry_run, filename, rows, created, updated, unchanged, errors, progress,
-			mapping, columns, unknown_columns, created_at, finished_at, failure
-		FROM imports WHERE company_id = $1 AND id = $2`, company, id).Scan(&im.ID, &im.Status, &im.DryRun, &im.Filename,
-		&im.Rows, &im.Created, &im.Updated, &im.Unchanged, &errs, &im.Progress, &mapping, &cols, &unknown, &im.CreatedAt, &im.FinishedAt,
-		&failure)
+	r := importRow{company: company}
+	err := db.QueryRow(ctx, `SELECT `+importColumns+` FROM imports WHERE company_id = $1 AND id = $2`, company, id).Scan(r.dest()...)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Import{}, apperr.NotFound("msg.imports.not_found")
 	}
 	if err != nil {
 		return Import{}, fmt.Errorf("load import %s: %w", id, err)
 	}
+	return s.decode(ctx, db, r, lang)
+}
+
+// decode makes the import of a stored row, its messages in lang.
+func (s *Service) decode(ctx context.Context, db postgres.DBTX, r importRow, lang i18n.Lang) (Import, error) {
+	im, errs, mapping, cols, unknown, failure, company, id := r.im, r.errs, r.mapping, r.cols, r.unknown, r.failure, r.company, r.im.ID
 	if im.Status == "failed" {
 		// Any other failure is the general message (an import failed
 		// before failure held a key holds its cause there).
@@ -412,8 +418,7 @@ func (s *Service) run(ctx context.Context, company, id uuid.UUID) error {
 	if userID != nil {
 		p.UserID = *userID
 	}
-	company0, err := p.Scope(auth.DriversImport)
-	if err != nil {
+	if err := importer(p); err != nil {
 		return s.fail(ctx, company, id, err)
 	}
 	var m map[string]string
@@ -458,7 +463,7 @@ func (s *Service) run(ctx context.Context, company, id uuid.UUID) error {
 		}
 		return webhooks.Emit(ctx, tx, company, webhooks.ImportCompleted, im)
 	}
-	res, err := s.drivers.Import(ctx, p, company0, rows, drivers.ImportOptions{ID: id, DryRun: dryRun, Progress: progress, Finish: finish})
+	res, err := s.drivers.Import(ctx, p, rows, drivers.ImportOptions{ID: id, DryRun: dryRun, Progress: progress, Finish: finish})
 	if err != nil {
 		return s.fail(ctx, company, id, err)
 	}

@@ -23,16 +23,12 @@ func queuedImport(t *testing.T) (*Service, uuid.UUID, uuid.UUID) {
 	company := fixtures.Company(t, db)
 	svc := NewService(db, drivers.NewService(db, nil), 0, func(context.Context, uuid.UUID, uuid.UUID) error { return nil })
 	p := auth.Principal{CompanyID: company, Role: auth.RoleHRManager, Name: "HR"}
-	ref, err := p.Scope(auth.DriversImport)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var file strings.Builder
 	file.WriteString("first_name,last_name,email\n")
 	for i := range SyncRows + 1 {
 		fmt.Fprintf(&file, "Jan,Novák%d,jan%d@example.test\n", i, i)
 	}
-	im, err := svc.start(context.Background(), p, ref, Upload{Filename: "a.csv", Data: []byte(file.String()), DryRun: true})
+	im, err := svc.start(context.Background(), p, Upload{Filename: "a.csv", Data: []byte(file.String()), DryRun: true})
 	if err != nil || im.Status != "queued" {
 		t.Fatalf("start: %+v %v", im, err)
 	}

@@ -92,9 +92,14 @@ func exampleDriver(lang i18n.Lang, office string) map[string]sample {
 // row. The XLSX holds drop-down lists for the status, citizenship, bank
 // country, office, language and yes/no columns and date checks on the
 // date and document validity columns; the CSV holds the same two rows.
-// company is Principal.Scope(auth.DriversImport).
-func (s *Service) Template(ctx context.Context, p auth.Principal, company auth.Ref, lang i18n.Lang, format export.Format) ([]byte, error) {
-	if err := company.Check(p, auth.DriversImport); err != nil {
+// readFormat reads the requested format once the role may import (403
+// before a bad format's 400).
+func (s *Service) Template(ctx context.Context, p auth.Principal, lang i18n.Lang, readFormat func() (export.Format, error)) ([]byte, error) {
+	if err := importer(p); err != nil {
+		return nil, err
+	}
+	format, err := readFormat()
+	if err != nil {
 		return nil, err
 	}
 	offices, err := s.drivers.Offices(ctx, p)
@@ -109,7 +114,7 @@ func (s *Service) Template(ctx context.Context, p auth.Principal, company auth.R
 	if len(officeNames) > 0 {
 		first = officeNames[0]
 	}
-	fs, err := s.Fields(ctx, company.CompanyID())
+	fs, err := s.Fields(ctx, p.CompanyID)
 	if err != nil {
 		return nil, err
 	}

@@ -44,10 +44,15 @@ type BoardRow struct {
 // Board lists every stored snapshot of the company's month (default: the
 // current month, as the background refresh last stored it) with the
 // driver's office, status and weakest component, ordered by total_score
-// descending then internal number. A driver caller gets only its own row.
-// company is Principal.Scope(auth.RatingRead).
-func (s *Service) Board(ctx context.Context, p auth.Principal, company auth.Ref, period *Period) ([]BoardRow, Period, error) {
-	if err := company.Check(p, auth.RatingRead); err != nil {
+// descending then internal number. The board is the whole company's: a
+// caller limited to its own rating is 403 Forbidden. read gives the month
+// asked for (nil: the current one) after the role check (403 before 400).
+func (s *Service) Board(ctx context.Context, p auth.Principal, read func() (*Period, error)) ([]BoardRow, Period, error) {
+	if err := wholeCompany(p); err != nil {
+		return nil, Period{}, err
+	}
+	period, err := read()
+	if err != nil {
 		return nil, Period{}, err
 	}
 	month := s.currentPeriod(p)
@@ -57,7 +62,7 @@ func (s *Service) Board(ctx context.Context, p auth.Principal, company auth.Ref,
 	if err := s.checkNotFuture(p, month); err != nil {
 		return nil, Period{}, err
 	}
-	rows, err := boardRows(ctx, s.db, company.CompanyID(), month, company.Only())
+	rows, err := boardRows(ctx, s.db, p.CompanyID, month, nil)
 	return rows, month, err
 }
 
@@ -111,15 +116,12 @@ func boardRows(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, month
 	return out, nil
 }
 
-// Inputs returns what the driver's rating of the month is computed from
+// inputs returns what driver d's rating of the month is computed from
 // (its required documents as of the month's last day, penalties, filled
 // profile fields, renewals, orders), read from current data like the
 // current month's rating, without writing or locking. The driver's rating
 // page names from them what would raise the score.
-func (s *Service) Inputs(ctx context.Context, p auth.Principal, driver auth.Ref, period *Period) (Inputs, error) {
-	if err := driver.Check(p, auth.RatingRead); err != nil {
-		return Inputs{}, err
-	}
+func (s *Service) inputs(ctx context.Context, p auth.Principal, d ratedDriver, period *Period) (Inputs, error) {
 	month := s.currentPeriod(p)
 	if period != nil {
 		month = *period
@@ -127,12 +129,12 @@ func (s *Service) Inputs(ctx context.Context, p auth.Principal, driver auth.Ref,
 	if err := s.checkNotFuture(p, month); err != nil {
 		return Inputs{}, err
 	}
-	in, err := gatherInputs(ctx, s.db, driver.CompanyID(), month, []uuid.UUID{driver.ID()})
+	in, err := gatherInputs(ctx, s.db, d.CompanyID, month, []uuid.UUID{d.ID})
 	if err != nil {
 		return Inputs{}, err
 	}
 	if len(in) == 0 {
-		return Inputs{DriverID: driver.ID()}, nil
+		return Inputs{DriverID: d.ID}, nil
 	}
 	return in[0], nil
 }
@@ -163,19 +165,20 @@ type Preview struct {
 // a snapshot; default: the month before the current one) under the
 // current and the merged configuration from current data, without
 // storing anything (admin, HR). Both sides use the same inputs, so the
-// difference is the configuration's alone.
-func (s *Service) PreviewConfig(ctx context.Context, p auth.Principal, company auth.Ref, u ConfigUpdate, period *Period) (Preview, error) {
-	if err := company.Check(p, auth.RatingManage); err != nil {
+// difference is the configuration's alone. read fills the update once the
+// company is found the caller's (403 and 404 before 400).
+func (s *Service) PreviewConfig(ctx context.Context, p auth.Principal, companyID uuid.UUID, read func(*ConfigUpdate) error, period *Period) (Preview, error) {
+	cfg, err := loadConfigFor(ctx, s.db, p, auth.RatingManage, companyID)
+	if err != nil {
+		return Preview{}, err
+	}
+	var u ConfigUpdate
+	if err := read(&u); err != nil {
 		return Preview{}, err
 	}
 	month := s.currentPeriod(p).Prev()
 	if period != nil {
 		month = *period
-	}
-	companyID := company.CompanyID()
-	cfg, err := loadConfig(ctx, s.db, companyID, false)
-	if err != nil {
-		return Preview{}, err
 	}
 	merged, err := cfg.Merge(u)
 	if err != nil {

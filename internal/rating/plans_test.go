@@ -40,7 +40,7 @@ func TestCurrentMonthReadKeepsGenericPlans(t *testing.T) {
 	reqCtx := postgres.WithReusedPlans(postgres.WithCompany(ctx, f.Company))
 	svc := rating.NewService(requests)
 	for _, id := range ids {
-		if _, err := svc.Read(reqCtx, hrOf(f.Company), id, nil); err != nil {
+		if _, err := svc.Read(reqCtx, hrOf(f.Company), id, nil, nil); err != nil {
 			t.Fatal(err)
 		}
 	}

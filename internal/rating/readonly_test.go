@@ -138,38 +138,37 @@ func TestCurrentMonthReadWritesNothing(t *testing.T) {
 	svc := rating.NewService(ro)
 	p := hrOf(f.Company)
 	for _, id := range []uuid.UUID{a, b} {
-		driver, err := svc.Authorize(ctx, p, auth.RatingRead, id)
-		if err != nil {
-			t.Fatal(err)
-		}
 		trace.reset()
-		if _, err := svc.Get(ctx, p, driver, nil); err != nil {
+		past := month.Prev()
+		// The driver's lookup and the reads in one batch.
+		if _, err := svc.Read(ctx, p, id, nil, nil); err != nil {
 			t.Fatalf("current month read on a read-only pool: %v", err)
 		}
-		past := month.Prev()
-		if _, err := svc.Get(ctx, p, driver, &past); err != nil {
+		if _, err := svc.Read(ctx, p, id, &past, nil); err != nil {
 			t.Fatalf("past month read (no snapshot) on a read-only pool: %v", err)
 		}
-		// The API's read: the guard's lookup and the reads in one batch.
-		if _, err := svc.Read(ctx, p, id, nil); err != nil {
-			t.Fatalf("current month read with its guard on a read-only pool: %v", err)
+		// The driver's page: the rating, its history and its inputs.
+		if _, err := svc.Sheet(ctx, p, id, func(r *rating.SheetRequest) error {
+			*r = rating.SheetRequest{Month: past, From: past.First().AddMonths(-11), To: past.Last(), Months: 12, Inputs: true}
+			return nil
+		}); err != nil {
+			t.Fatalf("the rating page's reads on a read-only pool: %v", err)
 		}
-		if _, err := svc.Read(ctx, p, id, &past); err != nil {
-			t.Fatalf("past month read with its guard on a read-only pool: %v", err)
-		}
-		if _, err := svc.History(ctx, p, driver, rating.HistoryFilter{Page: 1, PerPage: 12}); err != nil {
+		if _, err := svc.History(ctx, p, id, func(f *rating.HistoryFilter) error {
+			*f = rating.HistoryFilter{Page: 1, PerPage: 12}
+			return nil
+		}); err != nil {
 			t.Fatalf("history on a read-only pool: %v", err)
 		}
 		if w := trace.writes(); len(w) > 0 {
 			t.Errorf("reads issued writing or locking statements:\n%s", strings.Join(w, "\n---\n"))
 		}
 	}
-	company, err := p.Scope(auth.RatingRead)
-	if err != nil {
-		t.Fatal(err)
-	}
 	trace.reset()
-	if _, _, err := svc.Ranking(ctx, p, company, rating.RankingFilter{Page: 1, PerPage: 100}); err != nil {
+	if _, _, err := svc.Ranking(ctx, p, func(f *rating.RankingFilter) error {
+		*f = rating.RankingFilter{Page: 1, PerPage: 100}
+		return nil
+	}); err != nil {
 		t.Fatalf("ranking on a read-only pool: %v", err)
 	}
 	if w := trace.writes(); len(w) > 0 {
@@ -202,10 +201,6 @@ func TestReadsDoNotWaitForRecalculation(t *testing.T) {
 	}
 	f.Penalty(ids[0], day, "500.00", "pending", false) // changes driver 0's score after the refresh
 	p := hrOf(f.Company)
-	driver, err := svc.Authorize(ctx, p, auth.RatingManage, ids[0])
-	if err != nil {
-		t.Fatal(err)
-	}
 
 	holder, err := db.Begin(ctx)
 	if err != nil {
@@ -218,7 +213,7 @@ func TestReadsDoNotWaitForRecalculation(t *testing.T) {
 	recalculated := make(chan rating.Recalculated, 1)
 	recalcErr := make(chan error, 1)
 	go func() {
-		r, err := svc.Recalculate(ctx, p, driver, rating.RecalculateInput{})
+		r, err := svc.Recalculate(ctx, p, ids[0], func(*rating.RecalculateInput) error { return nil })
 		recalculated <- r
 		recalcErr <- err
 	}()
@@ -232,7 +227,7 @@ func TestReadsDoNotWaitForRecalculation(t *testing.T) {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			reads[i], errs[i] = svc.Get(readCtx, p, driver, nil)
+			reads[i], errs[i] = svc.Read(readCtx, p, ids[0], nil, nil)
 		}(i)
 	}
 	wg.Wait()
@@ -299,11 +294,7 @@ func TestLiveReadEqualsStoredSnapshot(t *testing.T) {
 	p := hrOf(f.Company)
 	live := map[uuid.UUID]rating.Rating{}
 	for _, id := range ids {
-		driver, err := svc.Authorize(ctx, p, auth.RatingRead, id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := svc.Get(ctx, p, driver, nil)
+		r, err := svc.Read(ctx, p, id, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -334,8 +325,7 @@ func TestLiveReadEqualsStoredSnapshot(t *testing.T) {
 		}
 		// Read again: now ranked among the stored snapshots of the others,
 		// as the stored percentile ranks it.
-		driver, _ := svc.Authorize(ctx, p, auth.RatingRead, id)
-		again, err := svc.Get(ctx, p, driver, nil)
+		again, err := svc.Read(ctx, p, id, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -366,11 +356,7 @@ func TestPercentileAgainstStoredSnapshots(t *testing.T) {
 	p := hrOf(f.Company)
 	read := func(id uuid.UUID) rating.Rating {
 		t.Helper()
-		driver, err := svc.Authorize(ctx, p, auth.RatingRead, id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := svc.Get(ctx, p, driver, nil)
+		r, err := svc.Read(ctx, p, id, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

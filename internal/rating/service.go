@@ -17,7 +17,6 @@ import (
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/postgres"
-	"github.com/konvoj/konvoj/internal/tenants"
 	"github.com/konvoj/konvoj/internal/webhooks"
 )
 
@@ -41,56 +40,45 @@ func (s *Service) checkNotFuture(p auth.Principal, period Period) error {
 	return nil
 }
 
-// Authorize is the rating area's guard for a driver's rating (the drivers'
-// guard, tenants.AuthorizeDriver). The ranking is guarded by Principal.Scope
-// and the configuration by AuthorizeConfig.
-func (s *Service) Authorize(ctx context.Context, p auth.Principal, a auth.Action, driverID uuid.UUID) (auth.Ref, error) {
-	d, err := tenants.AuthorizeDriver(ctx, s.db, p, a, driverID)
-	return d.Ref, err
-}
-
-// AuthorizeConfig is the guard of a company's rating configuration: the
-// role (403 Forbidden), the company exists (404), it is the caller's (403
-// AccessDenied).
-func (s *Service) AuthorizeConfig(ctx context.Context, p auth.Principal, a auth.Action, companyID uuid.UUID) (auth.Ref, error) {
-	return tenants.AuthorizeCompany(ctx, s.db, p, a, companyID)
-}
-
-// Get returns the driver's rating for the month (nil: the current month),
+// get returns driver d's rating for the month (nil: the current month),
 // without writing anything or taking any lock (docs/rating.md). The current
 // month is computed from current data at read time and ranked among the
 // month's stored snapshots of the other drivers; a past month is its stored
 // snapshot (written by the monthly job or a recalculation), or, without
-// one, computed the same way as the current month.
-func (s *Service) Get(ctx context.Context, p auth.Principal, driver auth.Ref, period *Period) (Rating, error) {
-	if err := driver.Check(p, auth.RatingRead); err != nil {
-		return Rating{}, err
-	}
+// one, computed the same way as the current month. d is loaded for the
+// caller (loadDriver).
+func (s *Service) get(ctx context.Context, p auth.Principal, d ratedDriver, period *Period) (Rating, error) {
 	month, past, err := s.readMonth(p, period)
 	if err != nil {
 		return Rating{}, err
 	}
 	if past {
-		r, err := readRating(ctx, s.db, driver.CompanyID(), driver.ID(), month)
+		r, err := readRating(ctx, s.db, d.CompanyID, d.ID, month)
 		if !errors.Is(err, apperr.ErrNotFound) {
 			return r, err
 		}
 	}
-	return liveRating(ctx, s.db, driver.CompanyID(), driver.ID(), month, s.now())
+	return liveRating(ctx, s.db, d.CompanyID, d.ID, month, s.now())
 }
 
-// Read is Authorize and Get for a driver named by id, answering as the two
-// would one after the other (the guard's errors before a future month's).
-// The month's first reads go to PostgreSQL with the guard's lookup
-// (tenants.AuthorizeDriverWith): for a past month the stored snapshot, the
-// whole answer in one round trip; for the current month the live rating's
-// first reads, and its percentile in a second round trip.
-func (s *Service) Read(ctx context.Context, p auth.Principal, driverID uuid.UUID, period *Period) (Rating, error) {
+// Read returns the rating of driver driverID for the month (nil: the
+// current month), as get does, for the caller. badPeriod, when not nil, is
+// the period's parse error, answered after the access checks (403 and 404
+// before 400), as is a future month. The month's first reads go to
+// PostgreSQL with the driver's lookup (loadDriverWith): for a past month
+// the stored snapshot, the whole answer in one round trip; for the current
+// month the live rating's first reads, and its percentile in a second
+// round trip.
+func (s *Service) Read(ctx context.Context, p auth.Principal, driverID uuid.UUID, period *Period, badPeriod error) (Rating, error) {
+	ctx = postgres.WithReusedPlans(ctx) // the rows of one driver (docs/query-plans.md)
 	month, past, monthErr := s.readMonth(p, period)
+	if badPeriod != nil {
+		monthErr = badPeriod
+	}
 	var stored Rating
 	var live liveReads
 	found := false
-	driver, err := tenants.AuthorizeDriverWith(ctx, s.db, p, auth.RatingRead, driverID, func(b *pgx.Batch) {
+	driver, err := loadDriverWith(ctx, s.db, p, driverID, func(b *pgx.Batch) {
 		switch {
 		case monthErr != nil:
 		case past:
@@ -105,11 +93,58 @@ func (s *Service) Read(ctx context.Context, p auth.Principal, driverID uuid.UUID
 	case monthErr != nil:
 		return Rating{}, monthErr
 	case !past:
-		return live.rating(ctx, s.db, driver.CompanyID(), driver.ID(), month, s.now())
+		return live.rating(ctx, s.db, driver.CompanyID, driver.ID, month, s.now())
 	case found:
 		return stored, nil
 	}
-	return liveRating(ctx, s.db, driver.CompanyID(), driver.ID(), month, s.now()) // a past month never stored
+	return liveRating(ctx, s.db, driver.CompanyID, driver.ID, month, s.now()) // a past month never stored
+}
+
+// SheetRequest is what a driver's rating page asks for.
+type SheetRequest struct {
+	// Month is the month shown.
+	Month Period
+	// From and To are the history's window, Months its number of months.
+	From, To civil.Date
+	Months   int
+	// Inputs asks for what the month's rating is computed from too.
+	Inputs bool
+}
+
+// Sheet is what a driver's rating page shows.
+type Sheet struct {
+	Rating  Rating
+	History History
+	// Inputs are set when the request asked for them.
+	Inputs Inputs
+}
+
+// Sheet returns driver driverID's rating of a month, its history and, when
+// asked, the month's inputs (what the driver's page names to raise the
+// score). read fills the request once the driver is found the caller's
+// (403 and 404 before a bad month's 400).
+func (s *Service) Sheet(ctx context.Context, p auth.Principal, driverID uuid.UUID, read func(*SheetRequest) error) (Sheet, error) {
+	d, err := loadDriver(ctx, s.db, p, auth.RatingRead, driverID)
+	if err != nil {
+		return Sheet{}, err
+	}
+	var req SheetRequest
+	if err := read(&req); err != nil {
+		return Sheet{}, err
+	}
+	var out Sheet
+	if out.Rating, err = s.get(ctx, p, d, &req.Month); err != nil {
+		return Sheet{}, err
+	}
+	if out.History, err = s.history(ctx, p, d, HistoryFilter{From: &req.From, To: &req.To, Page: 1, PerPage: req.Months}); err != nil {
+		return Sheet{}, err
+	}
+	if req.Inputs {
+		if out.Inputs, err = s.inputs(ctx, p, d, &req.Month); err != nil {
+			return Sheet{}, err
+		}
+	}
+	return out, nil
 }
 
 // readMonth is the month a read asks for (nil: the current month) and
@@ -126,10 +161,16 @@ func (s *Service) readMonth(p auth.Principal, period *Period) (month Period, pas
 	return month, month != current, nil
 }
 
-// Recalculate recomputes the driver's snapshot for the month and refreshes
-// the month's percentiles (admin, HR).
-func (s *Service) Recalculate(ctx context.Context, p auth.Principal, driver auth.Ref, in RecalculateInput) (Recalculated, error) {
-	if err := driver.Check(p, auth.RatingManage); err != nil {
+// Recalculate recomputes driver driverID's snapshot for the month and
+// refreshes the month's percentiles (admin, HR). read fills the input once
+// the driver is found the caller's (403 and 404 before 400).
+func (s *Service) Recalculate(ctx context.Context, p auth.Principal, driverID uuid.UUID, read func(*RecalculateInput) error) (Recalculated, error) {
+	driver, err := loadDriver(ctx, s.db, p, auth.RatingManage, driverID)
+	if err != nil {
+		return Recalculated{}, err
+	}
+	var in RecalculateInput
+	if err := read(&in); err != nil {
 		return Recalculated{}, err
 	}
 	month, err := in.month(s.currentPeriod(p))
@@ -142,7 +183,7 @@ func (s *Service) Recalculate(ctx context.Context, p auth.Principal, driver auth
 	var w written
 	err = postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
 		var err error
-		w, err = rateDriverTx(ctx, tx, driver.CompanyID(), month, driver.ID())
+		w, err = rateDriverTx(ctx, tx, driver.CompanyID, month, driver.ID)
 		return err
 	})
 	if err != nil {
@@ -250,14 +291,26 @@ func (s *Service) MarkAllForRefresh(ctx context.Context) (int, error) {
 	return markAllForRefresh(ctx, s.db)
 }
 
-// History lists the driver's snapshots whose month overlaps [from, to]
-// (default: from 6 months before today to today, in the company's time
+// History lists driver driverID's snapshots whose month overlaps [from,
+// to] (default: from 6 months before today to today, in the company's time
 // zone), newest first. On equal scores the highest and lowest periods are
-// the most recent ones.
-func (s *Service) History(ctx context.Context, p auth.Principal, driver auth.Ref, f HistoryFilter) (History, error) {
-	if err := driver.Check(p, auth.RatingRead); err != nil {
+// the most recent ones. read fills the filter once the driver is found the
+// caller's (403 and 404 before 400).
+func (s *Service) History(ctx context.Context, p auth.Principal, driverID uuid.UUID, read func(*HistoryFilter) error) (History, error) {
+	ctx = postgres.WithReusedPlans(ctx) // the rows of one driver (docs/query-plans.md)
+	d, err := loadDriver(ctx, s.db, p, auth.RatingRead, driverID)
+	if err != nil {
 		return History{}, err
 	}
+	var f HistoryFilter
+	if err := read(&f); err != nil {
+		return History{}, err
+	}
+	return s.history(ctx, p, d, f)
+}
+
+// history is History of driver d, loaded for the caller.
+func (s *Service) history(ctx context.Context, p auth.Principal, d ratedDriver, f HistoryFilter) (History, error) {
 	today := civil.DateOf(s.now().In(p.Location()))
 	from, to := today.AddMonths(-6), today
 	if f.From != nil {
@@ -269,7 +322,7 @@ func (s *Service) History(ctx context.Context, p auth.Principal, driver auth.Ref
 	if from.After(to) {
 		return History{}, apperr.Invalid("from", "msg.rating_read.from_after_to")
 	}
-	all, err := historyRows(ctx, s.db, driver.CompanyID(), driver.ID(), from, to)
+	all, err := historyRows(ctx, s.db, d.CompanyID, d.ID, from, to)
 	if err != nil {
 		return History{}, err
 	}
@@ -283,10 +336,15 @@ func (s *Service) History(ctx context.Context, p auth.Principal, driver auth.Ref
 
 // Ranking lists the company's stored snapshots of a month (default: the
 // current month, as the background refresh or a recalculation last stored
-// it). A driver caller sees only its own row. company is
-// Principal.Scope(auth.RatingRead).
-func (s *Service) Ranking(ctx context.Context, p auth.Principal, company auth.Ref, f RankingFilter) ([]RankingRow, int, error) {
-	if err := company.Check(p, auth.RatingRead); err != nil {
+// it). A driver caller sees only its own row. read fills the filter after
+// the role check (403 before 400).
+func (s *Service) Ranking(ctx context.Context, p auth.Principal, read func(*RankingFilter) error) ([]RankingRow, int, error) {
+	only, err := rankingOf(p)
+	if err != nil {
+		return nil, 0, err
+	}
+	var f RankingFilter
+	if err := read(&f); err != nil {
 		return nil, 0, err
 	}
 	current := s.currentPeriod(p)
@@ -298,28 +356,34 @@ func (s *Service) Ranking(ctx context.Context, p auth.Principal, company auth.Re
 	if err != nil {
 		return nil, 0, err
 	}
-	r.own = company.Only()
-	out, total, err := rankingRows(ctx, s.db, company.CompanyID(), r)
+	r.own = only
+	out, total, err := rankingRows(ctx, s.db, p.CompanyID, r)
 	if err != nil {
 		return nil, 0, err
 	}
 	if len(out) == 0 && f.Page > 1 {
 		// count(*) OVER () is unknown past the last page; count separately.
-		if total, err = countRanking(ctx, s.db, company.CompanyID(), r); err != nil {
+		if total, err = countRanking(ctx, s.db, p.CompanyID, r); err != nil {
 			return nil, 0, err
 		}
 	}
 	return out, total, nil
 }
 
-// Config returns the company's configuration (every role that may read
-// ratings; another company is 403 AccessDenied).
-func (s *Service) Config(ctx context.Context, p auth.Principal, company auth.Ref) (ConfigView, error) {
-	if err := company.Check(p, auth.RatingRead); err != nil {
+// Config returns company companyID's configuration (every role that may
+// read ratings; another company is 403 AccessDenied).
+func (s *Service) Config(ctx context.Context, p auth.Principal, companyID uuid.UUID) (ConfigView, error) {
+	cfg, err := loadConfigFor(ctx, s.db, p, auth.RatingRead, companyID)
+	if err != nil {
 		return ConfigView{}, err
 	}
-	companyID := company.CompanyID()
-	cfg, err := loadConfig(ctx, s.db, companyID, false)
+	return ConfigView{CompanyID: companyID, Metrics: cfg.Metrics, TotalWeight: num(cfg.TotalWeight())}, nil
+}
+
+// EditConfig returns company companyID's configuration for its editor:
+// only the roles that may change it (auth.RatingManage) open it.
+func (s *Service) EditConfig(ctx context.Context, p auth.Principal, companyID uuid.UUID) (ConfigView, error) {
+	cfg, err := loadConfigFor(ctx, s.db, p, auth.RatingManage, companyID)
 	if err != nil {
 		return ConfigView{}, err
 	}
@@ -329,12 +393,16 @@ func (s *Service) Config(ctx context.Context, p auth.Principal, company auth.Ref
 // UpdateConfig merges a partial update into the company's configuration,
 // validates the result (422 with field messages) and stores it with one
 // audit row per changed metric (admin, HR). Snapshots already stored keep
-// the configuration they were computed with.
-func (s *Service) UpdateConfig(ctx context.Context, p auth.Principal, company auth.Ref, u ConfigUpdate) (ConfigUpdated, error) {
-	if err := company.Check(p, auth.RatingManage); err != nil {
+// the configuration they were computed with. read fills the update once
+// the company is found the caller's (403 and 404 before 400).
+func (s *Service) UpdateConfig(ctx context.Context, p auth.Principal, companyID uuid.UUID, read func(*ConfigUpdate) error) (ConfigUpdated, error) {
+	if err := configOf(ctx, s.db, p, auth.RatingManage, companyID); err != nil {
 		return ConfigUpdated{}, err
 	}
-	companyID := company.CompanyID()
+	var u ConfigUpdate
+	if err := read(&u); err != nil {
+		return ConfigUpdated{}, err
+	}
 	var merged Config
 	err := postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
 		before, err := loadConfig(ctx, tx, companyID, true)

@@ -35,7 +35,7 @@ func TestStoredComponentsReadAsStored(t *testing.T) {
 		t.Fatalf("stored %d components, want %d", len(stored), len(rating.Metrics))
 	}
 
-	r, err := svc.Read(ctx, hrOf(f.Company), a, &jan)
+	r, err := svc.Read(ctx, hrOf(f.Company), a, &jan, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

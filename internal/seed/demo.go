@@ -306,11 +306,7 @@ func (d *demo) createDrivers(ctx context.Context) error {
 				return err
 			}
 		}
-		company, err := d.hr.Scope(auth.DriversCreate)
-		if err != nil {
-			return err
-		}
-		drv, err := d.s.Drivers.Create(ctx, d.hr, company, in)
+		drv, err := d.s.Drivers.Create(ctx, d.hr, func(i *drivers.Input) error { *i = in; return nil })
 		if err != nil {
 			return fmt.Errorf("driver %s %s: %w", p.first, p.last, err)
 		}
@@ -544,21 +540,13 @@ func (d *demo) finance(ctx context.Context) error {
 				if err != nil {
 					return err
 				}
-				ref, err := d.financeRef(ctx, accountant, auth.FinanceWrite, driverID, "", uuid.Nil)
-				if err != nil {
-					return err
-				}
-				tx, err := d.s.Finance.CreateTransaction(ctx, accountant, ref, in)
+				tx, err := d.s.Finance.CreateTransaction(ctx, accountant, driverID, finance.Given(in))
 				if err != nil {
 					return fmt.Errorf("transaction %v: %w", it, err)
 				}
 				if m < 0 {
 					up, _ := decodeInto[finance.TransactionInput](map[string]any{"status": "approved"})
-					ref, err := d.financeRef(ctx, accountant, auth.FinanceWrite, driverID, finance.TransactionRecord, tx.ID)
-					if err != nil {
-						return err
-					}
-					if _, err := d.s.Finance.UpdateTransaction(ctx, accountant, ref, up); err != nil {
+					if _, err := d.s.Finance.UpdateTransaction(ctx, accountant, driverID, tx.ID, finance.Given(up)); err != nil {
 						return fmt.Errorf("approve: %w", err)
 					}
 				}
@@ -573,11 +561,7 @@ func (d *demo) finance(ctx context.Context) error {
 func (d *demo) payPeriods(ctx context.Context) error {
 	accountant := d.principal(auth.RoleAccountant, demoUsers[2].email, demoUsers[2].first+" "+demoUsers[2].last)
 	for _, driverID := range d.driverIDs {
-		ref, err := d.financeRef(ctx, accountant, auth.FinanceRead, driverID, "", uuid.Nil)
-		if err != nil {
-			return err
-		}
-		periods, err := d.s.Finance.ListPeriods(ctx, accountant, ref, finance.PeriodFilter{})
+		periods, err := d.s.Finance.ListPeriods(ctx, accountant, driverID, finance.Given(finance.PeriodFilter{}))
 		if err != nil {
 			return err
 		}
@@ -585,15 +569,11 @@ func (d *demo) payPeriods(ctx context.Context) error {
 			if !p.PeriodStart.Before(d.today.MonthStart().AddMonths(-1)) {
 				continue
 			}
-			ref, err := d.financeRef(ctx, accountant, auth.PeriodsManage, driverID, finance.PeriodRecord, p.ID)
-			if err != nil {
-				return err
-			}
-			if _, err := d.s.Finance.ClosePeriod(ctx, accountant, ref, finance.ClosePeriodInput{}); err != nil {
+			if _, err := d.s.Finance.ClosePeriod(ctx, accountant, driverID, p.ID, finance.Given(finance.ClosePeriodInput{})); err != nil {
 				return fmt.Errorf("close period: %w", err)
 			}
 			payDay := p.PeriodEnd.AddDays(10).String()
-			if _, err := d.s.Finance.PayPeriod(ctx, accountant, ref, &payDay); err != nil {
+			if _, err := d.s.Finance.PayPeriod(ctx, accountant, driverID, p.ID, finance.Given(finance.PayPeriodInput{PaymentDate: &payDay})); err != nil {
 				return fmt.Errorf("pay period: %w", err)
 			}
 		}
@@ -633,27 +613,17 @@ func (d *demo) penalties(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			ref, err := d.financeRef(ctx, d.hr, auth.PenaltiesManage, driverID, "", uuid.Nil)
-			if err != nil {
-				return err
-			}
-			pen, err := d.s.Finance.CreatePenalty(ctx, d.hr, ref, in)
+			pen, err := d.s.Finance.CreatePenalty(ctx, d.hr, driverID, finance.Given(in))
 			if err != nil {
 				return fmt.Errorf("older penalty: %w", err)
 			}
-			if _, err := d.penaltyMove(ctx, driverID, pen.ID, func(ref finance.Ref) (finance.Penalty, error) {
-				return d.s.Finance.AcceptPenalty(ctx, d.hr, ref)
-			}); err != nil {
+			if _, err := d.s.Finance.AcceptPenalty(ctx, d.hr, driverID, pen.ID); err != nil {
 				return fmt.Errorf("accept older penalty: %w", err)
 			}
 			// Approved, as the month's other transactions: its period is
 			// closed and paid later, and a close leaves nothing pending.
-			ref, err = d.financeRef(ctx, accountant, auth.FinanceWrite, driverID, finance.TransactionRecord, pen.FinanceID)
-			if err != nil {
-				return err
-			}
 			approve, _ := decodeInto[finance.TransactionInput](map[string]any{"status": "approved"})
-			if _, err := d.s.Finance.UpdateTransaction(ctx, accountant, ref, approve); err != nil {
+			if _, err := d.s.Finance.UpdateTransaction(ctx, accountant, driverID, pen.FinanceID, finance.Given(approve)); err != nil {
 				return fmt.Errorf("approve older penalty: %w", err)
 			}
 		}
@@ -673,11 +643,7 @@ func (d *demo) penalties(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			ref, err := d.financeRef(ctx, d.hr, auth.PenaltiesManage, driverID, "", uuid.Nil)
-			if err != nil {
-				return err
-			}
-			pen, err := d.s.Finance.CreatePenalty(ctx, d.hr, ref, in)
+			pen, err := d.s.Finance.CreatePenalty(ctx, d.hr, driverID, finance.Given(in))
 			if err != nil {
 				return fmt.Errorf("penalty: %w", err)
 			}
@@ -685,18 +651,14 @@ func (d *demo) penalties(ctx context.Context) error {
 				continue
 			}
 			if pl.then == "accept" {
-				if _, err := d.penaltyMove(ctx, driverID, pen.ID, func(ref finance.Ref) (finance.Penalty, error) {
-					return d.s.Finance.AcceptPenalty(ctx, d.hr, ref)
-				}); err != nil {
+				if _, err := d.s.Finance.AcceptPenalty(ctx, d.hr, driverID, pen.ID); err != nil {
 					return fmt.Errorf("accept: %w", err)
 				}
 				continue
 			}
 			dis, _ := decodeInto[finance.DisputeInput](map[string]any{"dispute_reason": "Nebyl jsem to já, vůz řídil kolega.",
 				"evidence": []map[string]string{{"type": "document", "url": "https://evidence.demo-transport.cz/vykaz.pdf"}}})
-			if _, err := d.penaltyMove(ctx, driverID, pen.ID, func(ref finance.Ref) (finance.Penalty, error) {
-				return d.s.Finance.DisputePenalty(ctx, d.hr, ref, dis)
-			}); err != nil {
+			if _, err := d.s.Finance.DisputePenalty(ctx, d.hr, driverID, pen.ID, finance.Given(dis)); err != nil {
 				return fmt.Errorf("dispute: %w", err)
 			}
 			if pl.then == "dispute" {
@@ -707,33 +669,12 @@ func (d *demo) penalties(ctx context.Context) error {
 				res["new_amount"] = "1500.00"
 			}
 			rin, _ := decodeInto[finance.ResolveInput](res)
-			if _, err := d.penaltyMove(ctx, driverID, pen.ID, func(ref finance.Ref) (finance.Penalty, error) {
-				return d.s.Finance.ResolvePenalty(ctx, d.hr, ref, rin)
-			}); err != nil {
+			if _, err := d.s.Finance.ResolvePenalty(ctx, d.hr, driverID, pen.ID, finance.Given(rin)); err != nil {
 				return fmt.Errorf("resolve %s: %w", pl.then, err)
 			}
 		}
 	}
 	return nil
-}
-
-// financeRef runs the finance guard for the demo's calls, as a handler
-// does: for the driver's finance, or for one record of it (kind not empty).
-func (d *demo) financeRef(ctx context.Context, p auth.Principal, a auth.Action, driverID uuid.UUID, kind finance.Record, id uuid.UUID) (finance.Ref, error) {
-	if kind == "" {
-		return d.s.Finance.Authorize(ctx, p, a, driverID)
-	}
-	return d.s.Finance.AuthorizeRecord(ctx, p, a, driverID, kind, id)
-}
-
-// penaltyMove runs one of HR's moves on a penalty (accept, dispute, resolve)
-// after the finance guard; HR may do all three.
-func (d *demo) penaltyMove(ctx context.Context, driverID, penaltyID uuid.UUID, move func(finance.Ref) (finance.Penalty, error)) (finance.Penalty, error) {
-	ref, err := d.financeRef(ctx, d.hr, auth.PenaltiesRespond, driverID, finance.PenaltyRecord, penaltyID)
-	if err != nil {
-		return finance.Penalty{}, err
-	}
-	return move(ref)
 }
 
 // orders for the activity metric: the stored model has no orders API yet,

@@ -25,10 +25,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/postgres"
-	"github.com/konvoj/konvoj/internal/tenants"
 )
 
 // Lifetimes of a session.
@@ -203,7 +201,7 @@ func (s *Service) End(ctx context.Context, p auth.Principal) error {
 // List returns the caller's live web sessions, the most recently used
 // first.
 func (s *Service) List(ctx context.Context, p auth.Principal) ([]Session, error) {
-	if err := p.Require(auth.SessionsOwn); err != nil {
+	if err := mine(p); err != nil {
 		return nil, err
 	}
 	now := s.Now()
@@ -228,23 +226,8 @@ func (s *Service) List(ctx context.Context, p auth.Principal) ([]Session, error)
 // Delete ends one of the caller's own sessions. Another user's session is
 // 404, another company's 403 AccessDenied (docs/errors.md).
 func (s *Service) Delete(ctx context.Context, p auth.Principal, id uuid.UUID) error {
-	if err := p.Require(auth.SessionsOwn); err != nil {
+	if _, err := loadSession(ctx, s.db, p, id); err != nil {
 		return err
-	}
-	notFound := apperr.NotFound("msg.common.not_found.session")
-	var owner uuid.UUID
-	err := s.db.QueryRow(ctx, `SELECT user_id FROM web_sessions WHERE id = $1 AND company_id = $2`, id, p.CompanyID).Scan(&owner)
-	switch {
-	case err == nil && owner != p.UserID:
-		return notFound
-	case errors.Is(err, pgx.ErrNoRows):
-		o, herr := tenants.HiddenOwner(ctx, s.db, p, "web_sessions", id, notFound)
-		if herr != nil {
-			return herr
-		}
-		return p.CheckCompany(o.CompanyID)
-	case err != nil:
-		return fmt.Errorf("load session %s: %w", id, err)
 	}
 	if _, err := s.db.Exec(ctx, `DELETE FROM web_sessions WHERE id = $1 AND company_id = $2 AND user_id = $3`,
 		id, p.CompanyID, p.UserID); err != nil {
@@ -257,7 +240,7 @@ func (s *Service) Delete(ctx context.Context, p auth.Principal, id uuid.UUID) er
 // out everywhere else") and returns how many it ended. A caller without a
 // web session (a token) ends them all.
 func (s *Service) DeleteOthers(ctx context.Context, p auth.Principal) (int, error) {
-	if err := p.Require(auth.SessionsOwn); err != nil {
+	if err := mine(p); err != nil {
 		return 0, err
 	}
 	tag, err := s.db.Exec(ctx, `DELETE FROM web_sessions WHERE company_id = $1 AND user_id = $2 AND id <> $3`,

@@ -27,7 +27,6 @@ import (
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/internal/postgres"
-	"github.com/konvoj/konvoj/internal/tenants"
 	"github.com/konvoj/konvoj/internal/textin"
 )
 
@@ -88,6 +87,9 @@ type Endpoint struct {
 	DisabledReason *string   `json:"disabled_reason"`
 	CreatedAt      time.Time `json:"created_at"`
 	Secret         string    `json:"secret,omitempty"`
+	// companyID is the company the endpoint belongs to, as its loader
+	// found it: the writes name the row by it.
+	companyID uuid.UUID
 }
 
 // Input is the body of create and update: update changes only the fields
@@ -131,36 +133,19 @@ func NewService(db *pgxpool.Pool, guard Guard) *Service {
 	return &Service{db: db, guard: guard, Enqueue: EnqueueTx}
 }
 
-// Authorize is the guard of one endpoint: admins only (403 Forbidden), it
-// exists (404), it is the caller's company (403 AccessDenied).
-func (s *Service) Authorize(ctx context.Context, p auth.Principal, id uuid.UUID) (auth.Ref, error) {
-	return auth.Authorize(ctx, p, auth.WebhooksManage, id, func(ctx context.Context, id uuid.UUID) (auth.Owner, error) {
-		var o auth.Owner
-		err := s.db.QueryRow(ctx, `SELECT company_id FROM webhook_endpoints WHERE id = $1`, id).Scan(&o.CompanyID)
-		if postgres.IsNotFound(err) {
-			return tenants.HiddenOwner(ctx, s.db, p, "webhook_endpoints", id, apperr.NotFound("msg.webhooks.not_found"))
-		}
-		if err != nil {
-			return o, fmt.Errorf("load webhook endpoint %s: %w", id, err)
-		}
-		return o, nil
-	})
-}
-
 const endpointColumns = `id, url, events, enabled, description, disabled_reason, created_at`
 
 func scanEndpoint(row pgx.Row, e *Endpoint) error {
 	return row.Scan(&e.ID, &e.URL, &e.Events, &e.Enabled, &e.Description, &e.DisabledReason, &e.CreatedAt)
 }
 
-// List returns the company's endpoints, oldest first. company is
-// Principal.Scope(auth.WebhooksManage).
-func (s *Service) List(ctx context.Context, p auth.Principal, company auth.Ref) ([]Endpoint, error) {
-	if err := company.Check(p, auth.WebhooksManage); err != nil {
+// List returns the caller's company's endpoints, oldest first.
+func (s *Service) List(ctx context.Context, p auth.Principal) ([]Endpoint, error) {
+	if err := manage(p); err != nil {
 		return nil, err
 	}
 	rows, err := s.db.Query(ctx, `SELECT `+endpointColumns+` FROM webhook_endpoints WHERE company_id = $1 ORDER BY created_at, id`,
-		company.CompanyID())
+		p.CompanyID)
 	if err != nil {
 		return nil, fmt.Errorf("list webhook endpoints: %w", err)
 	}
@@ -174,25 +159,9 @@ func (s *Service) List(ctx context.Context, p auth.Principal, company auth.Ref) 
 	return out, nil
 }
 
-// Get returns one endpoint (ref from Authorize).
-func (s *Service) Get(ctx context.Context, p auth.Principal, ref auth.Ref) (Endpoint, error) {
-	if err := ref.Check(p, auth.WebhooksManage); err != nil {
-		return Endpoint{}, err
-	}
-	return s.get(ctx, s.db, ref)
-}
-
-func (s *Service) get(ctx context.Context, db postgres.DBTX, ref auth.Ref) (Endpoint, error) {
-	var e Endpoint
-	err := scanEndpoint(db.QueryRow(ctx, `SELECT `+endpointColumns+` FROM webhook_endpoints WHERE company_id = $1 AND id = $2`,
-		ref.CompanyID(), ref.ID()), &e)
-	if postgres.IsNotFound(err) {
-		return Endpoint{}, apperr.NotFound("msg.webhooks.not_found")
-	}
-	if err != nil {
-		return Endpoint{}, fmt.Errorf("load webhook endpoint %s: %w", ref.ID(), err)
-	}
-	return e, nil
+// Get returns endpoint id of the caller's company.
+func (s *Service) Get(ctx context.Context, p auth.Principal, id uuid.UUID) (Endpoint, error) {
+	return loadEndpoint(ctx, s.db, p, id, false)
 }
 
 // NewSecret is a signing secret: whsec_ and the base64 of 24 random bytes.
@@ -271,10 +240,14 @@ func (s *Service) validate(ctx context.Context, in Input, create bool) error {
 }
 
 // Create registers an endpoint and returns it with its secret, which is
-// shown this once; a company that has MaxEndpoints already gets 409.
-// company is Principal.Scope(auth.WebhooksManage).
-func (s *Service) Create(ctx context.Context, p auth.Principal, company auth.Ref, in Input) (Endpoint, error) {
-	if err := company.Check(p, auth.WebhooksManage); err != nil {
+// shown this once; a company that has MaxEndpoints already gets 409. read
+// fills the input after the role check (403 before 400).
+func (s *Service) Create(ctx context.Context, p auth.Principal, read func(*Input) error) (Endpoint, error) {
+	if err := manage(p); err != nil {
+		return Endpoint{}, err
+	}
+	var in Input
+	if err := read(&in); err != nil {
 		return Endpoint{}, err
 	}
 	if err := s.validate(ctx, in, true); err != nil {
@@ -292,11 +265,11 @@ func (s *Service) Create(ctx context.Context, p auth.Principal, company auth.Ref
 		// the commit, so creates racing each other cannot pass the cap
 		// together (a statement after the lock sees what they committed).
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('konvoj.webhook_endpoints:' || $1::text, 0))`,
-			company.CompanyID()); err != nil {
-			return fmt.Errorf("lock webhook endpoints of %s: %w", company.CompanyID(), err)
+			p.CompanyID); err != nil {
+			return fmt.Errorf("lock webhook endpoints of %s: %w", p.CompanyID, err)
 		}
 		var n int
-		if err := tx.QueryRow(ctx, `SELECT count(*) FROM webhook_endpoints WHERE company_id = $1`, company.CompanyID()).Scan(&n); err != nil {
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM webhook_endpoints WHERE company_id = $1`, p.CompanyID).Scan(&n); err != nil {
 			return fmt.Errorf("count webhook endpoints: %w", err)
 		}
 		if n >= MaxEndpoints {
@@ -305,7 +278,7 @@ func (s *Service) Create(ctx context.Context, p auth.Principal, company auth.Ref
 		err := scanEndpoint(tx.QueryRow(ctx, `
 			INSERT INTO webhook_endpoints (company_id, url, events, enabled, description, secret)
 			VALUES ($1, $2, $3, $4, $5, $6) RETURNING `+endpointColumns,
-			company.CompanyID(), *in.URL, *in.Events, enabled, desc, secret), &e)
+			p.CompanyID, *in.URL, *in.Events, enabled, desc, secret), &e)
 		if err != nil {
 			return fmt.Errorf("create webhook endpoint: %w", err)
 		}
@@ -315,60 +288,69 @@ func (s *Service) Create(ctx context.Context, p auth.Principal, company auth.Ref
 	if err != nil {
 		return Endpoint{}, err
 	}
-	e.Secret = secret
+	e.Secret, e.companyID = secret, p.CompanyID
 	return e, nil
 }
 
-// Update changes the fields the input holds. Enabling an endpoint clears
-// its failure record and sends what waited meanwhile.
-func (s *Service) Update(ctx context.Context, p auth.Principal, ref auth.Ref, in Input) (Endpoint, error) {
-	if err := ref.Check(p, auth.WebhooksManage); err != nil {
+// Update changes the fields of endpoint id that the input holds; read
+// fills the input once the endpoint is found the caller's (403 and 404
+// before 400). Enabling an endpoint clears its failure record and sends
+// what waited meanwhile.
+func (s *Service) Update(ctx context.Context, p auth.Principal, id uuid.UUID, read func(*Input) error) (Endpoint, error) {
+	// The endpoint is loaded before the transaction: the URL check of
+	// validate may resolve a host name, which must not hold a connection
+	// in a transaction.
+	before, err := loadEndpoint(ctx, s.db, p, id, false)
+	if err != nil {
+		return Endpoint{}, err
+	}
+	var in Input
+	if err := read(&in); err != nil {
 		return Endpoint{}, err
 	}
 	if err := s.validate(ctx, in, false); err != nil {
 		return Endpoint{}, err
 	}
+	after := before
+	if in.URL != nil {
+		after.URL = *in.URL
+	}
+	if in.Events != nil {
+		after.Events = *in.Events
+	}
+	if in.Enabled != nil {
+		after.Enabled = *in.Enabled
+	}
+	if in.Description != nil {
+		after.Description = *in.Description
+	}
+	oldV, newV := audit.Diff(endpointValues(before), endpointValues(after))
+	if len(newV) == 0 {
+		return before, nil
+	}
 	var out Endpoint
-	err := postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
-		before, err := s.get(ctx, tx, ref)
-		if err != nil {
-			return err
-		}
-		after := before
-		if in.URL != nil {
-			after.URL = *in.URL
-		}
-		if in.Events != nil {
-			after.Events = *in.Events
-		}
-		if in.Enabled != nil {
-			after.Enabled = *in.Enabled
-		}
-		if in.Description != nil {
-			after.Description = *in.Description
-		}
-		oldV, newV := audit.Diff(endpointValues(before), endpointValues(after))
-		if len(newV) == 0 {
-			out = before
-			return nil
-		}
-		err = scanEndpoint(tx.QueryRow(ctx, `
+	err = postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
+		err := scanEndpoint(tx.QueryRow(ctx, `
 			UPDATE webhook_endpoints SET url = $3, events = $4, enabled = $5, description = $6, updated_at = now(),
 				disabled_reason = CASE WHEN $5 THEN NULL ELSE disabled_reason END,
 				failing_since = CASE WHEN $5 AND NOT enabled THEN NULL ELSE failing_since END
 			WHERE company_id = $1 AND id = $2 RETURNING `+endpointColumns,
-			ref.CompanyID(), ref.ID(), after.URL, after.Events, after.Enabled, after.Description), &out)
+			before.companyID, id, after.URL, after.Events, after.Enabled, after.Description), &out)
+		if postgres.IsNotFound(err) {
+			return apperr.NotFound("msg.webhooks.not_found")
+		}
 		if err != nil {
-			return fmt.Errorf("update webhook endpoint %s: %w", ref.ID(), err)
+			return fmt.Errorf("update webhook endpoint %s: %w", id, err)
 		}
 		if out.Enabled && !before.Enabled && s.Enqueue != nil {
-			if err := s.Enqueue(ctx, tx, []uuid.UUID{ref.ID()}); err != nil {
+			if err := s.Enqueue(ctx, tx, []uuid.UUID{id}); err != nil {
 				return err
 			}
 		}
-		return audit.Record(ctx, tx, p, audit.Entry{EntityType: "webhook_endpoint", EntityID: ref.ID(), Action: "updated",
+		return audit.Record(ctx, tx, p, audit.Entry{EntityType: "webhook_endpoint", EntityID: id, Action: "updated",
 			OldValues: oldV, NewValues: newV})
 	})
+	out.companyID = before.companyID
 	return out, err
 }
 
@@ -376,42 +358,45 @@ func endpointValues(e Endpoint) map[string]any {
 	return map[string]any{"url": e.URL, "events": strings.Join(e.Events, ","), "enabled": e.Enabled, "description": e.Description}
 }
 
-// Delete removes the endpoint and its delivery log.
-func (s *Service) Delete(ctx context.Context, p auth.Principal, ref auth.Ref) error {
-	if err := ref.Check(p, auth.WebhooksManage); err != nil {
-		return err
+// Delete removes endpoint id and its delivery log and returns what it was.
+func (s *Service) Delete(ctx context.Context, p auth.Principal, id uuid.UUID) (Endpoint, error) {
+	if err := manage(p); err != nil {
+		return Endpoint{}, err
 	}
-	return postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
-		e, err := s.get(ctx, tx, ref)
-		if err != nil {
+	var e Endpoint
+	err := postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
+		var err error
+		if e, err = loadEndpoint(ctx, tx, p, id, false); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `DELETE FROM webhook_endpoints WHERE company_id = $1 AND id = $2`, ref.CompanyID(), ref.ID()); err != nil {
-			return fmt.Errorf("delete webhook endpoint %s: %w", ref.ID(), err)
+		if _, err := tx.Exec(ctx, `DELETE FROM webhook_endpoints WHERE company_id = $1 AND id = $2`, e.companyID, id); err != nil {
+			return fmt.Errorf("delete webhook endpoint %s: %w", id, err)
 		}
-		return audit.Record(ctx, tx, p, audit.Entry{EntityType: "webhook_endpoint", EntityID: ref.ID(), Action: "deleted",
+		return audit.Record(ctx, tx, p, audit.Entry{EntityType: "webhook_endpoint", EntityID: id, Action: "deleted",
 			OldValues: map[string]any{"url": e.URL}})
 	})
+	return e, err
 }
 
-// RotateSecret gives the endpoint a new secret and returns it, shown this
+// RotateSecret gives endpoint id a new secret and returns it, shown this
 // once; deliveries from now on are signed with it.
-func (s *Service) RotateSecret(ctx context.Context, p auth.Principal, ref auth.Ref) (Endpoint, error) {
-	if err := ref.Check(p, auth.WebhooksManage); err != nil {
+func (s *Service) RotateSecret(ctx context.Context, p auth.Principal, id uuid.UUID) (Endpoint, error) {
+	if err := manage(p); err != nil {
 		return Endpoint{}, err
 	}
 	secret := NewSecret()
 	var e Endpoint
 	err := postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
-		err := scanEndpoint(tx.QueryRow(ctx, `UPDATE webhook_endpoints SET secret = $3, updated_at = now()
-			WHERE company_id = $1 AND id = $2 RETURNING `+endpointColumns, ref.CompanyID(), ref.ID(), secret), &e)
-		if postgres.IsNotFound(err) {
-			return apperr.NotFound("msg.webhooks.not_found")
-		}
+		before, err := loadEndpoint(ctx, tx, p, id, true)
 		if err != nil {
-			return fmt.Errorf("rotate webhook secret %s: %w", ref.ID(), err)
+			return err
 		}
-		return audit.Record(ctx, tx, p, audit.Entry{EntityType: "webhook_endpoint", EntityID: ref.ID(), Action: "webhook.secret_rotated"})
+		if _, err := tx.Exec(ctx, `UPDATE webhook_endpoints SET secret = $3, updated_at = now() WHERE company_id = $1 AND id = $2`,
+			before.companyID, id, secret); err != nil {
+			return fmt.Errorf("rotate webhook secret %s: %w", id, err)
+		}
+		e = before
+		return audit.Record(ctx, tx, p, audit.Entry{EntityType: "webhook_endpoint", EntityID: id, Action: "webhook.secret_rotated"})
 	})
 	if err != nil {
 		return Endpoint{}, err
@@ -420,22 +405,22 @@ func (s *Service) RotateSecret(ctx context.Context, p auth.Principal, ref auth.R
 	return e, nil
 }
 
-// SendTest queues a webhook.test event to this endpoint alone, whatever
+// SendTest queues a webhook.test event to endpoint id alone, whatever
 // events it subscribes to. A disabled endpoint is 409.
-func (s *Service) SendTest(ctx context.Context, p auth.Principal, ref auth.Ref) (Delivery, error) {
-	if err := ref.Check(p, auth.WebhooksManage); err != nil {
+func (s *Service) SendTest(ctx context.Context, p auth.Principal, id uuid.UUID) (Delivery, error) {
+	if err := manage(p); err != nil {
 		return Delivery{}, err
 	}
 	var d Delivery
 	err := postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
-		e, err := s.get(ctx, tx, ref)
+		e, err := loadEndpoint(ctx, tx, p, id, false)
 		if err != nil {
 			return err
 		}
 		if !e.Enabled {
 			return apperr.Conflict("msg.webhooks.test_disabled")
 		}
-		ids, err := emit(ctx, tx, ref.CompanyID(), TestEvent, map[string]any{"webhook_id": e.ID, "url": e.URL}, []uuid.UUID{e.ID})
+		ids, err := emit(ctx, tx, e.companyID, TestEvent, map[string]any{"webhook_id": e.ID, "url": e.URL}, []uuid.UUID{e.ID})
 		if err != nil {
 			return err
 		}
@@ -444,7 +429,7 @@ func (s *Service) SendTest(ctx context.Context, p auth.Principal, ref auth.Ref) 
 				return err
 			}
 		}
-		d, err = s.delivery(ctx, tx, ref, ids[0])
+		d, err = s.delivery(ctx, tx, e, ids[0])
 		return err
 	})
 	return d, err
@@ -458,11 +443,12 @@ func scanDelivery(row pgx.Row, d *Delivery) error {
 		&d.LastAttemptAt, &d.NextAttemptAt, &d.DeliveredAt, &d.CreatedAt, &d.EventCreatedAt)
 }
 
-func (s *Service) delivery(ctx context.Context, db postgres.DBTX, ref auth.Ref, id uuid.UUID) (Delivery, error) {
+// delivery reads delivery id of endpoint e (loaded for the caller).
+func (s *Service) delivery(ctx context.Context, db postgres.DBTX, e Endpoint, id uuid.UUID) (Delivery, error) {
 	var d Delivery
 	err := scanDelivery(db.QueryRow(ctx, `SELECT `+deliveryColumns+`
 		FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id AND e.company_id = d.company_id
-		WHERE d.company_id = $1 AND d.endpoint_id = $2 AND d.id = $3`, ref.CompanyID(), ref.ID(), id), &d)
+		WHERE d.company_id = $1 AND d.endpoint_id = $2 AND d.id = $3`, e.companyID, e.ID, id), &d)
 	if postgres.IsNotFound(err) {
 		return Delivery{}, apperr.NotFound("msg.webhooks.delivery_not_found")
 	}
@@ -472,58 +458,68 @@ func (s *Service) delivery(ctx context.Context, db postgres.DBTX, ref auth.Ref, 
 	return d, nil
 }
 
-// Deliveries returns a page of the endpoint's deliveries, newest first, and
-// their total.
-func (s *Service) Deliveries(ctx context.Context, p auth.Principal, ref auth.Ref, page, perPage int) ([]Delivery, int, error) {
-	if err := ref.Check(p, auth.WebhooksManage); err != nil {
-		return nil, 0, err
+// Deliveries returns endpoint id, a page of its deliveries, newest first,
+// and their total. page reads the page and its size once the endpoint is
+// found the caller's (403 and 404 before a bad query's 400).
+func (s *Service) Deliveries(ctx context.Context, p auth.Principal, id uuid.UUID, page func() (int, int, error)) (Endpoint, []Delivery, int, error) {
+	e, err := loadEndpoint(ctx, s.db, p, id, false)
+	if err != nil {
+		return Endpoint{}, nil, 0, err
+	}
+	n, perPage, err := page()
+	if err != nil {
+		return Endpoint{}, nil, 0, err
 	}
 	var total int
 	if err := s.db.QueryRow(ctx, `SELECT count(*) FROM webhook_deliveries WHERE company_id = $1 AND endpoint_id = $2`,
-		ref.CompanyID(), ref.ID()).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("count webhook deliveries: %w", err)
+		e.companyID, id).Scan(&total); err != nil {
+		return Endpoint{}, nil, 0, fmt.Errorf("count webhook deliveries: %w", err)
 	}
 	rows, err := s.db.Query(ctx, `SELECT `+deliveryColumns+`
 		FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id AND e.company_id = d.company_id
 		WHERE d.company_id = $1 AND d.endpoint_id = $2
-		ORDER BY d.created_at DESC, d.id DESC LIMIT $3 OFFSET $4`, ref.CompanyID(), ref.ID(), perPage, (page-1)*perPage)
+		ORDER BY d.created_at DESC, d.id DESC LIMIT $3 OFFSET $4`, e.companyID, id, perPage, (n-1)*perPage)
 	if err != nil {
-		return nil, 0, fmt.Errorf("list webhook deliveries: %w", err)
+		return Endpoint{}, nil, 0, fmt.Errorf("list webhook deliveries: %w", err)
 	}
 	out, err := postgres.AppendRows(make([]Delivery, 0, perPage), rows, scanDelivery)
 	if err != nil {
-		return nil, 0, fmt.Errorf("list webhook deliveries: %w", err)
+		return Endpoint{}, nil, 0, fmt.Errorf("list webhook deliveries: %w", err)
 	}
 	if out == nil {
 		out = []Delivery{}
 	}
-	return out, total, nil
+	return e, out, total, nil
 }
 
-// Redeliver sends a delivery's event to the endpoint again, as a new
+// Redeliver sends a delivery's event to endpoint id again, as a new
 // delivery (the log keeps the old one). A delivery of another endpoint is
 // 404.
-func (s *Service) Redeliver(ctx context.Context, p auth.Principal, ref auth.Ref, deliveryID uuid.UUID) (Delivery, error) {
-	if err := ref.Check(p, auth.WebhooksManage); err != nil {
+func (s *Service) Redeliver(ctx context.Context, p auth.Principal, id, deliveryID uuid.UUID) (Delivery, error) {
+	if err := manage(p); err != nil {
 		return Delivery{}, err
 	}
 	var d Delivery
 	err := postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
-		old, err := s.delivery(ctx, tx, ref, deliveryID)
+		e, err := loadEndpoint(ctx, tx, p, id, false)
 		if err != nil {
 			return err
 		}
-		var id uuid.UUID
+		old, err := s.delivery(ctx, tx, e, deliveryID)
+		if err != nil {
+			return err
+		}
+		var newID uuid.UUID
 		if err := tx.QueryRow(ctx, `INSERT INTO webhook_deliveries (company_id, endpoint_id, event_id, next_attempt_at)
-			VALUES ($1, $2, $3, now()) RETURNING id`, ref.CompanyID(), ref.ID(), old.EventID).Scan(&id); err != nil {
+			VALUES ($1, $2, $3, now()) RETURNING id`, e.companyID, id, old.EventID).Scan(&newID); err != nil {
 			return fmt.Errorf("redeliver %s: %w", deliveryID, err)
 		}
 		if s.Enqueue != nil {
-			if err := s.Enqueue(ctx, tx, []uuid.UUID{ref.ID()}); err != nil {
+			if err := s.Enqueue(ctx, tx, []uuid.UUID{id}); err != nil {
 				return err
 			}
 		}
-		d, err = s.delivery(ctx, tx, ref, id)
+		d, err = s.delivery(ctx, tx, e, newID)
 		return err
 	})
 	return d, err

@@ -11,7 +11,6 @@ import (
 
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/audit"
-	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/services"
 	"github.com/konvoj/konvoj/web"
 	"github.com/konvoj/konvoj/web/api/openapi"
@@ -92,27 +91,22 @@ func notImplemented(c echo.Context) error {
 }
 
 func (h *Handlers) listAuditLogs(c echo.Context) error {
-	p := web.Principal(c)
-	company, err := p.Scope(auth.AuditRead)
-	if err != nil {
-		return err
-	}
-	q := query{c: c}
-	page, perPage := q.page(100)
-	f := audit.Filter{
-		EntityTypes: q.list("entity_type"),
-		EntityIDs:   q.uuids("entity_id"),
-		UserIDs:     q.uuids("user_id"),
-		DriverIDs:   q.uuids("driver_id"),
-		From:        q.time("from"),
-		To:          q.timeEnd("to"),
-		Page:        page,
-		PerPage:     perPage,
-	}
-	if err := q.err(); err != nil {
-		return err
-	}
-	logs, total, err := h.Audit.List(c.Request().Context(), p, company, f)
+	var page, perPage int
+	logs, total, err := h.Audit.List(c.Request().Context(), web.Principal(c), func(f *audit.Filter) error {
+		q := query{c: c}
+		page, perPage = q.page(100)
+		*f = audit.Filter{
+			EntityTypes: q.list("entity_type"),
+			EntityIDs:   q.uuids("entity_id"),
+			UserIDs:     q.uuids("user_id"),
+			DriverIDs:   q.uuids("driver_id"),
+			From:        q.time("from"),
+			To:          q.timeEnd("to"),
+			Page:        page,
+			PerPage:     perPage,
+		}
+		return q.err()
+	})
 	if err != nil {
 		return err
 	}

@@ -38,10 +38,10 @@ type authzRoute struct {
 }
 
 const (
-	collection  = "a collection of the caller's own company: no path id can name another company's record"
+	collection  = webtest.ReasonCollection
 	ownList     = "a collection of the caller's own company: a driver caller's list holds only its own records"
-	everyRole   = "every role may do this (permission matrix)"
-	noDriver    = "the driver role may not do this at all: the refused-role case covers it"
+	everyRole   = webtest.ReasonEveryRole
+	noDriver    = webtest.ReasonNoDriver
 	companyOnly = "a record of the company as a whole, not of one driver"
 	notInMatrix = "not a permission of the matrix"
 	// bulkByCompany: a bulk move of a month names drivers in its body, not
@@ -285,18 +285,18 @@ func TestEveryAPIRouteRefusesOtherTenantsRolesAndDrivers(t *testing.T) {
 		}
 		method, path, _ := strings.Cut(r, " ")
 		for _, ref := range webtest.Refusals {
-			if !applies(t, r, route, ref, route.ids != nil) {
+			if !(webtest.RefusalCase{Name: r, Action: route.action, NotApplicable: route.notApplicable, NamesRecord: route.ids != nil, CompanyRecord: companyRecord(route)}).Applies(t, ref) {
 				continue
 			}
 			tenant, driver, caller := w.Away, 0, callers.admin // another company
 			want := "AccessDenied"
 			switch ref {
 			case webtest.RoleRefused:
-				tenant, caller, want = w.Home, callers.role(refusedRole(route.action)), "Forbidden"
+				tenant, caller, want = w.Home, callers.role(webtest.RefusedRole(route.action)), "Forbidden"
 			case webtest.OtherDriver:
 				tenant, driver, caller = w.Home, 1, callers.driver
 			}
-			url := fillPath(t, path, route.ids, tenant, driver)
+			url := webtest.FillPath(t, path, pathParam, route.ids, tenant, driver)
 			before := env.Checksum()
 			res := send(caller, method, url, route.body)
 			if res.Status != http.StatusForbidden || res.JSON()["error"] != want {
@@ -334,49 +334,6 @@ func newRefusedCallers(env *webtest.Env, w *webtest.World) refusedCallers {
 
 func (c refusedCallers) role(r auth.Role) *webtest.Caller { return c.roles[r] }
 
-// refusedRole is a role the matrix refuses the action, staff roles first.
-func refusedRole(a auth.Action) auth.Role {
-	for _, r := range []auth.Role{auth.RoleDispatcher, auth.RoleAccountant, auth.RoleHRManager, auth.RoleDriver, auth.RoleAdmin} {
-		if auth.Allowed(r, a) == auth.Deny {
-			return r
-		}
-	}
-	return ""
-}
-
-// applies says whether the refusal is to be tried on the route, and fails
-// the test when the table's notApplicable disagrees with the permission
-// matrix and the route's path ids.
-func applies(t *testing.T, name string, route authzRoute, ref webtest.Refusal, hasIDs bool) bool {
-	t.Helper()
-	reason, na := route.notApplicable[ref]
-	if na && reason == "" {
-		t.Errorf("%s: %s is listed as not applicable without a reason", name, ref)
-	}
-	if route.action == "" {
-		if !na {
-			t.Errorf("%s: a route outside the permission matrix must list %q as not applicable", name, ref)
-		}
-		return false
-	}
-	var possible bool
-	switch ref {
-	case webtest.OtherCompany:
-		possible = hasIDs
-	case webtest.RoleRefused:
-		possible = refusedRole(route.action) != ""
-	case webtest.OtherDriver:
-		possible = hasIDs && auth.Allowed(auth.RoleDriver, route.action) == auth.Own && !companyRecord(route)
-	}
-	switch {
-	case possible && na:
-		t.Errorf("%s: %s is listed as not applicable (%s), but it can happen: test it", name, ref, reason)
-	case !possible && !na:
-		t.Errorf("%s: %s cannot happen here (matrix or path ids): list it in notApplicable with the reason", name, ref)
-	}
-	return possible
-}
-
 // companyRecord reports whether the route's record is a company's, not a
 // driver's (its only path id names a company).
 func companyRecord(route authzRoute) bool {
@@ -389,22 +346,6 @@ func companyRecord(route authzRoute) bool {
 }
 
 var pathParam = regexp.MustCompile(`\{([a-z_]+)\}`)
-
-// fillPath puts the tenant's records into the path's ids.
-func fillPath(t *testing.T, path string, ids map[string]string, tenant webtest.Tenant, driver int) string {
-	t.Helper()
-	return pathParam.ReplaceAllStringFunc(path, func(m string) string {
-		name := m[1 : len(m)-1]
-		kind, ok := ids[name]
-		if !ok {
-			t.Fatalf("%s: the table names no record kind for {%s}", path, name)
-		}
-		if v, ok := strings.CutPrefix(kind, "="); ok {
-			return v // a fixed value, not a record (a document type's code)
-		}
-		return tenant.ID(driver, kind).String()
-	})
-}
 
 // send sends the route's request with its body.
 func send(c *webtest.Caller, method, url string, body any) *webtest.Response {

@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/konvoj/konvoj/internal/documents"
+	"github.com/konvoj/konvoj/internal/feed"
 	"github.com/konvoj/konvoj/web"
 )
 
@@ -27,7 +28,8 @@ func (h *Handlers) listDocuments(c echo.Context) error {
 	q := query{c: c}
 	fp := feedParams(&q)
 	if perr := q.err(); perr != nil || fp.On() {
-		page, err := h.Documents.Feed(ctx, p, id, fp, perr)
+		// The driver's 403 and 404 come before a parameter's 400.
+		page, err := h.Documents.Feed(ctx, p, id, func(in *feed.Params) error { *in = fp; return perr })
 		if err != nil {
 			return err
 		}

@@ -8,7 +8,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/konvoj/konvoj/internal/apperr"
-	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/internal/export"
 	"github.com/konvoj/konvoj/internal/feed"
@@ -20,7 +19,7 @@ func (h *Handlers) mountDrivers(g *web.Routes) {
 	g.GET("/drivers/export", h.exportDrivers)
 	g.GET("/reports/compliance", h.complianceReport)
 	g.POST("/drivers", h.createDriver)
-	g.OneRecord().GET("/drivers/:id", h.getDriver)
+	g.GET("/drivers/:id", h.getDriver)
 	g.PUT("/drivers/:id", h.updateDriver)
 	g.DELETE("/drivers/:id", h.deleteDriver)
 }
@@ -38,37 +37,37 @@ type CursorMeta struct {
 }
 
 func (h *Handlers) listDrivers(c echo.Context) error {
-	p := web.Principal(c)
-	company, err := p.Scope(auth.DriversRead)
-	if err != nil {
-		return err
-	}
-	q := query{c: c}
-	lp := driverFilter(&q)
-	lp.Feed = feedParams(&q)
-	_, hasCursor := c.QueryParams()["cursor"]
-	_, hasLimit := c.QueryParams()["limit"]
-	if lp.Feed.On() {
-		lp.CursorMode = true // the feed's envelope: {data, meta}
-	} else if hasCursor || hasLimit {
-		lp.CursorMode = true
-		lp.Cursor = q.str("cursor")
-		lp.Limit = q.limit(20, 100)
-	} else {
-		lp.Page, lp.PerPage = q.page(100)
-	}
-	include := q.list("include")
-	if err := q.err(); err != nil {
-		return err
-	}
-	// include shapes the response only, so the handler checks it (after
-	// the role check above, keeping the error order).
-	for _, name := range include {
-		if name != "next_expiry" {
-			return apperr.Invalid("include", "msg.api.include", "allowed", "next_expiry")
+	var lp drivers.ListParams
+	var include []string
+	res, err := h.Drivers.List(c.Request().Context(), web.Principal(c), func(in *drivers.ListParams) error {
+		q := query{c: c}
+		*in = driverFilter(&q)
+		in.Feed = feedParams(&q)
+		_, hasCursor := c.QueryParams()["cursor"]
+		_, hasLimit := c.QueryParams()["limit"]
+		if in.Feed.On() {
+			in.CursorMode = true // the feed's envelope: {data, meta}
+		} else if hasCursor || hasLimit {
+			in.CursorMode = true
+			in.Cursor = q.str("cursor")
+			in.Limit = q.limit(20, 100)
+		} else {
+			in.Page, in.PerPage = q.page(100)
 		}
-	}
-	res, err := h.Drivers.List(c.Request().Context(), p, company, lp)
+		include = q.list("include")
+		if err := q.err(); err != nil {
+			return err
+		}
+		// include shapes the response only, so it is checked here, after
+		// the service's role check, keeping the error order.
+		for _, name := range include {
+			if name != "next_expiry" {
+				return apperr.Invalid("include", "msg.api.include", "allowed", "next_expiry")
+			}
+		}
+		lp = *in
+		return nil
+	})
 	if err != nil {
 		return err
 	}
@@ -99,23 +98,31 @@ func driverFilter(q *query) drivers.ListParams {
 // (docs/import-export.md): the list's filters, sort and permission.
 func (h *Handlers) exportDrivers(c echo.Context) error {
 	p := web.Principal(c)
-	company, err := p.Scope(auth.DriversRead)
-	if err != nil {
-		return err
-	}
-	q := query{c: c}
-	lp := driverFilter(&q)
-	if err := q.err(); err != nil {
-		return err
-	}
-	format, err := export.FormatParam(q.str("format"))
-	if err != nil {
-		return err
-	}
+	read, format := exportQuery(c)
 	lang := callerLang(c, p)
 	return web.Export(c, format, "drivers-"+p.Today().String(), lang.T("drivers.export.sheet"), func(start func() (export.Writer, error)) error {
-		return h.Drivers.Export(c.Request().Context(), p, company, lp, lang, start)
+		return h.Drivers.Export(c.Request().Context(), p, read, lang, start)
 	})
+}
+
+// exportQuery is the drivers exports' query: read gives the service the
+// list's filters and sort, or the 400 of a malformed parameter or format,
+// after its checks; format is the file's (CSV when refused: no file is
+// started then).
+func exportQuery(c echo.Context) (read func(*drivers.ListParams) error, format export.Format) {
+	q := query{c: c}
+	lp := driverFilter(&q)
+	format, ferr := export.FormatParam(q.str("format"))
+	return func(in *drivers.ListParams) error {
+		if err := q.err(); err != nil {
+			return err
+		}
+		if ferr != nil {
+			return ferr
+		}
+		*in = lp
+		return nil
+	}, format
 }
 
 // complianceReport streams the compliance report (driver × required
@@ -123,22 +130,10 @@ func (h *Handlers) exportDrivers(c echo.Context) error {
 // (docs/import-export.md); the documents list's permission.
 func (h *Handlers) complianceReport(c echo.Context) error {
 	p := web.Principal(c)
-	company, err := p.Scope(auth.DocumentsList)
-	if err != nil {
-		return err
-	}
-	q := query{c: c}
-	lp := driverFilter(&q)
-	if err := q.err(); err != nil {
-		return err
-	}
-	format, err := export.FormatParam(q.str("format"))
-	if err != nil {
-		return err
-	}
+	read, format := exportQuery(c)
 	lang := callerLang(c, p)
 	return web.Export(c, format, "compliance-"+p.Today().String(), lang.T("compliance.sheet"), func(start func() (export.Writer, error)) error {
-		return h.Drivers.Compliance(c.Request().Context(), p, company, lp, lang, start)
+		return h.Drivers.Compliance(c.Request().Context(), p, read, lang, start)
 	})
 }
 
@@ -175,16 +170,7 @@ func (h *Handlers) getDriver(c echo.Context) error {
 }
 
 func (h *Handlers) createDriver(c echo.Context) error {
-	ctx, p := c.Request().Context(), web.Principal(c)
-	company, err := p.Scope(auth.DriversCreate)
-	if err != nil {
-		return err
-	}
-	in, err := driverInput(c)
-	if err != nil {
-		return err
-	}
-	d, err := h.Drivers.Create(ctx, p, company, in)
+	d, err := h.Drivers.Create(c.Request().Context(), web.Principal(c), driverInput(c))
 	if err != nil {
 		return err
 	}
@@ -192,16 +178,7 @@ func (h *Handlers) createDriver(c echo.Context) error {
 }
 
 func (h *Handlers) updateDriver(c echo.Context) error {
-	ctx, p := c.Request().Context(), web.Principal(c)
-	ref, err := h.Drivers.Authorize(ctx, p, auth.DriversUpdate, web.PathID(c, "id"))
-	if err != nil {
-		return err
-	}
-	in, err := driverInput(c)
-	if err != nil {
-		return err
-	}
-	d, err := h.Drivers.Update(ctx, p, ref, in)
+	d, err := h.Drivers.Update(c.Request().Context(), web.Principal(c), web.PathID(c, "id"), driverInput(c))
 	if err != nil {
 		return err
 	}
@@ -209,25 +186,23 @@ func (h *Handlers) updateDriver(c echo.Context) error {
 }
 
 func (h *Handlers) deleteDriver(c echo.Context) error {
-	ctx, p := c.Request().Context(), web.Principal(c)
-	ref, err := h.Drivers.Authorize(ctx, p, auth.DriversDelete, web.PathID(c, "id"))
-	if err != nil {
-		return err
-	}
-	if err := h.Drivers.Delete(ctx, p, ref); err != nil {
+	if _, err := h.Drivers.Delete(c.Request().Context(), web.Principal(c), web.PathID(c, "id")); err != nil {
 		return err
 	}
 	return noContent(c)
 }
 
-// driverInput keeps the body as field → raw JSON, so the service can tell a
-// missing field from a null one.
-func driverInput(c echo.Context) (drivers.Input, error) {
-	var fields map[string]json.RawMessage
-	if err := bindJSON(c, &fields); err != nil {
-		return drivers.Input{}, err
+// driverInput reads the body, when the service asks, as field → raw JSON,
+// so the service can tell a missing field from a null one.
+func driverInput(c echo.Context) func(*drivers.Input) error {
+	return func(in *drivers.Input) error {
+		var fields map[string]json.RawMessage
+		if err := bindJSON(c, &fields); err != nil {
+			return err
+		}
+		in.Fields = fields
+		return nil
 	}
-	return drivers.Input{Fields: fields}, nil
 }
 
 // uuids parses a comma-separated list of UUIDs; a malformed one is 400.

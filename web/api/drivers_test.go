@@ -72,11 +72,7 @@ func drvCreate(t *testing.T, c *webtest.Caller, body map[string]any) drvItem {
 
 func drvCount(t *testing.T, env *webtest.Env, company uuid.UUID) int {
 	t.Helper()
-	var n int
-	if err := env.DB.QueryRow(context.Background(), `SELECT count(*) FROM drivers WHERE company_id = $1`, company).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n
+	return webtest.Value[int](t, env, `SELECT count(*) FROM drivers WHERE company_id = $1`, company)
 }
 
 // drvSetDocument gives a driver's document of one type a current file

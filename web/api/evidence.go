@@ -1,36 +1,30 @@
 package api
 
 import (
+	"mime/multipart"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/web"
 )
 
 // Penalty evidence files: paths by the penalty's id alone; the finance
-// guard's AuthorizePenalty finds the penalty's driver and checks as for
-// the driver's penalty paths.
+// service finds the penalty's driver and checks as for the driver's penalty
+// paths.
 func (h *Handlers) mountEvidence(g *web.Routes) {
 	g.POST("/penalties/:penalty_id/evidence", h.addEvidence)
-	g.OneRecord().GET("/penalties/:penalty_id/evidence", h.listEvidence)
+	g.GET("/penalties/:penalty_id/evidence", h.listEvidence)
 	g.GET("/penalties/:penalty_id/evidence/:file_id", h.downloadEvidence)
 }
 
 // addEvidence streams the multipart body into the service, as a document
-// upload does (web.UploadBody: capped, never parsed into memory).
+// upload does (web.UploadBody: capped, never parsed into memory), once the
+// service has checked the penalty.
 func (h *Handlers) addEvidence(c echo.Context) error {
-	ctx, p := c.Request().Context(), web.Principal(c)
-	ref, err := h.Finance.AuthorizePenalty(ctx, p, auth.PenaltiesRespond, web.PathID(c, "penalty_id"))
-	if err != nil {
-		return err
-	}
-	mr, err := web.UploadBody(c, h.Finance.MaxUploadBytes())
-	if err != nil {
-		return err
-	}
-	f, err := h.Finance.AddEvidence(ctx, p, ref, mr)
+	f, err := h.Finance.AddEvidence(c.Request().Context(), web.Principal(c), web.PathID(c, "penalty_id"), func() (*multipart.Reader, error) {
+		return web.UploadBody(c, h.Finance.MaxUploadBytes())
+	})
 	if err != nil {
 		return err
 	}
@@ -38,12 +32,7 @@ func (h *Handlers) addEvidence(c echo.Context) error {
 }
 
 func (h *Handlers) listEvidence(c echo.Context) error {
-	ctx, p := c.Request().Context(), web.Principal(c)
-	ref, err := h.Finance.AuthorizePenalty(ctx, p, auth.PenaltiesRead, web.PathID(c, "penalty_id"))
-	if err != nil {
-		return err
-	}
-	files, err := h.Finance.ListEvidence(ctx, p, ref)
+	files, err := h.Finance.ListEvidence(c.Request().Context(), web.Principal(c), web.PathID(c, "penalty_id"))
 	if err != nil {
 		return err
 	}
@@ -53,12 +42,7 @@ func (h *Handlers) listEvidence(c echo.Context) error {
 // downloadEvidence serves an evidence file like a document file
 // (web.ServeDownload).
 func (h *Handlers) downloadEvidence(c echo.Context) error {
-	ctx, p := c.Request().Context(), web.Principal(c)
-	ref, err := h.Finance.AuthorizePenalty(ctx, p, auth.PenaltiesRead, web.PathID(c, "penalty_id"))
-	if err != nil {
-		return err
-	}
-	d, err := h.Finance.OpenEvidence(ctx, p, ref, web.PathID(c, "file_id"))
+	d, err := h.Finance.OpenEvidence(c.Request().Context(), web.Principal(c), web.PathID(c, "penalty_id"), web.PathID(c, "file_id"))
 	if err != nil {
 		return err
 	}

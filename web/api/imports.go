@@ -1,11 +1,11 @@
 package api
 
 import (
+	"mime/multipart"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/export"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/internal/imports"
@@ -21,16 +21,8 @@ func (h *Handlers) mountImports(g *web.Routes) {
 // importDrivers starts a driver import (docs/import-export.md): 201 with
 // the result when it ran within the request, 202 while its job is queued.
 func (h *Handlers) importDrivers(c echo.Context) error {
-	ctx, p := c.Request().Context(), web.Principal(c)
-	company, err := p.Scope(auth.DriversImport)
-	if err != nil {
-		return err
-	}
-	mr, err := web.UploadBody(c, h.Imports.MaxBytes())
-	if err != nil {
-		return err
-	}
-	im, err := h.Imports.Receive(ctx, p, company, mr, c.QueryParam("dry_run"), false)
+	body := func() (*multipart.Reader, error) { return web.UploadBody(c, h.Imports.MaxBytes()) }
+	im, err := h.Imports.Receive(c.Request().Context(), web.Principal(c), body, c.QueryParam("dry_run"), false)
 	if err != nil {
 		return err
 	}
@@ -45,15 +37,12 @@ func (h *Handlers) importDrivers(c echo.Context) error {
 // (docs/import-export.md): XLSX with drop-down lists, or CSV.
 func (h *Handlers) importTemplate(c echo.Context) error {
 	p := web.Principal(c)
-	company, err := p.Scope(auth.DriversImport)
-	if err != nil {
-		return err
-	}
-	format, err := export.FormatParam(c.QueryParam("format"))
-	if err != nil {
-		return err
-	}
-	data, err := h.Imports.Template(c.Request().Context(), p, company, callerLang(c, p), format)
+	var format export.Format
+	data, err := h.Imports.Template(c.Request().Context(), p, callerLang(c, p), func() (export.Format, error) {
+		var err error
+		format, err = export.FormatParam(c.QueryParam("format"))
+		return format, err
+	})
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/export"
 	"github.com/konvoj/konvoj/internal/finance"
 	"github.com/konvoj/konvoj/internal/money"
@@ -67,21 +68,15 @@ func newMonthSummary(s finance.MonthSummary) monthSummary {
 }
 
 func (h *Handlers) listMonthPeriods(c echo.Context) error {
-	pr := web.Principal(c)
-	company, err := pr.Scope(auth.PayrollRead)
-	if err != nil {
-		return err
-	}
 	q := query{c: c}
 	page, perPage := q.page(100)
-	f := finance.MonthFilter{
-		PeriodStart: q.str("period_start"), Types: q.list("period_type"), Statuses: q.list("status"),
-		OfficeIDs: q.uuids("office_id"), Page: page, PerPage: perPage,
-	}
-	if err := q.err(); err != nil {
-		return err
-	}
-	list, err := h.Finance.ListMonthPeriods(c.Request().Context(), pr, company, f)
+	list, err := h.Finance.ListMonthPeriods(c.Request().Context(), web.Principal(c), func(f *finance.MonthFilter) error {
+		*f = finance.MonthFilter{
+			PeriodStart: q.str("period_start"), Types: q.list("period_type"), Statuses: q.list("status"),
+			OfficeIDs: q.uuids("office_id"), Page: page, PerPage: perPage,
+		}
+		return q.err()
+	})
 	if err != nil {
 		return err
 	}
@@ -112,21 +107,12 @@ func (h *Handlers) payMonthPeriods(c echo.Context) error {
 }
 
 // bulkMove is finance.Service.ClosePeriods or PayPeriods.
-type bulkMove func(ctx context.Context, p auth.Principal, company auth.Ref, in finance.BulkPeriodsInput) ([]finance.BulkResult, error)
+type bulkMove func(ctx context.Context, p auth.Principal, read func(*finance.BulkPeriodsInput) error) ([]finance.BulkResult, error)
 
 // bulkPeriods runs a bulk move and answers each period's result, in the
 // month's order, then the named drivers without a period that month.
 func (h *Handlers) bulkPeriods(c echo.Context, move bulkMove) error {
-	pr := web.Principal(c)
-	company, err := pr.Scope(auth.PeriodsManage)
-	if err != nil {
-		return err
-	}
-	var in finance.BulkPeriodsInput
-	if err := bindJSON(c, &in); err != nil {
-		return err
-	}
-	results, err := move(c.Request().Context(), pr, company, in)
+	results, err := move(c.Request().Context(), web.Principal(c), func(in *finance.BulkPeriodsInput) error { return bindJSON(c, in) })
 	if err != nil {
 		return err
 	}
@@ -147,25 +133,19 @@ func (h *Handlers) bulkPeriods(c echo.Context, move bulkMove) error {
 
 func (h *Handlers) exportPayroll(c echo.Context) error {
 	pr := web.Principal(c)
-	company, err := pr.Scope(auth.PayrollRead)
-	if err != nil {
-		return err
-	}
-	q := query{c: c}
-	periodStart := q.str("period_start")
-	if err := q.err(); err != nil {
-		return err
-	}
-	format, err := export.FormatParam(q.str("format"))
-	if err != nil {
-		return err
-	}
-	month, err := finance.PayrollMonth(periodStart)
-	if err != nil {
-		return err
-	}
 	lang := callerLang(c, pr)
-	return web.Export(c, format, finance.PayrollName(month), lang.T("payroll.sheet"), func(start func() (export.Writer, error)) error {
-		return h.Finance.ExportPayroll(c.Request().Context(), pr, company, periodStart, lang, start)
+	var format export.Format
+	read := func(periodStart *string) error {
+		q := query{c: c}
+		*periodStart = q.str("period_start")
+		if err := q.err(); err != nil {
+			return err
+		}
+		var err error
+		format, err = export.FormatParam(q.str("format"))
+		return err
+	}
+	return h.Finance.ExportPayroll(c.Request().Context(), pr, read, lang, func(month civil.Date) (export.Writer, error) {
+		return startExport(c, format, finance.PayrollName(month), lang.T("payroll.sheet"))
 	})
 }

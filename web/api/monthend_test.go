@@ -247,11 +247,7 @@ func (f *monthFixture) bulk(t *testing.T, c *webtest.Caller, move string, body m
 // closedAudits counts the close audit rows of a period.
 func (f *monthFixture) closedAudits(t *testing.T, period uuid.UUID) int {
 	t.Helper()
-	var n int
-	if err := f.env.DB.QueryRow(context.Background(), `SELECT count(*) FROM audit_logs WHERE entity_id = $1 AND action = 'period.closed'`, period).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n
+	return webtest.Value[int](t, f.env, `SELECT count(*) FROM audit_logs WHERE entity_id = $1 AND action = 'period.closed'`, period)
 }
 
 func TestMonthEndBulkClose(t *testing.T) {

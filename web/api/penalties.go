@@ -5,17 +5,14 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/konvoj/konvoj/internal/auth"
-	"github.com/konvoj/konvoj/internal/feed"
 	"github.com/konvoj/konvoj/internal/finance"
 	"github.com/konvoj/konvoj/web"
 )
 
 func (h *Handlers) mountPenalties(g *web.Routes) {
-	one := g.OneRecord()
-	one.GET("/drivers/:id/penalties", h.listPenalties)
+	g.GET("/drivers/:id/penalties", h.listPenalties)
 	g.POST("/drivers/:id/penalties", h.createPenalty)
-	one.GET("/drivers/:id/penalties/:penalty_id", h.getPenalty)
+	g.GET("/drivers/:id/penalties/:penalty_id", h.getPenalty)
 	g.PUT("/drivers/:id/penalties/:penalty_id/dispute", h.disputePenalty)
 	g.PUT("/drivers/:id/penalties/:penalty_id/resolve", h.resolvePenalty)
 	g.PUT("/drivers/:id/penalties/:penalty_id/accept", h.acceptPenalty)
@@ -48,9 +45,13 @@ func (h *Handlers) listPenalties(c echo.Context) error {
 	}
 	fp := feedParams(&q)
 	if perr := q.err(); perr != nil || fp.On() {
-		return financeFeed(h, c, auth.PenaltiesRead, perr, func(ref finance.Ref) (feed.Page[finance.Penalty], error) {
-			return h.Finance.FeedPenalties(ctx, p, ref, f, fp)
-		})
+		// The feed, or a query that does not parse: the driver's 403 and
+		// 404 come before the query's 400.
+		page, err := h.Finance.FeedPenalties(ctx, p, web.PathID(c, "id"), f, fp, perr)
+		if err != nil {
+			return err
+		}
+		return feedJSON(c, page)
 	}
 	list, err := h.Finance.ReadPenalties(ctx, p, web.PathID(c, "id"), f)
 	if err != nil {
@@ -64,15 +65,8 @@ func (h *Handlers) listPenalties(c echo.Context) error {
 }
 
 func (h *Handlers) createPenalty(c echo.Context) error {
-	ref, err := h.financeGuard(c, auth.PenaltiesManage)
-	if err != nil {
-		return err
-	}
-	var in finance.PenaltyInput
-	if err := bindJSON(c, &in); err != nil {
-		return err
-	}
-	p, err := h.Finance.CreatePenalty(c.Request().Context(), web.Principal(c), ref, in)
+	p, err := h.Finance.CreatePenalty(c.Request().Context(), web.Principal(c), web.PathID(c, "id"),
+		func(in *finance.PenaltyInput) error { return bindJSON(c, in) })
 	if err != nil {
 		return err
 	}
@@ -80,11 +74,7 @@ func (h *Handlers) createPenalty(c echo.Context) error {
 }
 
 func (h *Handlers) getPenalty(c echo.Context) error {
-	ref, err := h.financeRecordGuard(c, auth.PenaltiesRead, finance.PenaltyRecord, "penalty_id")
-	if err != nil {
-		return err
-	}
-	p, err := h.Finance.GetPenalty(c.Request().Context(), web.Principal(c), ref)
+	p, err := h.Finance.GetPenalty(c.Request().Context(), web.Principal(c), web.PathID(c, "id"), web.PathID(c, "penalty_id"))
 	if err != nil {
 		return err
 	}
@@ -92,15 +82,8 @@ func (h *Handlers) getPenalty(c echo.Context) error {
 }
 
 func (h *Handlers) disputePenalty(c echo.Context) error {
-	ref, err := h.financeRecordGuard(c, auth.PenaltiesRespond, finance.PenaltyRecord, "penalty_id")
-	if err != nil {
-		return err
-	}
-	var in finance.DisputeInput
-	if err := bindJSON(c, &in); err != nil {
-		return err
-	}
-	p, err := h.Finance.DisputePenalty(c.Request().Context(), web.Principal(c), ref, in)
+	p, err := h.Finance.DisputePenalty(c.Request().Context(), web.Principal(c), web.PathID(c, "id"), web.PathID(c, "penalty_id"),
+		func(in *finance.DisputeInput) error { return bindJSON(c, in) })
 	if err != nil {
 		return err
 	}
@@ -108,15 +91,8 @@ func (h *Handlers) disputePenalty(c echo.Context) error {
 }
 
 func (h *Handlers) resolvePenalty(c echo.Context) error {
-	ref, err := h.financeRecordGuard(c, auth.PenaltiesManage, finance.PenaltyRecord, "penalty_id")
-	if err != nil {
-		return err
-	}
-	var in finance.ResolveInput
-	if err := bindJSON(c, &in); err != nil {
-		return err
-	}
-	p, err := h.Finance.ResolvePenalty(c.Request().Context(), web.Principal(c), ref, in)
+	p, err := h.Finance.ResolvePenalty(c.Request().Context(), web.Principal(c), web.PathID(c, "id"), web.PathID(c, "penalty_id"),
+		func(in *finance.ResolveInput) error { return bindJSON(c, in) })
 	if err != nil {
 		return err
 	}
@@ -124,11 +100,7 @@ func (h *Handlers) resolvePenalty(c echo.Context) error {
 }
 
 func (h *Handlers) acceptPenalty(c echo.Context) error {
-	ref, err := h.financeRecordGuard(c, auth.PenaltiesRespond, finance.PenaltyRecord, "penalty_id")
-	if err != nil {
-		return err
-	}
-	p, err := h.Finance.AcceptPenalty(c.Request().Context(), web.Principal(c), ref)
+	p, err := h.Finance.AcceptPenalty(c.Request().Context(), web.Principal(c), web.PathID(c, "id"), web.PathID(c, "penalty_id"))
 	if err != nil {
 		return err
 	}

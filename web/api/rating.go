@@ -5,15 +5,13 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/rating"
 	"github.com/konvoj/konvoj/web"
 )
 
 func (h *Handlers) mountRating(g *web.Routes) {
-	one := g.OneRecord()
-	one.GET("/drivers/:id/rating", h.getRating)
-	one.GET("/drivers/:id/rating/history", h.getRatingHistory)
+	g.GET("/drivers/:id/rating", h.getRating)
+	g.GET("/drivers/:id/rating/history", h.getRatingHistory)
 	g.POST("/drivers/:id/rating/calculate", h.recalculateRating)
 	g.GET("/ratings", h.listRatings)
 	g.GET("/companies/:company_id/rating-config", h.getRatingConfig)
@@ -21,17 +19,10 @@ func (h *Handlers) mountRating(g *web.Routes) {
 }
 
 func (h *Handlers) getRating(c echo.Context) error {
-	ctx, p := c.Request().Context(), web.Principal(c)
-	id := web.PathID(c, "id")
 	q := query{c: c}
 	period := q.month("period")
-	if perr := q.err(); perr != nil {
-		if _, err := h.Rating.Authorize(ctx, p, auth.RatingRead, id); err != nil {
-			return err // the guard's 403 and 404 come before a malformed period's 400
-		}
-		return perr
-	}
-	r, err := h.Rating.Read(ctx, p, id, period)
+	// The driver's 403 and 404 come before a malformed period's 400.
+	r, err := h.Rating.Read(c.Request().Context(), web.Principal(c), web.PathID(c, "id"), period, q.err())
 	if err != nil {
 		return err
 	}
@@ -45,21 +36,16 @@ type ratingHistoryPage struct {
 }
 
 func (h *Handlers) getRatingHistory(c echo.Context) error {
-	ctx, p := c.Request().Context(), web.Principal(c)
-	driver, err := h.Rating.Authorize(ctx, p, auth.RatingRead, web.PathID(c, "id"))
-	if err != nil {
-		return err
-	}
-	q := query{c: c}
-	page, perPage := q.page(24)
-	if q.str("per_page") == "" {
-		perPage = 12
-	}
-	f := rating.HistoryFilter{From: q.civilDate("from"), To: q.civilDate("to"), Page: page, PerPage: perPage}
-	if err := q.err(); err != nil {
-		return err
-	}
-	hist, err := h.Rating.History(ctx, p, driver, f)
+	var page, perPage int
+	hist, err := h.Rating.History(c.Request().Context(), web.Principal(c), web.PathID(c, "id"), func(f *rating.HistoryFilter) error {
+		q := query{c: c}
+		page, perPage = q.page(24)
+		if q.str("per_page") == "" {
+			perPage = 12
+		}
+		*f = rating.HistoryFilter{From: q.civilDate("from"), To: q.civilDate("to"), Page: page, PerPage: perPage}
+		return q.err()
+	})
 	if err != nil {
 		return err
 	}
@@ -70,16 +56,8 @@ func (h *Handlers) getRatingHistory(c echo.Context) error {
 }
 
 func (h *Handlers) recalculateRating(c echo.Context) error {
-	ctx, p := c.Request().Context(), web.Principal(c)
-	driver, err := h.Rating.Authorize(ctx, p, auth.RatingManage, web.PathID(c, "id"))
-	if err != nil {
-		return err
-	}
-	var in rating.RecalculateInput
-	if err := bindJSON(c, &in); err != nil {
-		return err
-	}
-	r, err := h.Rating.Recalculate(ctx, p, driver, in)
+	r, err := h.Rating.Recalculate(c.Request().Context(), web.Principal(c), web.PathID(c, "id"),
+		func(in *rating.RecalculateInput) error { return bindJSON(c, in) })
 	if err != nil {
 		return err
 	}
@@ -87,22 +65,20 @@ func (h *Handlers) recalculateRating(c echo.Context) error {
 }
 
 func (h *Handlers) listRatings(c echo.Context) error {
-	p := web.Principal(c)
-	company, err := p.Scope(auth.RatingRead)
-	if err != nil {
-		return err
-	}
-	q := query{c: c}
-	page, perPage := q.page(100)
-	period := q.month("period")
-	if err := q.err(); err != nil {
-		return err
-	}
-	f := rating.RankingFilter{
-		Period: period, SortBy: q.str("sort_by"), SortOrder: q.str("sort_order"),
-		Page: page, PerPage: perPage,
-	}
-	rows, total, err := h.Rating.Ranking(c.Request().Context(), p, company, f)
+	var page, perPage int
+	rows, total, err := h.Rating.Ranking(c.Request().Context(), web.Principal(c), func(f *rating.RankingFilter) error {
+		q := query{c: c}
+		page, perPage = q.page(100)
+		period := q.month("period")
+		if err := q.err(); err != nil {
+			return err
+		}
+		*f = rating.RankingFilter{
+			Period: period, SortBy: q.str("sort_by"), SortOrder: q.str("sort_order"),
+			Page: page, PerPage: perPage,
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}
@@ -110,12 +86,7 @@ func (h *Handlers) listRatings(c echo.Context) error {
 }
 
 func (h *Handlers) getRatingConfig(c echo.Context) error {
-	ctx, p := c.Request().Context(), web.Principal(c)
-	company, err := h.Rating.AuthorizeConfig(ctx, p, auth.RatingRead, web.PathID(c, "company_id"))
-	if err != nil {
-		return err
-	}
-	cfg, err := h.Rating.Config(ctx, p, company)
+	cfg, err := h.Rating.Config(c.Request().Context(), web.Principal(c), web.PathID(c, "company_id"))
 	if err != nil {
 		return err
 	}
@@ -123,16 +94,8 @@ func (h *Handlers) getRatingConfig(c echo.Context) error {
 }
 
 func (h *Handlers) updateRatingConfig(c echo.Context) error {
-	ctx, p := c.Request().Context(), web.Principal(c)
-	company, err := h.Rating.AuthorizeConfig(ctx, p, auth.RatingManage, web.PathID(c, "company_id"))
-	if err != nil {
-		return err
-	}
-	var u rating.ConfigUpdate
-	if err := bindJSON(c, &u); err != nil {
-		return err
-	}
-	res, err := h.Rating.UpdateConfig(ctx, p, company, u)
+	res, err := h.Rating.UpdateConfig(c.Request().Context(), web.Principal(c), web.PathID(c, "company_id"),
+		func(u *rating.ConfigUpdate) error { return bindJSON(c, u) })
 	if err != nil {
 		return err
 	}

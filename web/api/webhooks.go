@@ -5,7 +5,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/webhooks"
 	"github.com/konvoj/konvoj/web"
 )
@@ -25,12 +24,7 @@ func (h *Handlers) mountWebhooks(g *web.Routes) {
 }
 
 func (h *Handlers) listWebhooks(c echo.Context) error {
-	ctx, p := c.Request().Context(), web.Principal(c)
-	company, err := p.Scope(auth.WebhooksManage)
-	if err != nil {
-		return err
-	}
-	list, err := h.Webhooks.List(ctx, p, company)
+	list, err := h.Webhooks.List(c.Request().Context(), web.Principal(c))
 	if err != nil {
 		return err
 	}
@@ -38,16 +32,7 @@ func (h *Handlers) listWebhooks(c echo.Context) error {
 }
 
 func (h *Handlers) createWebhook(c echo.Context) error {
-	ctx, p := c.Request().Context(), web.Principal(c)
-	company, err := p.Scope(auth.WebhooksManage)
-	if err != nil {
-		return err
-	}
-	var in webhooks.Input
-	if err := bindJSON(c, &in); err != nil {
-		return err
-	}
-	e, err := h.Webhooks.Create(ctx, p, company, in)
+	e, err := h.Webhooks.Create(c.Request().Context(), web.Principal(c), func(in *webhooks.Input) error { return bindJSON(c, in) })
 	if err != nil {
 		return err
 	}
@@ -55,12 +40,7 @@ func (h *Handlers) createWebhook(c echo.Context) error {
 }
 
 func (h *Handlers) getWebhook(c echo.Context) error {
-	ctx, p := c.Request().Context(), web.Principal(c)
-	ref, err := h.Webhooks.Authorize(ctx, p, web.PathID(c, "id"))
-	if err != nil {
-		return err
-	}
-	e, err := h.Webhooks.Get(ctx, p, ref)
+	e, err := h.Webhooks.Get(c.Request().Context(), web.Principal(c), web.PathID(c, "id"))
 	if err != nil {
 		return err
 	}
@@ -68,16 +48,8 @@ func (h *Handlers) getWebhook(c echo.Context) error {
 }
 
 func (h *Handlers) updateWebhook(c echo.Context) error {
-	ctx, p := c.Request().Context(), web.Principal(c)
-	ref, err := h.Webhooks.Authorize(ctx, p, web.PathID(c, "id"))
-	if err != nil {
-		return err
-	}
-	var in webhooks.Input
-	if err := bindJSON(c, &in); err != nil {
-		return err
-	}
-	e, err := h.Webhooks.Update(ctx, p, ref, in)
+	e, err := h.Webhooks.Update(c.Request().Context(), web.Principal(c), web.PathID(c, "id"),
+		func(in *webhooks.Input) error { return bindJSON(c, in) })
 	if err != nil {
 		return err
 	}
@@ -85,24 +57,14 @@ func (h *Handlers) updateWebhook(c echo.Context) error {
 }
 
 func (h *Handlers) deleteWebhook(c echo.Context) error {
-	ctx, p := c.Request().Context(), web.Principal(c)
-	ref, err := h.Webhooks.Authorize(ctx, p, web.PathID(c, "id"))
-	if err != nil {
-		return err
-	}
-	if err := h.Webhooks.Delete(ctx, p, ref); err != nil {
+	if _, err := h.Webhooks.Delete(c.Request().Context(), web.Principal(c), web.PathID(c, "id")); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)
 }
 
 func (h *Handlers) rotateWebhookSecret(c echo.Context) error {
-	ctx, p := c.Request().Context(), web.Principal(c)
-	ref, err := h.Webhooks.Authorize(ctx, p, web.PathID(c, "id"))
-	if err != nil {
-		return err
-	}
-	e, err := h.Webhooks.RotateSecret(ctx, p, ref)
+	e, err := h.Webhooks.RotateSecret(c.Request().Context(), web.Principal(c), web.PathID(c, "id"))
 	if err != nil {
 		return err
 	}
@@ -110,12 +72,7 @@ func (h *Handlers) rotateWebhookSecret(c echo.Context) error {
 }
 
 func (h *Handlers) testWebhook(c echo.Context) error {
-	ctx, p := c.Request().Context(), web.Principal(c)
-	ref, err := h.Webhooks.Authorize(ctx, p, web.PathID(c, "id"))
-	if err != nil {
-		return err
-	}
-	d, err := h.Webhooks.SendTest(ctx, p, ref)
+	d, err := h.Webhooks.SendTest(c.Request().Context(), web.Principal(c), web.PathID(c, "id"))
 	if err != nil {
 		return err
 	}
@@ -123,17 +80,12 @@ func (h *Handlers) testWebhook(c echo.Context) error {
 }
 
 func (h *Handlers) listWebhookDeliveries(c echo.Context) error {
-	ctx, p := c.Request().Context(), web.Principal(c)
-	ref, err := h.Webhooks.Authorize(ctx, p, web.PathID(c, "id"))
-	if err != nil {
-		return err
-	}
-	q := query{c: c}
-	page, perPage := q.page(100)
-	if err := q.err(); err != nil {
-		return err
-	}
-	list, total, err := h.Webhooks.Deliveries(ctx, p, ref, page, perPage)
+	var page, perPage int
+	_, list, total, err := h.Webhooks.Deliveries(c.Request().Context(), web.Principal(c), web.PathID(c, "id"), func() (int, int, error) {
+		q := query{c: c}
+		page, perPage = q.page(100)
+		return page, perPage, q.err()
+	})
 	if err != nil {
 		return err
 	}
@@ -141,12 +93,7 @@ func (h *Handlers) listWebhookDeliveries(c echo.Context) error {
 }
 
 func (h *Handlers) redeliverWebhook(c echo.Context) error {
-	ctx, p := c.Request().Context(), web.Principal(c)
-	ref, err := h.Webhooks.Authorize(ctx, p, web.PathID(c, "id"))
-	if err != nil {
-		return err
-	}
-	d, err := h.Webhooks.Redeliver(ctx, p, ref, web.PathID(c, "delivery_id"))
+	d, err := h.Webhooks.Redeliver(c.Request().Context(), web.Principal(c), web.PathID(c, "id"), web.PathID(c, "delivery_id"))
 	if err != nil {
 		return err
 	}

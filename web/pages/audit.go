@@ -82,21 +82,19 @@ func (s auditState) filtered() bool {
 // The service decides who may read them (403 page for other roles).
 func (p *Pages) auditLog(c echo.Context) error {
 	pr := web.Principal(c)
-	company, err := pr.Scope(auth.AuditRead)
+	ctx := c.Request().Context()
+	lang := i18n.From(ctx)
+	// The people of the "who" filter come first: the service refuses a
+	// role that may not read the log before the page does anything else.
+	people, err := p.svc.Audit.People(ctx, pr)
 	if err != nil {
 		return err
 	}
-	ctx := c.Request().Context()
-	lang := i18n.From(ctx)
 	st := readAuditState(c.QueryParams())
 	if hasEmptyValue(c.QueryParams()) {
 		// The filter form sends its empty fields too: keep the address
 		// short and shareable.
 		return p.redirect(c, st.url())
-	}
-	people, err := p.svc.Audit.People(ctx, pr, company)
-	if err != nil {
-		return err
 	}
 	d := views.AuditData{Filtered: st.filtered(), ClearURL: "/audit", DriverID: st.DriverID, Driver: st.Driver, EntityID: st.EntityID,
 		From: st.From, To: st.To}
@@ -125,11 +123,7 @@ func (p *Pages) auditLog(c echo.Context) error {
 		}
 		f.DriverIDs = []uuid.UUID{id}
 		d.PickedDriver = &views.DriverRef{Name: st.DriverID}
-		ref, err := p.svc.Drivers.Authorize(ctx, pr, auth.DriversRead, id)
-		var drv drivers.Driver
-		if err == nil {
-			drv, err = p.svc.Drivers.Get(ctx, pr, ref)
-		}
+		drv, err := p.svc.Drivers.Read(ctx, pr, id)
 		switch kind := apperr.KindOf(err); {
 		case err == nil:
 			d.PickedDriver = &views.DriverRef{URL: driverURL(drv.ID), Name: fullName(drv), Number: drv.InternalNumber}
@@ -142,11 +136,7 @@ func (p *Pages) auditLog(c echo.Context) error {
 		unpick.DriverID, unpick.Page = "", 1
 		d.UnpickURL = unpick.url()
 	} else if st.Driver != "" {
-		drvScope, err := pr.Scope(auth.DriversRead)
-		if err != nil {
-			return err
-		}
-		res, err := p.svc.Drivers.List(ctx, pr, drvScope, drivers.ListParams{Search: st.Driver, SortBy: "last_name", Page: 1, PerPage: auditDriverMatches})
+		res, err := p.svc.Drivers.List(ctx, pr, listParams(drivers.ListParams{Search: st.Driver, SortBy: "last_name", Page: 1, PerPage: auditDriverMatches}))
 		if apperr.KindOf(err) == apperr.KindValidation {
 			problems = append(problems, translatedMessages(lang, err)...)
 			res, err = drivers.ListResult{}, nil
@@ -204,7 +194,10 @@ func (p *Pages) auditLog(c echo.Context) error {
 	// While a name search has found nobody or several, the log waits for
 	// the person to pick a driver.
 	if waiting := st.Driver != "" && st.DriverID == ""; !waiting {
-		rows, total, err := p.svc.Audit.List(ctx, pr, company, f)
+		rows, total, err := p.svc.Audit.List(ctx, pr, func(in *audit.Filter) error {
+			*in = f
+			return nil
+		})
 		if err != nil {
 			return err
 		}

@@ -31,9 +31,9 @@ type pageRoute struct {
 }
 
 const (
-	collection = "a collection of the caller's own company: no path id can name another company's record"
-	everyRole  = "every role may do this (permission matrix)"
-	noDriver   = "the driver role may not do this at all: the refused-role case covers it"
+	collection = webtest.ReasonCollection
+	everyRole  = webtest.ReasonEveryRole
+	noDriver   = webtest.ReasonNoDriver
 	ownList    = "a driver has no list: it is sent to its own profile"
 	signInPage = "sign-in and preferences: no record, no permission"
 )
@@ -293,17 +293,17 @@ func TestEveryPageRouteRefusesOtherTenantsRolesAndDrivers(t *testing.T) {
 		route := pageRoutes[key]
 		method, path, _ := strings.Cut(key, " ")
 		for _, ref := range webtest.Refusals {
-			if !pageCaseApplies(t, key, route, ref) {
+			if !(webtest.RefusalCase{Name: key, Action: route.action, NotApplicable: route.notApplicable, NamesRecord: recordIDs(route.ids)}).Applies(t, ref) {
 				continue
 			}
 			tenant, driver, b := w.Away, 0, admin
 			switch ref {
 			case webtest.RoleRefused:
-				tenant, b = w.Home, roles[refusedRole(route.action)]
+				tenant, b = w.Home, roles[webtest.RefusedRole(route.action)]
 			case webtest.OtherDriver:
 				tenant, driver, b = w.Home, 1, me
 			}
-			target := fillPagePath(t, path, route.ids, tenant, driver)
+			target := webtest.FillPath(t, path, pagePathParam, route.ids, tenant, driver)
 			before := env.Checksum()
 			var res page
 			switch {
@@ -327,48 +327,6 @@ func TestEveryPageRouteRefusesOtherTenantsRolesAndDrivers(t *testing.T) {
 	}
 }
 
-// refusedRole is a role the matrix refuses the action, staff roles first.
-func refusedRole(a auth.Action) auth.Role {
-	for _, r := range []auth.Role{auth.RoleDispatcher, auth.RoleAccountant, auth.RoleHRManager, auth.RoleDriver, auth.RoleAdmin} {
-		if auth.Allowed(r, a) == auth.Deny {
-			return r
-		}
-	}
-	return ""
-}
-
-// pageCaseApplies says whether the refusal is to be tried, and fails the
-// test when the table disagrees with the permission matrix and path ids.
-func pageCaseApplies(t *testing.T, key string, route pageRoute, ref webtest.Refusal) bool {
-	t.Helper()
-	reason, na := route.notApplicable[ref]
-	if na && reason == "" {
-		t.Errorf("%s: %s is listed as not applicable without a reason", key, ref)
-	}
-	if route.action == "" {
-		if !na {
-			t.Errorf("%s: a route outside the permission matrix must list %q as not applicable", key, ref)
-		}
-		return false
-	}
-	var possible bool
-	switch ref {
-	case webtest.OtherCompany:
-		possible = recordIDs(route.ids)
-	case webtest.RoleRefused:
-		possible = refusedRole(route.action) != ""
-	case webtest.OtherDriver:
-		possible = recordIDs(route.ids) && auth.Allowed(auth.RoleDriver, route.action) == auth.Own
-	}
-	switch {
-	case possible && na:
-		t.Errorf("%s: %s is listed as not applicable (%s), but it can happen: test it", key, ref, reason)
-	case !possible && !na:
-		t.Errorf("%s: %s cannot happen here (matrix or path ids): list it in notApplicable with the reason", key, ref)
-	}
-	return possible
-}
-
 var pagePathParam = regexp.MustCompile(`:([a-z_]+)`)
 
 // recordIDs reports whether a path names a record (not only fixed values,
@@ -380,18 +338,4 @@ func recordIDs(ids map[string]string) bool {
 		}
 	}
 	return false
-}
-
-func fillPagePath(t *testing.T, path string, ids map[string]string, tenant webtest.Tenant, driver int) string {
-	t.Helper()
-	return pagePathParam.ReplaceAllStringFunc(path, func(m string) string {
-		kind, ok := ids[m[1:]]
-		if !ok {
-			t.Fatalf("%s: the table names no record kind for %s", path, m)
-		}
-		if v, ok := strings.CutPrefix(kind, "="); ok {
-			return v // a fixed value, not a record
-		}
-		return tenant.ID(driver, kind).String()
-	})
 }

@@ -78,13 +78,10 @@ func BenchmarkFinanceQueue(b *testing.B) {
 	b.Logf("%d pending transactions", pending)
 	br := newBrowser(b, env.Server.URL)
 	br.devSignIn(ids[0], auth.RoleAccountant, "acc@scale.test")
-	for _, bc := range []struct{ name, path string }{
-		{"pending", "/finance"},
-		{"by_driver", "/finance?sort_by=driver"},
-		{"one_driver", "/finance?driver=DRV-0015&status=all"},
-	} {
-		b.Run(bc.name, func(b *testing.B) {
-			req, _ := http.NewRequest(http.MethodGet, env.Server.URL+bc.path, nil)
+	queues := map[string]string{"pending": "/finance", "by_driver": "/finance?sort_by=driver", "one_driver": "/finance?driver=DRV-0015&status=all"}
+	for _, name := range []string{"pending", "by_driver", "one_driver"} {
+		req, _ := http.NewRequest(http.MethodGet, env.Server.URL+queues[name], nil)
+		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
 				webtest.GetOK(b, br.c, req)
 			}

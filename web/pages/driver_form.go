@@ -20,7 +20,7 @@ import (
 // page, the same answer the service gives their create).
 func (p *Pages) newDriver(c echo.Context) error {
 	pr := web.Principal(c)
-	if _, err := pr.Scope(auth.DriversCreate); err != nil {
+	if err := p.svc.Drivers.CheckCreate(pr); err != nil {
 		return err
 	}
 	d, err := p.driverForm(c, pr, map[string]string{"status": "active"}, nil)
@@ -35,15 +35,8 @@ func (p *Pages) newDriver(c echo.Context) error {
 // values come back as the form with the service's messages, translated.
 func (p *Pages) createDriver(c echo.Context) error {
 	pr := web.Principal(c)
-	company, err := pr.Scope(auth.DriversCreate)
-	if err != nil {
-		return err
-	}
-	in, values, err := driverInput(c)
-	if err != nil {
-		return err
-	}
-	created, err := p.svc.Drivers.Create(c.Request().Context(), pr, company, in)
+	var values map[string]string
+	created, err := p.svc.Drivers.Create(c.Request().Context(), pr, formInput(c, &values))
 	if errs, ok := formErrors(i18n.From(c.Request().Context()), err, "email"); ok {
 		d, ferr := p.driverForm(c, pr, values, errs)
 		if ferr != nil {
@@ -64,11 +57,7 @@ func (p *Pages) createDriver(c echo.Context) error {
 func (p *Pages) editDriver(c echo.Context) error {
 	pr := web.Principal(c)
 	ctx := c.Request().Context()
-	ref, err := p.svc.Drivers.Authorize(ctx, pr, auth.DriversUpdate, web.PathID(c, "id"))
-	if err != nil {
-		return err
-	}
-	cur, err := p.svc.Drivers.Get(ctx, pr, ref)
+	cur, err := p.svc.Drivers.Get(ctx, pr, auth.DriversUpdate, web.PathID(c, "id"))
 	if err != nil {
 		return err
 	}
@@ -86,17 +75,12 @@ func (p *Pages) editDriver(c echo.Context) error {
 func (p *Pages) updateDriver(c echo.Context) error {
 	pr := web.Principal(c)
 	ctx := c.Request().Context()
-	ref, err := p.svc.Drivers.Authorize(ctx, pr, auth.DriversUpdate, web.PathID(c, "id"))
-	if err != nil {
-		return err
-	}
-	in, values, err := driverInput(c)
-	if err != nil {
-		return err
-	}
-	updated, err := p.svc.Drivers.Update(ctx, pr, ref, in)
+	id := web.PathID(c, "id")
+	var values map[string]string
+	updated, err := p.svc.Drivers.Update(ctx, pr, id, formInput(c, &values))
 	if errs, ok := formErrors(i18n.From(ctx), err, "email"); ok {
-		cur, gerr := p.svc.Drivers.Get(ctx, pr, ref)
+		// The form again, named after the driver as it is.
+		cur, gerr := p.svc.Drivers.Get(ctx, pr, auth.DriversUpdate, id)
 		if gerr != nil {
 			return gerr
 		}
@@ -118,9 +102,7 @@ func (p *Pages) describeEdit(d *views.DriverFormData, pr auth.Principal, cur dri
 	d.Action = driverURL(cur.ID) + "/edit"
 	d.CancelURL = driverURL(cur.ID)
 	d.Name, d.Number = fullName(cur), cur.InternalNumber
-	if pr.Grant(auth.DriversUpdate) == auth.Own {
-		d.Editable = auth.DriverEditableFields
-	}
+	d.Editable = drivers.EditableFields(pr)
 }
 
 // formAnswer answers a refused save with 422: the form alone for htmx (it
@@ -158,6 +140,16 @@ func (p *Pages) driverForm(c echo.Context, pr auth.Principal, values map[string]
 // driver field the form sent, as text (an empty text clears an optional
 // field, as null does in the API; the service validates everything).
 // values keeps what was sent, to show the form again.
+// formInput is driverInput as the service reads it, after its access
+// checks; values keeps what the form sent, to show it again.
+func formInput(c echo.Context, values *map[string]string) func(*drivers.Input) error {
+	return func(in *drivers.Input) error {
+		var err error
+		*in, *values, err = driverInput(c)
+		return err
+	}
+}
+
 func driverInput(c echo.Context) (drivers.Input, map[string]string, error) {
 	form, err := c.FormParams()
 	if err != nil {
@@ -238,11 +230,7 @@ func driverValues(d drivers.Driver) map[string]string {
 func (p *Pages) confirmDeleteDriver(c echo.Context) error {
 	pr := web.Principal(c)
 	ctx := c.Request().Context()
-	ref, err := p.svc.Drivers.Authorize(ctx, pr, auth.DriversDelete, web.PathID(c, "id"))
-	if err != nil {
-		return err
-	}
-	d, err := p.svc.Drivers.Get(ctx, pr, ref)
+	d, err := p.svc.Drivers.Get(ctx, pr, auth.DriversDelete, web.PathID(c, "id"))
 	if err != nil {
 		return err
 	}
@@ -256,15 +244,8 @@ func (p *Pages) confirmDeleteDriver(c echo.Context) error {
 func (p *Pages) deleteDriver(c echo.Context) error {
 	pr := web.Principal(c)
 	ctx := c.Request().Context()
-	ref, err := p.svc.Drivers.Authorize(ctx, pr, auth.DriversDelete, web.PathID(c, "id"))
+	d, err := p.svc.Drivers.Delete(ctx, pr, web.PathID(c, "id"))
 	if err != nil {
-		return err
-	}
-	d, err := p.svc.Drivers.Get(ctx, pr, ref)
-	if err != nil {
-		return err
-	}
-	if err := p.svc.Drivers.Delete(ctx, pr, ref); err != nil {
 		return err
 	}
 	p.flash(c, views.FlashSuccess, "driver.deleted", "name", fullName(d))

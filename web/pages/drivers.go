@@ -222,22 +222,18 @@ func (s listState) url() string {
 func (p *Pages) driversList(c echo.Context) error {
 	pr := web.Principal(c)
 	ctx := c.Request().Context()
-	if pr.Grant(auth.DriversRead) == auth.Own {
+	if ownOnly(pr, auth.DriversRead) {
 		return p.ownProfile(c, pr)
-	}
-	company, err := pr.Scope(auth.DriversRead)
-	if err != nil {
-		return err
 	}
 	lang := i18n.From(ctx)
 	st := readListState(c.QueryParams())
 	var problem []string
-	res, err := p.svc.Drivers.List(ctx, pr, company, st.params())
+	res, err := p.svc.Drivers.List(ctx, pr, listParams(st.params()))
 	if apperr.KindOf(err) == apperr.KindValidation {
 		// A hand-edited address: say what was wrong and list without it.
 		problem = translatedMessages(lang, err)
 		st.drop(translatedFields(lang, err))
-		res, err = p.svc.Drivers.List(ctx, pr, company, st.params())
+		res, err = p.svc.Drivers.List(ctx, pr, listParams(st.params()))
 	}
 	if err != nil {
 		return err
@@ -277,8 +273,8 @@ func (p *Pages) driversList(c echo.Context) error {
 	}
 	d := views.DriverListData{
 		Search:    st.Search,
-		CanCreate: pr.Grant(auth.DriversCreate) != auth.Deny,
-		CanImport: pr.Grant(auth.DriversImport) != auth.Deny,
+		CanCreate: shows(pr, auth.DriversCreate),
+		CanImport: shows(pr, auth.DriversImport),
 		Results:   results,
 	}
 	for _, s := range drivers.Statuses {
@@ -314,32 +310,41 @@ func (p *Pages) driversList(c echo.Context) error {
 // exportDrivers downloads the filtered drivers list, the API's export on
 // the same service (docs/import-export.md): the list page's filters.
 func (p *Pages) exportDrivers(c echo.Context) error {
-	return p.driverDownload(c, auth.DriversRead, "drivers", "drivers.export.sheet", p.svc.Drivers.Export)
+	return p.driverDownload(c, "drivers", "drivers.export.sheet", p.svc.Drivers.Export)
 }
 
 // complianceReport downloads the compliance report of the filtered drivers.
 func (p *Pages) complianceReport(c echo.Context) error {
-	return p.driverDownload(c, auth.DocumentsList, "compliance", "compliance.sheet", p.svc.Drivers.Compliance)
+	return p.driverDownload(c, "compliance", "compliance.sheet", p.svc.Drivers.Compliance)
 }
 
-// driverDownload serves a table of the filtered drivers list.
-func (p *Pages) driverDownload(c echo.Context, a auth.Action, name, sheet string,
-	run func(context.Context, auth.Principal, auth.Ref, drivers.ListParams, i18n.Lang, func() (export.Writer, error)) error) error {
+// driverDownload serves a table of the filtered drivers list; the service
+// checks the caller, then the format.
+func (p *Pages) driverDownload(c echo.Context, name, sheet string,
+	run func(context.Context, auth.Principal, func(*drivers.ListParams) error, i18n.Lang, func() (export.Writer, error)) error) error {
 	pr := web.Principal(c)
 	ctx := c.Request().Context()
-	company, err := pr.Scope(a)
-	if err != nil {
-		return err
-	}
-	format, err := export.FormatParam(c.QueryParam("format"))
-	if err != nil {
-		return err
-	}
+	format, ferr := export.FormatParam(c.QueryParam("format"))
 	st := readListState(c.QueryParams())
 	lang := i18n.From(ctx)
 	return web.Export(c, format, name+"-"+pr.Today().String(), lang.T(sheet), func(start func() (export.Writer, error)) error {
-		return run(ctx, pr, company, st.params(), lang, start)
+		return run(ctx, pr, func(lp *drivers.ListParams) error {
+			if ferr != nil {
+				return ferr
+			}
+			*lp = st.params()
+			return nil
+		}, lang, start)
 	})
+}
+
+// listParams gives the drivers service a list's parameters as it reads
+// them, after its access check.
+func listParams(lp drivers.ListParams) func(*drivers.ListParams) error {
+	return func(in *drivers.ListParams) error {
+		*in = lp
+		return nil
+	}
 }
 
 // driverColumns are the list's columns; sortBy names the service's sort
@@ -371,7 +376,7 @@ func (p *Pages) driverResults(lang i18n.Lang, pr auth.Principal, st listState, r
 		r.From = (st.Page-1)*driversPerPage + 1
 		r.To = r.From + len(res.Items) - 1
 	}
-	r.ShowNextExpiry = pr.Grant(auth.DocumentsList) != auth.Deny
+	r.ShowNextExpiry = res.NextExpiryShown
 	for _, col := range driverColumns {
 		if col.sortBy == "next_expiry" && !r.ShowNextExpiry {
 			continue
@@ -476,16 +481,16 @@ func (p *Pages) driverPage(c echo.Context) error {
 		Self:          self,
 		Sections:      profileSections(lang, d, office),
 		ShowDocuments: d.Documents != nil,
-		CanEdit:       pr.Grant(auth.DriversUpdate) != auth.Deny,
-		CanDelete:     pr.Grant(auth.DriversDelete) != auth.Deny,
+		CanEdit:       shows(pr, auth.DriversUpdate),
+		CanDelete:     shows(pr, auth.DriversDelete),
 	}
-	if pr.Grant(auth.AuditRead) != auth.Deny {
+	if shows(pr, auth.AuditRead) {
 		data.HistoryURL = "/audit?driver_id=" + d.ID.String()
 	}
-	if pr.Grant(auth.FinanceRead) == auth.All {
+	if showsAll(pr, auth.FinanceRead) {
 		data.FinanceURL = ledgerURL(d.ID)
 	}
-	if pr.Grant(auth.PenaltiesRead) != auth.Deny {
+	if shows(pr, auth.PenaltiesRead) {
 		data.PenaltiesURL = penaltiesURL(d.ID)
 	}
 	for _, doc := range d.Documents {

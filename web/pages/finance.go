@@ -260,6 +260,18 @@ func refused(err error) bool {
 // page then shows again with the message, rather than an error page.
 func goneRecord(err error) bool { return apperr.KindOf(err) == apperr.KindNotFound }
 
+// formRefused is refused for a service method that checks access itself:
+// a refusal of the caller (403: the role, another company's or another
+// driver's record) is the error page, never shown in the form or row,
+// which would show the record.
+func formRefused(err error) bool {
+	switch apperr.KindOf(err) {
+	case apperr.KindForbidden, apperr.KindAccessDenied:
+		return false
+	}
+	return refused(err)
+}
+
 // localBack is a return address posted by a form: a path of this site
 // under prefix, else fallback.
 func localBack(raw, prefix, fallback string) string {
@@ -274,11 +286,7 @@ func localBack(raw, prefix, fallback string) string {
 // guard for reading it, which every finance reader passes).
 func (p *Pages) driverHeader(c echo.Context, pr auth.Principal, id uuid.UUID) (views.DriverHeader, error) {
 	ctx := c.Request().Context()
-	ref, err := p.svc.Drivers.Authorize(ctx, pr, auth.DriversRead, id)
-	if err != nil {
-		return views.DriverHeader{}, err
-	}
-	d, err := p.svc.Drivers.Get(ctx, pr, ref)
+	d, err := p.svc.Drivers.Read(ctx, pr, id)
 	if err != nil {
 		return views.DriverHeader{}, err
 	}
@@ -304,11 +312,7 @@ func withParam(u, name, value string) string {
 // a transaction are not offered by their address either.
 func (p *Pages) periodLock(c echo.Context, pr auth.Principal, driverID uuid.UUID, t finance.Transaction) (locked, err error) {
 	ctx := c.Request().Context()
-	ref, err := p.svc.Finance.Authorize(ctx, pr, auth.FinanceRead, driverID)
-	if err != nil {
-		return nil, err
-	}
-	periods, err := p.svc.Finance.ListPeriods(ctx, pr, ref, finance.PeriodFilter{Statuses: []string{finance.PeriodClosed, finance.PeriodPaid}})
+	periods, err := p.svc.Finance.ListPeriods(ctx, pr, driverID, finance.Given(finance.PeriodFilter{Statuses: []string{finance.PeriodClosed, finance.PeriodPaid}}))
 	if err != nil {
 		return nil, err
 	}

@@ -23,35 +23,31 @@ import (
 
 func (p *Pages) financeLedger(c echo.Context) error {
 	pr := web.Principal(c)
-	ref, err := p.svc.Finance.Authorize(c.Request().Context(), pr, auth.FinanceRead, web.PathID(c, "id"))
-	if err != nil {
-		return err
-	}
-	st := readFinanceState(ledgerURL(ref.ID()), false, c.QueryParams())
-	return p.renderLedger(c, pr, ref, st, nil, http.StatusOK, "")
+	driverID := web.PathID(c, "id")
+	st := readFinanceState(ledgerURL(driverID), false, c.QueryParams())
+	return p.renderLedger(c, pr, driverID, st, nil, http.StatusOK, "")
 }
 
 // renderLedger shows the ledger for the state; rowErrors are refusals
 // shown in their rows, problem one about the page.
-func (p *Pages) renderLedger(c echo.Context, pr auth.Principal, ref finance.Ref, st financeState, rowErrors map[string]string, status int, problem string) error {
+func (p *Pages) renderLedger(c echo.Context, pr auth.Principal, driverID uuid.UUID, st financeState, rowErrors map[string]string, status int, problem string) error {
 	ctx := c.Request().Context()
 	lang := i18n.From(ctx)
-	driverID := ref.ID()
-	header, err := p.driverHeader(c, pr, driverID)
-	if err != nil {
-		return err
-	}
 	var problems []string
 	f := st.filter()
 	if len(st.bad) > 0 {
 		problems = append(problems, lang.T("finance.filter.bad_value"))
 	}
-	list, err := p.svc.Finance.ListTransactions(ctx, pr, ref, f)
+	list, err := p.svc.Finance.ListTransactions(ctx, pr, driverID, f)
 	if apperr.KindOf(err) == apperr.KindValidation {
 		problems = append(problems, translatedMessages(lang, err)...)
 		st.drop(translatedFields(lang, err))
-		list, err = p.svc.Finance.ListTransactions(ctx, pr, ref, st.filter())
+		list, err = p.svc.Finance.ListTransactions(ctx, pr, driverID, st.filter())
 	}
+	if err != nil {
+		return err
+	}
+	header, err := p.driverHeader(c, pr, driverID)
 	if err != nil {
 		return err
 	}
@@ -59,11 +55,11 @@ func (p *Pages) renderLedger(c echo.Context, pr auth.Principal, ref finance.Ref,
 		st.Page = max(1, (list.Total+financePerPage-1)/financePerPage)
 		return p.redirect(c, st.url())
 	}
-	aggs, err := p.svc.Finance.Aggregates(ctx, pr, ref, finance.AggregateQuery{})
+	aggs, err := p.svc.Finance.Aggregates(ctx, pr, driverID, finance.Given(finance.AggregateQuery{}))
 	if err != nil {
 		return err
 	}
-	periods, err := p.svc.Finance.ListPeriods(ctx, pr, ref, finance.PeriodFilter{})
+	periods, err := p.svc.Finance.ListPeriods(ctx, pr, driverID, finance.Given(finance.PeriodFilter{}))
 	if err != nil {
 		return err
 	}
@@ -78,7 +74,7 @@ func (p *Pages) renderLedger(c echo.Context, pr auth.Principal, ref finance.Ref,
 		label := lang.Date(per.PeriodStart) + " – " + lang.Date(per.PeriodEnd) + " · " + per.Currency
 		d.Filters.Periods = append(d.Filters.Periods, views.Option{Value: per.ID.String(), Label: label, Selected: per.ID.String() == st.PeriodID})
 	}
-	if pr.Grant(auth.FinanceWrite) != auth.Deny {
+	if shows(pr, auth.FinanceWrite) {
 		d.NewURL = base + "/new"
 	}
 	exp := st
@@ -143,19 +139,19 @@ func (p *Pages) ledgerRow(lang i18n.Lang, pr auth.Principal, t finance.Transacti
 		row.Locked = lang.T("finance.locked." + lock.Status)
 		return row
 	}
-	write := pr.Grant(auth.FinanceWrite) != auth.Deny
+	write := shows(pr, auth.FinanceWrite)
 	if write {
 		row.Approve = t.Status == finance.StatusPending
 		row.Pay = t.Status == finance.StatusApproved
 		row.Cancel = (t.Status == finance.StatusPending || t.Status == finance.StatusApproved) && t.PenaltyID == nil
 		row.Edit = t.Status == finance.StatusPending || t.Status == finance.StatusApproved
 	}
-	if write || pr.Grant(auth.FinanceDelete) != auth.Deny {
+	if write || shows(pr, auth.FinanceDelete) {
 		why := finance.DeleteAllowed(t, today)
 		switch {
 		case why != nil && t.Status != finance.StatusCancelled:
 			row.DeleteBlocked = errorText(lang, why)
-		case why == nil && pr.Grant(auth.FinanceDelete) != auth.Deny:
+		case why == nil && shows(pr, auth.FinanceDelete):
 			row.DeleteURL = row.URL + "/delete"
 		}
 	}
@@ -165,14 +161,10 @@ func (p *Pages) ledgerRow(lang i18n.Lang, pr auth.Principal, t finance.Transacti
 // ledgerRefusal shows the ledger at back with the refusal in the row it
 // concerns, answered with the refusal's status.
 func (p *Pages) ledgerRefusal(c echo.Context, pr auth.Principal, driverID uuid.UUID, back, rowID string, refusal error) error {
-	ref, err := p.svc.Finance.Authorize(c.Request().Context(), pr, auth.FinanceRead, driverID)
-	if err != nil {
-		return err
-	}
 	bu, _ := url.Parse(back)
 	st := readFinanceState(ledgerURL(driverID), false, bu.Query())
 	lang := i18n.From(c.Request().Context())
-	return p.renderLedger(c, pr, ref, st, map[string]string{rowID: errorText(lang, refusal)}, refusalStatus(refusal), "")
+	return p.renderLedger(c, pr, driverID, st, map[string]string{rowID: errorText(lang, refusal)}, refusalStatus(refusal), "")
 }
 
 // financeExport downloads the ledger's filtered transactions, the API's
@@ -180,25 +172,26 @@ func (p *Pages) ledgerRefusal(c echo.Context, pr auth.Principal, driverID uuid.U
 func (p *Pages) financeExport(c echo.Context) error {
 	pr := web.Principal(c)
 	ctx := c.Request().Context()
-	ref, err := p.svc.Finance.Authorize(ctx, pr, auth.FinanceRead, web.PathID(c, "id"))
-	if err != nil {
-		return err
-	}
-	st := readFinanceState(ledgerURL(ref.ID()), false, c.QueryParams())
-	f := st.filter()
-	if len(st.bad) > 0 {
-		return apperr.Invalid(st.bad[0], "msg.common.date_iso", "field", i18n.M("field.finance."+strings.TrimSuffix(st.bad[0], "_id")))
-	}
-	format, err := export.FormatParam(c.QueryParam("format"))
-	if err != nil {
-		return err
-	}
+	driverID := web.PathID(c, "id")
 	lang := i18n.From(ctx)
-	name, err := p.svc.Finance.ExportName(ctx, pr, ref)
-	if err != nil {
+	var format export.Format
+	read := func(f *finance.TransactionFilter) error {
+		st := readFinanceState(ledgerURL(driverID), false, c.QueryParams())
+		*f = st.filter()
+		if len(st.bad) > 0 {
+			return apperr.Invalid(st.bad[0], "msg.common.date_iso", "field", i18n.M("field.finance."+strings.TrimSuffix(st.bad[0], "_id")))
+		}
+		var err error
+		format, err = export.FormatParam(c.QueryParam("format"))
 		return err
 	}
-	return web.Export(c, format, name, lang.T("finance.export.sheet"), func(start func() (export.Writer, error)) error {
-		return p.svc.Finance.ExportTransactions(ctx, pr, ref, f, lang, start)
+	return p.svc.Finance.ExportTransactions(ctx, pr, driverID, read, lang, func(name string) (export.Writer, error) {
+		var w export.Writer
+		err := web.Export(c, format, name, lang.T("finance.export.sheet"), func(start func() (export.Writer, error)) error {
+			var err error
+			w, err = start()
+			return err
+		})
+		return w, err
 	})
 }

@@ -21,12 +21,7 @@ import (
 )
 
 func (p *Pages) financePeriods(c echo.Context) error {
-	pr := web.Principal(c)
-	ref, err := p.svc.Finance.Authorize(c.Request().Context(), pr, auth.FinanceRead, web.PathID(c, "id"))
-	if err != nil {
-		return err
-	}
-	return p.renderPeriods(c, pr, ref, periodsAnswer{}, http.StatusOK)
+	return p.renderPeriods(c, web.Principal(c), web.PathID(c, "id"), periodsAnswer{}, http.StatusOK)
 }
 
 // periodsAnswer is what the periods page shows after a refused action:
@@ -35,22 +30,21 @@ type periodsAnswer struct {
 	id, refusal, reason string
 }
 
-func (p *Pages) renderPeriods(c echo.Context, pr auth.Principal, ref finance.Ref, ans periodsAnswer, status int) error {
+func (p *Pages) renderPeriods(c echo.Context, pr auth.Principal, driverID uuid.UUID, ans periodsAnswer, status int) error {
 	ctx := c.Request().Context()
 	lang := i18n.From(ctx)
-	driverID := ref.ID()
-	header, err := p.driverHeader(c, pr, driverID)
+	periods, err := p.svc.Finance.ListPeriods(ctx, pr, driverID, finance.Given(finance.PeriodFilter{}))
 	if err != nil {
 		return err
 	}
-	periods, err := p.svc.Finance.ListPeriods(ctx, pr, ref, finance.PeriodFilter{})
+	header, err := p.driverHeader(c, pr, driverID)
 	if err != nil {
 		return err
 	}
 	base := ledgerURL(driverID)
 	d := views.PeriodsData{Driver: header, LedgerURL: base, CSRF: csrfToken(c)}
-	manage := pr.Grant(auth.PeriodsManage) != auth.Deny
-	reopen := pr.Grant(auth.PeriodsReopen) != auth.Deny
+	manage := shows(pr, auth.PeriodsManage)
+	reopen := shows(pr, auth.PeriodsReopen)
 	loc, today := pr.Location(), pr.Today()
 	shown := false
 	for _, per := range periods {
@@ -91,12 +85,8 @@ func (p *Pages) renderPeriods(c echo.Context, pr auth.Principal, ref finance.Ref
 // concerns (above the table when the period is gone); reason is what a
 // refused reopen sent.
 func (p *Pages) periodsRefusal(c echo.Context, pr auth.Principal, driverID uuid.UUID, rowID string, refusal error, reason string) error {
-	readRef, err := p.svc.Finance.Authorize(c.Request().Context(), pr, auth.FinanceRead, driverID)
-	if err != nil {
-		return err
-	}
 	ans := periodsAnswer{id: rowID, refusal: errorText(i18n.From(c.Request().Context()), refusal), reason: reason}
-	return p.renderPeriods(c, pr, readRef, ans, refusalStatus(refusal))
+	return p.renderPeriods(c, pr, driverID, ans, refusalStatus(refusal))
 }
 
 // periodsURL is the driver's periods page.
@@ -110,7 +100,7 @@ func (p *Pages) confirmClosePeriod(c echo.Context) error {
 	pr := web.Principal(c)
 	ctx := c.Request().Context()
 	driverID, id := web.PathID(c, "id"), web.PathID(c, "period_id")
-	_, err := p.svc.Finance.AuthorizeRecord(ctx, pr, auth.PeriodsManage, driverID, finance.PeriodRecord, id)
+	_, err := p.svc.Finance.PeriodToClose(ctx, pr, driverID, id)
 	if goneRecord(err) {
 		return p.periodsRefusal(c, pr, driverID, id.String(), err, "")
 	}
@@ -129,11 +119,7 @@ const closePendingRows = 100
 func (p *Pages) renderCloseConfirm(c echo.Context, pr auth.Principal, driverID, id uuid.UUID, problem string, status int) error {
 	ctx := c.Request().Context()
 	lang := i18n.From(ctx)
-	ref, err := p.svc.Finance.Authorize(ctx, pr, auth.FinanceRead, driverID)
-	if err != nil {
-		return err
-	}
-	periods, err := p.svc.Finance.ListPeriods(ctx, pr, ref, finance.PeriodFilter{})
+	periods, err := p.svc.Finance.ListPeriods(ctx, pr, driverID, finance.Given(finance.PeriodFilter{}))
 	if err != nil {
 		return err
 	}
@@ -143,7 +129,7 @@ func (p *Pages) renderCloseConfirm(c echo.Context, pr auth.Principal, driverID, 
 	}
 	per := periods[i]
 	pending := []string{finance.StatusPending, finance.StatusDisputed}
-	list, err := p.svc.Finance.ListTransactions(ctx, pr, ref, finance.TransactionFilter{PeriodID: &id, Statuses: pending, Page: 1, PerPage: closePendingRows})
+	list, err := p.svc.Finance.ListTransactions(ctx, pr, driverID, finance.TransactionFilter{PeriodID: &id, Statuses: pending, Page: 1, PerPage: closePendingRows})
 	if err != nil {
 		return err
 	}
@@ -172,9 +158,9 @@ func (p *Pages) renderCloseConfirm(c echo.Context, pr auth.Principal, driverID, 
 // them; any other refusal shows in the period's row.
 func (p *Pages) closePeriod(c echo.Context) error {
 	in := finance.ClosePeriodInput{Force: c.FormValue("force") == "true"}
-	return p.periodAction(c, auth.PeriodsManage, "finance.flash.period_close", "",
-		func(ctx context.Context, pr auth.Principal, ref finance.Ref) error {
-			_, err := p.svc.Finance.ClosePeriod(ctx, pr, ref, in)
+	return p.periodAction(c, "finance.flash.period_close", "",
+		func(ctx context.Context, pr auth.Principal, driverID, id uuid.UUID) error {
+			_, err := p.svc.Finance.ClosePeriod(ctx, pr, driverID, id, finance.Given(in))
 			if finance.PendingOf(err) != nil {
 				return p.renderCloseConfirm(c, pr, web.PathID(c, "id"), web.PathID(c, "period_id"), errorText(i18n.From(ctx), err), refusalStatus(err))
 			}
@@ -186,9 +172,9 @@ func (p *Pages) closePeriod(c echo.Context) error {
 // refusal (no reason, a paid period) shows in the row with the reason sent.
 func (p *Pages) reopenPeriod(c echo.Context) error {
 	reason := c.FormValue("reason")
-	return p.periodAction(c, auth.PeriodsReopen, "finance.reopen.done", reason,
-		func(ctx context.Context, pr auth.Principal, ref finance.Ref) error {
-			_, err := p.svc.Finance.ReopenPeriod(ctx, pr, ref, finance.ReopenInput{Reason: &reason})
+	return p.periodAction(c, "finance.reopen.done", reason,
+		func(ctx context.Context, pr auth.Principal, driverID, id uuid.UUID) error {
+			_, err := p.svc.Finance.ReopenPeriod(ctx, pr, driverID, id, finance.Given(finance.ReopenInput{Reason: &reason}))
 			return err
 		})
 }
@@ -196,35 +182,32 @@ func (p *Pages) reopenPeriod(c echo.Context) error {
 // payPeriod marks a closed period paid from its row; a refusal shows in
 // the row.
 func (p *Pages) payPeriod(c echo.Context) error {
-	return p.periodAction(c, auth.PeriodsManage, "finance.flash.period_pay", "",
-		func(ctx context.Context, pr auth.Principal, ref finance.Ref) error {
-			_, err := p.svc.Finance.PayPeriod(ctx, pr, ref, nil)
+	return p.periodAction(c, "finance.flash.period_pay", "",
+		func(ctx context.Context, pr auth.Principal, driverID, id uuid.UUID) error {
+			_, err := p.svc.Finance.PayPeriod(ctx, pr, driverID, id, nil)
 			return err
 		})
 }
 
-// periodAction is the one flow of a period's row action: the guard for
-// action, then do; a refusal of either shows in the period's row (with
-// reason, the text the row's form sent), success flashes done and goes back
-// to the periods page. do may answer the request itself (the close's
+// periodAction is the one flow of a period's row action: do, the service
+// call that checks the caller and acts; a refusal of the action (not of the
+// caller) shows in the period's row (with reason, the text the row's form
+// sent; a period gone without it), success flashes done and goes back to
+// the periods page. do may answer the request itself (the close's
 // confirmation) and return its result.
-func (p *Pages) periodAction(c echo.Context, action auth.Action, done, reason string,
-	do func(ctx context.Context, pr auth.Principal, ref finance.Ref) error) error {
+func (p *Pages) periodAction(c echo.Context, done, reason string,
+	do func(ctx context.Context, pr auth.Principal, driverID, id uuid.UUID) error) error {
 	pr := web.Principal(c)
 	ctx := c.Request().Context()
 	driverID, id := web.PathID(c, "id"), web.PathID(c, "period_id")
-	ref, err := p.svc.Finance.AuthorizeRecord(ctx, pr, action, driverID, finance.PeriodRecord, id)
-	if goneRecord(err) {
-		return p.periodsRefusal(c, pr, driverID, id.String(), err, "")
-	}
-	if err != nil {
-		return err
-	}
-	err = do(ctx, pr, ref)
+	err := do(ctx, pr, driverID, id)
 	if c.Response().Committed {
 		return err
 	}
-	if refused(err) {
+	if goneRecord(err) {
+		return p.periodsRefusal(c, pr, driverID, id.String(), err, "")
+	}
+	if formRefused(err) {
 		return p.periodsRefusal(c, pr, driverID, id.String(), err, reason)
 	}
 	if err != nil {

@@ -33,18 +33,15 @@ var queueColumns = []struct{ label, sortBy, class string }{
 // for approval, with the bulk actions.
 func (p *Pages) financeQueue(c echo.Context) error {
 	pr := web.Principal(c)
-	if pr.Grant(auth.FinanceRead) == auth.Own {
-		if pr.DriverID != nil {
-			return p.redirect(c, ledgerURL(*pr.DriverID))
-		}
-		return apperr.Forbidden()
-	}
-	company, err := pr.Scope(auth.FinanceRead)
+	own, err := p.svc.Finance.OwnLedger(pr)
 	if err != nil {
 		return err
 	}
+	if own != nil { // a driver has no company list: its own ledger
+		return p.redirect(c, ledgerURL(*own))
+	}
 	st := readFinanceState("/finance", true, c.QueryParams())
-	d, err := p.queueData(c, pr, company, &st)
+	d, err := p.queueData(c, pr, &st)
 	if err != nil {
 		return err
 	}
@@ -57,7 +54,7 @@ func (p *Pages) financeQueue(c echo.Context) error {
 
 // queueData lists the queue for the state; refused filters are named and
 // left out.
-func (p *Pages) queueData(c echo.Context, pr auth.Principal, company auth.Ref, st *financeState) (views.QueueData, error) {
+func (p *Pages) queueData(c echo.Context, pr auth.Principal, st *financeState) (views.QueueData, error) {
 	ctx := c.Request().Context()
 	lang := i18n.From(ctx)
 	var problems []string
@@ -84,20 +81,20 @@ func (p *Pages) queueData(c echo.Context, pr auth.Principal, company auth.Ref, s
 		}
 		f.DriverIDs = append(f.DriverIDs, ids...)
 	}
-	list, err := p.svc.Finance.ListCompanyTransactions(ctx, pr, company, f)
+	list, err := p.svc.Finance.ListCompanyTransactions(ctx, pr, f)
 	if apperr.KindOf(err) == apperr.KindValidation {
 		problems = append(problems, translatedMessages(lang, err)...)
 		st.drop(translatedFields(lang, err))
 		f.TransactionFilter = st.filter()
 		f.SortBy, f.SortOrder = st.SortBy, st.SortOrder
-		list, err = p.svc.Finance.ListCompanyTransactions(ctx, pr, company, f)
+		list, err = p.svc.Finance.ListCompanyTransactions(ctx, pr, f)
 	}
 	if err != nil {
 		return views.QueueData{}, err
 	}
 	d := views.QueueData{
 		Filters: st.filterForm(lang, "/finance"), Summary: summaryView(lang, list.Summary, list.Summaries),
-		CanWrite: pr.Grant(auth.FinanceWrite) != auth.Deny, CSRF: csrfToken(c), Back: st.url(),
+		CanWrite: shows(pr, auth.FinanceWrite), CSRF: csrfToken(c), Back: st.url(),
 	}
 	d.Filters.Problem = strings.Join(problems, " ")
 	offices, err := p.svc.Drivers.Offices(ctx, pr)
@@ -147,11 +144,7 @@ func (p *Pages) queueData(c echo.Context, pr auth.Principal, company auth.Ref, s
 // driversNamed finds the drivers a name or number search matches (as the
 // drivers list searches: accent-insensitive), at most 100.
 func (p *Pages) driversNamed(c echo.Context, pr auth.Principal, search string) ([]uuid.UUID, error) {
-	company, err := pr.Scope(auth.DriversRead)
-	if err != nil {
-		return nil, err
-	}
-	res, err := p.svc.Drivers.List(c.Request().Context(), pr, company, drivers.ListParams{Search: search, Page: 1, PerPage: 100})
+	res, err := p.svc.Drivers.List(c.Request().Context(), pr, listParams(drivers.ListParams{Search: search, Page: 1, PerPage: 100}))
 	if apperr.KindOf(err) == apperr.KindValidation {
 		return nil, nil
 	}
@@ -170,8 +163,7 @@ func (p *Pages) driversNamed(c echo.Context, pr auth.Principal, search string) (
 // with each one's result; a refused one says why.
 func (p *Pages) financeBulk(c echo.Context) error {
 	pr := web.Principal(c)
-	company, err := pr.Scope(auth.FinanceWrite)
-	if err != nil {
+	if err := p.svc.Finance.MayMoveMany(pr); err != nil {
 		return err
 	}
 	ctx := c.Request().Context()
@@ -183,11 +175,7 @@ func (p *Pages) financeBulk(c echo.Context) error {
 	back := localBack(form.Get("back"), "/finance", "/finance")
 	bu, _ := url.Parse(back)
 	st := readFinanceState("/finance", true, bu.Query())
-	readCompany, err := pr.Scope(auth.FinanceRead)
-	if err != nil {
-		return err
-	}
-	before, err := p.queueData(c, pr, readCompany, &st)
+	before, err := p.queueData(c, pr, &st)
 	if err != nil {
 		return err
 	}
@@ -212,11 +200,11 @@ func (p *Pages) financeBulk(c echo.Context) error {
 	case len(ids) == 0:
 		problem, status = lang.T("finance.bulk.none_selected"), http.StatusUnprocessableEntity
 	default:
-		if results, err = p.svc.Finance.MoveMany(ctx, pr, company, ids, to); err != nil {
+		if results, err = p.svc.Finance.MoveMany(ctx, pr, ids, to); err != nil {
 			return err
 		}
 	}
-	d, err := p.queueData(c, pr, readCompany, &st)
+	d, err := p.queueData(c, pr, &st)
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/konvoj/konvoj/internal/apperr"
-	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/finance"
 	"github.com/konvoj/konvoj/internal/forms"
 	"github.com/konvoj/konvoj/internal/i18n"
@@ -85,18 +84,18 @@ func (p *Pages) transactionAnswer(c echo.Context, status int, d views.Transactio
 
 func (p *Pages) newTransaction(c echo.Context) error {
 	pr := web.Principal(c)
-	ref, err := p.svc.Finance.Authorize(c.Request().Context(), pr, auth.FinanceWrite, web.PathID(c, "id"))
-	if err != nil {
+	driverID := web.PathID(c, "id")
+	if err := p.svc.Finance.TransactionForm(c.Request().Context(), pr, driverID); err != nil {
 		return err
 	}
-	header, err := p.driverHeader(c, pr, ref.ID())
+	header, err := p.driverHeader(c, pr, driverID)
 	if err != nil {
 		return err
 	}
 	d := p.transactionForm(c, header, map[string]string{
 		"transaction_date": pr.Today().String(), "currency": pr.CompanyCurrency,
 	}, nil)
-	d.Creating, d.Action, d.Token = true, ledgerURL(ref.ID())+"/new", forms.NewToken()
+	d.Creating, d.Action, d.Token = true, ledgerURL(driverID)+"/new", forms.NewToken()
 	return p.render(c, http.StatusOK, "finance.new", views.TransactionFormPage(d))
 }
 
@@ -107,8 +106,8 @@ func (p *Pages) newTransaction(c echo.Context) error {
 func (p *Pages) createTransaction(c echo.Context) error {
 	pr := web.Principal(c)
 	ctx := c.Request().Context()
-	ref, err := p.svc.Finance.Authorize(ctx, pr, auth.FinanceWrite, web.PathID(c, "id"))
-	if err != nil {
+	driverID := web.PathID(c, "id")
+	if err := p.svc.Finance.TransactionForm(ctx, pr, driverID); err != nil {
 		return err
 	}
 	in, values, err := transactionInput(c)
@@ -124,25 +123,25 @@ func (p *Pages) createTransaction(c echo.Context) error {
 		p.flash(c, views.FlashInfo, "finance.flash.already_saved")
 		return p.redirect(c, claim.Done)
 	}
-	_, err = p.svc.Finance.CreateTransaction(ctx, pr, ref, in)
+	_, err = p.svc.Finance.CreateTransaction(ctx, pr, driverID, finance.Given(in))
 	if err != nil {
 		if rerr := p.svc.Forms.Release(ctx, pr, claim); rerr != nil {
 			return rerr
 		}
 	}
-	if refused(err) {
-		header, herr := p.driverHeader(c, pr, ref.ID())
+	if formRefused(err) {
+		header, herr := p.driverHeader(c, pr, driverID)
 		if herr != nil {
 			return herr
 		}
 		d := p.transactionForm(c, header, values, formRefusal(i18n.From(ctx), err))
-		d.Creating, d.Action, d.Token = true, ledgerURL(ref.ID())+"/new", token
+		d.Creating, d.Action, d.Token = true, ledgerURL(driverID)+"/new", token
 		return p.transactionAnswer(c, refusalStatus(err), d)
 	}
 	if err != nil {
 		return err
 	}
-	to := ledgerURL(ref.ID())
+	to := ledgerURL(driverID)
 	if err := p.svc.Forms.Finish(ctx, pr, claim, to); err != nil {
 		return err
 	}
@@ -162,11 +161,7 @@ func (p *Pages) editTransaction(c echo.Context) error {
 	pr := web.Principal(c)
 	ctx := c.Request().Context()
 	driverID := web.PathID(c, "id")
-	ref, err := p.svc.Finance.AuthorizeRecord(ctx, pr, auth.FinanceWrite, driverID, finance.TransactionRecord, web.PathID(c, "transaction_id"))
-	if err != nil {
-		return err
-	}
-	t, err := p.svc.Finance.GetTransaction(ctx, pr, ref)
+	t, err := p.svc.Finance.TransactionToEdit(ctx, pr, driverID, web.PathID(c, "transaction_id"))
 	if err != nil {
 		return err
 	}
@@ -192,17 +187,17 @@ func (p *Pages) updateTransaction(c echo.Context) error {
 	pr := web.Principal(c)
 	ctx := c.Request().Context()
 	driverID := web.PathID(c, "id")
-	ref, err := p.svc.Finance.AuthorizeRecord(ctx, pr, auth.FinanceWrite, driverID, finance.TransactionRecord, web.PathID(c, "transaction_id"))
-	if err != nil {
+	id := web.PathID(c, "transaction_id")
+	var values map[string]string
+	var unreadable error // a form that does not parse: the error page, not the form
+	t, err := p.svc.Finance.UpdateTransaction(ctx, pr, driverID, id, func(in *finance.TransactionInput) error {
+		var err error
+		*in, values, err = transactionInput(c)
+		unreadable = err
 		return err
-	}
-	in, values, err := transactionInput(c)
-	if err != nil {
-		return err
-	}
-	t, err := p.svc.Finance.UpdateTransaction(ctx, pr, ref, in)
-	if refused(err) {
-		cur, gerr := p.svc.Finance.GetTransaction(ctx, pr, ref)
+	})
+	if unreadable == nil && formRefused(err) {
+		cur, gerr := p.svc.Finance.GetTransaction(ctx, pr, driverID, id)
 		if gerr != nil {
 			return gerr
 		}

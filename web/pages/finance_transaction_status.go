@@ -9,7 +9,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/finance"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/views"
@@ -23,16 +22,9 @@ func (p *Pages) moveTransaction(c echo.Context) error {
 	ctx := c.Request().Context()
 	driverID, id := web.PathID(c, "id"), web.PathID(c, "transaction_id")
 	back := localBack(c.FormValue("back"), ledgerURL(driverID), ledgerURL(driverID))
-	ref, err := p.svc.Finance.AuthorizeRecord(ctx, pr, auth.FinanceWrite, driverID, finance.TransactionRecord, id)
-	if goneRecord(err) {
-		return p.ledgerRefusal(c, pr, driverID, back, id.String(), err)
-	}
-	if err != nil {
-		return err
-	}
 	status := strings.TrimSpace(c.FormValue("status"))
-	t, err := p.svc.Finance.UpdateTransaction(ctx, pr, ref, finance.TransactionInput{Status: &status})
-	if refused(err) {
+	t, err := p.svc.Finance.UpdateTransaction(ctx, pr, driverID, id, finance.Given(finance.TransactionInput{Status: &status}))
+	if formRefused(err) {
 		return p.ledgerRefusal(c, pr, driverID, back, id.String(), err)
 	}
 	if err != nil {
@@ -48,11 +40,7 @@ func (p *Pages) confirmDeleteTransaction(c echo.Context) error {
 	pr := web.Principal(c)
 	ctx := c.Request().Context()
 	driverID := web.PathID(c, "id")
-	ref, err := p.svc.Finance.AuthorizeRecord(ctx, pr, auth.FinanceDelete, driverID, finance.TransactionRecord, web.PathID(c, "transaction_id"))
-	if err != nil {
-		return err
-	}
-	t, err := p.svc.Finance.GetTransaction(ctx, pr, ref)
+	t, err := p.svc.Finance.TransactionToDelete(ctx, pr, driverID, web.PathID(c, "transaction_id"))
 	if err != nil {
 		return err
 	}
@@ -82,15 +70,8 @@ func (p *Pages) deleteTransaction(c echo.Context) error {
 	pr := web.Principal(c)
 	ctx := c.Request().Context()
 	driverID, id := web.PathID(c, "id"), web.PathID(c, "transaction_id")
-	ref, err := p.svc.Finance.AuthorizeRecord(ctx, pr, auth.FinanceDelete, driverID, finance.TransactionRecord, id)
-	if goneRecord(err) {
-		return p.ledgerRefusal(c, pr, driverID, ledgerURL(driverID), id.String(), err)
-	}
-	if err != nil {
-		return err
-	}
-	err = p.svc.Finance.DeleteTransaction(ctx, pr, ref)
-	if refused(err) {
+	err := p.svc.Finance.DeleteTransaction(ctx, pr, driverID, id)
+	if formRefused(err) {
 		return p.ledgerRefusal(c, pr, driverID, ledgerURL(driverID), id.String(), err)
 	}
 	if err != nil {

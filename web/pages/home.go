@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
+	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/drivers"
@@ -44,31 +45,31 @@ func (p *Pages) home(c echo.Context) error {
 	}
 	d := views.HomeData{Name: pr.Name, Role: string(pr.Role), CompanyName: co.Name}
 	switch {
-	case pr.Grant(auth.DriversRead) == auth.Own && pr.DriverID == nil:
+	case ownOnly(pr, auth.DriversRead) && pr.DriverID == nil:
 		d.Unlinked = true
-	case pr.Grant(auth.DriversRead) == auth.Own:
+	case ownOnly(pr, auth.DriversRead):
 		if d.Driver, err = p.driverHome(ctx, pr, lang, *pr.DriverID); err != nil {
 			return err
 		}
 	default:
-		if g := pr.Grant(auth.DocumentsList); g != auth.Deny {
+		if shows(pr, auth.DocumentsList) {
 			if d.Documents, err = p.homeDocuments(ctx, pr, lang); err != nil {
 				return err
 			}
 		}
-		if pr.Grant(auth.DocumentsReview) == auth.All {
+		if showsAll(pr, auth.DocumentsReview) {
 			n, err := p.pendingReviews(ctx, pr)
 			if err != nil {
 				return err
 			}
 			d.Review = &views.HomeReview{Count: n, URL: reviewQueueURL}
 		}
-		if pr.Grant(auth.PenaltiesManage) == auth.All {
+		if showsAll(pr, auth.PenaltiesManage) {
 			if d.Disputes, err = p.homeDisputes(ctx, pr, lang); err != nil {
 				return err
 			}
 		}
-		if pr.Grant(auth.PeriodsManage) == auth.All {
+		if showsAll(pr, auth.PeriodsManage) {
 			if d.Finance, err = p.homeFinance(ctx, pr, lang); err != nil {
 				return err
 			}
@@ -87,15 +88,7 @@ func (p *Pages) home(c echo.Context) error {
 // homeDocuments: drivers by document status, the documents in their alert
 // window by stage, and the active drivers who are not ready and why.
 func (p *Pages) homeDocuments(ctx context.Context, pr auth.Principal, lang i18n.Lang) (*views.HomeDocuments, error) {
-	docScope, err := pr.Scope(auth.DocumentsList)
-	if err != nil {
-		return nil, err
-	}
-	drvScope, err := pr.Scope(auth.DriversRead)
-	if err != nil {
-		return nil, err
-	}
-	counts, err := p.svc.Drivers.DocumentStatusCounts(ctx, pr, docScope)
+	counts, err := p.svc.Drivers.DocumentStatusCounts(ctx, pr)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +96,7 @@ func (p *Pages) homeDocuments(ctx context.Context, pr auth.Principal, lang i18n.
 	if err != nil {
 		return nil, err
 	}
-	notReady, err := p.svc.Drivers.NotReady(ctx, pr, drvScope, homeListLimit)
+	notReady, err := p.svc.Drivers.NotReady(ctx, pr, homeListLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -153,11 +146,7 @@ func stageListURL(stage string, maxLead int) string {
 // homeDisputes: the open disputes, oldest first, with their review due
 // date (the dispute queue's first rows).
 func (p *Pages) homeDisputes(ctx context.Context, pr auth.Principal, lang i18n.Lang) (*views.HomeDisputes, error) {
-	scope, err := pr.Scope(auth.PenaltiesRead)
-	if err != nil {
-		return nil, err
-	}
-	q, err := p.svc.Finance.PenaltyQueue(ctx, pr, scope, finance.QueueFilter{Page: 1, PerPage: homeListLimit})
+	q, err := p.svc.Finance.PenaltyQueue(ctx, pr, finance.QueueFilter{Page: 1, PerPage: homeListLimit})
 	if err != nil {
 		return nil, err
 	}
@@ -183,11 +172,7 @@ func (p *Pages) homeDisputes(ctx context.Context, pr auth.Principal, lang i18n.L
 // homeFinance: what waits for approval, what is approved but unpaid, the
 // pay periods to close this month and this month's totals.
 func (p *Pages) homeFinance(ctx context.Context, pr auth.Principal, lang i18n.Lang) (*views.HomeFinance, error) {
-	scope, err := pr.Scope(auth.FinanceRead)
-	if err != nil {
-		return nil, err
-	}
-	ov, err := p.svc.Finance.CompanyOverview(ctx, pr, scope, homeListLimit)
+	ov, err := p.svc.Finance.CompanyOverview(ctx, pr, homeListLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -228,28 +213,20 @@ func (p *Pages) homeFinance(ctx context.Context, pr auth.Principal, lang i18n.La
 // driverHome: the driver's documents to renew or hand in, the penalties it
 // can still accept or dispute, and this month's pay so far.
 func (p *Pages) driverHome(ctx context.Context, pr auth.Principal, lang i18n.Lang, id uuid.UUID) (*views.DriverHome, error) {
-	fin, err := p.svc.Finance.Authorize(ctx, pr, auth.FinanceRead, id)
-	if err != nil {
-		return nil, err
-	}
-	scope, err := pr.Scope(auth.DriversRead)
-	if err != nil {
-		return nil, err
-	}
 	due, err := p.svc.Documents.Due(ctx, pr, homeListLimit)
 	if err != nil {
 		return nil, err
 	}
-	notReady, err := p.svc.Drivers.NotReady(ctx, pr, scope, 1)
+	notReady, err := p.svc.Drivers.NotReady(ctx, pr, 1)
 	if err != nil {
 		return nil, err
 	}
-	pens, err := p.svc.Finance.ListPenalties(ctx, pr, fin, finance.PenaltyFilter{Statuses: []string{finance.PenaltyPending}, Page: 1, PerPage: 50})
+	pens, err := p.svc.Finance.ListPenalties(ctx, pr, id, finance.PenaltyFilter{Statuses: []string{finance.PenaltyPending}, Page: 1, PerPage: 50})
 	if err != nil {
 		return nil, err
 	}
 	today := pr.Today()
-	month, err := p.svc.Finance.ListTransactions(ctx, pr, fin, finance.TransactionFilter{From: ptr(today.MonthStart()), To: ptr(today.MonthEnd()), Page: 1, PerPage: 1})
+	month, err := p.svc.Finance.ListTransactions(ctx, pr, id, finance.TransactionFilter{From: ptr(today.MonthStart()), To: ptr(today.MonthEnd()), Page: 1, PerPage: 1})
 	if err != nil {
 		return nil, err
 	}
@@ -283,16 +260,12 @@ func (p *Pages) driverHome(ctx context.Context, pr auth.Principal, lang i18n.Lan
 	for _, sm := range sums {
 		out.Pay = append(out.Pay, amountView(lang, sm.NetAmount, sm.Currency))
 	}
-	if pr.Grant(auth.RatingRead) != auth.Deny {
-		ref, err := p.svc.Rating.Authorize(ctx, pr, auth.RatingRead, id)
-		if err != nil {
-			return nil, err
-		}
-		r, err := p.svc.Rating.Get(ctx, pr, ref, nil)
-		if err != nil {
-			return nil, err
-		}
+	// A role the rating service refuses sees no rating tile.
+	switch r, err := p.svc.Rating.Read(ctx, pr, id, nil, nil); {
+	case err == nil:
 		out.RatingURL, out.Rating, out.RatingPercentile = ratingURL(id), scoreText(lang, numberDecimal(r.TotalScore)), r.RankPercentile
+	case apperr.KindOf(err) != apperr.KindForbidden:
+		return nil, err
 	}
 	return out, nil
 }

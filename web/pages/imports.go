@@ -1,7 +1,9 @@
 package pages
 
 import (
+	"errors"
 	"io"
+	"mime/multipart"
 	"net/http"
 	"strconv"
 
@@ -39,8 +41,7 @@ func (p *Pages) mountImports(r *web.Routes) {
 func importURL(id uuid.UUID) string { return "/drivers/import/" + id.String() }
 
 func (p *Pages) importUpload(c echo.Context) error {
-	pr := web.Principal(c)
-	if _, err := pr.Scope(auth.DriversImport); err != nil {
+	if _, err := p.svc.Imports.UploadLimit(web.Principal(c)); err != nil {
 		return err
 	}
 	return p.render(c, http.StatusOK, "imports.title", views.ImportUploadPage(p.importUploadData(c)))
@@ -55,11 +56,7 @@ func (p *Pages) importUploadData(c echo.Context) views.ImportUploadData {
 // refused file comes back in the form.
 func (p *Pages) importStart(c echo.Context) error {
 	ctx, pr := c.Request().Context(), web.Principal(c)
-	company, err := pr.Scope(auth.DriversImport)
-	if err != nil {
-		return err
-	}
-	im, err := p.startImport(c, pr, company)
+	im, err := p.startImport(c, pr)
 	if err == nil {
 		return p.redirect(c, importURL(im.ID))
 	}
@@ -83,26 +80,20 @@ func (p *Pages) importStart(c echo.Context) error {
 }
 
 // startImport reads the upload as the API does, always as a dry run.
-func (p *Pages) startImport(c echo.Context, pr auth.Principal, company auth.Ref) (imports.Import, error) {
-	mr, err := web.UploadBody(c, p.svc.Imports.MaxBytes())
-	if err != nil {
-		return imports.Import{}, err
-	}
-	return p.svc.Imports.Receive(c.Request().Context(), pr, company, mr, "", true)
+func (p *Pages) startImport(c echo.Context, pr auth.Principal) (imports.Import, error) {
+	body := func() (*multipart.Reader, error) { return web.UploadBody(c, p.svc.Imports.MaxBytes()) }
+	return p.svc.Imports.Receive(c.Request().Context(), pr, body, "", true)
 }
 
 // importTemplate downloads the template in the page's language.
 func (p *Pages) importTemplate(c echo.Context) error {
 	ctx, pr := c.Request().Context(), web.Principal(c)
-	company, err := pr.Scope(auth.DriversImport)
-	if err != nil {
-		return err
-	}
-	format, err := export.FormatParam(c.QueryParam("format"))
-	if err != nil {
-		return err
-	}
-	data, err := p.svc.Imports.Template(ctx, pr, company, i18n.From(ctx), format)
+	var format export.Format
+	data, err := p.svc.Imports.Template(ctx, pr, i18n.From(ctx), func() (export.Format, error) {
+		var err error
+		format, err = export.FormatParam(c.QueryParam("format"))
+		return format, err
+	})
 	if err != nil {
 		return err
 	}
@@ -127,32 +118,22 @@ func (p *Pages) importProgress(c echo.Context) error {
 	return p.fragment(c, http.StatusOK, views.ImportState(d))
 }
 
-// importState guards the import of the path and reads what its page shows.
+// importState reads what the page of the path's import shows.
 func (p *Pages) importState(c echo.Context) (views.ImportData, error) {
-	ctx, pr := c.Request().Context(), web.Principal(c)
-	id := web.PathID(c, "id")
-	ref, err := p.svc.Imports.Authorize(ctx, pr, id)
-	if err != nil {
-		return views.ImportData{}, err
-	}
-	return p.importData(c, ref, id)
+	return p.importData(c, web.PathID(c, "id"))
 }
 
-func (p *Pages) importData(c echo.Context, ref auth.Ref, id uuid.UUID) (views.ImportData, error) {
+func (p *Pages) importData(c echo.Context, id uuid.UUID) (views.ImportData, error) {
 	ctx, pr := c.Request().Context(), web.Principal(c)
 	lang := i18n.From(ctx)
-	st, err := p.svc.Imports.State(ctx, pr, ref, id)
+	pv, err := p.svc.Imports.Preview(ctx, pr, id, lang, importPreviewRows)
 	if err != nil {
 		return views.ImportData{}, err
 	}
-	d := views.ImportData{CSRF: csrfToken(c), Token: forms.NewToken(), URL: importURL(id), Filename: st.Filename, Status: st.Status,
-		DryRun: st.DryRun, Progress: st.Progress, Rows: st.Rows}
+	d := views.ImportData{CSRF: csrfToken(c), Token: forms.NewToken(), URL: importURL(id), Filename: pv.Filename, Status: pv.Status,
+		DryRun: pv.DryRun, Progress: pv.Progress, Rows: pv.Rows}
 	if d.Running() || d.Status == "failed" {
 		return d, nil
-	}
-	pv, err := p.svc.Imports.Preview(ctx, pr, ref, id, lang, importPreviewRows)
-	if err != nil {
-		return views.ImportData{}, err
 	}
 	d.Rows, d.Created, d.Updated, d.Unchanged, d.Problems = pv.Rows, pv.Created, pv.Updated, pv.Unchanged, len(pv.Errors)
 	d.Fields = []views.Option{{Value: "", Label: lang.T("imports.ignore")}}
@@ -203,25 +184,23 @@ func (p *Pages) importData(c echo.Context, ref auth.Ref, id uuid.UUID) (views.Im
 func (p *Pages) importMapping(c echo.Context) error {
 	ctx, pr := c.Request().Context(), web.Principal(c)
 	id := web.PathID(c, "id")
-	ref, err := p.svc.Imports.Authorize(ctx, pr, id)
-	if err != nil {
-		return err
-	}
-	form, err := c.FormParams()
-	if err != nil {
-		return apperr.BadRequest("msg.common.form_unreadable")
-	}
-	cur, err := p.svc.Imports.Get(ctx, pr, id, i18n.From(ctx))
-	if err != nil {
-		return err
-	}
-	mapping := map[string]string{}
-	for i, col := range cur.Columns {
-		if v, ok := form["field."+strconv.Itoa(i)]; ok && len(v) > 0 {
-			mapping[col.Header] = v[0]
+	im, err := p.svc.Imports.Again(ctx, pr, id, i18n.From(ctx), func(cur imports.Import, in *imports.Again) error {
+		form, err := c.FormParams()
+		if err != nil {
+			return apperr.BadRequest("msg.common.form_unreadable")
 		}
+		in.DryRun, in.Mapping = true, map[string]string{}
+		for i, col := range cur.Columns {
+			if v, ok := form["field."+strconv.Itoa(i)]; ok && len(v) > 0 {
+				in.Mapping[col.Header] = v[0]
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return p.importRefused(c, id, err)
 	}
-	return p.importAgain(c, ref, id, true, mapping)
+	return p.redirect(c, importURL(im.ID))
 }
 
 // importConfirm runs a checked file for real, with its column matching,
@@ -230,23 +209,29 @@ func (p *Pages) importMapping(c echo.Context) error {
 func (p *Pages) importConfirm(c echo.Context) error {
 	ctx, pr := c.Request().Context(), web.Principal(c)
 	id := web.PathID(c, "id")
-	ref, err := p.svc.Imports.Authorize(ctx, pr, id)
-	if err != nil {
-		return err
-	}
-	claim, err := p.svc.Forms.Claim(ctx, pr, c.FormValue("form_token"))
-	if err != nil {
-		return err
-	}
-	if !claim.Fresh {
+	var claim forms.Claim
+	claimed := false
+	im, err := p.svc.Imports.Again(ctx, pr, id, i18n.From(ctx), func(_ imports.Import, in *imports.Again) error {
+		var err error
+		if claim, err = p.svc.Forms.Claim(ctx, pr, c.FormValue("form_token")); err != nil {
+			return err
+		}
+		if !claim.Fresh {
+			return errFormDone
+		}
+		claimed, in.DryRun = true, false
+		return nil
+	})
+	if errors.Is(err, errFormDone) {
 		return p.redirect(c, claim.Done)
 	}
-	im, err := p.svc.Imports.Again(ctx, pr, ref, id, false, nil)
 	if err != nil {
-		if rerr := p.svc.Forms.Release(ctx, pr, claim); rerr != nil {
-			return rerr
+		if claimed {
+			if rerr := p.svc.Forms.Release(ctx, pr, claim); rerr != nil {
+				return rerr
+			}
 		}
-		return p.importRefused(c, ref, id, err)
+		return p.importRefused(c, id, err)
 	}
 	to := importURL(im.ID)
 	if err := p.svc.Forms.Finish(ctx, pr, claim, to); err != nil {
@@ -255,25 +240,14 @@ func (p *Pages) importConfirm(c echo.Context) error {
 	return p.redirect(c, to)
 }
 
-// importAgain starts the new run and opens its page; a refused matching
-// comes back on the import's page with the messages.
-func (p *Pages) importAgain(c echo.Context, ref auth.Ref, id uuid.UUID, dryRun bool, mapping map[string]string) error {
-	ctx, pr := c.Request().Context(), web.Principal(c)
-	im, err := p.svc.Imports.Again(ctx, pr, ref, id, dryRun, mapping)
-	if err == nil {
-		return p.redirect(c, importURL(im.ID))
-	}
-	return p.importRefused(c, ref, id, err)
-}
-
 // importRefused shows a refused matching on the import's page with the
 // messages; any other error goes to the error page.
-func (p *Pages) importRefused(c echo.Context, ref auth.Ref, id uuid.UUID, err error) error {
+func (p *Pages) importRefused(c echo.Context, id uuid.UUID, err error) error {
 	ctx := c.Request().Context()
 	if apperr.KindOf(err) != apperr.KindValidation {
 		return err
 	}
-	d, derr := p.importData(c, ref, id)
+	d, derr := p.importData(c, id)
 	if derr != nil {
 		return derr
 	}

@@ -119,12 +119,8 @@ func (s monthEndState) filter() finance.MonthFilter {
 // buttons for those who may close and pay).
 func (p *Pages) monthEnd(c echo.Context) error {
 	pr := web.Principal(c)
-	company, err := pr.Scope(auth.PayrollRead)
-	if err != nil {
-		return err
-	}
 	st := readMonthEndState(pr, c.QueryParams())
-	d, err := p.monthEndData(c, pr, company, &st, nil)
+	d, err := p.monthEndData(c, pr, &st, nil)
 	if err != nil {
 		return err
 	}
@@ -138,14 +134,14 @@ func (p *Pages) monthEnd(c echo.Context) error {
 // monthEndData lists the month for the state; refused filters are named
 // and left out. selected keeps rows ticked (the refused ones after a bulk
 // action).
-func (p *Pages) monthEndData(c echo.Context, pr auth.Principal, company auth.Ref, st *monthEndState, selected map[string]bool) (views.MonthEndData, error) {
+func (p *Pages) monthEndData(c echo.Context, pr auth.Principal, st *monthEndState, selected map[string]bool) (views.MonthEndData, error) {
 	ctx := c.Request().Context()
 	lang := i18n.From(ctx)
 	var problems []string
 	if st.badMonth {
 		problems = append(problems, lang.T("monthend.filter.bad_month", "month", monthLabel(lang, rating.PeriodOf(st.Month))))
 	}
-	list, err := p.svc.Finance.ListMonthPeriods(ctx, pr, company, st.filter())
+	list, err := p.svc.Finance.ListMonthPeriods(ctx, pr, finance.Given(st.filter()))
 	if apperr.KindOf(err) == apperr.KindValidation {
 		problems = append(problems, translatedMessages(lang, err)...)
 		for f := range translatedFields(lang, err) {
@@ -156,7 +152,7 @@ func (p *Pages) monthEndData(c echo.Context, pr auth.Principal, company auth.Ref
 				st.Type = finance.PeriodMonthly
 			}
 		}
-		list, err = p.svc.Finance.ListMonthPeriods(ctx, pr, company, st.filter())
+		list, err = p.svc.Finance.ListMonthPeriods(ctx, pr, finance.Given(st.filter()))
 	}
 	if err != nil {
 		return views.MonthEndData{}, err
@@ -170,7 +166,7 @@ func (p *Pages) monthEndData(c echo.Context, pr auth.Principal, company auth.Ref
 		Month: st.monthValue(), MonthText: monthLabel(lang, month),
 		PrevURL: prev.url(), NextURL: next.url(), ClearURL: clear.url(),
 		Type: st.Type, OfficeIDs: st.Offices, StatusValues: st.Statuses,
-		CanManage: pr.Grant(auth.PeriodsManage) != auth.Deny, CSRF: csrfToken(c),
+		CanManage: shows(pr, auth.PeriodsManage), CSRF: csrfToken(c),
 		ExportCSV: payroll + "csv", ExportXLSX: payroll + "xlsx",
 		Problem: strings.Join(problems, " "),
 	}
@@ -225,8 +221,7 @@ func (p *Pages) monthEndData(c echo.Context, pr auth.Principal, company auth.Ref
 // pay, and the page again with each period's result.
 func (p *Pages) monthEndBulk(c echo.Context) error {
 	pr := web.Principal(c)
-	company, err := pr.Scope(auth.PeriodsManage)
-	if err != nil {
+	if err := p.svc.Finance.MayMovePeriods(pr); err != nil {
 		return err
 	}
 	ctx := c.Request().Context()
@@ -237,10 +232,6 @@ func (p *Pages) monthEndBulk(c echo.Context) error {
 	}
 	st := readMonthEndState(pr, form)
 	st.Page = 1
-	readCompany, err := pr.Scope(auth.PayrollRead)
-	if err != nil {
-		return err
-	}
 	action := form.Get("action")
 	all := form.Get("all") == "1"
 	var ids []uuid.UUID
@@ -252,7 +243,7 @@ func (p *Pages) monthEndBulk(c echo.Context) error {
 		}
 	}
 	refuse := func(msg string) error {
-		d, err := p.monthEndData(c, pr, readCompany, &st, selected)
+		d, err := p.monthEndData(c, pr, &st, selected)
 		if err != nil {
 			return err
 		}
@@ -285,7 +276,7 @@ func (p *Pages) monthEndBulk(c echo.Context) error {
 		}
 	}
 	if form.Get("confirmed") != "1" {
-		sm, err := p.svc.Finance.PreviewPeriods(ctx, pr, company, in)
+		sm, err := p.svc.Finance.PreviewPeriods(ctx, pr, finance.Given(in))
 		if apperr.KindOf(err) == apperr.KindValidation {
 			return refuse(strings.Join(translatedMessages(lang, err), " "))
 		}
@@ -306,9 +297,9 @@ func (p *Pages) monthEndBulk(c echo.Context) error {
 	}
 	var results []finance.BulkResult
 	if action == "close" {
-		results, err = p.svc.Finance.ClosePeriods(ctx, pr, company, in)
+		results, err = p.svc.Finance.ClosePeriods(ctx, pr, finance.Given(in))
 	} else {
-		results, err = p.svc.Finance.PayPeriods(ctx, pr, company, in)
+		results, err = p.svc.Finance.PayPeriods(ctx, pr, finance.Given(in))
 	}
 	if apperr.KindOf(err) == apperr.KindValidation {
 		return refuse(strings.Join(translatedMessages(lang, err), " "))
@@ -331,7 +322,7 @@ func (p *Pages) monthEndBulk(c echo.Context) error {
 		}
 		res.Rows = append(res.Rows, row)
 	}
-	d, err := p.monthEndData(c, pr, readCompany, &st, refused)
+	d, err := p.monthEndData(c, pr, &st, refused)
 	if err != nil {
 		return err
 	}
@@ -344,22 +335,22 @@ func (p *Pages) monthEndBulk(c echo.Context) error {
 // language.
 func (p *Pages) payrollExport(c echo.Context) error {
 	pr := web.Principal(c)
-	company, err := pr.Scope(auth.PayrollRead)
-	if err != nil {
-		return err
-	}
-	periodStart := strings.TrimSpace(c.QueryParam("period_start"))
-	format, err := export.FormatParam(c.QueryParam("format"))
-	if err != nil {
-		return err
-	}
-	month, err := finance.PayrollMonth(periodStart)
-	if err != nil {
-		return err
-	}
 	ctx := c.Request().Context()
 	lang := i18n.From(ctx)
-	return web.Export(c, format, finance.PayrollName(month), lang.T("payroll.sheet"), func(start func() (export.Writer, error)) error {
-		return p.svc.Finance.ExportPayroll(ctx, pr, company, periodStart, lang, start)
+	var format export.Format
+	read := func(periodStart *string) error {
+		*periodStart = strings.TrimSpace(c.QueryParam("period_start"))
+		var err error
+		format, err = export.FormatParam(c.QueryParam("format"))
+		return err
+	}
+	return p.svc.Finance.ExportPayroll(ctx, pr, read, lang, func(month civil.Date) (export.Writer, error) {
+		var w export.Writer
+		err := web.Export(c, format, finance.PayrollName(month), lang.T("payroll.sheet"), func(start func() (export.Writer, error)) error {
+			var err error
+			w, err = start()
+			return err
+		})
+		return w, err
 	})
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/i18n"
+	"github.com/konvoj/konvoj/web/webtest"
 )
 
 // monthEndWorld is the finance world with money last month: Jan's
@@ -47,11 +48,7 @@ func newMonthEndWorld(t *testing.T) *monthEndWorld {
 
 func (w *monthEndWorld) status(t *testing.T, period string) string {
 	t.Helper()
-	var s string
-	if err := w.env.DB.QueryRow(context.Background(), `SELECT status FROM finance_periods WHERE id = $1`, period).Scan(&s); err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return webtest.Value[string](t, w.env, `SELECT status FROM finance_periods WHERE id = $1`, period)
 }
 
 func TestMonthEndPage(t *testing.T) {

@@ -40,7 +40,7 @@ func (p *Pages) notifications(c echo.Context) error {
 		return err
 	}
 	lang, loc := i18n.From(ctx), pr.Location()
-	d := views.NotificationsData{CSRF: csrfToken(c), DevOutbox: p.devLogin && pr.Grant(auth.OutboxRead) != auth.Deny, Page: page, LastPage: lastPage(total, notificationsPerPage)}
+	d := views.NotificationsData{CSRF: csrfToken(c), DevOutbox: p.devLogin && shows(pr, auth.OutboxRead), Page: page, LastPage: lastPage(total, notificationsPerPage)}
 	for _, n := range list {
 		link := "/settings/webhooks" // a disabled webhook endpoint
 		if n.DriverID != nil && n.DocumentID != nil {

@@ -6,7 +6,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/views"
 	"github.com/konvoj/konvoj/web"
@@ -30,12 +29,8 @@ func (p *Pages) mountOutbox(r *web.Routes) {
 
 func (p *Pages) outbox(c echo.Context) error {
 	ctx, pr := c.Request().Context(), web.Principal(c)
-	company, err := pr.Scope(auth.OutboxRead)
-	if err != nil {
-		return err
-	}
 	page := pageParam(c)
-	mails, total, err := p.svc.Notifications.Outbox(ctx, pr, company, page, outboxPerPage)
+	mails, total, err := p.svc.Notifications.Outbox(ctx, pr, page, outboxPerPage)
 	if err != nil {
 		return err
 	}
@@ -62,11 +57,7 @@ func (p *Pages) outbox(c echo.Context) error {
 // inline styles.
 func (p *Pages) outboxHTML(c echo.Context) error {
 	ctx, pr := c.Request().Context(), web.Principal(c)
-	company, err := pr.Scope(auth.OutboxRead)
-	if err != nil {
-		return err
-	}
-	html, err := p.svc.Notifications.OutboxHTML(ctx, pr, company, web.PathID(c, "id"))
+	html, err := p.svc.Notifications.OutboxHTML(ctx, pr, web.PathID(c, "id"))
 	if err != nil {
 		return err
 	}

@@ -154,7 +154,7 @@ func (p *Pages) addCountedNav(item views.NavItem, action auth.Action, count func
 func (p *Pages) navFor(ctx context.Context, pr auth.Principal, path string) []views.NavItem {
 	var out []views.NavItem
 	for _, e := range p.nav {
-		if e.action != "" && pr.Grant(e.action) == auth.Deny {
+		if e.action != "" && !shows(pr, e.action) {
 			continue
 		}
 		it := e.item
@@ -166,7 +166,7 @@ func (p *Pages) navFor(ctx context.Context, pr auth.Principal, path string) []vi
 			}
 			it.Count = n
 		}
-		if e.own != nil && pr.Grant(e.action) == auth.Own {
+		if e.own != nil && ownOnly(pr, e.action) {
 			var ok bool
 			if it, ok = e.own(pr); !ok {
 				continue

@@ -5,7 +5,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/finance"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/views"
@@ -28,30 +27,22 @@ func (p *Pages) mountPay(r *web.Routes) {
 func (p *Pages) payPage(c echo.Context) error {
 	pr := web.Principal(c)
 	ctx := c.Request().Context()
-	fin, err := p.svc.Finance.Authorize(ctx, pr, auth.FinanceRead, web.PathID(c, "id"))
-	if err != nil {
-		return err
-	}
 	lang := i18n.From(ctx)
-	id := fin.ID()
+	id := web.PathID(c, "id")
 	today := pr.Today()
-	month, err := p.svc.Finance.ListTransactions(ctx, pr, fin, finance.TransactionFilter{
+	month, err := p.svc.Finance.ListTransactions(ctx, pr, id, finance.TransactionFilter{
 		From: ptr(today.MonthStart()), To: ptr(today.MonthEnd()), Page: 1, PerPage: payMonthRows})
 	if err != nil {
 		return err
 	}
-	periods, err := p.svc.Finance.ListPeriods(ctx, pr, fin, finance.PeriodFilter{})
+	periods, err := p.svc.Finance.ListPeriods(ctx, pr, id, finance.Given(finance.PeriodFilter{}))
 	if err != nil {
 		return err
 	}
 	d := views.PayData{DriverURL: driverURL(id), Self: pr.DriverID != nil && *pr.DriverID == id,
 		Month: spanText(lang, today.MonthStart(), today), More: max(0, month.Total-len(month.Transactions))}
 	if !d.Self {
-		ref, err := p.svc.Drivers.Authorize(ctx, pr, auth.DriversRead, id)
-		if err != nil {
-			return err
-		}
-		drv, err := p.svc.Drivers.Get(ctx, pr, ref)
+		drv, err := p.svc.Drivers.Read(ctx, pr, id)
 		if err != nil {
 			return err
 		}

@@ -90,11 +90,7 @@ func penaltyCard(lang i18n.Lang, pr auth.Principal, pen finance.Penalty) views.P
 // drivers' guard (every role that may list penalties may read drivers).
 func (p *Pages) penaltyDriver(c echo.Context, driverID uuid.UUID) (views.DriverRef, error) {
 	ctx, pr := c.Request().Context(), web.Principal(c)
-	ref, err := p.svc.Drivers.Authorize(ctx, pr, auth.DriversRead, driverID)
-	if err != nil {
-		return views.DriverRef{}, err
-	}
-	d, err := p.svc.Drivers.Get(ctx, pr, ref)
+	d, err := p.svc.Drivers.Read(ctx, pr, driverID)
 	if err != nil {
 		return views.DriverRef{}, err
 	}
@@ -105,24 +101,21 @@ func (p *Pages) penaltyDriver(c echo.Context, driverID uuid.UUID) (views.DriverR
 func (p *Pages) penaltyList(c echo.Context) error {
 	ctx, pr := c.Request().Context(), web.Principal(c)
 	lang := i18n.From(ctx)
-	ref, err := p.svc.Finance.Authorize(ctx, pr, auth.PenaltiesRead, web.PathID(c, "id"))
+	driverID := web.PathID(c, "id")
+	list, err := p.svc.Finance.ListPenalties(ctx, pr, driverID, finance.PenaltyFilter{Page: 1, PerPage: 100})
 	if err != nil {
 		return err
 	}
-	list, err := p.svc.Finance.ListPenalties(ctx, pr, ref, finance.PenaltyFilter{Page: 1, PerPage: 100})
-	if err != nil {
-		return err
-	}
-	driver, err := p.penaltyDriver(c, ref.ID())
+	driver, err := p.penaltyDriver(c, driverID)
 	if err != nil {
 		return err
 	}
 	d := views.PenaltyListData{
-		Driver: driver, Self: pr.DriverID != nil && *pr.DriverID == ref.ID(),
+		Driver: driver, Self: pr.DriverID != nil && *pr.DriverID == driverID,
 		Total: lang.Money(list.Summary.TotalPenalties.Decimal(), list.Summary.Currency),
 	}
-	if pr.Grant(auth.PenaltiesManage) != auth.Deny {
-		d.NewURL = penaltiesURL(ref.ID()) + "/new"
+	if shows(pr, auth.PenaltiesManage) {
+		d.NewURL = penaltiesURL(driverID) + "/new"
 	}
 	for _, pen := range list.Penalties {
 		d.Penalties = append(d.Penalties, penaltyCard(lang, pr, pen))
@@ -136,23 +129,18 @@ func (p *Pages) penaltyList(c echo.Context) error {
 
 // penaltyPage is one penalty with the forms the caller may use.
 func (p *Pages) penaltyPage(c echo.Context) error {
-	ref, err := p.penaltyGuard(c, auth.PenaltiesRead)
-	if err != nil {
-		return err
-	}
-	d, err := p.penaltyData(c, ref)
+	d, err := p.penaltyData(c)
 	if err != nil {
 		return err
 	}
 	return p.penaltyAnswer(c, http.StatusOK, d)
 }
 
-// penaltyData loads what the penalty page shows. ref is a guard's Ref of
-// the penalty (any penalty action the caller may do).
-func (p *Pages) penaltyData(c echo.Context, ref finance.Ref) (views.PenaltyPageData, error) {
+// penaltyData loads what the penalty page of the path's penalty shows.
+func (p *Pages) penaltyData(c echo.Context) (views.PenaltyPageData, error) {
 	ctx, pr := c.Request().Context(), web.Principal(c)
 	lang := i18n.From(ctx)
-	pen, err := p.svc.Finance.GetPenalty(ctx, pr, ref)
+	pen, err := p.svc.Finance.GetPenalty(ctx, pr, web.PathID(c, "id"), web.PathID(c, "penalty_id"))
 	if err != nil {
 		return views.PenaltyPageData{}, err
 	}
@@ -162,8 +150,8 @@ func (p *Pages) penaltyData(c echo.Context, ref finance.Ref) (views.PenaltyPageD
 	}
 	self := pr.DriverID != nil && *pr.DriverID == pen.DriverID
 	open := pen.Status == finance.PenaltyPending || pen.Status == finance.PenaltyDisputed
-	respond := pr.Grant(auth.PenaltiesRespond) != auth.Deny
-	staff := pr.Grant(auth.PenaltiesManage) != auth.Deny
+	respond := shows(pr, auth.PenaltiesRespond)
+	staff := shows(pr, auth.PenaltiesManage)
 	url := penaltyURL(pen.DriverID, pen.ID)
 	max := p.svc.Finance.MaxUploadBytes()
 	return views.PenaltyPageData{
@@ -195,18 +183,11 @@ var (
 	evidenceForm = func(d *views.PenaltyPageData) *views.PenaltyForm { return &d.Evidence }
 )
 
-// penaltyGuard is the finance guard for the path's penalty of the path's
-// driver.
-func (p *Pages) penaltyGuard(c echo.Context, a auth.Action) (finance.Ref, error) {
-	return p.svc.Finance.AuthorizeRecord(c.Request().Context(), web.Principal(c), a,
-		web.PathID(c, "id"), finance.PenaltyRecord, web.PathID(c, "penalty_id"))
-}
-
 // refusedPenaltyForm shows the penalty page again with a refusal in the
 // form it concerns (form picks it; values, when given, are what was sent),
-// answering with the refusal's status. An error that is no refusal is
-// returned as it is.
-func (p *Pages) refusedPenaltyForm(c echo.Context, ref finance.Ref, err error, form func(*views.PenaltyPageData) *views.PenaltyForm,
+// answering with the refusal's status. An error that is no refusal (a
+// refusal of the caller among them) is returned as it is.
+func (p *Pages) refusedPenaltyForm(c echo.Context, err error, form func(*views.PenaltyPageData) *views.PenaltyForm,
 	values map[string]string) error {
 	errs, ok := penaltyRefusal(c, p.svc.Finance.MaxUploadBytes(), err)
 	if !ok {
@@ -215,7 +196,7 @@ func (p *Pages) refusedPenaltyForm(c echo.Context, ref finance.Ref, err error, f
 	// Read what the browser still sends (bounded by the cap), so it gets
 	// the answer rather than a reset connection.
 	_, _ = io.Copy(io.Discard, c.Request().Body)
-	d, derr := p.penaltyData(c, ref)
+	d, derr := p.penaltyData(c)
 	if derr != nil {
 		return derr
 	}
@@ -236,7 +217,7 @@ func penaltyRefusal(c echo.Context, maxBytes int64, err error) (map[string][]str
 	if errs, ok := uploadErrors(lang, err, formatSize(lang, maxBytes)); ok {
 		return errs, true
 	}
-	if refused(err) {
+	if formRefused(err) {
 		return formRefusal(lang, err), true
 	}
 	return nil, false
@@ -244,42 +225,39 @@ func penaltyRefusal(c echo.Context, maxBytes int64, err error) (map[string][]str
 
 // acceptPenalty records the driver's acceptance.
 func (p *Pages) acceptPenalty(c echo.Context) error {
-	ref, err := p.penaltyGuard(c, auth.PenaltiesRespond)
+	pen, err := p.svc.Finance.AcceptPenalty(c.Request().Context(), web.Principal(c), web.PathID(c, "id"), web.PathID(c, "penalty_id"))
 	if err != nil {
-		return err
-	}
-	pen, err := p.svc.Finance.AcceptPenalty(c.Request().Context(), web.Principal(c), ref)
-	if err != nil {
-		return p.refusedPenaltyForm(c, ref, err, acceptForm, nil)
+		return p.refusedPenaltyForm(c, err, acceptForm, nil)
 	}
 	p.flash(c, views.FlashSuccess, "penalty.accepted")
 	return p.redirect(c, penaltyURL(pen.DriverID, pen.ID))
 }
 
-// disputePenalty files the driver's dispute with its reason and photos:
-// the whole form is read and every file checked first, so a refused file
-// refuses the dispute before anything changes; then the dispute, then the
-// files (the driver may add files to a disputed penalty).
+// disputePenalty files the driver's dispute with its reason and photos
+// through the dispute the API files (finance.Service.DisputePenalty). The
+// whole form is read and every file checked first, so a refused file
+// refuses the dispute before anything changes, and a phone's slow upload is
+// in hand before the dispute locks the penalty; what was wrong with the
+// form is answered after the penalty's checks, in the order of
+// docs/errors.md. Then the files are stored on the disputed penalty (the
+// driver may add files to a disputed penalty).
 func (p *Pages) disputePenalty(c echo.Context) error {
 	ctx, pr := c.Request().Context(), web.Principal(c)
-	ref, err := p.penaltyGuard(c, auth.PenaltiesRespond)
-	if err != nil {
-		return err
-	}
-	form, err := p.readEvidenceForm(c, map[string]int64{"dispute_reason": 4 * 5000})
+	driverID, penaltyID := web.PathID(c, "id"), web.PathID(c, "penalty_id")
+	form, formErr := p.readEvidenceForm(c, map[string]int64{"dispute_reason": 4 * 5000})
 	defer form.Remove()
+	pen, err := p.svc.Finance.DisputePenalty(ctx, pr, driverID, penaltyID, func(in *finance.DisputeInput) error {
+		reason := form.Values["dispute_reason"]
+		in.DisputeReason = &reason
+		return formErr
+	})
 	if err != nil {
-		return p.refusedPenaltyForm(c, ref, err, disputeForm, form.Values)
+		return p.refusedPenaltyForm(c, err, disputeForm, form.Values)
 	}
-	reason := form.Values["dispute_reason"]
-	pen, err := p.svc.Finance.DisputePenalty(ctx, pr, ref, finance.DisputeInput{DisputeReason: &reason})
-	if err != nil {
-		return p.refusedPenaltyForm(c, ref, err, disputeForm, form.Values)
-	}
-	if _, err := p.svc.Finance.AddEvidenceFiles(ctx, pr, ref, form.Files, nil); err != nil {
+	if _, err := p.svc.Finance.AddEvidenceFiles(ctx, pr, driverID, penaltyID, finance.Given(finance.EvidenceUpload{Files: form.Files})); err != nil {
 		// Filed, but a file was refused (the penalty's file limit): said at
 		// the evidence form, which the disputed penalty still shows.
-		return p.refusedPenaltyForm(c, ref, err, evidenceForm, nil)
+		return p.refusedPenaltyForm(c, err, evidenceForm, nil)
 	}
 	p.flash(c, views.FlashSuccess, "penalty.dispute.sent")
 	return p.redirect(c, penaltyURL(pen.DriverID, pen.ID))
@@ -288,27 +266,28 @@ func (p *Pages) disputePenalty(c echo.Context) error {
 // addPenaltyEvidence adds photos or PDFs to a penalty.
 func (p *Pages) addPenaltyEvidence(c echo.Context) error {
 	ctx, pr := c.Request().Context(), web.Principal(c)
-	ref, err := p.penaltyGuard(c, auth.PenaltiesRespond)
+	driverID, penaltyID := web.PathID(c, "id"), web.PathID(c, "penalty_id")
+	form := &finance.EvidenceForm{Values: map[string]string{}}
+	defer func() { form.Remove() }()
+	_, err := p.svc.Finance.AddEvidenceFiles(ctx, pr, driverID, penaltyID, func(up *finance.EvidenceUpload) error {
+		var err error
+		if form, err = p.readEvidenceForm(c, nil); err != nil {
+			return err
+		}
+		if up.Note, err = form.Note(); err != nil {
+			return err
+		}
+		if len(form.Files) == 0 {
+			return apperr.Invalid("file", "msg.common.required", "field", i18n.M("field.finance.file"))
+		}
+		up.Files = form.Files
+		return nil
+	})
 	if err != nil {
-		return err
-	}
-	form, err := p.readEvidenceForm(c, nil)
-	defer form.Remove()
-	var note *string
-	if err == nil {
-		note, err = form.Note()
-	}
-	if err == nil && len(form.Files) == 0 {
-		err = apperr.Invalid("file", "msg.common.required", "field", i18n.M("field.finance.file"))
-	}
-	if err == nil {
-		_, err = p.svc.Finance.AddEvidenceFiles(ctx, pr, ref, form.Files, note)
-	}
-	if err != nil {
-		return p.refusedPenaltyForm(c, ref, err, evidenceForm, form.Values)
+		return p.refusedPenaltyForm(c, err, evidenceForm, form.Values)
 	}
 	p.flash(c, views.FlashSuccess, "penalty.evidence.added", "count", strconv.Itoa(len(form.Files)))
-	return p.redirect(c, penaltyURL(ref.ID(), web.PathID(c, "penalty_id")))
+	return p.redirect(c, penaltyURL(driverID, penaltyID))
 }
 
 // readEvidenceForm opens the capped multipart body of a form with evidence
@@ -327,27 +306,27 @@ func (p *Pages) readEvidenceForm(c echo.Context, fields map[string]int64) (*fina
 func (p *Pages) resolvePenalty(c echo.Context) error {
 	ctx, pr := c.Request().Context(), web.Principal(c)
 	lang := i18n.From(ctx)
-	ref, err := p.penaltyGuard(c, auth.PenaltiesManage)
-	if err != nil {
-		return err
-	}
-	penaltyID := web.PathID(c, "penalty_id")
-	form, err := c.FormParams()
-	if err != nil {
-		return apperr.BadRequest("msg.common.form_unreadable")
-	}
+	driverID, penaltyID := web.PathID(c, "id"), web.PathID(c, "penalty_id")
 	values := map[string]string{}
-	for _, k := range []string{"resolution_action", "new_amount", "resolution", "back"} {
-		values[k] = strings.TrimSpace(form.Get(k))
-	}
-	in := finance.ResolveInput{NewAmount: money.TextInput(formAmount(values["new_amount"]))}
-	if v := values["resolution_action"]; v != "" {
-		in.ResolutionAction = &v
-	}
-	if v := values["resolution"]; v != "" {
-		in.Resolution = &v
-	}
-	pen, err := p.svc.Finance.ResolvePenalty(ctx, pr, ref, in)
+	var unreadable error // a form that does not parse: the error page, not the form
+	pen, err := p.svc.Finance.ResolvePenalty(ctx, pr, driverID, penaltyID, func(in *finance.ResolveInput) error {
+		form, err := c.FormParams()
+		if err != nil {
+			unreadable = apperr.BadRequest("msg.common.form_unreadable")
+			return unreadable
+		}
+		for _, k := range []string{"resolution_action", "new_amount", "resolution", "back"} {
+			values[k] = strings.TrimSpace(form.Get(k))
+		}
+		in.NewAmount = money.TextInput(formAmount(values["new_amount"]))
+		if v := values["resolution_action"]; v != "" {
+			in.ResolutionAction = &v
+		}
+		if v := values["resolution"]; v != "" {
+			in.Resolution = &v
+		}
+		return nil
+	})
 	if err == nil {
 		p.flash(c, views.FlashSuccess, "penalty.resolve.done")
 		if values["back"] == "queue" {
@@ -355,14 +334,14 @@ func (p *Pages) resolvePenalty(c echo.Context) error {
 		}
 		return p.redirect(c, penaltyURL(pen.DriverID, pen.ID))
 	}
-	if !refused(err) {
+	if unreadable != nil || !formRefused(err) {
 		return err
 	}
 	errs := formRefusal(lang, err)
 	if values["back"] == "queue" {
 		return p.renderQueue(c, url.Values{}, refusalStatus(err), penaltyID, views.PenaltyForm{Values: values, Errors: errs})
 	}
-	d, derr := p.penaltyData(c, ref)
+	d, derr := p.penaltyData(c)
 	if derr != nil {
 		return derr
 	}
@@ -373,11 +352,11 @@ func (p *Pages) resolvePenalty(c echo.Context) error {
 // newPenalty is HR's create form, with a fresh one-time token.
 func (p *Pages) newPenalty(c echo.Context) error {
 	ctx, pr := c.Request().Context(), web.Principal(c)
-	ref, err := p.svc.Finance.Authorize(ctx, pr, auth.PenaltiesManage, web.PathID(c, "id"))
-	if err != nil {
+	driverID := web.PathID(c, "id")
+	if err := p.svc.Finance.PenaltyForm(ctx, pr, driverID); err != nil {
 		return err
 	}
-	d, err := p.penaltyForm(c, ref.ID(), map[string]string{"incident_date": pr.Today().String(), "severity": "minor"}, nil)
+	d, err := p.penaltyForm(c, driverID, map[string]string{"incident_date": pr.Today().String(), "severity": "minor"}, nil)
 	if err != nil {
 		return err
 	}
@@ -400,11 +379,10 @@ var penaltyFormFields = map[string]int64{
 func (p *Pages) createPenalty(c echo.Context) error {
 	ctx, pr := c.Request().Context(), web.Principal(c)
 	lang := i18n.From(ctx)
-	ref, err := p.svc.Finance.Authorize(ctx, pr, auth.PenaltiesManage, web.PathID(c, "id"))
-	if err != nil {
+	driverID := web.PathID(c, "id")
+	if err := p.svc.Finance.PenaltyForm(ctx, pr, driverID); err != nil {
 		return err
 	}
-	driverID := ref.ID()
 	values := map[string]string{}
 	refusedForm := func(err error) error {
 		errs, ok := penaltyRefusal(c, p.svc.Finance.MaxUploadBytes(), err)
@@ -433,7 +411,7 @@ func (p *Pages) createPenalty(c echo.Context) error {
 		p.flash(c, views.FlashInfo, "penalty.new.already_saved")
 		return p.redirect(c, claim.Done)
 	}
-	pen, err := p.createWithEvidence(c, ref, form)
+	pen, err := p.createWithEvidence(c, driverID, form)
 	if err != nil {
 		if rerr := p.svc.Forms.Release(ctx, pr, claim); rerr != nil {
 			return rerr
@@ -450,7 +428,7 @@ func (p *Pages) createPenalty(c echo.Context) error {
 
 // createWithEvidence creates the penalty of the form, then stores the
 // form's files on it.
-func (p *Pages) createWithEvidence(c echo.Context, ref finance.Ref, form *finance.EvidenceForm) (finance.Penalty, error) {
+func (p *Pages) createWithEvidence(c echo.Context, driverID uuid.UUID, form *finance.EvidenceForm) (finance.Penalty, error) {
 	ctx, pr := c.Request().Context(), web.Principal(c)
 	v := form.Values
 	in := finance.PenaltyInput{Amount: money.TextInput(formAmount(v["amount"]))}
@@ -460,15 +438,11 @@ func (p *Pages) createWithEvidence(c echo.Context, ref finance.Ref, form *financ
 			*dst = &s
 		}
 	}
-	pen, err := p.svc.Finance.CreatePenalty(ctx, pr, ref, in)
+	pen, err := p.svc.Finance.CreatePenalty(ctx, pr, driverID, finance.Given(in))
 	if err != nil || len(form.Files) == 0 {
 		return pen, err
 	}
-	penRef, err := p.svc.Finance.AuthorizeRecord(ctx, pr, auth.PenaltiesRespond, ref.ID(), finance.PenaltyRecord, pen.ID)
-	if err != nil {
-		return pen, err
-	}
-	_, err = p.svc.Finance.AddEvidenceFiles(ctx, pr, penRef, form.Files, nil)
+	_, err = p.svc.Finance.AddEvidenceFiles(ctx, pr, driverID, pen.ID, finance.Given(finance.EvidenceUpload{Files: form.Files}))
 	return pen, err
 }
 
@@ -506,17 +480,13 @@ var queueStatuses = []string{finance.PenaltyDisputed, finance.PenaltyPending, fi
 func (p *Pages) renderQueue(c echo.Context, q url.Values, status int, failed uuid.UUID, failedForm views.PenaltyForm) error {
 	ctx, pr := c.Request().Context(), web.Principal(c)
 	lang := i18n.From(ctx)
-	scope, err := pr.Scope(auth.PenaltiesRead)
-	if err != nil {
-		return err
-	}
 	st := q.Get("status")
 	if !slices.Contains(queueStatuses, st) {
 		st = finance.PenaltyDisputed
 	}
 	page, _ := strconv.Atoi(q.Get("page"))
 	page = max(page, 1)
-	queue, err := p.svc.Finance.PenaltyQueue(ctx, pr, scope, finance.QueueFilter{Statuses: []string{st}, Page: page, PerPage: queuePerPage})
+	queue, err := p.svc.Finance.PenaltyQueue(ctx, pr, finance.QueueFilter{Statuses: []string{st}, Page: page, PerPage: queuePerPage})
 	if err != nil {
 		return err
 	}
@@ -524,7 +494,7 @@ func (p *Pages) renderQueue(c echo.Context, q url.Values, status int, failed uui
 	for _, s := range queueStatuses {
 		d.Statuses = append(d.Statuses, views.Option{Value: s, Label: lang.T("penalty.status." + s), Selected: s == st})
 	}
-	canResolve := pr.Grant(auth.PenaltiesManage) != auth.Deny
+	canResolve := shows(pr, auth.PenaltiesManage)
 	shown := false
 	for _, qp := range queue.Penalties {
 		card := penaltyCard(lang, pr, qp.Penalty)
@@ -553,11 +523,7 @@ func (p *Pages) renderQueue(c echo.Context, q url.Values, status int, failed uui
 // have it (penalties: list).
 func (p *Pages) downloadEvidence(c echo.Context) error {
 	ctx, pr := c.Request().Context(), web.Principal(c)
-	ref, err := p.svc.Finance.AuthorizePenalty(ctx, pr, auth.PenaltiesRead, web.PathID(c, "id"))
-	if err != nil {
-		return err
-	}
-	d, err := p.svc.Finance.OpenEvidence(ctx, pr, ref, web.PathID(c, "file_id"))
+	d, err := p.svc.Finance.OpenEvidence(ctx, pr, web.PathID(c, "id"), web.PathID(c, "file_id"))
 	if err != nil {
 		return err
 	}

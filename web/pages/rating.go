@@ -184,22 +184,26 @@ func fold(s string) string {
 }
 
 // rankingRows reads the month's board and returns every row (places over
-// the whole company) and the rows the filters keep, sorted.
-func (p *Pages) rankingRows(c echo.Context, st *rankingState) (all, shown []rankedRow, month rating.Period, offices []drivers.Office, err error) {
+// the whole company) and the rows the filters keep, sorted. check, when
+// set, checks the request's other parameters once the caller may see the
+// board (403 before 400).
+func (p *Pages) rankingRows(c echo.Context, st *rankingState, check func() error) (all, shown []rankedRow, month rating.Period, offices []drivers.Office, err error) {
 	ctx, pr := c.Request().Context(), web.Principal(c)
-	company, err := pr.Scope(auth.RatingRead)
-	if err != nil {
-		return nil, nil, month, nil, err
-	}
-	var period *rating.Period
-	if st.Period != "" {
-		m, perr := rating.ParsePeriod(st.Period)
-		if perr != nil {
-			return nil, nil, month, nil, apperr.Invalid("period", "msg.rating_read.period_month")
+	board, month, err := p.svc.Rating.Board(ctx, pr, func() (*rating.Period, error) {
+		if check != nil {
+			if err := check(); err != nil {
+				return nil, err
+			}
 		}
-		period = &m
-	}
-	board, month, err := p.svc.Rating.Board(ctx, pr, company, period)
+		if st.Period == "" {
+			return nil, nil
+		}
+		m, err := rating.ParsePeriod(st.Period)
+		if err != nil {
+			return nil, apperr.Invalid("period", "msg.rating_read.period_month")
+		}
+		return &m, nil
+	})
 	if err != nil {
 		return nil, nil, month, nil, err
 	}
@@ -322,15 +326,13 @@ var rankingColumns = []struct{ label, sortBy, class string }{
 // own rating.
 func (p *Pages) ranking(c echo.Context) error {
 	pr := web.Principal(c)
-	if pr.Grant(auth.RatingRead) == auth.Own {
-		if pr.DriverID != nil {
-			return p.redirect(c, ratingURL(*pr.DriverID))
-		}
-		return apperr.Forbidden()
-	}
 	lang := i18n.From(c.Request().Context())
 	st := readRankingState(c.QueryParams())
-	all, shown, month, offices, err := p.rankingRows(c, &st)
+	all, shown, month, offices, err := p.rankingRows(c, &st, nil)
+	if apperr.KindOf(err) == apperr.KindForbidden && pr.DriverID != nil {
+		// A driver has no ranking: its page is its own rating.
+		return p.redirect(c, ratingURL(*pr.DriverID))
+	}
 	if err != nil {
 		return err
 	}
@@ -342,7 +344,7 @@ func (p *Pages) ranking(c echo.Context) error {
 	d := views.RankingData{
 		Month: month.String(), MonthLabel: monthLabel(lang, month), Max: rating.PeriodOf(pr.Today()).String(),
 		Search: st.Search, Total: len(all), Shown: len(shown), ClearURL: "/ratings?period=" + month.String(),
-		CanConfigure: pr.Grant(auth.RatingManage) != auth.Deny, SortBy: st.SortBy, SortOrder: st.SortOrder,
+		CanConfigure: shows(pr, auth.RatingManage), SortBy: st.SortBy, SortOrder: st.SortOrder,
 	}
 	exp := st
 	exp.Page = 0
@@ -429,17 +431,14 @@ func histogram(lang i18n.Lang, all, shown []rankedRow) views.Histogram {
 // rankingExport downloads the filtered ranking, in its order, as CSV or
 // XLSX.
 func (p *Pages) rankingExport(c echo.Context) error {
-	pr := web.Principal(c)
-	if pr.Grant(auth.RatingRead) == auth.Own {
-		return apperr.Forbidden() // a driver has no ranking: its own page
-	}
 	lang := i18n.From(c.Request().Context())
 	st := readRankingState(c.QueryParams())
-	format, err := export.FormatParam(c.QueryParam("format"))
-	if err != nil {
+	var format export.Format
+	_, shown, month, _, err := p.rankingRows(c, &st, func() error {
+		var err error
+		format, err = export.FormatParam(c.QueryParam("format"))
 		return err
-	}
-	_, shown, month, _, err := p.rankingRows(c, &st)
+	})
 	if err != nil {
 		return err
 	}

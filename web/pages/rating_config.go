@@ -9,7 +9,6 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/konvoj/konvoj/internal/apperr"
-	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/internal/rating"
 	"github.com/konvoj/konvoj/views"
@@ -24,11 +23,7 @@ import (
 
 func (p *Pages) ratingConfig(c echo.Context) error {
 	ctx, pr := c.Request().Context(), web.Principal(c)
-	company, err := p.svc.Rating.AuthorizeConfig(ctx, pr, auth.RatingManage, pr.CompanyID)
-	if err != nil {
-		return err
-	}
-	cfg, err := p.svc.Rating.Config(ctx, pr, company)
+	cfg, err := p.svc.Rating.EditConfig(ctx, pr, pr.CompanyID)
 	if err != nil {
 		return err
 	}
@@ -57,37 +52,36 @@ func configRow(m rating.MetricConfig) views.RatingConfigRow {
 func (p *Pages) saveRatingConfig(c echo.Context) error {
 	ctx, pr := c.Request().Context(), web.Principal(c)
 	lang := i18n.From(ctx)
-	company, err := p.svc.Rating.AuthorizeConfig(ctx, pr, auth.RatingManage, pr.CompanyID)
-	if err != nil {
-		return err
-	}
-	form, err := c.FormParams()
-	if err != nil {
-		return apperr.BadRequest("msg.common.form_unreadable")
-	}
 	d := views.RatingConfigData{CSRF: csrfToken(c)}
-	var u rating.ConfigUpdate
-	total := decimal.Zero
-	for _, m := range rating.Metrics {
-		key := rating.ThresholdKey(m)
-		last := func(field string) string { return lastValue(form, field+"."+m) }
-		row := views.RatingConfigRow{Metric: m, ThresholdKey: key, Weight: last("weight"), Threshold: last("threshold"),
-			Enabled: last("enabled") == "true"}
-		d.Rows = append(d.Rows, row)
-		// Text values as they were typed: the service says what is wrong
-		// with them, with the API's messages.
-		e := rating.MetricUpdate{MetricName: jsonValue(m), Weight: jsonValue(strings.Replace(row.Weight, ",", ".", 1)),
-			IsEnabled: jsonValue(row.Enabled)}
-		e.Thresholds = jsonValue(map[string]string{key: strings.Replace(row.Threshold, ",", ".", 1)})
-		u.Metrics = append(u.Metrics, e)
-		if w, err := decimal.NewFromString(strings.Replace(row.Weight, ",", ".", 1)); err == nil {
-			total = total.Add(w)
+	// The form is read once the caller may change the configuration (403
+	// before 400).
+	read := func(u *rating.ConfigUpdate) error {
+		form, err := c.FormParams()
+		if err != nil {
+			return apperr.BadRequest("msg.common.form_unreadable")
 		}
+		total := decimal.Zero
+		for _, m := range rating.Metrics {
+			key := rating.ThresholdKey(m)
+			last := func(field string) string { return lastValue(form, field+"."+m) }
+			row := views.RatingConfigRow{Metric: m, ThresholdKey: key, Weight: last("weight"), Threshold: last("threshold"),
+				Enabled: last("enabled") == "true"}
+			d.Rows = append(d.Rows, row)
+			// Text values as they were typed: the service says what is wrong
+			// with them, with the API's messages.
+			e := rating.MetricUpdate{MetricName: jsonValue(m), Weight: jsonValue(strings.Replace(row.Weight, ",", ".", 1)),
+				IsEnabled: jsonValue(row.Enabled)}
+			e.Thresholds = jsonValue(map[string]string{key: strings.Replace(row.Threshold, ",", ".", 1)})
+			u.Metrics = append(u.Metrics, e)
+			if w, err := decimal.NewFromString(strings.Replace(row.Weight, ",", ".", 1)); err == nil {
+				total = total.Add(w)
+			}
+		}
+		d.Total = total.String()
+		return nil
 	}
-	d.Total = total.String()
-	preview := c.FormValue("action") == "preview"
-	if preview {
-		pv, err := p.svc.Rating.PreviewConfig(ctx, pr, company, u, nil)
+	if c.FormValue("action") == "preview" {
+		pv, err := p.svc.Rating.PreviewConfig(ctx, pr, pr.CompanyID, read, nil)
 		if refusedConfig(lang, err, &d) {
 			return p.render(c, http.StatusUnprocessableEntity, "ratingcfg.title", views.RatingConfigPage(d))
 		}
@@ -97,7 +91,7 @@ func (p *Pages) saveRatingConfig(c echo.Context) error {
 		d.Preview = previewView(lang, pv)
 		return p.render(c, http.StatusOK, "ratingcfg.title", views.RatingConfigPage(d))
 	}
-	_, err = p.svc.Rating.UpdateConfig(ctx, pr, company, u)
+	_, err := p.svc.Rating.UpdateConfig(ctx, pr, pr.CompanyID, read)
 	if refusedConfig(lang, err, &d) {
 		return p.render(c, http.StatusUnprocessableEntity, "ratingcfg.title", views.RatingConfigPage(d))
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/internal/i18n"
@@ -28,39 +29,36 @@ import (
 func (p *Pages) driverRating(c echo.Context) error {
 	ctx, pr := c.Request().Context(), web.Principal(c)
 	lang := i18n.From(ctx)
-	ref, err := p.svc.Rating.Authorize(ctx, pr, auth.RatingRead, web.PathID(c, "id"))
-	if err != nil {
-		return err
-	}
+	id := web.PathID(c, "id")
 	current := rating.PeriodOf(pr.Today())
 	month := current
-	if raw := strings.TrimSpace(c.QueryParam("period")); raw != "" {
-		if month, err = rating.ParsePeriod(raw); err != nil {
-			return apperr.Invalid("period", "msg.rating_read.period_month")
-		}
-	}
 	months := 12
-	if c.QueryParam("months") == "24" {
-		months = 24
-	}
-	r, err := p.svc.Rating.Get(ctx, pr, ref, &month)
+	var from, to civil.Date
+	sheet, err := p.svc.Rating.Sheet(ctx, pr, id, func(req *rating.SheetRequest) error {
+		if raw := strings.TrimSpace(c.QueryParam("period")); raw != "" {
+			var err error
+			if month, err = rating.ParsePeriod(raw); err != nil {
+				return apperr.Invalid("period", "msg.rating_read.period_month")
+			}
+		}
+		if c.QueryParam("months") == "24" {
+			months = 24
+		}
+		from, to = month.First().AddMonths(-(months - 1)), month.Last()
+		// The driver itself is told what would raise this month's score.
+		self := pr.DriverID != nil && *pr.DriverID == id
+		*req = rating.SheetRequest{Month: month, From: from, To: to, Months: months, Inputs: self && month == current}
+		return nil
+	})
 	if err != nil {
 		return err
 	}
+	r, hist := sheet.Rating, sheet.History
 	comps, err := r.Components.Views()
 	if err != nil {
 		return err
 	}
-	from, to := month.First().AddMonths(-(months - 1)), month.Last()
-	hist, err := p.svc.Rating.History(ctx, pr, ref, rating.HistoryFilter{From: &from, To: &to, Page: 1, PerPage: months})
-	if err != nil {
-		return err
-	}
-	dref, err := p.svc.Drivers.Authorize(ctx, pr, auth.DriversRead, ref.ID())
-	if err != nil {
-		return err
-	}
-	drv, err := p.svc.Drivers.Get(ctx, pr, dref)
+	drv, err := p.svc.Drivers.Get(ctx, pr, auth.DriversRead, id)
 	if err != nil {
 		return err
 	}
@@ -78,7 +76,7 @@ func (p *Pages) driverRating(c echo.Context) error {
 		ch := numberDecimal(*r.ScoreChange)
 		d.HasChange, d.Change, d.ChangeSign = true, changeText(lang, ch), ch.Sign()
 	}
-	if pr.Grant(auth.RatingManage) != auth.Deny {
+	if shows(pr, auth.RatingManage) {
 		d.RecalculateURL = base + "/recalculate"
 	}
 	if month.Prev().First().Year() > 0 {
@@ -104,11 +102,7 @@ func (p *Pages) driverRating(c echo.Context) error {
 	}
 	d.Chart = historyChart(lang, hist, month, months)
 	if self && month == current {
-		in, err := p.svc.Rating.Inputs(ctx, pr, ref, &month)
-		if err != nil {
-			return err
-		}
-		d.Advice = advice(ctx, comps, in, drv)
+		d.Advice = advice(ctx, comps, sheet.Inputs, drv)
 	}
 	title := "rating.title"
 	if self {
@@ -296,13 +290,18 @@ func adviceItems(ctx context.Context, metric string, cv rating.ComponentView, in
 // (HR, admins) and shows the page again.
 func (p *Pages) recalculateRating(c echo.Context) error {
 	ctx, pr := c.Request().Context(), web.Principal(c)
-	ref, err := p.svc.Rating.Authorize(ctx, pr, auth.RatingManage, web.PathID(c, "id"))
-	if err != nil {
-		return err
+	id := web.PathID(c, "id")
+	period, reached := "", false
+	res, err := p.svc.Rating.Recalculate(ctx, pr, id, func(in *rating.RecalculateInput) error {
+		reached = true // the driver is the caller's to recalculate
+		period = strings.TrimSpace(c.FormValue("period"))
+		in.Period = period
+		return nil
+	})
+	if err != nil && !reached {
+		return err // the role, the driver: the error page, not a refusal in the page
 	}
-	period := strings.TrimSpace(c.FormValue("period"))
-	res, err := p.svc.Rating.Recalculate(ctx, pr, ref, rating.RecalculateInput{Period: period})
-	back := ratingURL(ref.ID())
+	back := ratingURL(id)
 	if period != "" {
 		back += "?period=" + period
 	}
@@ -311,7 +310,7 @@ func (p *Pages) recalculateRating(c echo.Context) error {
 			return err
 		}
 		p.flash(c, views.FlashError, "rating.recalculate.refused", "reason", errorText(i18n.From(ctx), err))
-		return p.redirect(c, ratingURL(ref.ID()))
+		return p.redirect(c, ratingURL(id))
 	}
 	p.flash(c, views.FlashSuccess, "rating.recalculated", "score", scoreText(i18n.From(ctx), numberDecimal(res.TotalScore)))
 	return p.redirect(c, back)

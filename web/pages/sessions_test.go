@@ -40,11 +40,7 @@ func replay(t *testing.T, env *webtest.Env, name, value string) *browser {
 
 func sessionsOf(t *testing.T, env *webtest.Env, user uuid.UUID) int {
 	t.Helper()
-	var n int
-	if err := env.DB.QueryRow(context.Background(), `SELECT count(*) FROM web_sessions WHERE user_id = $1`, user).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n
+	return webtest.Value[int](t, env, `SELECT count(*) FROM web_sessions WHERE user_id = $1`, user)
 }
 
 // TestSignedOutCookieIsRefused: a session cookie captured before sign-out

@@ -1,10 +1,12 @@
 package pages
 
 import (
+	"errors"
 	"net/http"
 	"slices"
 	"strconv"
 
+	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
 	"github.com/konvoj/konvoj/internal/apperr"
@@ -53,11 +55,7 @@ func (p *Pages) webhooks(c echo.Context) error {
 
 func (p *Pages) showWebhooks(c echo.Context, status int, f views.WebhookForm) error {
 	ctx, pr := c.Request().Context(), web.Principal(c)
-	company, err := pr.Scope(auth.WebhooksManage)
-	if err != nil {
-		return err
-	}
-	list, err := p.svc.Webhooks.List(ctx, pr, company)
+	list, err := p.svc.Webhooks.List(ctx, pr)
 	if err != nil {
 		return err
 	}
@@ -100,32 +98,42 @@ func webhookForm(url, description string, events []string) views.WebhookForm {
 	return f
 }
 
+// errFormDone stops an action whose form was sent before: the first
+// submission's page is opened instead.
+var errFormDone = errors.New("form sent before")
+
 // createWebhook registers an endpoint and answers with its page showing
-// the secret, this once. The form's one-time token is claimed first: a
-// second submission of the same form creates nothing and opens the first
-// one's endpoint, without its secret (docs/web-app.md, "Sending a form
-// twice").
+// the secret, this once. The form's one-time token is claimed once the
+// role may create (docs/web-app.md, "Sending a form twice"): a second
+// submission of the same form creates nothing and opens the first one's
+// endpoint, without its secret.
 func (p *Pages) createWebhook(c echo.Context) error {
 	ctx, pr := c.Request().Context(), web.Principal(c)
-	company, err := pr.Scope(auth.WebhooksManage)
-	if err != nil {
-		return err
-	}
-	in, f, err := webhookInput(c)
-	if err != nil {
-		return err
-	}
-	f.Action, f.Token = webhooksURL, c.FormValue("form_token")
-	claim, err := p.svc.Forms.Claim(ctx, pr, f.Token)
-	if err != nil {
-		return err
-	}
-	if !claim.Fresh {
+	var (
+		f     views.WebhookForm
+		claim forms.Claim
+	)
+	claimed := false
+	e, err := p.svc.Webhooks.Create(ctx, pr, func(in *webhooks.Input) error {
+		var err error
+		if *in, f, err = webhookInput(c); err != nil {
+			return err
+		}
+		f.Action, f.Token = webhooksURL, c.FormValue("form_token")
+		if claim, err = p.svc.Forms.Claim(ctx, pr, f.Token); err != nil {
+			return err
+		}
+		if !claim.Fresh {
+			return errFormDone
+		}
+		claimed = true
+		return nil
+	})
+	if errors.Is(err, errFormDone) {
 		p.flash(c, views.FlashInfo, "webhooks.already_created")
 		return p.redirect(c, claim.Done)
 	}
-	e, err := p.svc.Webhooks.Create(ctx, pr, company, in)
-	if err != nil {
+	if err != nil && claimed {
 		if rerr := p.svc.Forms.Release(ctx, pr, claim); rerr != nil {
 			return rerr
 		}
@@ -140,33 +148,20 @@ func (p *Pages) createWebhook(c echo.Context) error {
 	if err := p.svc.Forms.Finish(ctx, pr, claim, webhookPageURL(e.ID.String())); err != nil {
 		return err
 	}
-	ref, err := p.svc.Webhooks.Authorize(ctx, pr, e.ID)
-	if err != nil {
-		return err
-	}
-	return p.showWebhook(c, http.StatusCreated, ref, e.Secret, nil)
+	return p.showWebhook(c, http.StatusCreated, e.ID, e.Secret, nil)
 }
 
 func (p *Pages) webhook(c echo.Context) error {
-	ctx, pr := c.Request().Context(), web.Principal(c)
-	ref, err := p.svc.Webhooks.Authorize(ctx, pr, web.PathID(c, "id"))
-	if err != nil {
-		return err
-	}
-	return p.showWebhook(c, http.StatusOK, ref, "", nil)
+	return p.showWebhook(c, http.StatusOK, web.PathID(c, "id"), "", nil)
 }
 
-// showWebhook renders an endpoint's page: secret is a new secret to show
+// showWebhook renders endpoint id's page: secret is a new secret to show
 // once; form, when set, is a refused edit form to show again.
-func (p *Pages) showWebhook(c echo.Context, status int, ref auth.Ref, secret string, form *views.WebhookForm) error {
+func (p *Pages) showWebhook(c echo.Context, status int, id uuid.UUID, secret string, form *views.WebhookForm) error {
 	ctx, pr := c.Request().Context(), web.Principal(c)
 	lang, loc := i18n.From(ctx), pr.Location()
-	e, err := p.svc.Webhooks.Get(ctx, pr, ref)
-	if err != nil {
-		return err
-	}
 	page := pageParam(c)
-	list, total, err := p.svc.Webhooks.Deliveries(ctx, pr, ref, page, webhookDeliveriesPer)
+	e, list, total, err := p.svc.Webhooks.Deliveries(ctx, pr, id, func() (int, int, error) { return page, webhookDeliveriesPer, nil })
 	if err != nil {
 		return err
 	}
@@ -209,35 +204,33 @@ func (p *Pages) showWebhook(c echo.Context, status int, ref auth.Ref, secret str
 // with the service's messages.
 func (p *Pages) saveWebhook(c echo.Context) error {
 	ctx, pr := c.Request().Context(), web.Principal(c)
-	ref, err := p.svc.Webhooks.Authorize(ctx, pr, web.PathID(c, "id"))
-	if err != nil {
+	id := web.PathID(c, "id")
+	var f views.WebhookForm
+	_, err := p.svc.Webhooks.Update(ctx, pr, id, func(in *webhooks.Input) error {
+		var err error
+		*in, f, err = webhookInput(c)
 		return err
-	}
-	in, f, err := webhookInput(c)
-	if err != nil {
-		return err
-	}
-	_, err = p.svc.Webhooks.Update(ctx, pr, ref, in)
+	})
 	if errs, ok := formErrors(i18n.From(ctx), err, "url"); ok {
 		f.Errors = errs
-		return p.showWebhook(c, http.StatusUnprocessableEntity, ref, "", &f)
+		return p.showWebhook(c, http.StatusUnprocessableEntity, id, "", &f)
 	}
 	if err != nil {
 		return err
 	}
 	p.flash(c, views.FlashSuccess, "webhooks.saved")
-	return p.redirect(c, webhookPageURL(ref.ID().String()))
+	return p.redirect(c, webhookPageURL(id.String()))
 }
 
 // setWebhookEnabled disables or enables the endpoint (enabled=true|false).
 func (p *Pages) setWebhookEnabled(c echo.Context) error {
 	ctx, pr := c.Request().Context(), web.Principal(c)
-	ref, err := p.svc.Webhooks.Authorize(ctx, pr, web.PathID(c, "id"))
-	if err != nil {
-		return err
-	}
+	id := web.PathID(c, "id")
 	on := c.FormValue("enabled") == "true"
-	if _, err := p.svc.Webhooks.Update(ctx, pr, ref, webhooks.Input{Enabled: &on}); err != nil {
+	if _, err := p.svc.Webhooks.Update(ctx, pr, id, func(in *webhooks.Input) error {
+		in.Enabled = &on
+		return nil
+	}); err != nil {
 		return err
 	}
 	msg := "webhooks.disabled_now"
@@ -245,58 +238,44 @@ func (p *Pages) setWebhookEnabled(c echo.Context) error {
 		msg = "webhooks.enabled_now"
 	}
 	p.flash(c, views.FlashSuccess, msg)
-	return p.redirect(c, webhookPageURL(ref.ID().String()))
+	return p.redirect(c, webhookPageURL(id.String()))
 }
 
 // rotateWebhookSecret gives the endpoint a new secret and answers with its
 // page showing it, this once.
 func (p *Pages) rotateWebhookSecret(c echo.Context) error {
 	ctx, pr := c.Request().Context(), web.Principal(c)
-	ref, err := p.svc.Webhooks.Authorize(ctx, pr, web.PathID(c, "id"))
+	e, err := p.svc.Webhooks.RotateSecret(ctx, pr, web.PathID(c, "id"))
 	if err != nil {
 		return err
 	}
-	e, err := p.svc.Webhooks.RotateSecret(ctx, pr, ref)
-	if err != nil {
-		return err
-	}
-	return p.showWebhook(c, http.StatusOK, ref, e.Secret, nil)
+	return p.showWebhook(c, http.StatusOK, e.ID, e.Secret, nil)
 }
 
 func (p *Pages) testWebhook(c echo.Context) error {
 	ctx, pr := c.Request().Context(), web.Principal(c)
-	ref, err := p.svc.Webhooks.Authorize(ctx, pr, web.PathID(c, "id"))
-	if err != nil {
-		return err
-	}
-	if _, err := p.svc.Webhooks.SendTest(ctx, pr, ref); err != nil {
+	id := web.PathID(c, "id")
+	if _, err := p.svc.Webhooks.SendTest(ctx, pr, id); err != nil {
 		return err
 	}
 	p.flash(c, views.FlashSuccess, "webhooks.test_queued")
-	return p.redirect(c, webhookPageURL(ref.ID().String()))
+	return p.redirect(c, webhookPageURL(id.String()))
 }
 
 func (p *Pages) redeliverWebhook(c echo.Context) error {
 	ctx, pr := c.Request().Context(), web.Principal(c)
-	ref, err := p.svc.Webhooks.Authorize(ctx, pr, web.PathID(c, "id"))
-	if err != nil {
-		return err
-	}
-	if _, err := p.svc.Webhooks.Redeliver(ctx, pr, ref, web.PathID(c, "delivery_id")); err != nil {
+	id := web.PathID(c, "id")
+	if _, err := p.svc.Webhooks.Redeliver(ctx, pr, id, web.PathID(c, "delivery_id")); err != nil {
 		return err
 	}
 	p.flash(c, views.FlashSuccess, "webhooks.redelivery_queued")
-	return p.redirect(c, webhookPageURL(ref.ID().String()))
+	return p.redirect(c, webhookPageURL(id.String()))
 }
 
 // confirmDeleteWebhook asks before deleting the endpoint (admins only).
 func (p *Pages) confirmDeleteWebhook(c echo.Context) error {
 	ctx, pr := c.Request().Context(), web.Principal(c)
-	ref, err := p.svc.Webhooks.Authorize(ctx, pr, web.PathID(c, "id"))
-	if err != nil {
-		return err
-	}
-	e, err := p.svc.Webhooks.Get(ctx, pr, ref)
+	e, err := p.svc.Webhooks.Get(ctx, pr, web.PathID(c, "id"))
 	if err != nil {
 		return err
 	}
@@ -310,15 +289,8 @@ func (p *Pages) confirmDeleteWebhook(c echo.Context) error {
 // /api/v0/webhooks/{id} does, and returns to the list.
 func (p *Pages) deleteWebhook(c echo.Context) error {
 	ctx, pr := c.Request().Context(), web.Principal(c)
-	ref, err := p.svc.Webhooks.Authorize(ctx, pr, web.PathID(c, "id"))
+	e, err := p.svc.Webhooks.Delete(ctx, pr, web.PathID(c, "id"))
 	if err != nil {
-		return err
-	}
-	e, err := p.svc.Webhooks.Get(ctx, pr, ref)
-	if err != nil {
-		return err
-	}
-	if err := p.svc.Webhooks.Delete(ctx, pr, ref); err != nil {
 		return err
 	}
 	p.flash(c, views.FlashSuccess, "webhooks.deleted", "url", e.URL)

@@ -376,3 +376,14 @@ func truncate(b []byte) string {
 	}
 	return string(b)
 }
+
+// Value is the one value the owner's query (past row-level security)
+// answers, for checks of what is stored.
+func Value[T any](tb testing.TB, e *Env, sql string, args ...any) T {
+	tb.Helper()
+	var v T
+	if err := e.DB.QueryRow(context.Background(), sql, args...).Scan(&v); err != nil {
+		tb.Fatalf("%s: %v", sql, err)
+	}
+	return v
+}

@@ -188,7 +188,3 @@ func (w withFields) MarshalJSON() ([]byte, error) {
 	}
 	return append(out, '}'), nil
 }
-
-// feedJSON writes a change feed's page (a keyset page) in the cursor
-// envelope.
-func feedJSON[T any](c echo.Context, p paging.Page[T]) error { return writeList(c, p) }

@@ -32,9 +32,7 @@ type DriverResults struct {
 	Columns []SortColumn
 	// SortBy and SortOrder are sent back with the filter form.
 	SortBy, SortOrder string
-	Total, From, To   int
-	Page, LastPage    int
-	PrevURL, NextURL  string
+	Pager             Pager
 	// Problem is a translated message about the filters ("" none).
 	Problem string
 	// Filtered is true when any filter or search is set.

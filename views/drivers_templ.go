@@ -769,7 +769,7 @@ func DriverResultsSection(r DriverResults) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if r.Total == 0 {
+		if r.Pager.Total == 0 {
 			var templ_7745c5c3_Var41 string
 			templ_7745c5c3_Var41, templ_7745c5c3_Err = templ.JoinStringErrs(T(ctx, "drivers.count.none"))
 			if templ_7745c5c3_Err != nil {
@@ -781,9 +781,9 @@ func DriverResultsSection(r DriverResults) templ.Component {
 			}
 		} else {
 			var templ_7745c5c3_Var42 string
-			templ_7745c5c3_Var42, templ_7745c5c3_Err = templ.JoinStringErrs(T(ctx, "drivers.count", "from", itoa(r.From), "to", itoa(r.To), "total", itoa(r.Total)))
+			templ_7745c5c3_Var42, templ_7745c5c3_Err = templ.JoinStringErrs(T(ctx, "drivers.count", "from", itoa(r.Pager.From), "to", itoa(r.Pager.To), "total", itoa(r.Pager.Total)))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/drivers.templ`, Line: 162, Col: 95}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/drivers.templ`, Line: 162, Col: 113}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var42))
 			if templ_7745c5c3_Err != nil {
@@ -1294,7 +1294,7 @@ func DriverResultsSection(r DriverResults) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = pagerNav(Pager{Page: r.Page, LastPage: r.LastPage, PrevURL: r.PrevURL, NextURL: r.NextURL}, "#driver-results").Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = pagerNav(r.Pager, "#driver-results").Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/i18n"
+	"github.com/konvoj/konvoj/internal/paging"
 	"github.com/konvoj/konvoj/internal/postgres"
 )
 
@@ -57,20 +58,19 @@ func NewService(db *pgxpool.Pool) *Service { return &Service{db: db} }
 
 // ListFilter narrows and pages the caller's notifications.
 type ListFilter struct {
-	Unread  *bool
-	Page    int
-	PerPage int
+	Unread *bool
+	Page   paging.Request
 }
 
 // List returns the caller's notifications, newest first, and the total.
-func (s *Service) List(ctx context.Context, p auth.Principal, f ListFilter) ([]Notification, int, error) {
+func (s *Service) List(ctx context.Context, p auth.Principal, f ListFilter) (paging.Page[Notification], error) {
 	if err := mine(p); err != nil {
-		return nil, 0, err
+		return paging.Page[Notification]{}, err
 	}
 	lang := i18n.From(ctx)
 	types, err := documents.LoadTypeNames(ctx, s.db, p.CompanyID)
 	if err != nil {
-		return nil, 0, err
+		return paging.Page[Notification]{}, err
 	}
 	rows, err := s.db.Query(ctx, `
 		SELECT n.id, n.kind, coalesce(a.stage, 'disabled'), a.driver_id, a.document_id, a.document_type, a.valid_until,
@@ -84,9 +84,9 @@ func (s *Service) List(ctx context.Context, p auth.Principal, f ListFilter) ([]N
 		WHERE n.company_id = $1 AND n.user_id = $2 AND ($3::boolean IS NULL OR (n.read_at IS NULL) = $3)
 			AND (n.alert_id IS NULL OR d.id IS NOT NULL)
 		ORDER BY n.created_at DESC, n.id DESC
-		LIMIT $4 OFFSET $5`, p.CompanyID, p.UserID, f.Unread, f.PerPage, (f.Page-1)*f.PerPage)
+		LIMIT $4 OFFSET $5`, p.CompanyID, p.UserID, f.Unread, f.Page.Size, f.Page.Offset())
 	if err != nil {
-		return nil, 0, fmt.Errorf("list notifications: %w", err)
+		return paging.Page[Notification]{}, fmt.Errorf("list notifications: %w", err)
 	}
 	total := 0
 	out, err := postgres.AppendRows(nil, rows, func(row pgx.Row, n *Notification) error {
@@ -123,15 +123,15 @@ func (s *Service) List(ctx context.Context, p auth.Principal, f ListFilter) ([]N
 		return nil
 	})
 	if err != nil {
-		return nil, 0, fmt.Errorf("list notifications: %w", err)
+		return paging.Page[Notification]{}, fmt.Errorf("list notifications: %w", err)
 	}
-	if len(out) == 0 && f.Page > 1 { // a page past the end still reports the total
+	if len(out) == 0 && f.Page.Number > 1 { // a page past the end still reports the total
 		if err := s.db.QueryRow(ctx, `SELECT count(*) FROM notifications WHERE company_id = $1 AND user_id = $2
 			AND ($3::boolean IS NULL OR (read_at IS NULL) = $3)`, p.CompanyID, p.UserID, f.Unread).Scan(&total); err != nil {
-			return nil, 0, fmt.Errorf("count notifications: %w", err)
+			return paging.Page[Notification]{}, fmt.Errorf("count notifications: %w", err)
 		}
 	}
-	return out, total, nil
+	return paging.New(out, total, f.Page), nil
 }
 
 // Unread counts the caller's unread notifications (the bell).

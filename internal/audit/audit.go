@@ -16,6 +16,7 @@ import (
 
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/paging"
 	"github.com/konvoj/konvoj/internal/postgres"
 )
 
@@ -186,8 +187,7 @@ type Filter struct {
 	// penalties and finance periods.
 	DriverIDs []uuid.UUID
 	From, To  *time.Time
-	Page      int
-	PerPage   int
+	Page      paging.Request
 }
 
 // EntityTypes are the values of entity_type.
@@ -245,17 +245,17 @@ const subjectJoin = `LEFT JOIN LATERAL (
 // List returns a page of the caller's company's audit rows, newest first,
 // and the total. read fills the filter after the role check (403 before a
 // bad query's 400).
-func (s *Service) List(ctx context.Context, p auth.Principal, read func(*Filter) error) ([]Log, int, error) {
+func (s *Service) List(ctx context.Context, p auth.Principal, read func(*Filter) error) (paging.Page[Log], error) {
 	if err := readable(p); err != nil {
-		return nil, 0, err
+		return paging.Page[Log]{}, err
 	}
 	var f Filter
 	if err := read(&f); err != nil {
-		return nil, 0, err
+		return paging.Page[Log]{}, err
 	}
 	for _, et := range f.EntityTypes {
 		if !slices.Contains(EntityTypes, et) {
-			return nil, 0, apperr.Invalid("entity_type", "msg.audit.entity_type")
+			return paging.Page[Log]{}, apperr.Invalid("entity_type", "msg.audit.entity_type")
 		}
 	}
 	args := []any{p.CompanyID, nonNil(f.EntityTypes), nonNil(f.EntityIDs), nonNil(f.UserIDs), f.From, f.To, nonNil(f.DriverIDs)}
@@ -273,9 +273,9 @@ func (s *Service) List(ctx context.Context, p auth.Principal, read func(*Filter)
 		JOIN audit_logs a ON a.id = pg.id AND a.company_id = $1
 		`+subjectJoin+`
 		ORDER BY a.created_at DESC, a.id DESC`,
-		append(args, f.PerPage, (f.Page-1)*f.PerPage)...)
+		append(args, f.Page.Size, f.Page.Offset())...)
 	if err != nil {
-		return nil, 0, fmt.Errorf("list audit logs: %w", err)
+		return paging.Page[Log]{}, fmt.Errorf("list audit logs: %w", err)
 	}
 	total := 0
 	out, err := postgres.AppendRows(nil, rows, func(r pgx.Row, l *Log) error {
@@ -285,15 +285,15 @@ func (s *Service) List(ctx context.Context, p auth.Principal, read func(*Filter)
 			&sub.DriverID, &sub.DriverName, &sub.DriverDeleted, &sub.DocumentID, &sub.DocumentType)
 	})
 	if err != nil {
-		return nil, 0, fmt.Errorf("list audit logs: %w", err)
+		return paging.Page[Log]{}, fmt.Errorf("list audit logs: %w", err)
 	}
-	if len(out) == 0 && f.Page > 1 {
+	if len(out) == 0 && f.Page.Number > 1 {
 		// count(*) OVER () is unknown past the last page; count separately.
 		if err := s.db.QueryRow(ctx, `SELECT count(*) FROM audit_logs a WHERE `+filterSQL, args...).Scan(&total); err != nil {
-			return nil, 0, fmt.Errorf("count audit logs: %w", err)
+			return paging.Page[Log]{}, fmt.Errorf("count audit logs: %w", err)
 		}
 	}
-	return out, total, nil
+	return paging.New(out, total, f.Page), nil
 }
 
 // Person is someone who has changed something: a user of the company who

@@ -12,6 +12,7 @@ import (
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/fixtures"
 	"github.com/konvoj/konvoj/internal/money"
+	"github.com/konvoj/konvoj/internal/paging"
 	"github.com/konvoj/konvoj/internal/postgres/pgtest"
 	"github.com/konvoj/konvoj/internal/tenants"
 )
@@ -69,15 +70,15 @@ func TestRecordAndList(t *testing.T) {
 	filter := func(f audit.Filter) func(*audit.Filter) error {
 		return func(in *audit.Filter) error { *in = f; return nil }
 	}
-	all, total, err := audit.NewService(db).List(ctx, hr, filter(audit.Filter{Page: 1, PerPage: 10}))
-	if err != nil || total != 2 || len(all) != 2 || all[0].Action != "deleted" {
-		t.Fatalf("company log: %d rows, total %d, %v", len(all), total, err)
+	all, err := audit.NewService(db).List(ctx, hr, filter(audit.Filter{Page: paging.Request{Number: 1, Size: 10}}))
+	if err != nil || all.Total != 2 || len(all.Items) != 2 || all.Items[0].Action != "deleted" {
+		t.Fatalf("company log: %d rows, total %d, %v", len(all.Items), all.Total, err)
 	}
-	rows, total, err := audit.NewService(db).List(ctx, hr, filter(audit.Filter{EntityIDs: []uuid.UUID{driver}, Page: 1, PerPage: 10}))
-	if err != nil || total != 1 || len(rows) != 1 {
-		t.Fatalf("driver's log: %d rows, total %d, %v (another company's row must not show)", len(rows), total, err)
+	rows, err := audit.NewService(db).List(ctx, hr, filter(audit.Filter{EntityIDs: []uuid.UUID{driver}, Page: paging.Request{Number: 1, Size: 10}}))
+	if err != nil || rows.Total != 1 || len(rows.Items) != 1 {
+		t.Fatalf("driver's log: %d rows, total %d, %v (another company's row must not show)", len(rows.Items), rows.Total, err)
 	}
-	l := rows[0]
+	l := rows.Items[0]
 	var gotNew, gotOld map[string]any
 	if err := json.Unmarshal(l.NewValues, &gotNew); err != nil {
 		t.Fatal(err)
@@ -91,16 +92,16 @@ func TestRecordAndList(t *testing.T) {
 		t.Fatalf("audit row %+v old %v new %v", l, gotOld, gotNew)
 	}
 
-	if _, _, err := audit.NewService(db).List(ctx, hr, filter(audit.Filter{EntityTypes: []string{"nope"}, Page: 1, PerPage: 10})); apperr.KindOf(err) != apperr.KindValidation {
+	if _, err := audit.NewService(db).List(ctx, hr, filter(audit.Filter{EntityTypes: []string{"nope"}, Page: paging.Request{Number: 1, Size: 10}})); apperr.KindOf(err) != apperr.KindValidation {
 		t.Fatalf("unknown entity type: %v", err)
 	}
 	acc := principal(company, auth.RoleAccountant, "acc@example.test")
 	read := false
-	if _, _, err := audit.NewService(db).List(ctx, acc, func(*audit.Filter) error { read = true; return nil }); apperr.KindOf(err) != apperr.KindForbidden || read {
+	if _, err := audit.NewService(db).List(ctx, acc, func(*audit.Filter) error { read = true; return nil }); apperr.KindOf(err) != apperr.KindForbidden || read {
 		t.Fatalf("accountant reads the audit log: %v (filter read: %v)", err, read)
 	}
 	// Another company's admin sees its own company's log only.
-	if rows, total, err := audit.NewService(db).List(ctx, stranger, filter(audit.Filter{Page: 1, PerPage: 10})); err != nil || total != 1 || len(rows) != 1 {
-		t.Fatalf("another company's admin: %d rows, total %d, %v", len(rows), total, err)
+	if rows, err := audit.NewService(db).List(ctx, stranger, filter(audit.Filter{Page: paging.Request{Number: 1, Size: 10}})); err != nil || rows.Total != 1 || len(rows.Items) != 1 {
+		t.Fatalf("another company's admin: %d rows, total %d, %v", len(rows.Items), rows.Total, err)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/internal/fixtures"
+	"github.com/konvoj/konvoj/internal/paging"
 	"github.com/konvoj/konvoj/internal/postgres/pgtest"
 )
 
@@ -498,7 +499,7 @@ func TestComplianceStatusesMatchDocumentStatuses(t *testing.T) {
 	// The list's documents summary of every driver counts the same statuses.
 	p := auth.Principal{CompanyID: company, Role: auth.RoleHRManager}
 	list, err := drivers.NewService(db, []byte("k")).List(ctx, p, func(lp *drivers.ListParams) error {
-		*lp = drivers.ListParams{Page: 1, PerPage: 100}
+		*lp = drivers.ListParams{Page: paging.Request{Number: 1, Size: 100}}
 		return nil
 	})
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/export"
 	"github.com/konvoj/konvoj/internal/i18n"
+	"github.com/konvoj/konvoj/internal/paging"
 	"github.com/konvoj/konvoj/internal/postgres"
 )
 
@@ -60,7 +61,7 @@ func (s *Service) each(ctx context.Context, p auth.Principal, only *uuid.UUID, l
 	if lp.SortOrder == "" {
 		lp.SortOrder = "asc"
 	}
-	lp.CursorMode, lp.Cursor, lp.Limit = true, "", exportBatch
+	lp.Page = paging.Request{Keyset: true, Size: exportBatch}
 	hideExpiry := !expiryShown(p)
 	tx, err := s.db.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
@@ -74,9 +75,9 @@ func (s *Service) each(ctx context.Context, p auth.Principal, only *uuid.UUID, l
 		if err != nil {
 			return err
 		}
-		more := len(items) > lp.Limit
+		more := len(items) > lp.Page.Size
 		if more {
-			items, keys = items[:lp.Limit], keys[:lp.Limit]
+			items, keys = items[:lp.Page.Size], keys[:lp.Page.Size]
 		}
 		full, err := loadForExport(ctx, tx, p.CompanyID, items)
 		if err != nil {

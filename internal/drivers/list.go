@@ -13,6 +13,7 @@ import (
 	"github.com/konvoj/konvoj/internal/countries"
 	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/feed"
+	"github.com/konvoj/konvoj/internal/paging"
 )
 
 // ListParams are the list's query parameters. Several values of one filter
@@ -36,14 +37,9 @@ type ListParams struct {
 	SortBy            string // internal_number (default), last_name, hire_date, created_at, next_expiry
 	SortOrder         string // asc (default), desc
 
-	// Offset pagination (the default).
-	Page, PerPage int
-
-	// Cursor pagination, when Cursor or Limit is given: Limit rows after
-	// Cursor (empty: from the start).
-	CursorMode bool
-	Cursor     string
-	Limit      int
+	// Page is the page asked for: numbered (the default) or, keyset, the
+	// Size rows after Cursor (empty: from the start).
+	Page paging.Request
 
 	// Feed asks for the change feed (docs/change-feed.md): the drivers
 	// changed since, oldest first, paged by a feed cursor. It keeps the
@@ -51,13 +47,9 @@ type ListParams struct {
 	Feed feed.Params
 }
 
-// ListResult is one page of drivers. Offset mode fills Total; cursor mode
-// fills NextCursor and HasMore.
+// ListResult is one page of drivers.
 type ListResult struct {
-	Items      []ListItem
-	Total      int
-	NextCursor *string
-	HasMore    bool
+	paging.Page[ListItem]
 	// NextExpiryShown: the caller may see which document expires when;
 	// otherwise the items' NextExpiry is left out (a page leaves its
 	// column out).
@@ -116,8 +108,8 @@ func (s *Service) List(ctx context.Context, p auth.Principal, read func(*ListPar
 		return s.listFeed(ctx, p, only, lp)
 	}
 	var after *cursor
-	if lp.CursorMode && lp.Cursor != "" {
-		c, err := s.decodeCursor(lp.Cursor)
+	if lp.Page.Keyset && lp.Page.Cursor != "" {
+		c, err := s.decodeCursor(lp.Page.Cursor)
 		if err != nil {
 			return ListResult{}, err
 		}
@@ -139,19 +131,17 @@ func (s *Service) List(ctx context.Context, p auth.Principal, read func(*ListPar
 	if err != nil {
 		return ListResult{}, err
 	}
-	res := ListResult{Items: items, Total: total, NextExpiryShown: expiryShown(p)}
+	res := ListResult{Page: paging.New(items, total, lp.Page), NextExpiryShown: expiryShown(p)}
 	res.hideExpiry()
-	if lp.CursorMode {
-		if len(items) > lp.Limit {
-			res.Items = items[:lp.Limit]
-			res.HasMore = true
-			last := res.Items[lp.Limit-1]
-			next := s.encodeCursor(cursor{SortBy: lp.SortBy, SortOrder: lp.SortOrder, Key: keys[lp.Limit-1], ID: last.ID})
-			res.NextCursor = &next
+	if lp.Page.Keyset {
+		res.Page = paging.Keyset(items, "", false, lp.Page)
+		if size := lp.Page.Size; len(items) > size {
+			res.Items, res.HasMore = items[:size], true
+			res.NextCursor = s.encodeCursor(cursor{SortBy: lp.SortBy, SortOrder: lp.SortOrder, Key: keys[size-1], ID: items[size-1].ID})
 		}
 		return res, nil
 	}
-	if len(items) == 0 && lp.Page > 1 {
+	if len(items) == 0 && lp.Page.Number > 1 {
 		// The page is past the end, so no row carried the total.
 		if res.Total, err = q.count(ctx, s.db); err != nil {
 			return ListResult{}, err
@@ -189,7 +179,7 @@ func (s *Service) listFeed(ctx context.Context, p auth.Principal, only *uuid.UUI
 	page := feed.Finish(feed.NewCodec(s.cursorKey), fq, items, func(it ListItem) feed.Position {
 		return feed.Position{UpdatedAt: it.UpdatedAt, ID: it.ID}
 	})
-	res := ListResult{Items: page.Items, NextCursor: &page.NextCursor, HasMore: page.HasMore, NextExpiryShown: expiryShown(p)}
+	res := ListResult{Page: page, NextExpiryShown: expiryShown(p)}
 	res.hideExpiry()
 	return res, nil
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/paging"
 )
 
 // NotReadyDriver is an active driver who is not ready, and why: the
@@ -30,23 +31,16 @@ type Shortfall struct {
 	LimitedBy  string
 }
 
-// NotReadyList is the first not-ready drivers (by internal number) and how
-// many there are.
-type NotReadyList struct {
-	Drivers []NotReadyDriver
-	Total   int
-}
-
 // NotReady lists the active drivers that are not ready (is_ready of
 // docs/drivers-and-documents.md) with the required document types that
-// are not valid, warning or expiring_soon: at most limit drivers, and the
-// count of all. Drivers not active are not ready by definition and are
-// left out. A driver caller sees only its own record (nothing when linked
-// to none).
-func (s *Service) NotReady(ctx context.Context, p auth.Principal, limit int) (NotReadyList, error) {
+// are not valid, warning or expiring_soon: the first page of limit drivers
+// (by internal number) and the count of all. Drivers not active are not
+// ready by definition and are left out. A driver caller sees only its own
+// record (nothing when linked to none).
+func (s *Service) NotReady(ctx context.Context, p auth.Principal, limit int) (paging.Page[NotReadyDriver], error) {
 	only, err := collection(p, auth.DriversRead)
 	if err != nil {
-		return NotReadyList{}, err
+		return paging.Page[NotReadyDriver]{}, err
 	}
 	rows, err := s.db.Query(ctx, `
 		WITH co AS MATERIALIZED (`+companyFacts+` WHERE c.id = $1),
@@ -72,26 +66,27 @@ func (s *Service) NotReady(ctx context.Context, p auth.Principal, limit int) (No
 		ORDER BY internal_seq, id
 		LIMIT $2`, p.CompanyID, limit, only)
 	if err != nil {
-		return NotReadyList{}, fmt.Errorf("drivers not ready: %w", err)
+		return paging.Page[NotReadyDriver]{}, fmt.Errorf("drivers not ready: %w", err)
 	}
 	defer rows.Close()
-	var out NotReadyList
+	var out []NotReadyDriver
+	total := 0
 	for rows.Next() {
 		var d NotReadyDriver
 		var ids []uuid.UUID
 		var types, statuses, limited []string
-		if err := rows.Scan(&d.ID, &d.FirstName, &d.LastName, &d.InternalNumber, &ids, &types, &statuses, &limited, &out.Total); err != nil {
-			return NotReadyList{}, fmt.Errorf("scan driver not ready: %w", err)
+		if err := rows.Scan(&d.ID, &d.FirstName, &d.LastName, &d.InternalNumber, &ids, &types, &statuses, &limited, &total); err != nil {
+			return paging.Page[NotReadyDriver]{}, fmt.Errorf("scan driver not ready: %w", err)
 		}
 		for i := range types {
 			d.Missing = append(d.Missing, Shortfall{DocumentID: ids[i], Type: types[i], Status: statuses[i], LimitedBy: limited[i]})
 		}
-		out.Drivers = append(out.Drivers, d)
+		out = append(out, d)
 	}
 	if err := rows.Err(); err != nil {
-		return NotReadyList{}, fmt.Errorf("drivers not ready: %w", err)
+		return paging.Page[NotReadyDriver]{}, fmt.Errorf("drivers not ready: %w", err)
 	}
-	return out, nil
+	return paging.New(out, total, paging.Request{Number: 1, Size: limit}), nil
 }
 
 // DocumentStatusCounts counts the company's live drivers with at least one

@@ -588,10 +588,10 @@ func (q *listQuery) run(ctx context.Context, db postgres.DBTX) ([]ListItem, []*s
 	switch {
 	case q.feed != nil:
 		total, limit, offset = "0", q.args.Add(q.feed.Limit+1), "0"
-	case lp.CursorMode:
-		total, limit, offset = "0", q.args.Add(lp.Limit+1), "0"
+	case lp.Page.Keyset:
+		total, limit, offset = "0", q.args.Add(lp.Page.Size+1), "0"
 	default:
-		limit, offset = q.args.Add(lp.PerPage), q.args.Add((lp.Page-1)*lp.PerPage)
+		limit, offset = q.args.Add(lp.Page.Size), q.args.Add(lp.Page.Offset())
 		if q.storedTotal != "" {
 			// The page then reads only its own rows: on 20,000 drivers
 			// the window's count was two thirds of the statement.

@@ -26,6 +26,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/konvoj/konvoj/internal/apperr"
+	"github.com/konvoj/konvoj/internal/paging"
 	"github.com/konvoj/konvoj/internal/postgres"
 )
 
@@ -207,23 +208,18 @@ func (q Query) LimitSQL(arg func(any) string) string {
 	return "LIMIT " + arg(q.Limit+1)
 }
 
-// Page is one page of a feed.
-type Page[T any] struct {
-	Items []T
-	// NextCursor is where the next request continues: after the page's
-	// last row, or where this one started when it is empty. Never empty.
-	NextCursor string
-	// HasMore: more rows are ready now; otherwise poll later with
-	// NextCursor.
-	HasMore bool
-}
+// Page is one page of a feed: a keyset page (paging.Page) whose
+// NextCursor is never empty, since the next request continues after the
+// page's last row, or where this one started when it is empty; without
+// HasMore the client polls later with it.
+type Page[T any] = paging.Page[T]
 
 // Finish cuts the rows read with OrderLimit to the page and sets the cursor.
 func Finish[T any](codec Codec, q Query, rows []T, pos func(T) Position) Page[T] {
 	if rows == nil {
 		rows = []T{}
 	}
-	p := Page[T]{Items: rows}
+	p := paging.Keyset(rows, "", false, paging.Request{Size: q.Limit})
 	if len(rows) > q.Limit {
 		p.Items, p.HasMore = rows[:q.Limit], true
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/paging"
 	"github.com/konvoj/konvoj/internal/postgres"
 )
 
@@ -46,8 +47,7 @@ type CompanyRow struct {
 // CompanyList is a page of the company-wide list with the summaries of the
 // whole filtered set (as a driver's list).
 type CompanyList struct {
-	Rows      []CompanyRow
-	Total     int
+	paging.Page[CompanyRow]
 	Summary   Summary
 	Summaries []Summary
 }
@@ -86,8 +86,8 @@ func (s *Service) ListCompanyTransactions(ctx context.Context, p auth.Principal,
 	if err := v.Err(); err != nil {
 		return CompanyList{}, err
 	}
-	f.Page, f.PerPage = max(f.Page, 1), max(f.PerPage, 1)
-	out := CompanyList{Rows: []CompanyRow{}}
+	f.Page = f.Page.Or(1)
+	out := CompanyList{Page: paging.New[CompanyRow](nil, 0, f.Page)}
 	if out.Summaries, err = companyTxSums(ctx, s.db, company, f); err != nil {
 		return CompanyList{}, err
 	}
@@ -104,10 +104,10 @@ func (s *Service) ListCompanyTransactions(ctx context.Context, p auth.Principal,
 			out.Summary = sm
 		}
 	}
-	if out.Total == 0 || (f.Page-1)*f.PerPage >= out.Total {
+	if out.Total == 0 || f.Page.Offset() >= out.Total {
 		return out, nil
 	}
-	if out.Rows, err = companyTxRows(ctx, s.db, company, f); err != nil {
+	if out.Items, err = companyTxRows(ctx, s.db, company, f); err != nil {
 		return CompanyList{}, err
 	}
 	return out, nil
@@ -162,11 +162,11 @@ func companyTxRows(ctx context.Context, db postgres.DBTX, company scope, f Compa
 		JOIN drivers d ON d.company_id = t.company_id AND d.id = t.driver_id
 		` + txJoins + `
 		ORDER BY page.n`
-	rows, err := db.Query(ctx, q, append(companyTxArgs(company, f), f.PerPage, (f.Page-1)*f.PerPage)...)
+	rows, err := db.Query(ctx, q, append(companyTxArgs(company, f), f.Page.Size, f.Page.Offset())...)
 	if err != nil {
 		return nil, fmt.Errorf("list company transactions: %w", err)
 	}
-	out, err := postgres.AppendRows(make([]CompanyRow, 0, f.PerPage), rows, func(r pgx.Row, qr *CompanyRow) error {
+	out, err := postgres.AppendRows(make([]CompanyRow, 0, f.Page.Size), rows, func(r pgx.Row, qr *CompanyRow) error {
 		return scanTransaction(r, &qr.Transaction, &qr.DriverName, &qr.DriverNumber)
 	})
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/money"
+	"github.com/konvoj/konvoj/internal/paging"
 	"github.com/konvoj/konvoj/internal/postgres"
 )
 
@@ -42,15 +43,13 @@ type TransactionFilter struct {
 	From, To *civil.Date
 	PeriodID *uuid.UUID
 	Currency string
-	Page     int
-	PerPage  int
+	Page     paging.Request
 }
 
 // TransactionList is a page of transactions with the summary of the whole
 // filtered set.
 type TransactionList struct {
-	Transactions []Transaction
-	Total        int
+	paging.Page[Transaction]
 	// Summary is for the main currency: the currency filter when given, else
 	// the company's currency when the set has rows in it, else the currency
 	// with the most rows.
@@ -81,7 +80,7 @@ func (s *Service) ListTransactions(ctx context.Context, p auth.Principal, driver
 	if err != nil {
 		return TransactionList{}, err
 	}
-	return newTransactionList(p, sums, page, main), nil
+	return newTransactionList(p, sums, page, f.Page, main), nil
 }
 
 // Read is ListTransactions in one round trip: the driver's lookup, the
@@ -105,17 +104,18 @@ func (s *Service) Read(ctx context.Context, p auth.Principal, driverID uuid.UUID
 	if err != nil {
 		return TransactionList{}, err
 	}
-	return newTransactionList(p, sums, page, checked.Currency), nil
+	return newTransactionList(p, sums, page, checked.Page, checked.Currency), nil
 }
 
 // newTransactionList is the answer of a transaction list: the page, the
 // summaries and the total of the filtered set, and the summary of the main
 // currency (the one asked for, else mainCurrency's).
-func newTransactionList(p auth.Principal, sums []Summary, page []Transaction, main string) TransactionList {
-	out := TransactionList{Summaries: sums, Transactions: page}
+func newTransactionList(p auth.Principal, sums []Summary, page []Transaction, r paging.Request, main string) TransactionList {
+	total := 0
 	for _, sm := range sums {
-		out.Total += sm.rows
+		total += sm.rows
 	}
+	out := TransactionList{Page: paging.New(page, total, r), Summaries: sums}
 	if main == "" {
 		main = mainCurrency(sums, companyCurrency(p))
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/money"
+	"github.com/konvoj/konvoj/internal/paging"
 )
 
 // Month-end for the whole company (docs/finance.md, "Month-end"): every
@@ -25,8 +26,8 @@ type MonthFilter struct {
 	Statuses    []string
 	// OfficeIDs keeps the periods of drivers of these offices (OR); an id
 	// that is not one of the company's offices matches nobody.
-	OfficeIDs     []uuid.UUID
-	Page, PerPage int
+	OfficeIDs []uuid.UUID
+	Page      paging.Request
 }
 
 // MonthDriver names the driver of a period of the company-wide list.
@@ -73,9 +74,8 @@ func (m MonthSummary) Periods() int { return m.Open.Periods + m.Closed.Periods +
 // MonthList is a page of the company's periods of a month, with the
 // summary of the whole filtered set.
 type MonthList struct {
+	paging.Page[MonthPeriod]
 	Month   civil.Date
-	Periods []MonthPeriod
-	Total   int
 	Summary MonthSummary
 }
 
@@ -101,17 +101,17 @@ func (s *Service) ListMonthPeriods(ctx context.Context, p auth.Principal, read f
 	if err := v.Err(); err != nil {
 		return MonthList{}, err
 	}
-	f.Page, f.PerPage = max(f.Page, 1), max(f.PerPage, 1)
+	f.Page = f.Page.Or(1)
 	sel := monthSelection{month: month, types: f.Types, statuses: f.Statuses, offices: f.OfficeIDs}
-	out := MonthList{Month: month, Periods: []MonthPeriod{}}
+	out := MonthList{Page: paging.New[MonthPeriod](nil, 0, f.Page), Month: month}
 	if out.Summary, err = monthSummary(ctx, s.db, company.CompanyID(), sel); err != nil {
 		return MonthList{}, err
 	}
 	out.Total = out.Summary.Periods()
-	if out.Total == 0 || (f.Page-1)*f.PerPage >= out.Total {
+	if out.Total == 0 || f.Page.Offset() >= out.Total {
 		return out, nil
 	}
-	if out.Periods, err = monthPeriodRows(ctx, s.db, company.CompanyID(), sel, f.PerPage, (f.Page-1)*f.PerPage); err != nil {
+	if out.Items, err = monthPeriodRows(ctx, s.db, company.CompanyID(), sel, f.Page.Size, f.Page.Offset()); err != nil {
 		return MonthList{}, err
 	}
 	return out, nil

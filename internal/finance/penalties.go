@@ -9,6 +9,7 @@ import (
 	"github.com/konvoj/konvoj/internal/audit"
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/money"
+	"github.com/konvoj/konvoj/internal/paging"
 )
 
 // Penalty statuses.
@@ -159,8 +160,7 @@ type PenaltyFilter struct {
 	Types      []string
 	Statuses   []string
 	Severities []string
-	Page       int
-	PerPage    int
+	Page       paging.Request
 }
 
 // PenaltySummary counts the filtered penalties; total_penalties sums the
@@ -195,9 +195,8 @@ type PenaltyTotal struct {
 // PenaltyList is a page of penalties with the summary of the whole filtered
 // set.
 type PenaltyList struct {
-	Penalties []Penalty
-	Total     int
-	Summary   PenaltySummary
+	paging.Page[Penalty]
+	Summary PenaltySummary
 	// Totals has one entry per currency present in the set; Summary's
 	// total_penalties is the entry of the main currency (the company's when
 	// present, else the one with the most penalties).

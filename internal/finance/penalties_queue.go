@@ -7,6 +7,7 @@ import (
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/civil"
+	"github.com/konvoj/konvoj/internal/paging"
 )
 
 // ReviewBusinessDays is how many business days HR has to review a dispute
@@ -25,8 +26,8 @@ type QueueFilter struct {
 	// Statuses are the penalty statuses listed; none means disputed only
 	// (the dispute queue).
 	Statuses []string
-	Page     int
-	PerPage  int
+	// Page is the page asked for: 50 penalties a page when it has no size.
+	Page paging.Request
 }
 
 // QueuedPenalty is a penalty of the company-wide list with its driver and,
@@ -42,8 +43,7 @@ type QueuedPenalty struct {
 // PenaltyQueue is a page of the company-wide penalty list and the number
 // of all penalties that match.
 type PenaltyQueue struct {
-	Penalties []QueuedPenalty
-	Total     int
+	paging.Page[QueuedPenalty]
 }
 
 // PenaltyQueue lists the penalties of the whole company (the dispute
@@ -64,12 +64,7 @@ func (s *Service) PenaltyQueue(ctx context.Context, p auth.Principal, f QueueFil
 	if len(f.Statuses) == 0 {
 		f.Statuses = []string{PenaltyDisputed}
 	}
-	if f.Page < 1 {
-		f.Page = 1
-	}
-	if f.PerPage < 1 {
-		f.PerPage = 50
-	}
+	f.Page = f.Page.Or(50)
 	rows, total, err := queueRows(ctx, s.db, company.CompanyID(), company.Only(), f)
 	if err != nil {
 		return PenaltyQueue{}, err
@@ -89,5 +84,5 @@ func (s *Service) PenaltyQueue(ctx context.Context, p auth.Principal, f QueueFil
 			rows[i].ReviewDue = &due
 		}
 	}
-	return PenaltyQueue{Penalties: rows, Total: total}, nil
+	return PenaltyQueue{paging.New(rows, total, f.Page)}, nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/konvoj/konvoj/internal/audit"
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/civil"
+	"github.com/konvoj/konvoj/internal/paging"
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/webhooks"
 )
@@ -318,7 +319,7 @@ func (s *Service) ListPenalties(ctx context.Context, p auth.Principal, driverID 
 	if err != nil {
 		return PenaltyList{}, err
 	}
-	return newPenaltyList(p, counts, page), nil
+	return newPenaltyList(p, counts, page, f.Page), nil
 }
 
 // ReadPenalties is ListPenalties in one round trip: the driver's lookup,
@@ -342,16 +343,14 @@ func (s *Service) ReadPenalties(ctx context.Context, p auth.Principal, driverID 
 	if err != nil {
 		return PenaltyList{}, err
 	}
-	return newPenaltyList(p, counts, page), nil
+	return newPenaltyList(p, counts, page, f.Page), nil
 }
 
 // newPenaltyList is the answer of a penalty list: the page and the counts
 // and totals of the filtered set.
-func newPenaltyList(p auth.Principal, counts []penaltyCounts, page []Penalty) PenaltyList {
+func newPenaltyList(p auth.Principal, counts []penaltyCounts, page []Penalty, r paging.Request) PenaltyList {
 	out := summarizePenalties(counts, companyCurrency(p))
-	if page != nil {
-		out.Penalties = page
-	}
+	out.Page = paging.New(page, out.Total, r)
 	return out
 }
 
@@ -367,7 +366,7 @@ func (f PenaltyFilter) check() error {
 // summarizePenalties builds the list's totals and summary from the counts
 // per currency; the summary's total is that of the main currency.
 func summarizePenalties(counts []penaltyCounts, company string) PenaltyList {
-	out := PenaltyList{Totals: []PenaltyTotal{}, Penalties: []Penalty{}}
+	out := PenaltyList{Totals: []PenaltyTotal{}}
 	var sums []Summary
 	for _, pc := range counts {
 		out.Total += pc.total.rows

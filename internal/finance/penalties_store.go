@@ -225,9 +225,9 @@ func queuePenaltyList(b *pgx.Batch, companyID, driverID uuid.UUID, f PenaltyFilt
 	// filter, order and limit written into both statements.
 	var pa postgres.Args
 	where := penaltyWhere(companyID, driverID, f, &pa)
-	limit := `LIMIT ` + pa.Add(f.PerPage) + ` OFFSET ` + pa.Add((f.Page-1)*f.PerPage)
+	limit := `LIMIT ` + pa.Add(f.Page.Size) + ` OFFSET ` + pa.Add(f.Page.Offset())
 	b.Queue(penaltyPageQuery(where, penaltyOrder, limit), pa.Values...).Query(func(rows pgx.Rows) error {
-		got, err := postgres.AppendRows(make([]Penalty, 0, f.PerPage), rows, func(r pgx.Row, pen *Penalty) error { return scanPenalty(r, pen) })
+		got, err := postgres.AppendRows(make([]Penalty, 0, f.Page.Size), rows, func(r pgx.Row, pen *Penalty) error { return scanPenalty(r, pen) })
 		if err != nil {
 			return fmt.Errorf("list penalties of driver %s: %w", driverID, err)
 		}
@@ -271,11 +271,11 @@ func queueRows(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, only 
 	rows, err := db.Query(ctx, penaltyColumns+`, dr.first_name, dr.last_name, dr.internal_number`+penaltyFrom+`
 		JOIN drivers dr ON dr.id = pe.driver_id AND dr.company_id = pe.company_id AND dr.deleted_at IS NULL`+queueWhere+`
 		ORDER BY COALESCE(pe.dispute_submitted_at, pe.created_at), pe.id
-		LIMIT $4 OFFSET $5`, companyID, only, f.Statuses, f.PerPage, (f.Page-1)*f.PerPage)
+		LIMIT $4 OFFSET $5`, companyID, only, f.Statuses, f.Page.Size, f.Page.Offset())
 	if err != nil {
 		return nil, 0, fmt.Errorf("list the penalty queue: %w", err)
 	}
-	out, err := postgres.AppendRows(make([]QueuedPenalty, 0, f.PerPage), rows, func(r pgx.Row, q *QueuedPenalty) error {
+	out, err := postgres.AppendRows(make([]QueuedPenalty, 0, f.Page.Size), rows, func(r pgx.Row, q *QueuedPenalty) error {
 		var first, last string
 		err := scanPenalty(r, &q.Penalty, &first, &last, &q.DriverNumber)
 		q.DriverName = strings.TrimSpace(first + " " + last)

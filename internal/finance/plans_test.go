@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/konvoj/konvoj/internal/fixtures"
+	"github.com/konvoj/konvoj/internal/paging"
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/postgres/pgtest"
 )
@@ -75,10 +76,10 @@ func TestDriverListPagesOnGenericPlans(t *testing.T) {
 	var sums []Summary
 	var txPage []Transaction
 	b := &pgx.Batch{}
-	queueTransactionList(b, company, driver, TransactionFilter{Page: 1, PerPage: 20}, &sums, &txPage)
+	queueTransactionList(b, company, driver, TransactionFilter{Page: paging.Request{Number: 1, Size: 20}}, &sums, &txPage)
 	var counts []penaltyCounts
 	var penPage []Penalty
-	queuePenaltyList(b, company, driver, PenaltyFilter{Page: 1, PerPage: 20}, &counts, &penPage)
+	queuePenaltyList(b, company, driver, PenaltyFilter{Page: paging.Request{Number: 1, Size: 20}}, &counts, &penPage)
 
 	for _, c := range []struct {
 		name, table string

@@ -240,9 +240,9 @@ func queueTransactionList(b *pgx.Batch, companyID, driverID uuid.UUID, f Transac
 	var pa postgres.Args
 	where := transactionWhere(companyID, driverID, f, &pa)
 	pageSQL := txPageQuery(where, `ORDER BY t.transaction_date DESC, t.created_at DESC, t.id DESC`,
-		`LIMIT `+pa.Add(f.PerPage)+` OFFSET `+pa.Add((f.Page-1)*f.PerPage))
+		`LIMIT `+pa.Add(f.Page.Size)+` OFFSET `+pa.Add(f.Page.Offset()))
 	b.Queue(pageSQL, pa.Values...).Query(func(rows pgx.Rows) error {
-		got, err := postgres.AppendRows(make([]Transaction, 0, f.PerPage), rows, func(r pgx.Row, t *Transaction) error { return scanTransaction(r, t) })
+		got, err := postgres.AppendRows(make([]Transaction, 0, f.Page.Size), rows, func(r pgx.Row, t *Transaction) error { return scanTransaction(r, t) })
 		if err != nil {
 			return fmt.Errorf("list transactions of driver %s: %w", driverID, err)
 		}

@@ -23,6 +23,17 @@ type Request struct {
 // Offset is the number of rows before a numbered page.
 func (r Request) Offset() int { return (max(r.Number, 1) - 1) * r.Size }
 
+// Or is r numbered from page 1 at least, with size as its size when it
+// has none: what a service reads when its caller (a page, a job) left the
+// request out.
+func (r Request) Or(size int) Request {
+	r.Number = max(r.Number, 1)
+	if r.Size < 1 {
+		r.Size = size
+	}
+	return r
+}
+
 // Page is one page of a list. A numbered page fills Total (every row that
 // matches); a keyset page fills NextCursor and HasMore.
 type Page[T any] struct {
@@ -44,6 +55,26 @@ func New[T any](items []T, total int, r Request) Page[T] {
 		items = []T{}
 	}
 	return Page[T]{Items: items, Request: r, Total: total}
+}
+
+// Keyset is a keyset page: items after r.Cursor, next where the next page
+// starts ("" on the last one).
+func Keyset[T any](items []T, next string, hasMore bool, r Request) Page[T] {
+	if items == nil {
+		items = []T{}
+	}
+	r.Keyset = true
+	return Page[T]{Items: items, Request: r, NextCursor: next, HasMore: hasMore}
+}
+
+// Map is the page with each item turned by f (what a front writes of
+// it), at the same place in the list.
+func Map[T, U any](p Page[T], f func(T) U) Page[U] {
+	items := make([]U, len(p.Items))
+	for i, it := range p.Items {
+		items[i] = f(it)
+	}
+	return Page[U]{Items: items, Request: p.Request, Total: p.Total, NextCursor: p.NextCursor, HasMore: p.HasMore}
 }
 
 // LastPage is the number of the last page (1 for an empty list).
@@ -76,4 +107,13 @@ func (p Page[T]) Next() int {
 		return 0
 	}
 	return p.Request.Number + 1
+}
+
+// Last is the position in the whole list of the page's last item, 0 for
+// an empty page.
+func (p Page[T]) Last() int {
+	if len(p.Items) == 0 {
+		return 0
+	}
+	return p.First() + len(p.Items) - 1
 }

@@ -23,3 +23,20 @@ func TestNumberedPages(t *testing.T) {
 		t.Error("an empty page has no items, not nil: the API writes []")
 	}
 }
+
+func TestKeysetAndMap(t *testing.T) {
+	p := Keyset([]int{1, 2}, "c2", true, Request{Size: 2})
+	if !p.Request.Keyset || p.NextCursor != "c2" || !p.HasMore {
+		t.Fatalf("keyset page: %+v", p)
+	}
+	q := Map(p, func(n int) string { return string(rune('a' + n)) })
+	if len(q.Items) != 2 || q.Items[1] != "c" || q.NextCursor != "c2" || !q.Request.Keyset {
+		t.Fatalf("mapped page: %+v", q)
+	}
+	if n := New([]int{1, 2, 3}, 45, Request{Number: 2, Size: 20}); n.First() != 21 || n.Last() != 23 {
+		t.Errorf("first %d last %d", n.First(), n.Last())
+	}
+	if Keyset[int](nil, "", false, Request{}).Items == nil {
+		t.Error("an empty keyset page has no items, not nil")
+	}
+}

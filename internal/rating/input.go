@@ -5,6 +5,7 @@ import (
 
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/civil"
+	"github.com/konvoj/konvoj/internal/paging"
 )
 
 // RecalculateInput is the body of a recalculation.
@@ -26,16 +27,16 @@ func (in RecalculateInput) month(def Period) (Period, error) {
 
 // HistoryFilter selects the months of a driver's history.
 type HistoryFilter struct {
-	From, To      *civil.Date // nil: 6 months ago, today
-	Page, PerPage int
+	From, To *civil.Date // nil: 6 months ago, today
+	Page     paging.Request
 }
 
 // RankingFilter selects and orders the company ranking.
 type RankingFilter struct {
-	Period        *Period // nil: the current month
-	SortBy        string  // total_score (default), rank_percentile, internal_number, last_name
-	SortOrder     string  // asc, desc; default desc for scores, asc for the others
-	Page, PerPage int
+	Period    *Period // nil: the current month
+	SortBy    string  // total_score (default), rank_percentile, internal_number, last_name
+	SortOrder string  // asc, desc; default desc for scores, asc for the others
+	Page      paging.Request
 }
 
 // rankingOrders maps sort_by to its ORDER BY column (never pasted from
@@ -52,7 +53,7 @@ type ranking struct {
 	month         Period
 	column, order string // ORDER BY column and direction
 	own           *uuid.UUID
-	page, perPage int
+	page          paging.Request
 }
 
 // check validates the ranking filter for a month that may not be after
@@ -81,5 +82,5 @@ func (f RankingFilter) check(month, current Period) (ranking, error) {
 	if err := v.Err(); err != nil {
 		return ranking{}, err
 	}
-	return ranking{month: month, column: col, order: f.SortOrder, page: f.Page, perPage: f.PerPage}, nil
+	return ranking{month: month, column: col, order: f.SortOrder, page: f.Page}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/konvoj/konvoj/internal/paging"
 	"github.com/shopspring/decimal"
 )
 
@@ -69,8 +70,7 @@ type HistorySummary struct {
 // History is a page of a driver's monthly ratings, newest first, with the
 // summary of the window.
 type History struct {
-	Items   []HistoryItem
-	Total   int
+	paging.Page[HistoryItem]
 	Summary HistorySummary
 }
 

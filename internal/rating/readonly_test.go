@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/paging"
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/postgres/pgtest"
 	"github.com/konvoj/konvoj/internal/rating"
@@ -155,7 +156,7 @@ func TestCurrentMonthReadWritesNothing(t *testing.T) {
 			t.Fatalf("the rating page's reads on a read-only pool: %v", err)
 		}
 		if _, err := svc.History(ctx, p, id, func(f *rating.HistoryFilter) error {
-			*f = rating.HistoryFilter{Page: 1, PerPage: 12}
+			*f = rating.HistoryFilter{Page: paging.Request{Number: 1, Size: 12}}
 			return nil
 		}); err != nil {
 			t.Fatalf("history on a read-only pool: %v", err)
@@ -165,8 +166,8 @@ func TestCurrentMonthReadWritesNothing(t *testing.T) {
 		}
 	}
 	trace.reset()
-	if _, _, err := svc.Ranking(ctx, p, func(f *rating.RankingFilter) error {
-		*f = rating.RankingFilter{Page: 1, PerPage: 100}
+	if _, err := svc.Ranking(ctx, p, func(f *rating.RankingFilter) error {
+		*f = rating.RankingFilter{Page: paging.Request{Number: 1, Size: 100}}
 		return nil
 	}); err != nil {
 		t.Fatalf("ranking on a read-only pool: %v", err)

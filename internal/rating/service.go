@@ -16,6 +16,7 @@ import (
 	"github.com/konvoj/konvoj/internal/audit"
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/civil"
+	"github.com/konvoj/konvoj/internal/paging"
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/webhooks"
 )
@@ -136,7 +137,7 @@ func (s *Service) Sheet(ctx context.Context, p auth.Principal, driverID uuid.UUI
 	if out.Rating, err = s.get(ctx, p, d, &req.Month); err != nil {
 		return Sheet{}, err
 	}
-	if out.History, err = s.history(ctx, p, d, HistoryFilter{From: &req.From, To: &req.To, Page: 1, PerPage: req.Months}); err != nil {
+	if out.History, err = s.history(ctx, p, d, HistoryFilter{From: &req.From, To: &req.To, Page: paging.Request{Number: 1, Size: req.Months}}); err != nil {
 		return Sheet{}, err
 	}
 	if req.Inputs {
@@ -326,10 +327,9 @@ func (s *Service) history(ctx context.Context, p auth.Principal, d ratedDriver, 
 	if err != nil {
 		return History{}, err
 	}
-	h := History{Total: len(all), Summary: summarize(all), Items: []HistoryItem{}}
-	start := (f.Page - 1) * f.PerPage
-	if start < len(all) {
-		h.Items = all[start:min(len(all), start+f.PerPage)]
+	h := History{Page: paging.New[HistoryItem](nil, len(all), f.Page), Summary: summarize(all)}
+	if start := f.Page.Offset(); start < len(all) {
+		h.Items = all[start:min(len(all), start+f.Page.Size)]
 	}
 	return h, nil
 }
@@ -338,14 +338,14 @@ func (s *Service) history(ctx context.Context, p auth.Principal, d ratedDriver, 
 // current month, as the background refresh or a recalculation last stored
 // it). A driver caller sees only its own row. read fills the filter after
 // the role check (403 before 400).
-func (s *Service) Ranking(ctx context.Context, p auth.Principal, read func(*RankingFilter) error) ([]RankingRow, int, error) {
+func (s *Service) Ranking(ctx context.Context, p auth.Principal, read func(*RankingFilter) error) (paging.Page[RankingRow], error) {
 	only, err := rankingOf(p)
 	if err != nil {
-		return nil, 0, err
+		return paging.Page[RankingRow]{}, err
 	}
 	var f RankingFilter
 	if err := read(&f); err != nil {
-		return nil, 0, err
+		return paging.Page[RankingRow]{}, err
 	}
 	current := s.currentPeriod(p)
 	month := current
@@ -354,20 +354,20 @@ func (s *Service) Ranking(ctx context.Context, p auth.Principal, read func(*Rank
 	}
 	r, err := f.check(month, current)
 	if err != nil {
-		return nil, 0, err
+		return paging.Page[RankingRow]{}, err
 	}
 	r.own = only
 	out, total, err := rankingRows(ctx, s.db, p.CompanyID, r)
 	if err != nil {
-		return nil, 0, err
+		return paging.Page[RankingRow]{}, err
 	}
-	if len(out) == 0 && f.Page > 1 {
+	if len(out) == 0 && f.Page.Number > 1 {
 		// count(*) OVER () is unknown past the last page; count separately.
 		if total, err = countRanking(ctx, s.db, p.CompanyID, r); err != nil {
-			return nil, 0, err
+			return paging.Page[RankingRow]{}, err
 		}
 	}
-	return out, total, nil
+	return paging.New(out, total, f.Page), nil
 }
 
 // Config returns company companyID's configuration (every role that may

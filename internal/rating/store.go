@@ -140,7 +140,7 @@ func rankingRows(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, r r
 		WHERE s.company_id = $1 AND s.rating_period = $2 AND ($3::uuid IS NULL OR s.driver_id = $3)
 		ORDER BY `+r.column+` `+r.order+`, d.internal_seq, s.id
 		LIMIT $4 OFFSET $5`,
-		companyID, r.month.First(), r.own, r.perPage, (r.page-1)*r.perPage)
+		companyID, r.month.First(), r.own, r.page.Size, r.page.Offset())
 	if err != nil {
 		return nil, 0, fmt.Errorf("rating ranking %s: %w", r.month, err)
 	}

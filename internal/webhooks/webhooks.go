@@ -26,6 +26,7 @@ import (
 	"github.com/konvoj/konvoj/internal/audit"
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/i18n"
+	"github.com/konvoj/konvoj/internal/paging"
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/textin"
 )
@@ -459,37 +460,34 @@ func (s *Service) delivery(ctx context.Context, db postgres.DBTX, e Endpoint, id
 }
 
 // Deliveries returns endpoint id, a page of its deliveries, newest first,
-// and their total. page reads the page and its size once the endpoint is
+// and their total. page reads the page asked for once the endpoint is
 // found the caller's (403 and 404 before a bad query's 400).
-func (s *Service) Deliveries(ctx context.Context, p auth.Principal, id uuid.UUID, page func() (int, int, error)) (Endpoint, []Delivery, int, error) {
+func (s *Service) Deliveries(ctx context.Context, p auth.Principal, id uuid.UUID, page func() (paging.Request, error)) (Endpoint, paging.Page[Delivery], error) {
 	e, err := loadEndpoint(ctx, s.db, p, id, false)
 	if err != nil {
-		return Endpoint{}, nil, 0, err
+		return Endpoint{}, paging.Page[Delivery]{}, err
 	}
-	n, perPage, err := page()
+	r, err := page()
 	if err != nil {
-		return Endpoint{}, nil, 0, err
+		return Endpoint{}, paging.Page[Delivery]{}, err
 	}
 	var total int
 	if err := s.db.QueryRow(ctx, `SELECT count(*) FROM webhook_deliveries WHERE company_id = $1 AND endpoint_id = $2`,
 		e.companyID, id).Scan(&total); err != nil {
-		return Endpoint{}, nil, 0, fmt.Errorf("count webhook deliveries: %w", err)
+		return Endpoint{}, paging.Page[Delivery]{}, fmt.Errorf("count webhook deliveries: %w", err)
 	}
 	rows, err := s.db.Query(ctx, `SELECT `+deliveryColumns+`
 		FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id AND e.company_id = d.company_id
 		WHERE d.company_id = $1 AND d.endpoint_id = $2
-		ORDER BY d.created_at DESC, d.id DESC LIMIT $3 OFFSET $4`, e.companyID, id, perPage, (n-1)*perPage)
+		ORDER BY d.created_at DESC, d.id DESC LIMIT $3 OFFSET $4`, e.companyID, id, r.Size, r.Offset())
 	if err != nil {
-		return Endpoint{}, nil, 0, fmt.Errorf("list webhook deliveries: %w", err)
+		return Endpoint{}, paging.Page[Delivery]{}, fmt.Errorf("list webhook deliveries: %w", err)
 	}
-	out, err := postgres.AppendRows(make([]Delivery, 0, perPage), rows, scanDelivery)
+	out, err := postgres.AppendRows(make([]Delivery, 0, r.Size), rows, scanDelivery)
 	if err != nil {
-		return Endpoint{}, nil, 0, fmt.Errorf("list webhook deliveries: %w", err)
+		return Endpoint{}, paging.Page[Delivery]{}, fmt.Errorf("list webhook deliveries: %w", err)
 	}
-	if out == nil {
-		out = []Delivery{}
-	}
-	return e, out, total, nil
+	return e, paging.New(out, total, r), nil
 }
 
 // Redeliver sends a delivery's event to endpoint id again, as a new

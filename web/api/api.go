@@ -92,10 +92,9 @@ func notImplemented(c echo.Context) error {
 }
 
 func (h *Handlers) listAuditLogs(c echo.Context) error {
-	var page, perPage int
-	logs, total, err := h.Audit.List(c.Request().Context(), web.Principal(c), func(f *audit.Filter) error {
+	logs, err := h.Audit.List(c.Request().Context(), web.Principal(c), func(f *audit.Filter) error {
 		q := query{c: c}
-		page, perPage = q.page(100)
+		r := q.pageRequest(offsetSize)
 		*f = audit.Filter{
 			EntityTypes: q.list("entity_type"),
 			EntityIDs:   q.uuids("entity_id"),
@@ -103,13 +102,12 @@ func (h *Handlers) listAuditLogs(c echo.Context) error {
 			DriverIDs:   q.uuids("driver_id"),
 			From:        q.time("from"),
 			To:          q.timeEnd("to"),
-			Page:        page,
-			PerPage:     perPage,
+			Page:        r,
 		}
 		return q.err()
 	})
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, NewPage(c, logs, total, page, perPage))
+	return writeList(c, logs)
 }

@@ -33,7 +33,7 @@ func (h *Handlers) listDocuments(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		return feedJSON(c, page)
+		return writeList(c, page)
 	}
 	docs, err := h.Documents.Read(ctx, p, id)
 	if err != nil {

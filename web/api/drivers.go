@@ -11,6 +11,7 @@ import (
 	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/internal/export"
 	"github.com/konvoj/konvoj/internal/feed"
+	"github.com/konvoj/konvoj/internal/paging"
 	"github.com/konvoj/konvoj/web"
 )
 
@@ -24,35 +25,14 @@ func (h *Handlers) mountDrivers(g *web.Routes) {
 	g.DELETE("/drivers/:id", h.deleteDriver)
 }
 
-// CursorPage is the cursor pagination envelope (docs/lists.md).
-type CursorPage[T any] struct {
-	Data []T        `json:"data"`
-	Meta CursorMeta `json:"meta"`
-}
-
-// CursorMeta says where the next page starts.
-type CursorMeta struct {
-	NextCursor *string `json:"next_cursor"`
-	HasMore    bool    `json:"has_more"`
-}
-
 func (h *Handlers) listDrivers(c echo.Context) error {
-	var lp drivers.ListParams
 	var include []string
 	res, err := h.Drivers.List(c.Request().Context(), web.Principal(c), func(in *drivers.ListParams) error {
 		q := query{c: c}
 		*in = driverFilter(&q)
 		in.Feed = feedParams(&q)
-		_, hasCursor := c.QueryParams()["cursor"]
-		_, hasLimit := c.QueryParams()["limit"]
-		if in.Feed.On() {
-			in.CursorMode = true // the feed's envelope: {data, meta}
-		} else if hasCursor || hasLimit {
-			in.CursorMode = true
-			in.Cursor = q.str("cursor")
-			in.Limit = q.limit(20, 100)
-		} else {
-			in.Page, in.PerPage = q.page(100)
+		if !in.Feed.On() {
+			in.Page = q.pageRequest(pageSize{def: 20, max: 100, cursor: true})
 		}
 		include = q.list("include")
 		if err := q.err(); err != nil {
@@ -65,16 +45,15 @@ func (h *Handlers) listDrivers(c echo.Context) error {
 				return apperr.Invalid("include", "msg.api.include", "allowed", "next_expiry")
 			}
 		}
-		lp = *in
 		return nil
 	})
 	if err != nil {
 		return err
 	}
 	if len(include) > 0 {
-		return listDriversJSON(c, lp, res, func(it drivers.ListItem) driverWithExpiry { return driverWithExpiry{it, it.NextExpiry} })
+		return writeList(c, paging.Map(res.Page, func(it drivers.ListItem) driverWithExpiry { return driverWithExpiry{it, it.NextExpiry} }))
 	}
-	return listDriversJSON(c, lp, res, func(it drivers.ListItem) drivers.ListItem { return it })
+	return writeList(c, res.Page)
 }
 
 // driverFilter reads the drivers list's filters and sort (docs/lists.md);
@@ -142,19 +121,6 @@ func (h *Handlers) complianceReport(c echo.Context) error {
 type driverWithExpiry struct {
 	drivers.ListItem
 	NextExpiry *drivers.NextExpiry `json:"next_expiry"`
-}
-
-// listDriversJSON writes the page of drivers in the envelope of its
-// pagination mode, each item shaped by item.
-func listDriversJSON[T any](c echo.Context, lp drivers.ListParams, res drivers.ListResult, item func(drivers.ListItem) T) error {
-	data := make([]T, len(res.Items))
-	for i, it := range res.Items {
-		data[i] = item(it)
-	}
-	if lp.CursorMode {
-		return c.JSON(http.StatusOK, CursorPage[T]{Data: data, Meta: CursorMeta{NextCursor: res.NextCursor, HasMore: res.HasMore}})
-	}
-	return c.JSON(http.StatusOK, NewPage(c, data, res.Total, lp.Page, lp.PerPage))
 }
 
 func (h *Handlers) getDriver(c echo.Context) error {
@@ -231,21 +197,4 @@ func feedParams(q *query) feed.Params {
 		p.Limit = q.limit(feed.DefaultLimit, feed.MaxLimit)
 	}
 	return p
-}
-
-// feedJSON writes a feed page in the cursor envelope; next_cursor is always
-// set in feed mode.
-func feedJSON[T any](c echo.Context, p feed.Page[T]) error {
-	return c.JSON(http.StatusOK, CursorPage[T]{Data: p.Items, Meta: CursorMeta{NextCursor: &p.NextCursor, HasMore: p.HasMore}})
-}
-
-// limit reads the cursor page size: default def, clamped to max, below 1
-// or not a number is 400.
-func (q *query) limit(def, max int) int {
-	n := q.intParam("limit", def)
-	if n < 1 {
-		q.fail("msg.api.param_min_one", "name", "limit")
-		return def
-	}
-	return min(n, max)
 }

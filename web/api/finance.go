@@ -25,20 +25,12 @@ func (h *Handlers) mountFinance(g *web.Routes) {
 	g.GET("/drivers/:id/finance/export", h.exportTransactions)
 }
 
-// transactionPage is the list envelope with the summaries of the whole
-// filtered set.
-type transactionPage struct {
-	Page[finance.Transaction]
-	Summary   finance.Summary   `json:"summary"`
-	Summaries []finance.Summary `json:"summaries"`
-}
-
 func (h *Handlers) listTransactions(c echo.Context) error {
 	ctx, p := c.Request().Context(), web.Principal(c)
 	q := query{c: c}
-	page, perPage := q.page(100)
+	r := q.pageRequest(offsetSize)
 	f := transactionFilter(&q)
-	f.Page, f.PerPage = page, perPage
+	f.Page = r
 	fp := feedParams(&q)
 	if perr := q.err(); perr != nil || fp.On() {
 		// The feed, or a query that does not parse: the driver's 403 and
@@ -47,17 +39,14 @@ func (h *Handlers) listTransactions(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		return feedJSON(c, page)
+		return writeList(c, page)
 	}
 	list, err := h.Finance.Read(ctx, p, web.PathID(c, "id"), f)
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, transactionPage{
-		Page:      NewPage(c, list.Transactions, list.Total, page, perPage),
-		Summary:   list.Summary,
-		Summaries: list.Summaries,
-	})
+	// The summaries are of the whole filtered set.
+	return writeList(c, list.Page, with("summary", list.Summary), with("summaries", list.Summaries))
 }
 
 // transactionFilter reads the transaction list's filters.

@@ -25,13 +25,6 @@ func (h *Handlers) mountMonthEnd(g *web.Routes) {
 	g.GET("/finance/payroll", h.exportPayroll)
 }
 
-// monthPeriodPage is the offset envelope of the company's periods of a
-// month with the counts of the whole filtered set.
-type monthPeriodPage struct {
-	Page[finance.MonthPeriod]
-	Summary monthSummary `json:"summary"`
-}
-
 // monthSummary is finance.MonthSummary as the API writes it.
 type monthSummary struct {
 	Open    monthCount   `json:"open"`
@@ -69,21 +62,19 @@ func newMonthSummary(s finance.MonthSummary) monthSummary {
 
 func (h *Handlers) listMonthPeriods(c echo.Context) error {
 	q := query{c: c}
-	page, perPage := q.page(100)
+	r := q.pageRequest(offsetSize)
 	list, err := h.Finance.ListMonthPeriods(c.Request().Context(), web.Principal(c), func(f *finance.MonthFilter) error {
 		*f = finance.MonthFilter{
 			PeriodStart: q.str("period_start"), Types: q.list("period_type"), Statuses: q.list("status"),
-			OfficeIDs: q.uuids("office_id"), Page: page, PerPage: perPage,
+			OfficeIDs: q.uuids("office_id"), Page: r,
 		}
 		return q.err()
 	})
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, monthPeriodPage{
-		Page:    NewPage(c, list.Periods, list.Total, page, perPage),
-		Summary: newMonthSummary(list.Summary),
-	})
+	// The summary counts the whole filtered set.
+	return writeList(c, list.Page, with("summary", newMonthSummary(list.Summary)))
 }
 
 // bulkResult is one period's outcome of a bulk close or pay.

@@ -23,16 +23,16 @@ func (h *Handlers) mountNotifications(g *web.Routes) {
 func (h *Handlers) listNotifications(c echo.Context) error {
 	p := web.Principal(c)
 	q := query{c: c}
-	page, perPage := q.page(100)
-	f := alerts.ListFilter{Unread: q.optBool("unread"), Page: page, PerPage: perPage}
+	r := q.pageRequest(offsetSize)
+	f := alerts.ListFilter{Unread: q.optBool("unread"), Page: r}
 	if err := q.err(); err != nil {
 		return err
 	}
-	list, total, err := h.Notifications.List(c.Request().Context(), p, f)
+	list, err := h.Notifications.List(c.Request().Context(), p, f)
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, NewPage(c, list, total, page, perPage))
+	return writeList(c, list)
 }
 
 func (h *Handlers) readNotification(c echo.Context) error {

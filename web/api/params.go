@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"math"
 	"mime"
 	"net/http"
 	"net/url"
@@ -210,29 +209,6 @@ func (q *query) optInt(name string) *int {
 	return &n
 }
 
-// page returns page and per_page (docs/lists.md): page below 1 or not a
-// number is 400; per_page is clamped to 1..max.
-func (q *query) page(max int) (int, int) {
-	page := q.intParam("page", 1)
-	if page < 1 {
-		q.fail("msg.api.param_min_one", "name", "page")
-		page = 1
-	}
-	perPage := q.intParam("per_page", 20)
-	if perPage < 1 {
-		q.fail("msg.api.param_min_one", "name", "per_page")
-		perPage = 20
-	}
-	if perPage > max {
-		perPage = max
-	}
-	if page > math.MaxInt32/perPage {
-		q.fail("msg.api.page_too_large")
-		page = 1
-	}
-	return page, perPage
-}
-
 func (q *query) uuid(name string) *uuid.UUID {
 	raw := q.str(name)
 	if raw == "" {
@@ -305,66 +281,6 @@ func (q *query) timeEnd(name string) *time.Time {
 		return &end
 	}
 	return t
-}
-
-// Page is the Laravel-style offset pagination envelope (docs/lists.md).
-type Page[T any] struct {
-	CurrentPage  int     `json:"current_page"`
-	Data         []T     `json:"data"`
-	FirstPageURL string  `json:"first_page_url"`
-	From         *int    `json:"from"`
-	LastPage     int     `json:"last_page"`
-	LastPageURL  string  `json:"last_page_url"`
-	NextPageURL  *string `json:"next_page_url"`
-	Path         string  `json:"path"`
-	PerPage      int     `json:"per_page"`
-	PrevPageURL  *string `json:"prev_page_url"`
-	To           *int    `json:"to"`
-	Total        int     `json:"total"`
-}
-
-// NewPage builds the envelope; page links keep the request's other query
-// parameters.
-func NewPage[T any](c echo.Context, data []T, total, page, perPage int) Page[T] {
-	if data == nil {
-		data = []T{}
-	}
-	last := (total + perPage - 1) / perPage
-	if last < 1 {
-		last = 1
-	}
-	base := requestURL(c)
-	link := func(n int) string {
-		u := *base
-		v := u.Query()
-		v.Set("page", strconv.Itoa(n))
-		u.RawQuery = v.Encode()
-		return u.String()
-	}
-	p := Page[T]{
-		CurrentPage:  page,
-		Data:         data,
-		FirstPageURL: link(1),
-		LastPage:     last,
-		LastPageURL:  link(last),
-		Path:         base.Scheme + "://" + base.Host + base.Path,
-		PerPage:      perPage,
-		Total:        total,
-	}
-	if len(data) > 0 {
-		from := (page-1)*perPage + 1
-		to := from + len(data) - 1
-		p.From, p.To = &from, &to
-	}
-	if page < last {
-		s := link(page + 1)
-		p.NextPageURL = &s
-	}
-	if page > 1 {
-		s := link(min(page-1, last))
-		p.PrevPageURL = &s
-	}
-	return p
 }
 
 // requestURL is the request's URL on PUBLIC_URL (docs/security.md): links

@@ -18,14 +18,6 @@ func (h *Handlers) mountPenalties(g *web.Routes) {
 	g.PUT("/drivers/:id/penalties/:penalty_id/accept", h.acceptPenalty)
 }
 
-// penaltyPage is the list envelope with the summary of the whole filtered
-// set.
-type penaltyPage struct {
-	Page[finance.Penalty]
-	Summary finance.PenaltySummary `json:"summary"`
-	Totals  []finance.PenaltyTotal `json:"totals"`
-}
-
 // disputeResponse is the disputed penalty with the message about HR review.
 type disputeResponse struct {
 	finance.Penalty
@@ -35,13 +27,11 @@ type disputeResponse struct {
 func (h *Handlers) listPenalties(c echo.Context) error {
 	ctx, p := c.Request().Context(), web.Principal(c)
 	q := query{c: c}
-	page, perPage := q.page(100)
 	f := finance.PenaltyFilter{
 		Types:      q.list("type"),
 		Statuses:   q.list("status"),
 		Severities: q.list("severity"),
-		Page:       page,
-		PerPage:    perPage,
+		Page:       q.pageRequest(offsetSize),
 	}
 	fp := feedParams(&q)
 	if perr := q.err(); perr != nil || fp.On() {
@@ -51,17 +41,14 @@ func (h *Handlers) listPenalties(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		return feedJSON(c, page)
+		return writeList(c, page)
 	}
 	list, err := h.Finance.ReadPenalties(ctx, p, web.PathID(c, "id"), f)
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, penaltyPage{
-		Page:    NewPage(c, list.Penalties, list.Total, page, perPage),
-		Summary: list.Summary,
-		Totals:  list.Totals,
-	})
+	// The summary and totals are of the whole filtered set.
+	return writeList(c, list.Page, with("summary", list.Summary), with("totals", list.Totals))
 }
 
 func (h *Handlers) createPenalty(c echo.Context) error {

@@ -29,30 +29,17 @@ func (h *Handlers) getRating(c echo.Context) error {
 	return c.JSON(http.StatusOK, r)
 }
 
-// ratingHistoryPage is the history page envelope with its summary.
-type ratingHistoryPage struct {
-	Page[rating.HistoryItem]
-	Summary rating.HistorySummary `json:"summary"`
-}
-
 func (h *Handlers) getRatingHistory(c echo.Context) error {
-	var page, perPage int
 	hist, err := h.Rating.History(c.Request().Context(), web.Principal(c), web.PathID(c, "id"), func(f *rating.HistoryFilter) error {
 		q := query{c: c}
-		page, perPage = q.page(24)
-		if q.str("per_page") == "" {
-			perPage = 12
-		}
-		*f = rating.HistoryFilter{From: q.civilDate("from"), To: q.civilDate("to"), Page: page, PerPage: perPage}
+		r := q.pageRequest(pageSize{def: 12, max: 24})
+		*f = rating.HistoryFilter{From: q.civilDate("from"), To: q.civilDate("to"), Page: r}
 		return q.err()
 	})
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, ratingHistoryPage{
-		Page:    NewPage(c, hist.Items, hist.Total, page, perPage),
-		Summary: hist.Summary,
-	})
+	return writeList(c, hist.Page, with("summary", hist.Summary))
 }
 
 func (h *Handlers) recalculateRating(c echo.Context) error {
@@ -65,24 +52,23 @@ func (h *Handlers) recalculateRating(c echo.Context) error {
 }
 
 func (h *Handlers) listRatings(c echo.Context) error {
-	var page, perPage int
-	rows, total, err := h.Rating.Ranking(c.Request().Context(), web.Principal(c), func(f *rating.RankingFilter) error {
+	rows, err := h.Rating.Ranking(c.Request().Context(), web.Principal(c), func(f *rating.RankingFilter) error {
 		q := query{c: c}
-		page, perPage = q.page(100)
+		r := q.pageRequest(offsetSize)
 		period := q.month("period")
 		if err := q.err(); err != nil {
 			return err
 		}
 		*f = rating.RankingFilter{
 			Period: period, SortBy: q.str("sort_by"), SortOrder: q.str("sort_order"),
-			Page: page, PerPage: perPage,
+			Page: r,
 		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, NewPage(c, rows, total, page, perPage))
+	return writeList(c, rows)
 }
 
 func (h *Handlers) getRatingConfig(c echo.Context) error {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/konvoj/konvoj/internal/paging"
 	"github.com/konvoj/konvoj/internal/webhooks"
 	"github.com/konvoj/konvoj/web"
 )
@@ -80,16 +81,15 @@ func (h *Handlers) testWebhook(c echo.Context) error {
 }
 
 func (h *Handlers) listWebhookDeliveries(c echo.Context) error {
-	var page, perPage int
-	_, list, total, err := h.Webhooks.Deliveries(c.Request().Context(), web.Principal(c), web.PathID(c, "id"), func() (int, int, error) {
+	_, list, err := h.Webhooks.Deliveries(c.Request().Context(), web.Principal(c), web.PathID(c, "id"), func() (paging.Request, error) {
 		q := query{c: c}
-		page, perPage = q.page(100)
-		return page, perPage, q.err()
+		r := q.pageRequest(offsetSize)
+		return r, q.err()
 	})
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, NewPage(c, list, total, page, perPage))
+	return writeList(c, list)
 }
 
 func (h *Handlers) redeliverWebhook(c echo.Context) error {

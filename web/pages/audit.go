@@ -21,6 +21,7 @@ import (
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/internal/i18n"
+	"github.com/konvoj/konvoj/internal/paging"
 	"github.com/konvoj/konvoj/views"
 	"github.com/konvoj/konvoj/web"
 )
@@ -99,7 +100,7 @@ func (p *Pages) auditLog(c echo.Context) error {
 	d := views.AuditData{Filtered: st.filtered(), ClearURL: "/audit", DriverID: st.DriverID, Driver: st.Driver, EntityID: st.EntityID,
 		From: st.From, To: st.To}
 	var problems []string
-	f := audit.Filter{Page: st.Page, PerPage: auditPerPage}
+	f := audit.Filter{Page: paging.Request{Number: st.Page, Size: auditPerPage}}
 
 	// Who and what kind: choices of the selects; anything else is ignored.
 	for _, pe := range people {
@@ -136,7 +137,7 @@ func (p *Pages) auditLog(c echo.Context) error {
 		unpick.DriverID, unpick.Page = "", 1
 		d.UnpickURL = unpick.url()
 	} else if st.Driver != "" {
-		res, err := p.svc.Drivers.List(ctx, pr, listParams(drivers.ListParams{Search: st.Driver, SortBy: "last_name", Page: 1, PerPage: auditDriverMatches}))
+		res, err := p.svc.Drivers.List(ctx, pr, listParams(drivers.ListParams{Search: st.Driver, SortBy: "last_name", Page: paging.Request{Number: 1, Size: auditDriverMatches}}))
 		if apperr.KindOf(err) == apperr.KindValidation {
 			problems = append(problems, translatedMessages(lang, err)...)
 			res, err = drivers.ListResult{}, nil
@@ -194,21 +195,20 @@ func (p *Pages) auditLog(c echo.Context) error {
 	// While a name search has found nobody or several, the log waits for
 	// the person to pick a driver.
 	if waiting := st.Driver != "" && st.DriverID == ""; !waiting {
-		rows, total, err := p.svc.Audit.List(ctx, pr, func(in *audit.Filter) error {
+		rows, err := p.svc.Audit.List(ctx, pr, func(in *audit.Filter) error {
 			*in = f
 			return nil
 		})
 		if err != nil {
 			return err
 		}
-		d.Page, d.Total, d.LastPage = st.Page, total, max(1, (total+auditPerPage-1)/auditPerPage)
-		for _, r := range rows {
+		d.Pager = pager(rows, func(n int) string { at := st; at.Page = n; return at.url() })
+		for _, r := range rows.Items {
 			d.Rows = append(d.Rows, auditRow(c.Request().Context(), loc, r))
 			if d.PickedDriver != nil && d.PickedDriver.URL == "" && r.Subject.DriverName != "" {
 				d.PickedDriver.Name = r.Subject.DriverName
 			}
 		}
-		d.PrevURL, d.NextURL = pagerURLs(st.Page, d.LastPage, func(n int) string { at := st; at.Page = n; return at.url() })
 	}
 	return p.render(c, http.StatusOK, "audit.title", views.AuditLog(d))
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/internal/fixtures"
 	"github.com/konvoj/konvoj/internal/i18n"
+	"github.com/konvoj/konvoj/internal/paging"
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/web/webtest"
 )
@@ -240,7 +241,7 @@ func TestServiceMessagesAreTranslated(t *testing.T) {
 		}
 	}
 	_, err = svc.Drivers.List(ctx, hr, given(drivers.ListParams{Status: []string{"x"}, Citizenship: []string{"xx"},
-		DocumentStatus: []string{"x"}, Search: long, SortBy: "x", SortOrder: "x", Page: 1, PerPage: 10}))
+		DocumentStatus: []string{"x"}, Search: long, SortBy: "x", SortOrder: "x", Page: paging.Request{Number: 1, Size: 10}}))
 	collect(err)
 
 	// Documents: the upload's and the metadata update's messages.

@@ -17,6 +17,7 @@ import (
 	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/internal/export"
 	"github.com/konvoj/konvoj/internal/i18n"
+	"github.com/konvoj/konvoj/internal/paging"
 	"github.com/konvoj/konvoj/views"
 	"github.com/konvoj/konvoj/web"
 )
@@ -136,7 +137,7 @@ func (s listState) sortBy() string {
 func (s listState) params() drivers.ListParams {
 	lp := drivers.ListParams{
 		Status: s.Status, Citizenship: s.Citizenship, Tags: s.Tags, DocumentStatus: s.DocumentStatus,
-		Search: s.Search, SortBy: s.sortBy(), SortOrder: s.SortOrder, Page: s.Page, PerPage: driversPerPage,
+		Search: s.Search, SortBy: s.sortBy(), SortOrder: s.SortOrder, Page: paging.Request{Number: s.Page, Size: driversPerPage},
 	}
 	if s.DueWithin != 0 {
 		lp.DocumentDueWithin = &s.DueWithin
@@ -241,7 +242,7 @@ func (p *Pages) driversList(c echo.Context) error {
 	if len(res.Items) == 0 && st.Page > 1 {
 		// Past the end (drivers were deleted since the link was made):
 		// the last page.
-		st.Page = max(1, (res.Total+driversPerPage-1)/driversPerPage)
+		st.Page = res.LastPage()
 		return p.redirect(c, st.url())
 	}
 	results := p.driverResults(lang, pr, st, res)
@@ -370,12 +371,8 @@ func (p *Pages) driverResults(lang i18n.Lang, pr auth.Principal, st listState, r
 	if order == "" {
 		order = "asc"
 	}
-	r := views.DriverResults{SortBy: st.SortBy, SortOrder: st.SortOrder, Total: res.Total, Page: st.Page,
-		LastPage: lastPage(res.Total, driversPerPage)}
-	if len(res.Items) > 0 {
-		r.From = (st.Page-1)*driversPerPage + 1
-		r.To = r.From + len(res.Items) - 1
-	}
+	r := views.DriverResults{SortBy: st.SortBy, SortOrder: st.SortOrder,
+		Pager: pager(res.Page, func(n int) string { at := st; at.Page = n; return at.url() })}
 	r.ShowNextExpiry = res.NextExpiryShown
 	for _, col := range driverColumns {
 		if col.sortBy == "next_expiry" && !r.ShowNextExpiry {
@@ -396,7 +393,6 @@ func (p *Pages) driverResults(lang i18n.Lang, pr auth.Principal, st listState, r
 		}
 		r.Columns = append(r.Columns, sc)
 	}
-	r.PrevURL, r.NextURL = pagerURLs(st.Page, r.LastPage, func(n int) string { at := st; at.Page = n; return at.url() })
 	// The downloads carry the list's filters and sort (not its page).
 	all := st
 	all.Page = 1

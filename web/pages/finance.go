@@ -18,6 +18,7 @@ import (
 	"github.com/konvoj/konvoj/internal/finance"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/internal/money"
+	"github.com/konvoj/konvoj/internal/paging"
 	"github.com/konvoj/konvoj/views"
 	"github.com/konvoj/konvoj/web"
 )
@@ -133,7 +134,7 @@ func (s financeState) url() string {
 // filter is the service's filter of the state; a date that cannot be
 // read is left out and named in bad.
 func (s *financeState) filter() finance.TransactionFilter {
-	f := finance.TransactionFilter{Types: s.Types, Statuses: s.Statuses, Currency: s.Currency, Page: s.Page, PerPage: financePerPage}
+	f := finance.TransactionFilter{Types: s.Types, Statuses: s.Statuses, Currency: s.Currency, Page: paging.Request{Number: s.Page, Size: financePerPage}}
 	date := func(name string, raw *string) *civil.Date {
 		if *raw == "" {
 			return nil
@@ -217,16 +218,6 @@ func summaryView(lang i18n.Lang, sm finance.Summary, all []finance.Summary) view
 		}
 	}
 	return v
-}
-
-func pagerOf(page, total, rows int, at func(n int) string) views.Pager {
-	pg := views.Pager{Total: total, Page: page, LastPage: lastPage(total, financePerPage)}
-	if rows > 0 {
-		pg.From = (page-1)*financePerPage + 1
-		pg.To = pg.From + rows - 1
-	}
-	pg.PrevURL, pg.NextURL = pagerURLs(page, pg.LastPage, at)
-	return pg
 }
 
 // errorText is a refusal in the language: its message, else its field

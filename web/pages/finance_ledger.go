@@ -51,8 +51,8 @@ func (p *Pages) renderLedger(c echo.Context, pr auth.Principal, driverID uuid.UU
 	if err != nil {
 		return err
 	}
-	if len(list.Transactions) == 0 && st.Page > 1 && rowErrors == nil {
-		st.Page = max(1, (list.Total+financePerPage-1)/financePerPage)
+	if len(list.Items) == 0 && st.Page > 1 && rowErrors == nil {
+		st.Page = list.LastPage()
 		return p.redirect(c, st.url())
 	}
 	aggs, err := p.svc.Finance.Aggregates(ctx, pr, driverID, finance.Given(finance.AggregateQuery{}))
@@ -101,7 +101,7 @@ func (p *Pages) renderLedger(c echo.Context, pr auth.Principal, driverID uuid.UU
 	}
 	today := pr.Today()
 	shown := map[string]bool{}
-	for _, t := range list.Transactions {
+	for _, t := range list.Items {
 		row := p.ledgerRow(lang, pr, t, today, periods)
 		row.Error = rowErrors[row.ID]
 		shown[row.ID] = true
@@ -112,7 +112,7 @@ func (p *Pages) renderLedger(c echo.Context, pr auth.Principal, driverID uuid.UU
 			d.Problem = strings.TrimSpace(d.Problem + " " + msg)
 		}
 	}
-	d.Pager = pagerOf(st.Page, list.Total, len(list.Transactions), func(n int) string { at := st; at.Page = n; return at.url() })
+	d.Pager = pager(list.Page, func(n int) string { at := st; at.Page = n; return at.url() })
 	return p.render(c, status, "finance.ledger.crumb", views.FinanceLedger(d))
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/finance"
 	"github.com/konvoj/konvoj/internal/i18n"
+	"github.com/konvoj/konvoj/internal/paging"
 	"github.com/konvoj/konvoj/views"
 	"github.com/konvoj/konvoj/web"
 )
@@ -129,7 +130,7 @@ func (p *Pages) renderCloseConfirm(c echo.Context, pr auth.Principal, driverID, 
 	}
 	per := periods[i]
 	pending := []string{finance.StatusPending, finance.StatusDisputed}
-	list, err := p.svc.Finance.ListTransactions(ctx, pr, driverID, finance.TransactionFilter{PeriodID: &id, Statuses: pending, Page: 1, PerPage: closePendingRows})
+	list, err := p.svc.Finance.ListTransactions(ctx, pr, driverID, finance.TransactionFilter{PeriodID: &id, Statuses: pending, Page: paging.Request{Number: 1, Size: closePendingRows}})
 	if err != nil {
 		return err
 	}
@@ -145,7 +146,7 @@ func (p *Pages) renderCloseConfirm(c echo.Context, pr auth.Principal, driverID, 
 		Action: base + "/periods/" + id.String() + "/close", CSRF: csrfToken(c), CancelURL: periodsURL(driverID),
 		PendingURL: base + "?period_id=" + id.String() + "&status=" + url.QueryEscape(strings.Join(pending, ",")), Problem: problem,
 	}
-	for _, t := range list.Transactions {
+	for _, t := range list.Items {
 		d.Pending = append(d.Pending, views.FinanceRow{ID: t.ID.String(), Date: lang.Date(t.TransactionDate), Type: t.TransactionType,
 			Description: deref(t.Description), Amount: amountView(lang, t.Amount, t.Currency), Status: t.Status})
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/internal/finance"
 	"github.com/konvoj/konvoj/internal/i18n"
+	"github.com/konvoj/konvoj/internal/paging"
 	"github.com/konvoj/konvoj/views"
 	"github.com/konvoj/konvoj/web"
 )
@@ -129,7 +130,7 @@ func (p *Pages) queueData(c echo.Context, pr auth.Principal, st *financeState) (
 		}
 		d.Columns = append(d.Columns, sc)
 	}
-	for _, r := range list.Rows {
+	for _, r := range list.Items {
 		d.Rows = append(d.Rows, views.FinanceRow{
 			ID: r.ID.String(), URL: ledgerURL(r.DriverID) + "/" + r.ID.String(),
 			DriverName: r.DriverName, DriverNumber: r.DriverNumber, DriverURL: ledgerURL(r.DriverID),
@@ -137,14 +138,14 @@ func (p *Pages) queueData(c echo.Context, pr auth.Principal, st *financeState) (
 			Amount: amountView(lang, r.Amount, r.Currency), Status: r.Status,
 		})
 	}
-	d.Pager = pagerOf(st.Page, list.Total, len(list.Rows), func(n int) string { at := *st; at.Page = n; return at.url() })
+	d.Pager = pager(list.Page, func(n int) string { at := *st; at.Page = n; return at.url() })
 	return d, nil
 }
 
 // driversNamed finds the drivers a name or number search matches (as the
 // drivers list searches: accent-insensitive), at most 100.
 func (p *Pages) driversNamed(c echo.Context, pr auth.Principal, search string) ([]uuid.UUID, error) {
-	res, err := p.svc.Drivers.List(c.Request().Context(), pr, listParams(drivers.ListParams{Search: search, Page: 1, PerPage: 100}))
+	res, err := p.svc.Drivers.List(c.Request().Context(), pr, listParams(drivers.ListParams{Search: search, Page: paging.Request{Number: 1, Size: 100}}))
 	if apperr.KindOf(err) == apperr.KindValidation {
 		return nil, nil
 	}

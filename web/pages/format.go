@@ -21,6 +21,7 @@ import (
 	"github.com/konvoj/konvoj/internal/countries"
 	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/internal/i18n"
+	"github.com/konvoj/konvoj/internal/paging"
 	"github.com/konvoj/konvoj/views"
 )
 
@@ -200,12 +201,6 @@ func pageParam(c echo.Context) int {
 	return page
 }
 
-// lastPage is the number of the last page of total rows, per a page; 1 for
-// an empty list.
-func lastPage(total, per int) int {
-	return max(1, (total+per-1)/per)
-}
-
 // lastValue is a form field's last value, trimmed ("" when it was not
 // sent): a checkbox sends a hidden "false" and, when ticked, "true", so the
 // last value counts.
@@ -217,17 +212,19 @@ func lastValue(form url.Values, name string) string {
 	return strings.TrimSpace(v[len(v)-1])
 }
 
-// pagerURLs are the addresses of the previous and the next page of a list
-// ("" when there is none); at builds the address of page n. A page past
-// the end points back to the last one.
-func pagerURLs(page, last int, at func(n int) string) (prev, next string) {
-	if page > 1 {
-		prev = at(min(page-1, last))
+// pager is the views' pager of a page of a list (docs/lists.md): where
+// its rows stand in the whole list, page X of Y, and the addresses of the
+// neighbouring pages ("" when there is none); at builds the address of
+// page n. A page past the end points back to the last one.
+func pager[T any](pg paging.Page[T], at func(n int) string) views.Pager {
+	v := views.Pager{Total: pg.Total, From: pg.First(), To: pg.Last(), Page: pg.Request.Number, LastPage: pg.LastPage()}
+	if n := pg.Prev(); n != 0 {
+		v.PrevURL = at(n)
 	}
-	if page < last {
-		next = at(page + 1)
+	if n := pg.Next(); n != 0 {
+		v.NextURL = at(n)
 	}
-	return prev, next
+	return v
 }
 
 // spanText is a span of days: "1 Nov 2026 – 30 Nov 2026".

@@ -16,6 +16,7 @@ import (
 	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/internal/finance"
 	"github.com/konvoj/konvoj/internal/i18n"
+	"github.com/konvoj/konvoj/internal/paging"
 	"github.com/konvoj/konvoj/views"
 	"github.com/konvoj/konvoj/web"
 )
@@ -120,7 +121,7 @@ func (p *Pages) homeDocuments(ctx context.Context, pr auth.Principal, lang i18n.
 		}
 		out.Stages = append(out.Stages, hs)
 	}
-	for _, n := range notReady.Drivers {
+	for _, n := range notReady.Items {
 		row := views.HomeNotReady{Name: n.FirstName + " " + n.LastName, Number: n.InternalNumber, URL: driverURL(n.ID)}
 		for _, m := range n.Missing {
 			sf := views.HomeShortfall{Type: m.Type, Status: m.Status, LimitedBy: m.LimitedBy}
@@ -146,13 +147,13 @@ func stageListURL(stage string, maxLead int) string {
 // homeDisputes: the open disputes, oldest first, with their review due
 // date (the dispute queue's first rows).
 func (p *Pages) homeDisputes(ctx context.Context, pr auth.Principal, lang i18n.Lang) (*views.HomeDisputes, error) {
-	q, err := p.svc.Finance.PenaltyQueue(ctx, pr, finance.QueueFilter{Page: 1, PerPage: homeListLimit})
+	q, err := p.svc.Finance.PenaltyQueue(ctx, pr, finance.QueueFilter{Page: paging.Request{Number: 1, Size: homeListLimit}})
 	if err != nil {
 		return nil, err
 	}
 	today, loc := pr.Today(), pr.Location()
 	out := &views.HomeDisputes{Total: q.Total, QueueURL: "/penalties"}
-	for _, pen := range q.Penalties {
+	for _, pen := range q.Items {
 		row := views.HomeDispute{
 			DriverName: pen.DriverName, DriverNumber: pen.DriverNumber, DriverURL: driverURL(pen.DriverID),
 			PenaltyURL: penaltyURL(pen.DriverID, pen.ID), Type: pen.PenaltyType, Reason: deref(pen.DisputeReason),
@@ -221,12 +222,12 @@ func (p *Pages) driverHome(ctx context.Context, pr auth.Principal, lang i18n.Lan
 	if err != nil {
 		return nil, err
 	}
-	pens, err := p.svc.Finance.ListPenalties(ctx, pr, id, finance.PenaltyFilter{Statuses: []string{finance.PenaltyPending}, Page: 1, PerPage: 50})
+	pens, err := p.svc.Finance.ListPenalties(ctx, pr, id, finance.PenaltyFilter{Statuses: []string{finance.PenaltyPending}, Page: paging.Request{Number: 1, Size: 50}})
 	if err != nil {
 		return nil, err
 	}
 	today := pr.Today()
-	month, err := p.svc.Finance.ListTransactions(ctx, pr, id, finance.TransactionFilter{From: ptr(today.MonthStart()), To: ptr(today.MonthEnd()), Page: 1, PerPage: 1})
+	month, err := p.svc.Finance.ListTransactions(ctx, pr, id, finance.TransactionFilter{From: ptr(today.MonthStart()), To: ptr(today.MonthEnd()), Page: paging.Request{Number: 1, Size: 1}})
 	if err != nil {
 		return nil, err
 	}
@@ -239,7 +240,7 @@ func (p *Pages) driverHome(ctx context.Context, pr auth.Principal, lang i18n.Lan
 				ValidUntil: lang.Date(doc.ValidUntil), Days: &days})
 		}
 	}
-	for _, n := range notReady.Drivers {
+	for _, n := range notReady.Items {
 		for _, m := range n.Missing {
 			if m.Status == "no_data" && m.DocumentID != uuid.Nil {
 				out.Missing = append(out.Missing, views.DriverTodo{Type: m.Type, Status: m.Status, URL: documentURL(id, m.DocumentID)})
@@ -247,7 +248,7 @@ func (p *Pages) driverHome(ctx context.Context, pr auth.Principal, lang i18n.Lan
 		}
 	}
 	loc := pr.Location()
-	for _, pen := range pens.Penalties {
+	for _, pen := range pens.Items {
 		out.Penalties = append(out.Penalties, views.DriverPenaltyTodo{
 			URL: penaltyURL(id, pen.ID), Type: pen.PenaltyType, Filed: lang.Day(pen.CreatedAt, loc), Incident: lang.Date(pen.IncidentDate),
 			Amount: amountView(lang, pen.Amount.Neg(), pen.Currency),

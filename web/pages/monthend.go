@@ -16,6 +16,7 @@ import (
 	"github.com/konvoj/konvoj/internal/export"
 	"github.com/konvoj/konvoj/internal/finance"
 	"github.com/konvoj/konvoj/internal/i18n"
+	"github.com/konvoj/konvoj/internal/paging"
 	"github.com/konvoj/konvoj/internal/rating"
 	"github.com/konvoj/konvoj/views"
 	"github.com/konvoj/konvoj/web"
@@ -112,7 +113,7 @@ func (s monthEndState) officeIDs() []uuid.UUID {
 
 func (s monthEndState) filter() finance.MonthFilter {
 	return finance.MonthFilter{PeriodStart: s.Month.String(), Types: []string{s.Type}, Statuses: s.Statuses,
-		OfficeIDs: s.officeIDs(), Page: s.Page, PerPage: monthEndPerPage}
+		OfficeIDs: s.officeIDs(), Page: paging.Request{Number: s.Page, Size: monthEndPerPage}}
 }
 
 // monthEnd shows the month's periods (admin, accountant, hr_manager; the
@@ -192,7 +193,7 @@ func (p *Pages) monthEndData(c echo.Context, pr auth.Principal, st *monthEndStat
 	for _, t := range sm.Totals {
 		d.Summary.Nets = append(d.Summary.Nets, views.CurrencyAmount{Currency: t.Currency, Amount: amountView(lang, t.Net, t.Currency)})
 	}
-	for _, mp := range list.Periods {
+	for _, mp := range list.Items {
 		row := views.MonthEndRow{
 			PeriodID: mp.ID.String(), DriverID: mp.Driver.ID.String(), DriverName: mp.Driver.Name, DriverNumber: mp.Driver.InternalNumber,
 			PeriodsURL: ledgerURL(mp.Driver.ID) + "/periods#period-" + mp.ID.String(),
@@ -205,12 +206,7 @@ func (p *Pages) monthEndData(c echo.Context, pr auth.Principal, st *monthEndStat
 		}
 		d.Rows = append(d.Rows, row)
 	}
-	d.Pager = views.Pager{Total: list.Total, Page: st.Page, LastPage: lastPage(list.Total, monthEndPerPage)}
-	if len(d.Rows) > 0 {
-		d.Pager.From = (st.Page-1)*monthEndPerPage + 1
-		d.Pager.To = d.Pager.From + len(d.Rows) - 1
-	}
-	d.Pager.PrevURL, d.Pager.NextURL = pagerURLs(st.Page, d.Pager.LastPage, func(n int) string { at := *st; at.Page = n; return at.url() })
+	d.Pager = pager(list.Page, func(n int) string { at := *st; at.Page = n; return at.url() })
 	return d, nil
 }
 

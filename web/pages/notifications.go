@@ -11,6 +11,7 @@ import (
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/i18n"
+	"github.com/konvoj/konvoj/internal/paging"
 	"github.com/konvoj/konvoj/views"
 	"github.com/konvoj/konvoj/web"
 )
@@ -31,7 +32,7 @@ func (p *Pages) mountNotifications(r *web.Routes) {
 func (p *Pages) notifications(c echo.Context) error {
 	ctx, pr := c.Request().Context(), web.Principal(c)
 	page := pageParam(c)
-	list, total, err := p.svc.Notifications.List(ctx, pr, alerts.ListFilter{Page: page, PerPage: notificationsPerPage})
+	list, err := p.svc.Notifications.List(ctx, pr, alerts.ListFilter{Page: paging.Request{Number: page, Size: notificationsPerPage}})
 	if err != nil {
 		return err
 	}
@@ -40,8 +41,8 @@ func (p *Pages) notifications(c echo.Context) error {
 		return err
 	}
 	lang, loc := i18n.From(ctx), pr.Location()
-	d := views.NotificationsData{CSRF: csrfToken(c), DevOutbox: p.devLogin && shows(pr, auth.OutboxRead), Page: page, LastPage: lastPage(total, notificationsPerPage)}
-	for _, n := range list {
+	d := views.NotificationsData{CSRF: csrfToken(c), DevOutbox: p.devLogin && shows(pr, auth.OutboxRead)}
+	for _, n := range list.Items {
 		link := "/settings/webhooks" // a disabled webhook endpoint
 		if n.DriverID != nil && n.DocumentID != nil {
 			link = driverURL(*n.DriverID) + "/documents/" + n.DocumentID.String()
@@ -52,7 +53,7 @@ func (p *Pages) notifications(c echo.Context) error {
 	for _, k := range alerts.Kinds {
 		d.Settings = append(d.Settings, views.NotificationSetting{Kind: k, On: settings.Email[k]})
 	}
-	d.PrevURL, d.NextURL = pagerURLs(page, d.LastPage, func(n int) string { return "/notifications?page=" + strconv.Itoa(n) })
+	d.Pager = pager(list, func(n int) string { return "/notifications?page=" + strconv.Itoa(n) })
 	return p.render(c, http.StatusOK, "notifications.title", views.NotificationsPage(d))
 }
 

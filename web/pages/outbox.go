@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/konvoj/konvoj/internal/i18n"
+	"github.com/konvoj/konvoj/internal/paging"
 	"github.com/konvoj/konvoj/views"
 	"github.com/konvoj/konvoj/web"
 )
@@ -30,14 +31,14 @@ func (p *Pages) mountOutbox(r *web.Routes) {
 func (p *Pages) outbox(c echo.Context) error {
 	ctx, pr := c.Request().Context(), web.Principal(c)
 	page := pageParam(c)
-	mails, total, err := p.svc.Notifications.Outbox(ctx, pr, page, outboxPerPage)
+	mails, err := p.svc.Notifications.Outbox(ctx, pr, paging.Request{Number: page, Size: outboxPerPage})
 	if err != nil {
 		return err
 	}
 	lang, loc := i18n.From(ctx), pr.Location()
-	d := views.OutboxData{Page: page, LastPage: lastPage(total, outboxPerPage), Total: total,
-		SMTP: p.cfg.SMTPURL != ""}
-	for _, m := range mails {
+	d := views.OutboxData{SMTP: p.cfg.SMTPURL != "",
+		Pager: pager(mails, func(n int) string { return "/dev/outbox?page=" + strconv.Itoa(n) })}
+	for _, m := range mails.Items {
 		it := views.OutboxItem{ID: m.ID.String(), Kind: m.Kind, Recipient: m.Recipient, Language: m.Language,
 			Subject: m.Subject, Text: m.Text, Created: lang.DateTime(m.CreatedAt, loc), Attempts: m.Attempts}
 		if m.SentAt != nil {
@@ -48,7 +49,6 @@ func (p *Pages) outbox(c echo.Context) error {
 		}
 		d.Items = append(d.Items, it)
 	}
-	d.PrevURL, d.NextURL = pagerURLs(page, d.LastPage, func(n int) string { return "/dev/outbox?page=" + strconv.Itoa(n) })
 	return p.render(c, http.StatusOK, "devoutbox.title", views.OutboxPage(d))
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/konvoj/konvoj/internal/finance"
 	"github.com/konvoj/konvoj/internal/i18n"
+	"github.com/konvoj/konvoj/internal/paging"
 	"github.com/konvoj/konvoj/views"
 	"github.com/konvoj/konvoj/web"
 )
@@ -31,7 +32,7 @@ func (p *Pages) payPage(c echo.Context) error {
 	id := web.PathID(c, "id")
 	today := pr.Today()
 	month, err := p.svc.Finance.ListTransactions(ctx, pr, id, finance.TransactionFilter{
-		From: ptr(today.MonthStart()), To: ptr(today.MonthEnd()), Page: 1, PerPage: payMonthRows})
+		From: ptr(today.MonthStart()), To: ptr(today.MonthEnd()), Page: paging.Request{Number: 1, Size: payMonthRows}})
 	if err != nil {
 		return err
 	}
@@ -40,7 +41,7 @@ func (p *Pages) payPage(c echo.Context) error {
 		return err
 	}
 	d := views.PayData{DriverURL: driverURL(id), Self: pr.DriverID != nil && *pr.DriverID == id,
-		Month: spanText(lang, today.MonthStart(), today), More: max(0, month.Total-len(month.Transactions))}
+		Month: spanText(lang, today.MonthStart(), today), More: max(0, month.Total-len(month.Items))}
 	if !d.Self {
 		drv, err := p.svc.Drivers.Read(ctx, pr, id)
 		if err != nil {
@@ -55,7 +56,7 @@ func (p *Pages) payPage(c echo.Context) error {
 			Penalties:  amountView(lang, sm.TotalPenalties.Neg(), sm.Currency),
 			Net:        amountView(lang, sm.NetAmount, sm.Currency)})
 	}
-	for _, t := range month.Transactions {
+	for _, t := range month.Items {
 		row := views.PayRow{Date: lang.Date(t.TransactionDate), Type: t.TransactionType, Status: t.Status,
 			Description: deref(t.Description), Amount: amountView(lang, t.Amount, t.Currency)}
 		if t.PenaltyID != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/konvoj/konvoj/internal/forms"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/internal/money"
+	"github.com/konvoj/konvoj/internal/paging"
 	"github.com/konvoj/konvoj/views"
 	"github.com/konvoj/konvoj/web"
 )
@@ -102,7 +103,7 @@ func (p *Pages) penaltyList(c echo.Context) error {
 	ctx, pr := c.Request().Context(), web.Principal(c)
 	lang := i18n.From(ctx)
 	driverID := web.PathID(c, "id")
-	list, err := p.svc.Finance.ListPenalties(ctx, pr, driverID, finance.PenaltyFilter{Page: 1, PerPage: 100})
+	list, err := p.svc.Finance.ListPenalties(ctx, pr, driverID, finance.PenaltyFilter{Page: paging.Request{Number: 1, Size: 100}})
 	if err != nil {
 		return err
 	}
@@ -117,7 +118,7 @@ func (p *Pages) penaltyList(c echo.Context) error {
 	if shows(pr, auth.PenaltiesManage) {
 		d.NewURL = penaltiesURL(driverID) + "/new"
 	}
-	for _, pen := range list.Penalties {
+	for _, pen := range list.Items {
 		d.Penalties = append(d.Penalties, penaltyCard(lang, pr, pen))
 	}
 	title := "penalty.list"
@@ -486,7 +487,7 @@ func (p *Pages) renderQueue(c echo.Context, q url.Values, status int, failed uui
 	}
 	page, _ := strconv.Atoi(q.Get("page"))
 	page = max(page, 1)
-	queue, err := p.svc.Finance.PenaltyQueue(ctx, pr, finance.QueueFilter{Statuses: []string{st}, Page: page, PerPage: queuePerPage})
+	queue, err := p.svc.Finance.PenaltyQueue(ctx, pr, finance.QueueFilter{Statuses: []string{st}, Page: paging.Request{Number: page, Size: queuePerPage}})
 	if err != nil {
 		return err
 	}
@@ -496,7 +497,7 @@ func (p *Pages) renderQueue(c echo.Context, q url.Values, status int, failed uui
 	}
 	canResolve := shows(pr, auth.PenaltiesManage)
 	shown := false
-	for _, qp := range queue.Penalties {
+	for _, qp := range queue.Items {
 		card := penaltyCard(lang, pr, qp.Penalty)
 		card.Driver = views.DriverRef{URL: driverURL(qp.DriverID), Name: qp.DriverName, Number: qp.DriverNumber}
 		item := views.DisputeItem{Penalty: card, CanResolve: canResolve && qp.Status == finance.PenaltyDisputed,
@@ -511,10 +512,10 @@ func (p *Pages) renderQueue(c echo.Context, q url.Values, status int, failed uui
 			d.Problem = append(d.Problem, msgs...)
 		}
 	}
-	last := (queue.Total + queuePerPage - 1) / queuePerPage
-	d.PrevURL, d.NextURL = pagerURLs(page, last, func(n int) string {
+	pg := pager(queue.Page, func(n int) string {
 		return "/penalties?status=" + url.QueryEscape(st) + "&page=" + strconv.Itoa(n)
 	})
+	d.PrevURL, d.NextURL = pg.PrevURL, pg.NextURL
 	return p.render(c, status, "disputes.title", views.DisputeQueue(d))
 }
 

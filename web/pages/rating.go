@@ -22,6 +22,7 @@ import (
 	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/internal/export"
 	"github.com/konvoj/konvoj/internal/i18n"
+	"github.com/konvoj/konvoj/internal/paging"
 	"github.com/konvoj/konvoj/internal/rating"
 	"github.com/konvoj/konvoj/views"
 	"github.com/konvoj/konvoj/web"
@@ -336,8 +337,10 @@ func (p *Pages) ranking(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	last := max(1, (len(shown)+rankingPerPage-1)/rankingPerPage)
-	if st.Page > last {
+	// The ranking is filtered and sorted here, so its page is cut here.
+	req := paging.Request{Number: st.Page, Size: rankingPerPage}
+	page := paging.New(shown[min(len(shown), req.Offset()):min(len(shown), req.Offset()+req.Size)], len(shown), req)
+	if last := page.LastPage(); st.Page > last {
 		st.Page = last
 		return p.redirect(c, st.url("/ratings"))
 	}
@@ -376,15 +379,10 @@ func (p *Pages) ranking(c echo.Context) error {
 		}
 		d.Columns = append(d.Columns, sc)
 	}
-	from := (st.Page - 1) * rankingPerPage
-	for _, r := range shown[from:min(len(shown), from+rankingPerPage)] {
+	for _, r := range page.Items {
 		d.Rows = append(d.Rows, rankingRowView(lang, r, month))
 	}
-	d.Pager = views.Pager{Total: len(shown), Page: st.Page, LastPage: last}
-	if len(d.Rows) > 0 {
-		d.Pager.From, d.Pager.To = from+1, from+len(d.Rows)
-	}
-	d.Pager.PrevURL, d.Pager.NextURL = pagerURLs(st.Page, last, func(n int) string { at := st; at.Page = n; return at.url("/ratings") })
+	d.Pager = pager(page, func(n int) string { at := st; at.Page = n; return at.url("/ratings") })
 	d.Histogram = histogram(lang, all, shown)
 	return p.render(c, http.StatusOK, "ranking.title", views.Ranking(d))
 }

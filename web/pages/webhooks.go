@@ -13,6 +13,7 @@ import (
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/forms"
 	"github.com/konvoj/konvoj/internal/i18n"
+	"github.com/konvoj/konvoj/internal/paging"
 	"github.com/konvoj/konvoj/internal/webhooks"
 	"github.com/konvoj/konvoj/views"
 	"github.com/konvoj/konvoj/web"
@@ -161,7 +162,9 @@ func (p *Pages) showWebhook(c echo.Context, status int, id uuid.UUID, secret str
 	ctx, pr := c.Request().Context(), web.Principal(c)
 	lang, loc := i18n.From(ctx), pr.Location()
 	page := pageParam(c)
-	e, list, total, err := p.svc.Webhooks.Deliveries(ctx, pr, id, func() (int, int, error) { return page, webhookDeliveriesPer, nil })
+	e, list, err := p.svc.Webhooks.Deliveries(ctx, pr, id, func() (paging.Request, error) {
+		return paging.Request{Number: page, Size: webhookDeliveriesPer}, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -172,7 +175,7 @@ func (p *Pages) showWebhook(c echo.Context, status int, id uuid.UUID, secret str
 		d.Form = webhookForm(e.URL, e.Description, e.Events)
 	}
 	d.Form.Action = webhookPageURL(e.ID.String())
-	for _, r := range list {
+	for _, r := range list.Items {
 		row := views.WebhookDeliveryItem{ID: r.ID.String(), Event: r.Event, Status: r.Status, Attempts: r.Attempts,
 			When: lang.DateTime(r.CreatedAt, loc)}
 		if r.LastAttemptAt != nil {
@@ -192,9 +195,7 @@ func (p *Pages) showWebhook(c echo.Context, status int, id uuid.UUID, secret str
 		}
 		d.Deliveries = append(d.Deliveries, row)
 	}
-	last := lastPage(total, webhookDeliveriesPer)
-	d.Pager = views.Pager{Total: total, Page: page, LastPage: last}
-	d.Pager.PrevURL, d.Pager.NextURL = pagerURLs(page, last, func(n int) string {
+	d.Pager = pager(list, func(n int) string {
 		return webhookPageURL(e.ID.String()) + "?page=" + strconv.Itoa(n)
 	})
 	return p.render(c, status, "webhooks.endpoint_title", views.WebhookPage(d))

@@ -48,9 +48,7 @@ func toUserJSON(u tenants.User) userJSON {
 func (h *Handlers) listUsers(c echo.Context) error {
 	page, err := h.Tenants.Users(c.Request().Context(), web.Principal(c), func(f *tenants.UserFilter) error {
 		q := query{c: c}
-		number, size := q.page(100)
-		*f = tenants.UserFilter{Search: q.str("search"), Active: q.optBool("is_active"),
-			Page: paging.Request{Number: number, Size: size}}
+		*f = tenants.UserFilter{Search: q.str("search"), Active: q.optBool("is_active"), Page: q.pageRequest(offsetSize)}
 		if raw := q.str("role"); raw != "" {
 			r, ok := auth.ParseRole(raw)
 			if !ok {
@@ -68,11 +66,7 @@ func (h *Handlers) listUsers(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out := make([]userJSON, 0, len(page.Items))
-	for _, u := range page.Items {
-		out = append(out, toUserJSON(u))
-	}
-	return c.JSON(http.StatusOK, NewPage(c, out, page.Total, page.Request.Number, page.Request.Size))
+	return writeList(c, paging.Map(page, toUserJSON))
 }
 
 func (h *Handlers) deactivateUser(c echo.Context) error {

@@ -46,16 +46,19 @@ const (
 // has no e-mail, so it is not among Kinds.
 const KindWebhookDisabled = "webhook_disabled"
 
-// Kinds are the notification kinds (KindReview: review.go).
-var Kinds = []string{KindAlert, KindReminder, KindReview}
+// Kinds are the notification kinds a user can opt out of e-mail for
+// (KindReview: review.go, KindDispute: dispute.go).
+var Kinds = []string{KindAlert, KindReminder, KindReview, KindDispute}
 
 // KindOf is the notification kind of a stage.
 func KindOf(stage string) string {
 	switch stage {
 	case StageReminder:
 		return KindReminder
-	case StageApproved, StageRejected:
+	case StageApproved, StageRejected, StageRequested:
 		return KindReview
+	case StageFiled, StageResolved:
+		return KindDispute
 	}
 	return KindAlert
 }

@@ -85,8 +85,8 @@ type Result struct {
 	// Empty: the company had no active driver, so nothing
 	// was done and the day is still due (a new company's first drivers
 	// are scanned as soon as they are added).
-	Empty bool
-	Alerts     []Alert
+	Empty  bool
+	Alerts []Alert
 	// Emails are the outbox rows written, to be delivered.
 	Emails []Email
 }

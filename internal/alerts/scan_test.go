@@ -284,6 +284,11 @@ func TestDueScans(t *testing.T) {
 	ny := fixtures.Company(t, db, fixtures.TimeZone("America/New_York"))
 	fixtures.Driver(t, db, prague) // a company without drivers claims no day
 	s := alerts.NewScanner(db, base)
+	// Prague's company was scanned before (a company never scanned is due
+	// at any hour: TestNewCompanyScannedOnceItHasDrivers).
+	if _, err := s.Scan(ctx, prague, day("2026-01-01"), nil); err != nil {
+		t.Fatal(err)
+	}
 	due := func(now time.Time) map[uuid.UUID]string {
 		list, err := alerts.DueScans(ctx, db, now)
 		if err != nil {
@@ -430,8 +435,30 @@ func TestNewCompanyScannedOnceItHasDrivers(t *testing.T) {
 		t.Fatal("the empty company's scan claimed its day")
 	}
 
+	// Created at 03:00 in Prague: without drivers nothing is due, with
+	// one its first scan is due at once, not at 07:00.
+	early := time.Date(2026, 6, 16, 1, 0, 0, 0, time.UTC)
+	dueEarly := func() bool {
+		t.Helper()
+		list, err := alerts.DueScans(ctx, db, early)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range list {
+			if d.CompanyID == f.Company {
+				return true
+			}
+		}
+		return false
+	}
+	if dueEarly() {
+		t.Error("a company without drivers is due before 07:00")
+	}
 	d := f.Driver(fixtures.Name("Eva", "Malá"))
 	f.Document(d, "passport", "2026-06-20", time.Date(2025, 1, 1, 10, 0, 0, 0, time.UTC))
+	if !dueEarly() {
+		t.Error("a new company with a driver is not due before its first 07:00")
+	}
 	user(t, db, f.Company, "hr_manager", "hr@example.test", "en")
 	res := scan(t, s, f.Company, "2026-06-16")
 	if res.Empty || res.AlreadyRun || !hasAlert(res, d, "passport", "expiring_soon") {

@@ -68,6 +68,10 @@ func printScan(w io.Writer, res alerts.Result, dryRun bool) {
 		fmt.Fprintln(w, "This company's scan of that day has run already: nothing to send.")
 		return
 	}
+	if res.Empty {
+		fmt.Fprintln(w, "This company has no active driver: nothing to scan, the day is left to the scheduler.")
+		return
+	}
 	verb := "Recorded"
 	if dryRun {
 		verb = "Would record"

@@ -30,10 +30,48 @@ type Notification struct {
 	DriverID     *uuid.UUID `json:"driver_id"`
 	DocumentID   *uuid.UUID `json:"document_id"`
 	DocumentType *string    `json:"document_type"`
-	Title        string     `json:"title"`
-	Body         string     `json:"body"`
-	ReadAt       *time.Time `json:"read_at"`
-	CreatedAt    time.Time  `json:"created_at"`
+	// PenaltyID is the disputed penalty of a penalty_dispute notification.
+	PenaltyID *uuid.UUID `json:"penalty_id"`
+	Title     string     `json:"title"`
+	Body      string     `json:"body"`
+	ReadAt    *time.Time `json:"read_at"`
+	CreatedAt time.Time  `json:"created_at"`
+}
+
+// disputed is what a penalty_dispute notification says of its penalty
+// (all nil when the penalty is gone).
+type disputed struct {
+	Type, Status, Reason, Resolution *string
+	IncidentDate                     *civil.Date
+}
+
+// texts are the notification's title and body in lang: the driver, the
+// penalty in words and its date, and the dispute's reason (filed) or the
+// outcome and resolution (resolved).
+func (d disputed) texts(lang i18n.Lang, stage, driver string) (string, string) {
+	kind, date := "", ""
+	if d.Type != nil {
+		kind = lang.T("penalty.type." + *d.Type)
+	}
+	if d.IncidentDate != nil {
+		date = lang.Date(*d.IncidentDate)
+	}
+	deref := func(s *string) string {
+		if s == nil {
+			return ""
+		}
+		return *s
+	}
+	if stage == StageFiled {
+		return lang.T("notify.dispute.filed.title", "driver", driver, "type", kind, "date", date),
+			lang.T("notify.dispute.filed.body", "reason", deref(d.Reason))
+	}
+	state := ""
+	if d.Status != nil {
+		state = lang.T("state.penalty." + *d.Status)
+	}
+	return lang.T("notify.dispute.resolved.title", "driver", driver, "type", kind, "date", date),
+		lang.T("notify.dispute.resolved.body", "state", state, "resolution", deref(d.Resolution))
 }
 
 // Settings are a user's e-mail choices: every kind, true when e-mail is on.
@@ -73,14 +111,17 @@ func (s *Service) List(ctx context.Context, p auth.Principal, f ListFilter) (pag
 		return paging.Page[Notification]{}, err
 	}
 	rows, err := s.db.Query(ctx, `
-		SELECT n.id, n.kind, coalesce(a.stage, 'disabled'), a.driver_id, a.document_id, a.document_type, a.valid_until,
-			concat_ws(' ', d.first_name, d.last_name), n.read_at, n.created_at, f.review_reason, w.url, count(*) OVER ()
+		SELECT n.id, n.kind, coalesce(a.stage, n.stage, 'disabled'), coalesce(a.driver_id, n.driver_id), a.document_id, a.document_type, a.valid_until,
+			concat_ws(' ', d.first_name, d.last_name), n.read_at, n.created_at, f.review_reason, w.url, n.penalty_id,
+			pe.penalty_type, pe.incident_date, pe.status, pe.dispute_reason, pe.resolution, count(*) OVER ()
 		FROM notifications n
 		LEFT JOIN document_alerts a ON a.id = n.alert_id AND a.company_id = n.company_id
-		LEFT JOIN drivers d ON d.id = a.driver_id AND d.company_id = n.company_id
+		LEFT JOIN drivers d ON d.id = coalesce(a.driver_id, n.driver_id) AND d.company_id = n.company_id
 		LEFT JOIN document_files f ON f.id = a.file_id AND f.company_id = a.company_id AND a.stage = 'rejected'
 		-- A webhook endpoint Konvoj disabled (docs/webhooks.md); one deleted since still shows.
 		LEFT JOIN webhook_endpoints w ON w.id = n.webhook_id AND w.company_id = n.company_id
+		-- A disputed penalty (docs/alerts.md, "Calls to act"); one deleted since still shows.
+		LEFT JOIN penalties pe ON pe.id = n.penalty_id AND pe.company_id = n.company_id
 		WHERE n.company_id = $1 AND n.user_id = $2 AND ($3::boolean IS NULL OR (n.read_at IS NULL) = $3)
 			AND (n.alert_id IS NULL OR d.id IS NOT NULL)
 		ORDER BY n.created_at DESC, n.id DESC
@@ -93,8 +134,14 @@ func (s *Service) List(ctx context.Context, p auth.Principal, f ListFilter) (pag
 		var until *civil.Date
 		var driver string
 		var reason, hookURL *string
-		if err := row.Scan(&n.ID, &n.Kind, &n.Stage, &n.DriverID, &n.DocumentID, &n.DocumentType, &until, &driver, &n.ReadAt, &n.CreatedAt, &reason, &hookURL, &total); err != nil {
+		var pen disputed
+		if err := row.Scan(&n.ID, &n.Kind, &n.Stage, &n.DriverID, &n.DocumentID, &n.DocumentType, &until, &driver, &n.ReadAt, &n.CreatedAt, &reason, &hookURL,
+			&n.PenaltyID, &pen.Type, &pen.IncidentDate, &pen.Status, &pen.Reason, &pen.Resolution, &total); err != nil {
 			return err
+		}
+		if n.Kind == KindDispute {
+			n.Title, n.Body = pen.texts(lang, n.Stage, driver)
+			return nil
 		}
 		if n.Kind == KindWebhookDisabled {
 			u := ""
@@ -115,6 +162,8 @@ func (s *Service) List(ctx context.Context, p auth.Principal, f ListFilter) (pag
 			n.Body = lang.T("notify.body.rejected", "reason", r)
 		case n.Stage == StageApproved:
 			n.Body = lang.T("notify.body.approved")
+		case n.Stage == StageRequested:
+			n.Body = lang.T("notify.body.requested")
 		case until != nil:
 			n.Body = lang.T("notify.body.until", "date", lang.Date(*until))
 		default:

@@ -16,6 +16,9 @@ import (
 const (
 	StageApproved = documents.ReviewApproved
 	StageRejected = documents.ReviewRejected
+	// StageRequested calls the company's admins and HR managers to review
+	// a driver's upload (docs/alerts.md, "Calls to act").
+	StageRequested = documents.ReviewRequested
 )
 
 // KindReview is the notification kind of a review's outcome.
@@ -40,6 +43,9 @@ func ReviewNotifier(base string) documents.ReviewNotifier {
 // turned e-mail about reviews off. The scheduler queues the outbox's
 // delivery (docs/alerts.md, "E-mail: the outbox").
 func notifyReview(ctx context.Context, tx pgx.Tx, base string, r documents.Reviewed) error {
+	if r.Status == StageRequested {
+		return requestReview(ctx, tx, r)
+	}
 	co, err := loadCompany(ctx, tx, r.CompanyID)
 	if err != nil {
 		return err
@@ -100,4 +106,24 @@ func reviewMail(base string, co company, rc recipient, driverName string, r docu
 		Settings: strings.TrimRight(base, "/") + "/notifications",
 	}
 	return m.email(MailReview, rc)
+}
+
+// requestReview records the upload waiting for review as a document_alerts
+// row (stage requested, file_id the pending version) and gives every active
+// admin and HR manager of the company an in-app notification of it, in one
+// statement on the upload's transaction.
+func requestReview(ctx context.Context, tx pgx.Tx, r documents.Reviewed) error {
+	if _, err := tx.Exec(ctx, `
+		WITH a AS (
+			INSERT INTO document_alerts (company_id, driver_id, document_id, document_type, file_id, stage, valid_until, alert_date)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+			RETURNING id
+		)
+		INSERT INTO notifications (company_id, user_id, alert_id, kind)
+		SELECT $1, u.id, a.id, $9 FROM a, users u
+		WHERE u.company_id = $1 AND u.is_active AND u.role IN ('admin', 'hr_manager')`,
+		r.CompanyID, r.DriverID, r.DocumentID, r.DocumentType, r.FileID, StageRequested, r.ValidUntil, r.Today, KindReview); err != nil {
+		return fmt.Errorf("call to review file %s: %w", r.FileID, err)
+	}
+	return nil
 }

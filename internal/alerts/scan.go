@@ -46,16 +46,19 @@ const (
 // has no e-mail, so it is not among Kinds.
 const KindWebhookDisabled = "webhook_disabled"
 
-// Kinds are the notification kinds (KindReview: review.go).
-var Kinds = []string{KindAlert, KindReminder, KindReview}
+// Kinds are the notification kinds a user can opt out of e-mail for
+// (KindReview: review.go, KindDispute: dispute.go).
+var Kinds = []string{KindAlert, KindReminder, KindReview, KindDispute}
 
 // KindOf is the notification kind of a stage.
 func KindOf(stage string) string {
 	switch stage {
 	case StageReminder:
 		return KindReminder
-	case StageApproved, StageRejected:
+	case StageApproved, StageRejected, StageRequested:
 		return KindReview
+	case StageFiled, StageResolved:
+		return KindDispute
 	}
 	return KindAlert
 }
@@ -79,7 +82,11 @@ type Alert struct {
 type Result struct {
 	// AlreadyRun: the company's scan of that day had run (nothing done).
 	AlreadyRun bool
-	Alerts     []Alert
+	// Empty: the company had no active driver, so nothing
+	// was done and the day is still due (a new company's first drivers
+	// are scanned as soon as they are added).
+	Empty  bool
+	Alerts []Alert
 	// Emails are the outbox rows written, to be delivered.
 	Emails []Email
 }
@@ -139,6 +146,19 @@ func (s *Scanner) run(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, date 
 	co, err := loadCompany(ctx, tx, companyID)
 	if err != nil {
 		return res, err
+	}
+	// A company without an active driver (a new one, before its drivers
+	// are added or imported) has nothing to scan: its day is not claimed,
+	// so the scheduler's next round scans the drivers added meanwhile
+	// instead of leaving them to the next morning.
+	var scannable bool
+	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT FROM drivers
+		WHERE company_id = $1 AND deleted_at IS NULL AND status = 'active')`, companyID).Scan(&scannable); err != nil {
+		return res, fmt.Errorf("find drivers to scan: %w", err)
+	}
+	if !scannable {
+		res.Empty = true
+		return res, nil
 	}
 	tag, err := tx.Exec(ctx, `INSERT INTO alert_runs (company_id, run_date) VALUES ($1, $2) ON CONFLICT DO NOTHING`, companyID, date)
 	if err != nil {

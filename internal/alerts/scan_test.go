@@ -282,7 +282,13 @@ func TestDueScans(t *testing.T) {
 	db := pgtest.New(t)
 	prague := fixtures.Company(t, db, fixtures.TimeZone("Europe/Prague"))
 	ny := fixtures.Company(t, db, fixtures.TimeZone("America/New_York"))
+	fixtures.Driver(t, db, prague) // a company without drivers claims no day
 	s := alerts.NewScanner(db, base)
+	// Prague's company was scanned before (a company never scanned is due
+	// at any hour: TestNewCompanyScannedOnceItHasDrivers).
+	if _, err := s.Scan(ctx, prague, day("2026-01-01"), nil); err != nil {
+		t.Fatal(err)
+	}
 	due := func(now time.Time) map[uuid.UUID]string {
 		list, err := alerts.DueScans(ctx, db, now)
 		if err != nil {
@@ -392,4 +398,88 @@ func TestStagesOnTheCompanysDay(t *testing.T) {
 	if date != "2026-07-01" || !expired[st.driver] || len(expired) != 1 {
 		t.Errorf("07:00 on 1 July (30 June in UTC): scanned %q, expired passports %v; want 2026-07-01 and Jan's only", date, expired)
 	}
+}
+
+// TestNewCompanyScannedOnceItHasDrivers: a new company's scan before its
+// drivers are added claims nothing, so the drivers added later that day are
+// scanned by the scheduler's next round, not the next morning; then the day
+// is claimed and each stage is recorded once.
+func TestNewCompanyScannedOnceItHasDrivers(t *testing.T) {
+	db := pgtest.New(t)
+	f := ratingtest.New(t, db)
+	now := time.Date(2026, 6, 16, 8, 0, 0, 0, time.UTC) // 10:00 in Prague
+	if _, err := db.Exec(ctx, `DELETE FROM drivers WHERE company_id = $1`, f.Company); err != nil {
+		t.Fatal(err)
+	}
+	dueToday := func() bool {
+		t.Helper()
+		list, err := alerts.DueScans(ctx, db, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range list {
+			if d.CompanyID == f.Company && d.Date.String() == "2026-06-16" {
+				return true
+			}
+		}
+		return false
+	}
+	s := alerts.NewScanner(db, base)
+	if !dueToday() {
+		t.Fatal("the new company is not due")
+	}
+	if res := scan(t, s, f.Company, "2026-06-16"); !res.Empty || res.AlreadyRun || len(res.Alerts) != 0 {
+		t.Fatalf("the empty company's scan: %+v", res)
+	}
+	if !dueToday() {
+		t.Fatal("the empty company's scan claimed its day")
+	}
+
+	// Created at 03:00 in Prague: without drivers nothing is due, with
+	// one its first scan is due at once, not at 07:00.
+	early := time.Date(2026, 6, 16, 1, 0, 0, 0, time.UTC)
+	dueEarly := func() bool {
+		t.Helper()
+		list, err := alerts.DueScans(ctx, db, early)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range list {
+			if d.CompanyID == f.Company {
+				return true
+			}
+		}
+		return false
+	}
+	if dueEarly() {
+		t.Error("a company without drivers is due before 07:00")
+	}
+	d := f.Driver(fixtures.Name("Eva", "Malá"))
+	f.Document(d, "passport", "2026-06-20", time.Date(2025, 1, 1, 10, 0, 0, 0, time.UTC))
+	if !dueEarly() {
+		t.Error("a new company with a driver is not due before its first 07:00")
+	}
+	user(t, db, f.Company, "hr_manager", "hr@example.test", "en")
+	res := scan(t, s, f.Company, "2026-06-16")
+	if res.Empty || res.AlreadyRun || !hasAlert(res, d, "passport", "expiring_soon") {
+		t.Fatalf("the scan once the driver is added: %+v", res)
+	}
+	if dueToday() {
+		t.Error("still due after the scan")
+	}
+	if again := scan(t, s, f.Company, "2026-06-16"); !again.AlreadyRun || len(again.Alerts) != 0 {
+		t.Errorf("a second scan of the day: %+v", again)
+	}
+	if n := count(t, db, `SELECT count(*) FROM document_alerts WHERE company_id = $1 AND stage = 'expiring_soon'`, f.Company); n != 1 {
+		t.Errorf("%d expiring_soon stages, want 1", n)
+	}
+}
+
+func hasAlert(res alerts.Result, driver uuid.UUID, typ, stage string) bool {
+	for _, a := range res.Alerts {
+		if a.DriverID == driver && a.DocumentType == typ && a.Stage == stage {
+			return true
+		}
+	}
+	return false
 }

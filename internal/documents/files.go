@@ -223,6 +223,16 @@ func (s *Service) store(ctx context.Context, p auth.Principal, driverID, documen
 			}); err != nil {
 				return err
 			}
+			// HR and admins are called to review it, in this transaction:
+			// an upload that rolls back calls nobody.
+			if s.notifyReview != nil {
+				if err := s.notifyReview(ctx, tx, Reviewed{
+					CompanyID: doc.CompanyID, DriverID: doc.DriverID, DocumentID: doc.ID, DocumentType: doc.Type,
+					FileID: f.ID, Version: f.Version, Status: ReviewRequested, ValidUntil: after.ValidUntil, Today: today,
+				}); err != nil {
+					return err
+				}
+			}
 			return emitWanted(ctx, tx, doc, today, webhooks.DocumentFileUploaded, wanted)
 		}
 		if err := saveDocument(ctx, tx, doc, after, &f.ID); err != nil {

@@ -27,6 +27,9 @@ const (
 	ReviewApproved = "approved"
 	ReviewPending  = "pending"
 	ReviewRejected = "rejected"
+	// ReviewRequested is not a version's status but the stage of the call
+	// to review a pending version (docs/alerts.md, "Calls to act").
+	ReviewRequested = "requested"
 )
 
 // Review decisions.
@@ -56,7 +59,9 @@ type ReviewInput struct {
 	Reason   string `json:"reason"`
 }
 
-// Reviewed is a decided review, for the notification of the driver.
+// Reviewed is a decided review, for the notification of the driver, or
+// an upload waiting for review (Status ReviewRequested), for the
+// notification of HR and admins.
 type Reviewed struct {
 	CompanyID    uuid.UUID
 	DriverID     uuid.UUID
@@ -64,15 +69,18 @@ type Reviewed struct {
 	DocumentType string
 	FileID       uuid.UUID
 	Version      int
-	Status       string // approved or rejected
+	Status       string // approved or rejected; ReviewRequested for an upload waiting for review
 	Reason       string
-	// ValidUntil is the document's valid_until after the decision.
+	// ValidUntil is the document's valid_until after the decision (for a
+	// requested review: as the upload would set it).
 	ValidUntil *civil.Date
 	Today      civil.Date
 }
 
-// ReviewNotifier tells the driver the outcome of a review, on the review's
-// transaction (the alerts package writes the notification and the e-mail).
+// ReviewNotifier tells the driver the outcome of a review, or HR and
+// admins that an upload waits for review, on the transaction of the review
+// or the upload (the alerts package writes the notifications and the
+// e-mail).
 type ReviewNotifier func(ctx context.Context, tx pgx.Tx, r Reviewed) error
 
 // needsReview reports whether p's changes to the document wait for

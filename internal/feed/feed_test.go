@@ -24,7 +24,7 @@ func TestFeedOrderDeletedAndCompany(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db := pgtest.New(t)
-	svc := finance.NewService(db, nil, 0, []byte("test cursor key"))
+	svc := finance.NewService(db, nil, 0, []byte("test cursor key"), nil)
 	insert := func(company, driver uuid.UUID, n int) []uuid.UUID {
 		var ids []uuid.UUID
 		for i := range n {

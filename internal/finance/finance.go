@@ -93,14 +93,17 @@ type Service struct {
 	maxBytes int64
 	// feedCodec signs the change feed's cursors.
 	feedCodec feed.Codec
+	// notifyDispute tells people of filed and resolved disputes (nil:
+	// nobody).
+	notifyDispute DisputeNotifier
 }
 
 // NewService returns the finance service; penalty evidence files are kept
 // in files, at most maxBytes each (UPLOAD_MAX_BYTES, as document files).
 // cursorKey signs the change feed's cursors; it must be secret and the
-// same on every instance.
-func NewService(db *pgxpool.Pool, files storage.Store, maxBytes int64, cursorKey []byte) *Service {
-	return &Service{db: db, files: files, maxBytes: maxBytes, feedCodec: feed.NewCodec(cursorKey)}
+// same on every instance. notify (may be nil: nobody) tells people of filed and resolved disputes.
+func NewService(db *pgxpool.Pool, files storage.Store, maxBytes int64, cursorKey []byte, notify DisputeNotifier) *Service {
+	return &Service{db: db, files: files, maxBytes: maxBytes, feedCodec: feed.NewCodec(cursorKey), notifyDispute: notify}
 }
 
 // errMoved says a row changed between reading it and locking it, and

@@ -72,7 +72,7 @@ func TestWritePayslipsBatches(t *testing.T) {
 	want := []string{"DRV-0001-Jiri-Dvorak-1-2026-11.pdf", "DRV-0002-Jiri-Dvorak-2-2026-11.pdf", "DRV-0003-Jiri-Dvorak-3-2026-11.pdf",
 		"DRV-0003-Jiri-Dvorak-3-2026-11-EUR.pdf", "DRV-0004-Jiri-Dvorak-4-2026-11.pdf", "DRV-0005-Jiri-Dvorak-5-2026-11.pdf",
 		"DRV-0006-Jiri-Dvorak-6-2026-11.pdf", "DRV-0007-Jiri-Dvorak-7-2026-11.pdf"}
-	svc := NewService(db, nil, 0, nil)
+	svc := NewService(db, nil, 0, nil, nil)
 	p := auth.Principal{CompanyID: company, Role: auth.RoleAccountant, CompanyCurrency: "CZK"}
 	defer func(n int) { payslipBatch = n }(payslipBatch)
 	for _, batch := range []int{1, 3, 4, 8, 200} {
@@ -121,7 +121,7 @@ func BenchmarkPayslipsZIP(b *testing.B) {
 			db, url := pgtest.NewWithURL(b, nil)
 			company := fixtures.Company(b, db)
 			seedPayslips(b, db, company, n, 10)
-			svc := NewService(pgtest.Requests(b, url, nil), nil, 0, nil)
+			svc := NewService(pgtest.Requests(b, url, nil), nil, 0, nil, nil)
 			p := auth.Principal{CompanyID: company, Role: auth.RoleAccountant, CompanyCurrency: "CZK", CompanyTimezone: "Europe/Prague"}
 			ctx := postgres.WithCompany(context.Background(), company)
 			var live, total uint64

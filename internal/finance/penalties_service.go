@@ -3,6 +3,7 @@ package finance
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -204,8 +205,10 @@ func (s *Service) movePenalty(ctx context.Context, p auth.Principal, a auth.Acti
 		if err != nil {
 			return err
 		}
-		out, err = applyPenaltyMove(ctx, tx, p, cur, m, day, &correct)
-		return err
+		if out, err = applyPenaltyMove(ctx, tx, p, cur, m, day, &correct); err != nil {
+			return err
+		}
+		return s.tellDispute(ctx, tx, out, m.action)
 	})
 	if err != nil {
 		return Penalty{}, err
@@ -381,4 +384,45 @@ func summarizePenalties(counts []penaltyCounts, company string) PenaltyList {
 		}
 	}
 	return out
+}
+
+// The stages of a dispute that notify people (docs/alerts.md, "Calls to
+// act").
+const (
+	DisputeFiled    = "filed"
+	DisputeResolved = "resolved"
+)
+
+// Disputed is a dispute filed or resolved, for the notifications.
+type Disputed struct {
+	CompanyID uuid.UUID
+	DriverID  uuid.UUID
+	PenaltyID uuid.UUID
+	// Stage is DisputeFiled or DisputeResolved.
+	Stage string
+}
+
+// DisputeNotifier tells the company's admins and HR managers of a filed
+// dispute and the driver of its resolution, on the transaction of the
+// change (the alerts package writes the notifications), so a change that
+// rolls back tells nobody.
+type DisputeNotifier func(ctx context.Context, tx pgx.Tx, d Disputed) error
+
+// tellDispute notifies a dispute's filing or resolution (action is the
+// move's); other moves tell nobody.
+func (s *Service) tellDispute(ctx context.Context, tx pgx.Tx, pen Penalty, action string) error {
+	stage := ""
+	switch action {
+	case "penalty.disputed":
+		stage = DisputeFiled
+	case "penalty.resolved":
+		stage = DisputeResolved
+	}
+	if stage == "" || s.notifyDispute == nil {
+		return nil
+	}
+	if err := s.notifyDispute(ctx, tx, Disputed{CompanyID: pen.CompanyID, DriverID: pen.DriverID, PenaltyID: pen.ID, Stage: stage}); err != nil {
+		return fmt.Errorf("notify dispute of penalty %s: %w", pen.ID, err)
+	}
+	return nil
 }

@@ -37,7 +37,7 @@ type world struct {
 func newWorld(t *testing.T) *world {
 	t.Helper()
 	db := pgtest.New(t)
-	w := &world{t: t, ctx: context.Background(), db: db, svc: NewService(db, nil, 0, nil)}
+	w := &world{t: t, ctx: context.Background(), db: db, svc: NewService(db, nil, 0, nil, nil)}
 	w.company = fixtures.Company(t, db)
 	w.driver = fixtures.Driver(t, db, w.company, fixtures.Email("eva@example.test"))
 	w.acc = w.principal(w.company, auth.RoleAccountant, "acc@example.test")

@@ -65,7 +65,7 @@ func (w *ScanCompanyAlertsWorker) Work(ctx context.Context, job *river.Job[ScanC
 		return err
 	}
 	w.Log.InfoContext(ctx, "alert scan", slog.String("company_id", job.Args.CompanyID.String()), slog.String("date", job.Args.Date),
-		slog.Bool("already_run", res.AlreadyRun), slog.Int("alerts", len(res.Alerts)), slog.Int("emails", len(res.Emails)))
+		slog.Bool("already_run", res.AlreadyRun), slog.Bool("empty", res.Empty), slog.Int("alerts", len(res.Alerts)), slog.Int("emails", len(res.Emails)))
 	return nil
 }
 

@@ -96,7 +96,9 @@ func New(db *pgxpool.Pool, o Options) Set {
 		Documents: documents.NewService(db, documents.Options{Files: o.Files, MaxBytes: o.UploadMaxBytes, CursorKey: o.CursorKey,
 			// A review's outcome is told to the driver like an alert.
 			ReviewNotifier: alerts.ReviewNotifier(o.PublicURL)}),
-		Finance:       finance.NewService(db, o.Files, o.UploadMaxBytes, o.CursorKey),
+		Finance: finance.NewService(db, o.Files, o.UploadMaxBytes, o.CursorKey,
+			// Disputes call HR to act, and their resolution the driver.
+			alerts.DisputeNotifier()),
 		Rating:        rating.NewService(db),
 		Notifications: alerts.NewService(db),
 		Forms:         forms.NewService(db),

@@ -1,0 +1,147 @@
+package api_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/konvoj/konvoj/internal/alerts"
+	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/i18n"
+	"github.com/konvoj/konvoj/internal/postgres"
+	"github.com/konvoj/konvoj/web/webtest"
+)
+
+// actionJSON is a notification with the fields of a call to act.
+type actionJSON struct {
+	Kind      string     `json:"kind"`
+	Stage     string     `json:"stage"`
+	DriverID  *uuid.UUID `json:"driver_id"`
+	PenaltyID *uuid.UUID `json:"penalty_id"`
+	Title     string     `json:"title"`
+	Body      string     `json:"body"`
+}
+
+func actionsOf(t *testing.T, c *webtest.Caller) []actionJSON {
+	t.Helper()
+	var page struct{ Data []actionJSON }
+	c.Get("/api/v0/notifications").Expect(http.StatusOK).Decode(&page)
+	return page.Data
+}
+
+// seen makes the callers' user rows (their first request), so the
+// notifications have someone to go to.
+func seen(callers ...*webtest.Caller) {
+	for _, c := range callers {
+		c.Get("/api/v0/notifications").Expect(http.StatusOK)
+	}
+}
+
+// TestUploadForReviewCallsStaff: a driver's upload of a type under review
+// gives every admin and HR manager of the company a document_review
+// notification of stage requested naming the driver and the document type;
+// the dispatcher, the driver and another company's HR get none.
+func TestUploadForReviewCallsStaff(t *testing.T) {
+	t.Parallel()
+	w := newReviewWorld(t)
+	admin := w.env.As(w.company, auth.RoleAdmin)
+	dispatcher := w.env.As(w.company, auth.RoleDispatcher)
+	otherHR := w.env.As(w.env.Company("Other", "free"), auth.RoleHRManager)
+	seen(admin, dispatcher, otherHR)
+
+	f := w.driverUpload(t)
+	for _, c := range []*webtest.Caller{w.hr, admin} {
+		n := actionsOf(t, c)
+		if len(n) != 1 || n[0].Kind != "document_review" || n[0].Stage != "requested" || n[0].DriverID == nil || *n[0].DriverID != w.jan ||
+			!strings.Contains(n[0].Title, "Jan Novák") || !strings.Contains(n[0].Title, "Medical examination") ||
+			!strings.Contains(n[0].Title, "Waiting for review") || n[0].PenaltyID != nil {
+			t.Errorf("%s's notifications: %+v", c.Role, n)
+		}
+	}
+	for _, c := range []*webtest.Caller{dispatcher, otherHR, w.driver} {
+		if n := actionsOf(t, c); len(n) != 0 {
+			t.Errorf("%s got %+v", c.Role, n)
+		}
+	}
+
+	// The decision tells the driver, not HR again.
+	w.hr.Post(reviewPath(w.medical, f.ID), map[string]any{"decision": "reject", "reason": "Blurred."}).Expect(http.StatusOK)
+	if n := actionsOf(t, w.driver); len(n) != 1 || n[0].Kind != "document_review" || n[0].Stage != "rejected" || n[0].Body != "Reason: Blurred." {
+		t.Errorf("the driver's notifications: %+v", n)
+	}
+	if n := actionsOf(t, w.hr); len(n) != 1 {
+		t.Errorf("HR has %d notifications after its decision, want the one request", len(n))
+	}
+
+	// An upload refused (an invalid date) calls nobody.
+	upload(t, w.driver, w.medical, filePart("medical.png", samplePNG()), field("valid_until", "2020-13-45")).Expect(http.StatusUnprocessableEntity)
+	if n := actionsOf(t, admin); len(n) != 1 {
+		t.Errorf("admin has %d notifications after a refused upload, want 1", len(n))
+	}
+}
+
+// TestDisputeCallsStaffAndTellsTheDriver: a driver's dispute gives every
+// admin and HR manager a penalty_dispute notification of stage filed with
+// the penalty's id (not the dispatcher, not another company); resolving it
+// tells the driver (stage resolved), in the driver's language on the page.
+func TestDisputeCallsStaffAndTellsTheDriver(t *testing.T) {
+	t.Parallel()
+	env := webtest.New(t)
+	company := env.Company("Acme", "free")
+	hr := env.As(company, auth.RoleHRManager)
+	admin := env.As(company, auth.RoleAdmin)
+	dispatcher := env.As(company, auth.RoleDispatcher)
+	otherHR := env.As(env.Company("Other", "free"), auth.RoleHRManager)
+	jan := drvCreate(t, hr, map[string]any{"first_name": "Jan", "last_name": "Novák", "email": "jan@example.cz", "language": "pl"})
+	me := env.As(company, auth.RoleDriver, "jan@example.cz")
+	seen(hr, admin, dispatcher, otherHR, me)
+
+	drv := "/api/v0/drivers/" + jan.ID.String()
+	pen := hr.Post(drv+"/penalties", map[string]any{
+		"penalty_type": "speeding", "amount": "1500", "incident_date": pragueDay(0), "description": "72 km/h in a 50 zone"}).Expect(http.StatusCreated).JSON()
+	penID := uuid.MustParse(pen["id"].(string))
+	me.Put(drv+"/penalties/"+penID.String()+"/dispute", map[string]any{"dispute_reason": "The radar was not calibrated."}).Expect(http.StatusOK)
+
+	for _, c := range []*webtest.Caller{hr, admin} {
+		n := actionsOf(t, c)
+		if len(n) != 1 || n[0].Kind != "penalty_dispute" || n[0].Stage != "filed" || n[0].PenaltyID == nil || *n[0].PenaltyID != penID ||
+			n[0].DriverID == nil || *n[0].DriverID != jan.ID || !strings.Contains(n[0].Title, "Jan Novák") || !strings.Contains(n[0].Title, "Speeding") ||
+			n[0].Body != "Reason: The radar was not calibrated." {
+			t.Errorf("%s's notifications: %+v", c.Role, n)
+		}
+	}
+	for _, c := range []*webtest.Caller{dispatcher, otherHR, me} {
+		if n := actionsOf(t, c); len(n) != 0 {
+			t.Errorf("%s got %+v", c.Role, n)
+		}
+	}
+
+	hr.Put(drv+"/penalties/"+penID.String()+"/resolve", map[string]any{"resolution_action": "cancel", "resolution": "The radar was out of date."}).
+		Expect(http.StatusOK)
+	n := actionsOf(t, me)
+	if len(n) != 1 || n[0].Kind != "penalty_dispute" || n[0].Stage != "resolved" || n[0].PenaltyID == nil || *n[0].PenaltyID != penID ||
+		!strings.Contains(n[0].Title, "Speeding") || n[0].Body != "The penalty is cancelled. The radar was out of date." {
+		t.Errorf("the driver's notifications: %+v", n)
+	}
+	if n := actionsOf(t, hr); len(n) != 1 {
+		t.Errorf("HR has %d notifications after resolving, want 1", len(n))
+	}
+
+	// The driver reads it in Polish.
+	var userID uuid.UUID
+	if err := env.DB.QueryRow(context.Background(), `SELECT id FROM users WHERE company_id = $1 AND email = 'jan@example.cz'`, company).Scan(&userID); err != nil {
+		t.Fatal(err)
+	}
+	ctx := postgres.WithCompany(i18n.WithLang(context.Background(), i18n.PL), company)
+	list, _, err := env.App.Services.Notifications.List(ctx, auth.Principal{UserID: userID, CompanyID: company, Role: auth.RoleDriver},
+		alerts.ListFilter{Page: 1, PerPage: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 1 || !strings.Contains(list[0].Title, "Przekroczenie prędkości") || !strings.HasPrefix(list[0].Body, "Kara: ") {
+		t.Errorf("the driver's notification in Polish: %+v", list)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/konvoj/konvoj/internal/alerts"
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/i18n"
+	"github.com/konvoj/konvoj/internal/paging"
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/web/webtest"
 )
@@ -136,8 +137,9 @@ func TestDisputeCallsStaffAndTellsTheDriver(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := postgres.WithCompany(i18n.WithLang(context.Background(), i18n.PL), company)
-	list, _, err := env.App.Services.Notifications.List(ctx, auth.Principal{UserID: userID, CompanyID: company, Role: auth.RoleDriver},
-		alerts.ListFilter{Page: 1, PerPage: 10})
+	page, err := env.App.Services.Notifications.List(ctx, auth.Principal{UserID: userID, CompanyID: company, Role: auth.RoleDriver},
+		alerts.ListFilter{Page: paging.Request{Number: 1, Size: 10}})
+	list := page.Items
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -88,16 +88,9 @@ func (p *Pages) startImport(c echo.Context, pr auth.Principal) (imports.Import, 
 // importTemplate downloads the template in the page's language.
 func (p *Pages) importTemplate(c echo.Context) error {
 	ctx, pr := c.Request().Context(), web.Principal(c)
-	var format export.Format
-	data, err := p.svc.Imports.Template(ctx, pr, i18n.From(ctx), func() (export.Format, error) {
-		var err error
-		format, err = export.FormatParam(c.QueryParam("format"))
-		return format, err
+	return web.ExportBuilt(c, imports.TemplateName, func(readFormat func() (export.Format, error)) ([]byte, error) {
+		return p.svc.Imports.Template(ctx, pr, i18n.From(ctx), readFormat)
 	})
-	if err != nil {
-		return err
-	}
-	return web.ExportFile(c, format, imports.TemplateName, data)
 }
 
 func (p *Pages) importPage(c echo.Context) error {

@@ -129,14 +129,14 @@ func (p *Pages) createTransaction(c echo.Context) error {
 			return rerr
 		}
 	}
-	if formRefused(err) {
+	if r, ok := refusalOf(i18n.From(ctx), err, noFile); ok {
 		header, herr := p.driverHeader(c, pr, driverID)
 		if herr != nil {
 			return herr
 		}
-		d := p.transactionForm(c, header, values, formRefusal(i18n.From(ctx), err))
+		d := p.transactionForm(c, header, values, r.fields)
 		d.Creating, d.Action, d.Token = true, ledgerURL(driverID)+"/new", token
-		return p.transactionAnswer(c, refusalStatus(err), d)
+		return p.transactionAnswer(c, r.status, d)
 	}
 	if err != nil {
 		return err
@@ -196,7 +196,7 @@ func (p *Pages) updateTransaction(c echo.Context) error {
 		unreadable = err
 		return err
 	})
-	if unreadable == nil && formRefused(err) {
+	if r, ok := refusalOf(i18n.From(ctx), err, noFile); unreadable == nil && ok {
 		cur, gerr := p.svc.Finance.GetTransaction(ctx, pr, driverID, id)
 		if gerr != nil {
 			return gerr
@@ -209,9 +209,9 @@ func (p *Pages) updateTransaction(c echo.Context) error {
 		for k, v := range values {
 			all[k] = v
 		}
-		d := p.transactionForm(c, header, all, formRefusal(i18n.From(ctx), err))
+		d := p.transactionForm(c, header, all, r.fields)
 		d.Action, d.Locked = ledgerURL(driverID)+"/"+cur.ID.String()+"/edit", cur.Status != finance.StatusPending
-		return p.transactionAnswer(c, refusalStatus(err), d)
+		return p.transactionAnswer(c, r.status, d)
 	}
 	if err != nil {
 		return err

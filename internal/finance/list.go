@@ -86,8 +86,8 @@ func (s *Service) ListTransactions(ctx context.Context, p auth.Principal, driver
 
 // Read is ListTransactions in one round trip: the driver's lookup, the
 // summaries and the page go to PostgreSQL together
-// (loadDriverWith in access.go, docs/development.md, "Guard and read in one
-// round trip"). A filter by period needs the period's dates first, and a
+// (loadDriverWith in access.go; docs/performance.md, "One round trip for a
+// guarded read"). A filter by period needs the period's dates first, and a
 // filter that fails validation must answer after the driver's 403 and 404:
 // both are ListTransactions.
 func (s *Service) Read(ctx context.Context, p auth.Principal, driverID uuid.UUID, f TransactionFilter) (TransactionList, error) {

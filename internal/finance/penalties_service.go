@@ -323,8 +323,8 @@ func (s *Service) ListPenalties(ctx context.Context, p auth.Principal, driverID 
 
 // ReadPenalties is ListPenalties in one round trip: the driver's lookup,
 // the counts, the page and its evidence files go to PostgreSQL together
-// (loadDriverWith in access.go, docs/development.md, "Guard and read in one
-// round trip"). A filter that fails validation must answer after the
+// (loadDriverWith in access.go; docs/performance.md, "One round trip for a
+// guarded read"). A filter that fails validation must answer after the
 // driver's 403 and 404: it loads the driver alone first.
 func (s *Service) ReadPenalties(ctx context.Context, p auth.Principal, driverID uuid.UUID, f PenaltyFilter) (PenaltyList, error) {
 	ctx = postgres.WithReusedPlans(ctx) // the rows of one driver (docs/query-plans.md)

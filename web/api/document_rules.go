@@ -34,7 +34,7 @@ func (h *Handlers) updateDocumentRules(c echo.Context) error {
 		return err
 	}
 	var u documents.RulesUpdate
-	if err := bindJSON(c, &u); err != nil {
+	if err := web.Bind(c, &u); err != nil {
 		return err
 	}
 	rules, err := h.Documents.UpdateRules(ctx, p, company, u)
@@ -70,7 +70,7 @@ func (h *Handlers) createDocumentType(c echo.Context) error {
 		return err
 	}
 	var in documents.TypeInput
-	if err := bindJSON(c, &in); err != nil {
+	if err := web.Bind(c, &in); err != nil {
 		return err
 	}
 	t, err := h.Documents.CreateType(ctx, p, company, in)
@@ -87,7 +87,7 @@ func (h *Handlers) updateDocumentType(c echo.Context) error {
 		return err
 	}
 	var in documents.TypeInput
-	if err := bindJSON(c, &in); err != nil {
+	if err := web.Bind(c, &in); err != nil {
 		return err
 	}
 	t, err := h.Documents.UpdateType(ctx, p, company, c.Param("code"), in)

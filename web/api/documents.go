@@ -49,7 +49,7 @@ func (h *Handlers) updateDocument(c echo.Context) error {
 		return err
 	}
 	var body map[string]json.RawMessage
-	if err := bindJSON(c, &body); err != nil {
+	if err := web.Bind(c, &body); err != nil {
 		return err
 	}
 	doc, err := h.Documents.Update(ctx, p, ref, body)
@@ -91,7 +91,7 @@ func (h *Handlers) reviewDocumentFile(c echo.Context) error {
 		return apperr.NotFound("msg.common.not_found.file") // a version of another document than the path's
 	}
 	var in documents.ReviewInput
-	if err := bindJSON(c, &in); err != nil {
+	if err := web.Bind(c, &in); err != nil {
 		return err
 	}
 	f, err := h.Documents.ReviewFile(ctx, p, ref, in)

@@ -283,14 +283,3 @@ func (p *Pages) periodLock(c echo.Context, pr auth.Principal, driverID uuid.UUID
 	}
 	return nil, nil
 }
-
-// formAmount reads an amount as people type it in either language:
-// spaces (also no-break ones) between thousands dropped, a decimal comma
-// taken as a point ("1 250,50" is 1250.50).
-func formAmount(s string) string {
-	s = strings.NewReplacer(" ", "", "\u00a0", "", "\u202f", "").Replace(strings.TrimSpace(s))
-	if !strings.Contains(s, ".") {
-		s = strings.Replace(s, ",", ".", 1)
-	}
-	return s
-}

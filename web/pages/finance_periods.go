@@ -157,10 +157,9 @@ func (p *Pages) renderCloseConfirm(c echo.Context, pr auth.Principal, driverID, 
 // transactions (some arrived since) shows the confirmation again with
 // them; any other refusal shows in the period's row.
 func (p *Pages) closePeriod(c echo.Context) error {
-	in := finance.ClosePeriodInput{Force: c.FormValue("force") == "true"}
 	return p.periodAction(c, "finance.flash.period_close", "",
 		func(ctx context.Context, pr auth.Principal, driverID, id uuid.UUID) error {
-			_, err := p.svc.Finance.ClosePeriod(ctx, pr, driverID, id, finance.Given(in))
+			_, err := p.svc.Finance.ClosePeriod(ctx, pr, driverID, id, func(in *finance.ClosePeriodInput) error { return web.Bind(c, in) })
 			if finance.PendingOf(err) != nil {
 				r, _ := refusalOf(i18n.From(ctx), err, noFile)
 				return p.renderCloseConfirm(c, pr, web.PathID(c, "id"), web.PathID(c, "period_id"), r.text(), r.status)

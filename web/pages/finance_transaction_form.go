@@ -8,11 +8,9 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/finance"
 	"github.com/konvoj/konvoj/internal/forms"
 	"github.com/konvoj/konvoj/internal/i18n"
-	"github.com/konvoj/konvoj/internal/money"
 	"github.com/konvoj/konvoj/views"
 	"github.com/konvoj/konvoj/web"
 )
@@ -29,41 +27,22 @@ func (p *Pages) transactionForm(c echo.Context, header views.DriverHeader, value
 	return d
 }
 
-// transactionFormFields are the fields the form sends.
+// transactionFormFields are the fields the form shows again as sent.
 var transactionFormFields = []string{"transaction_type", "amount", "transaction_date", "currency", "category", "reference", "description"}
 
-// transactionInput reads the posted form as the service's input: every
-// field sent, as text (an empty text clears an optional field).
+// transactionInput reads the posted form as the service's input, through
+// the API's reader (web.Bind): every field sent, as text (an empty text
+// clears an optional field); values are what the form shows again.
 func transactionInput(c echo.Context) (finance.TransactionInput, map[string]string, error) {
-	form, err := c.FormParams()
-	if err != nil {
-		return finance.TransactionInput{}, nil, apperr.BadRequest("msg.common.form_unreadable")
-	}
-	values := map[string]string{}
 	var in finance.TransactionInput
+	if err := web.Bind(c, &in); err != nil {
+		return finance.TransactionInput{}, nil, err
+	}
+	form, _ := c.FormParams() // parsed by Bind
+	values := map[string]string{}
 	for _, name := range transactionFormFields {
-		sent, ok := form[name]
-		if !ok || len(sent) == 0 {
-			continue
-		}
-		v := sent[len(sent)-1]
-		values[name] = v
-		s := v
-		switch name {
-		case "transaction_type":
-			in.TransactionType = &s
-		case "amount":
-			in.Amount = money.TextInput(formAmount(s))
-		case "transaction_date":
-			in.TransactionDate = &s
-		case "currency":
-			in.Currency = &s
-		case "category":
-			in.Category = &s
-		case "reference":
-			in.Reference = &s
-		case "description":
-			in.Description = &s
+		if sent := form[name]; len(sent) > 0 {
+			values[name] = sent[len(sent)-1]
 		}
 	}
 	return in, values, nil

@@ -303,7 +303,7 @@ func (p *Pages) resolvePenalty(c echo.Context) error {
 		for _, k := range []string{"resolution_action", "new_amount", "resolution", "back"} {
 			values[k] = strings.TrimSpace(form.Get(k))
 		}
-		in.NewAmount = money.TextInput(formAmount(values["new_amount"]))
+		in.NewAmount = money.TextInput(web.FormAmount(values["new_amount"]))
 		if v := values["resolution_action"]; v != "" {
 			in.ResolutionAction = &v
 		}
@@ -416,7 +416,7 @@ func (p *Pages) createPenalty(c echo.Context) error {
 func (p *Pages) createWithEvidence(c echo.Context, driverID uuid.UUID, form *finance.EvidenceForm) (finance.Penalty, error) {
 	ctx, pr := c.Request().Context(), web.Principal(c)
 	v := form.Values
-	in := finance.PenaltyInput{Amount: money.TextInput(formAmount(v["amount"]))}
+	in := finance.PenaltyInput{Amount: money.TextInput(web.FormAmount(v["amount"]))}
 	for name, dst := range map[string]**string{"penalty_type": &in.PenaltyType, "severity": &in.Severity,
 		"incident_date": &in.IncidentDate, "location": &in.Location, "description": &in.Description} {
 		if s, ok := v[name]; ok {

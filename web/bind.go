@@ -38,11 +38,14 @@ func Bind(c echo.Context, in any) error {
 // (FormAmount). What the form does not send stays as it is, so an edit
 // form's save is a partial update; values a form cannot send (JSON
 // documents, lists) are left to the page. A form that does not parse is
-// 400.
+// 400, a text with a NUL or invalid UTF-8 422 (CheckText).
 func bindForm(c echo.Context, in any) error {
 	form, err := c.FormParams()
 	if err != nil {
 		return apperr.BadRequest("msg.common.form_unreadable")
+	}
+	if err := CheckText(form); err != nil {
+		return err // as bindJSON's checkJSONText
 	}
 	v := reflect.ValueOf(in).Elem()
 	t := v.Type()

@@ -295,22 +295,16 @@ func (p *Pages) resolvePenalty(c echo.Context) error {
 	values := map[string]string{}
 	var unreadable error // a form that does not parse: the error page, not the form
 	pen, err := p.svc.Finance.ResolvePenalty(ctx, pr, driverID, penaltyID, func(in *finance.ResolveInput) error {
-		form, err := c.FormParams()
-		if err != nil {
-			unreadable = apperr.BadRequest("msg.common.form_unreadable")
-			return unreadable
+		err := web.Bind(c, in)
+		if apperr.KindOf(err) == apperr.KindBadRequest {
+			unreadable = err
+			return err
 		}
+		form, _ := c.FormParams() // parsed by Bind
 		for _, k := range []string{"resolution_action", "new_amount", "resolution", "back"} {
 			values[k] = strings.TrimSpace(form.Get(k))
 		}
-		in.NewAmount = money.TextInput(web.FormAmount(values["new_amount"]))
-		if v := values["resolution_action"]; v != "" {
-			in.ResolutionAction = &v
-		}
-		if v := values["resolution"]; v != "" {
-			in.Resolution = &v
-		}
-		return nil
+		return err
 	})
 	if err == nil {
 		p.flash(c, views.FlashSuccess, "penalty.resolve.done")

@@ -113,18 +113,15 @@ func (a *App) uploadDocument(t *testing.T, company, driverID uuid.UUID, docType,
 func upload(t *testing.T, svc services.Set, hr auth.Principal, docID uuid.UUID, docType, owner, number, validUntil string) {
 	t.Helper()
 	ctx := context.Background()
-	ref, err := svc.Documents.Authorize(ctx, hr, auth.DocumentsWrite, docID)
-	if err != nil {
-		t.Fatal(err)
-	}
 	until, err := time.Parse(time.DateOnly, validUntil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	body := []byte(fmt.Sprintf("%%PDF-1.7\n%% %s of %s\n", docType, owner))
-	if _, err := svc.Documents.Upload(ctx, hr, ref, multipartFile(t, docType+".pdf", body, map[string]string{
+	mr := multipartFile(t, docType+".pdf", body, map[string]string{
 		"number": number, "valid_from": until.AddDate(-2, 0, 0).Format(time.DateOnly), "valid_until": validUntil,
-	})); err != nil {
+	})
+	if _, err := svc.Documents.Upload(ctx, hr, uuid.Nil, docID, func() (*multipart.Reader, error) { return mr, nil }); err != nil {
 		t.Fatalf("upload %s: %v", docType, err)
 	}
 }

@@ -54,11 +54,11 @@ type DueList struct {
 
 // Due lists the documents of the company's live drivers that are in their
 // alert window (each type's lead days from the company's document rules),
-// by stage, each stage with its count and at most limit documents. company
-// is the guard's collection Ref (a driver caller's narrows to its own
-// documents).
-func (s *Service) Due(ctx context.Context, p auth.Principal, company auth.Ref, limit int) (DueList, error) {
-	if err := company.Check(p, auth.DocumentsList); err != nil {
+// by stage, each stage with its count and at most limit documents (a
+// driver caller's narrowed to its own documents).
+func (s *Service) Due(ctx context.Context, p auth.Principal, limit int) (DueList, error) {
+	only, err := collection(p, auth.DocumentsList)
+	if err != nil {
 		return DueList{}, err
 	}
 	today := p.Today()
@@ -90,7 +90,7 @@ func (s *Service) Due(ctx context.Context, p auth.Principal, company auth.Ref, l
 		) x
 		WHERE rn <= $3
 		ORDER BY valid_until, internal_seq, type`,
-		company.CompanyID(), today, limit, company.Only())
+		p.CompanyID, today, limit, only)
 	if err != nil {
 		return DueList{}, fmt.Errorf("documents due: %w", err)
 	}

@@ -13,8 +13,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/konvoj/konvoj/internal/apperr"
-	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/feed"
 	"github.com/konvoj/konvoj/internal/postgres"
@@ -149,20 +147,7 @@ func CreateForDrivers(ctx context.Context, tx postgres.DBTX, companyID uuid.UUID
 	return nil
 }
 
-// ForDriver returns the driver's documents with their files (all versions,
-// newest first): the built-in types in the order of Types, then the
-// company's live custom types, oldest first. driver is the guard's Ref of
-// the driver; withFiles is false for callers who may see statuses only
-// (the dispatcher).
-func ForDriver(ctx context.Context, db postgres.DBTX, driver auth.Ref, today civil.Date, withFiles bool) ([]Document, error) {
-	docs, err := queryDocuments(ctx, db, driver.CompanyID(), driver.ID(), nil, today, withFiles)
-	if err != nil {
-		return nil, fmt.Errorf("documents of driver %s: %w", driver.ID(), err)
-	}
-	return docs, nil
-}
-
-// QueueForDriver adds ForDriver's statements to b, for a caller that sends
+// QueueForDriver adds the statements of a driver's documents (Read's) to b, for a caller that sends
 // them with statements of its own in one round trip: once b has run,
 // *docs holds the documents.
 func QueueForDriver(b *pgx.Batch, companyID, driverID uuid.UUID, today civil.Date, withFiles bool, docs *[]Document) {
@@ -176,20 +161,6 @@ func DocumentOf(ctx context.Context, db postgres.DBTX, companyID, driverID, docI
 	docs, err := queryDocuments(ctx, db, companyID, driverID, &docID, today, true)
 	if err != nil || len(docs) == 0 {
 		return nil, err
-	}
-	return &docs[0], nil
-}
-
-// documentByID returns one document with its files (a retired type's
-// too).
-func documentByID(ctx context.Context, db postgres.DBTX, ref Ref, today civil.Date, withFiles bool) (*Document, error) {
-	id := ref.ID()
-	docs, err := queryDocuments(ctx, db, ref.CompanyID(), ref.DriverID(), &id, today, withFiles)
-	if err != nil {
-		return nil, fmt.Errorf("document %s: %w", ref.ID(), err)
-	}
-	if len(docs) == 0 {
-		return nil, apperr.NotFound("msg.common.not_found.document")
 	}
 	return &docs[0], nil
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/feed"
 	"github.com/konvoj/konvoj/internal/postgres"
-	"github.com/konvoj/konvoj/internal/tenants"
 )
 
 // documentsFeed names the documents feed in its cursors.
@@ -24,7 +23,7 @@ const documentsFeed = "documents"
 // (auth.DocumentsList); read gives the feed's parameters, or their 400,
 // after that.
 func (s *Service) Feed(ctx context.Context, p auth.Principal, driverID uuid.UUID, read func(*feed.Params) error) (feed.Page[Document], error) {
-	driver, err := tenants.AuthorizeDriver(ctx, s.db, p, auth.DocumentsList, driverID)
+	driver, err := loadDriver(ctx, s.db, p, auth.DocumentsList, driverID)
 	if err != nil {
 		return feed.Page[Document]{}, err
 	}
@@ -36,12 +35,12 @@ func (s *Service) Feed(ctx context.Context, p auth.Principal, driverID uuid.UUID
 	if err != nil {
 		return feed.Page[Document]{}, err
 	}
-	args := postgres.Args{Values: []any{driver.CompanyID(), driver.ID()}}
+	args := postgres.Args{Values: []any{driver.CompanyID, driver.ID}}
 	sql := `SELECT d.id, d.updated_at FROM driver_documents d WHERE d.company_id = $1 AND d.driver_id = $2 AND ` +
 		fq.Where("d", false, args.Add) + ` ` + fq.OrderLimit("d", args.Add)
 	rows, err := s.db.Query(ctx, sql, args.Values...)
 	if err != nil {
-		return feed.Page[Document]{}, fmt.Errorf("feed of documents of driver %s: %w", driver.ID(), err)
+		return feed.Page[Document]{}, fmt.Errorf("feed of documents of driver %s: %w", driver.ID, err)
 	}
 	// The position comes from this statement's stamps: a document changed
 	// since reads newer below, and comes again later, never lost.
@@ -59,15 +58,15 @@ func (s *Service) Feed(ctx context.Context, p auth.Principal, driverID uuid.UUID
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return feed.Page[Document]{}, fmt.Errorf("feed of documents of driver %s: %w", driver.ID(), err)
+		return feed.Page[Document]{}, fmt.Errorf("feed of documents of driver %s: %w", driver.ID, err)
 	}
 	docs := []Document{}
 	if len(ids) > 0 {
 		// The driver's documents of live types (a retired type's are
 		// hidden here as in the list), those of the page kept.
-		all, err := queryDocuments(ctx, s.db, driver.CompanyID(), driver.ID(), nil, p.Today(), p.Grant(auth.DocumentsList) != auth.NoFiles)
+		all, err := queryDocuments(ctx, s.db, driver.CompanyID, driver.ID, nil, p.Today(), withFiles(p))
 		if err != nil {
-			return feed.Page[Document]{}, fmt.Errorf("feed of documents of driver %s: %w", driver.ID(), err)
+			return feed.Page[Document]{}, fmt.Errorf("feed of documents of driver %s: %w", driver.ID, err)
 		}
 		for _, d := range all {
 			if _, ok := stamps[d.ID]; ok {

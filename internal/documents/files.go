@@ -3,7 +3,6 @@ package documents
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"mime/multipart"
 	"time"
@@ -17,7 +16,6 @@ import (
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/storage"
-	"github.com/konvoj/konvoj/internal/tenants"
 	"github.com/konvoj/konvoj/internal/uploads"
 	"github.com/konvoj/konvoj/internal/webhooks"
 )
@@ -33,7 +31,7 @@ type File struct {
 	Version          int       `json:"version"`
 	IsCurrent        bool      `json:"is_current"`
 	// StoragePath and StorageDisk say where the server keeps the file:
-	// left out for a driver (withoutStorage).
+	// left out for a driver (docs/security.md).
 	StoragePath string     `json:"storage_path,omitempty"`
 	StorageDisk string     `json:"storage_disk,omitempty"`
 	HashSHA256  string     `json:"hash_sha256"`
@@ -73,96 +71,14 @@ type Download struct {
 	UploadedAt       time.Time
 }
 
-// Ref is the proof that the documents guard ran for one document (or, from
-// AuthorizeFile, one file version): company, record id and driver
-// (auth.Ref), and the document's type, which storage paths need.
-type Ref struct {
-	auth.Ref
-	docType string
-	docID   uuid.UUID
-}
-
-// DocumentType is the document's type.
-func (r Ref) DocumentType() string { return r.docType }
-
-// DocumentID is the id of the document (for a file's Ref, the file's
-// document).
-func (r Ref) DocumentID() uuid.UUID { return r.docID }
-
-// Authorize is the documents area's guard for one document: the role may do
-// the action (403 Forbidden), the document exists and its driver is not
-// deleted (404), it is the caller's company and, for a driver caller, its
-// own (403 AccessDenied). A driver's document list is guarded by the
-// drivers' guard (tenants.AuthorizeDriver).
-func (s *Service) Authorize(ctx context.Context, p auth.Principal, a auth.Action, id uuid.UUID) (Ref, error) {
-	var docType string
-	ref, err := auth.Authorize(ctx, p, a, id, func(ctx context.Context, id uuid.UUID) (auth.Owner, error) {
-		// By id alone on purpose: another company's document is 403, not 404
-		// (tenants.HiddenOwner finds it past row-level security).
-		var o auth.Owner
-		err := s.db.QueryRow(ctx, `
-			SELECT d.company_id, d.driver_id, d.type
-			FROM driver_documents d JOIN drivers dr ON dr.id = d.driver_id AND dr.company_id = d.company_id
-			WHERE d.id = $1 AND dr.deleted_at IS NULL`, id).Scan(&o.CompanyID, &o.DriverID, &docType)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return tenants.HiddenOwner(ctx, s.db, p, "driver_documents", id, apperr.NotFound("msg.common.not_found.document"))
-		}
-		if err != nil {
-			return o, fmt.Errorf("find document %s: %w", id, err)
-		}
-		return o, nil
-	})
-	if err != nil {
-		return Ref{}, err
-	}
-	return Ref{Ref: ref, docType: docType, docID: ref.ID()}, nil
-}
-
-// AuthorizeFile is the guard for one stored file version (a download),
-// with the checks of Authorize on the file's document.
-func (s *Service) AuthorizeFile(ctx context.Context, p auth.Principal, a auth.Action, id uuid.UUID) (Ref, error) {
-	var docType string
-	var docID uuid.UUID
-	ref, err := auth.Authorize(ctx, p, a, id, func(ctx context.Context, id uuid.UUID) (auth.Owner, error) {
-		var o auth.Owner
-		err := s.db.QueryRow(ctx, `
-			SELECT f.company_id, d.driver_id, d.type, d.id
-			FROM document_files f
-			JOIN driver_documents d ON d.id = f.document_id AND d.company_id = f.company_id
-			JOIN drivers dr ON dr.id = d.driver_id AND dr.company_id = d.company_id
-			WHERE f.id = $1 AND dr.deleted_at IS NULL`, id).Scan(&o.CompanyID, &o.DriverID, &docType, &docID)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return tenants.HiddenOwner(ctx, s.db, p, "document_files", id, apperr.NotFound("msg.common.not_found.file"))
-		}
-		if err != nil {
-			return o, fmt.Errorf("find file %s: %w", id, err)
-		}
-		return o, nil
-	})
-	if err != nil {
-		return Ref{}, err
-	}
-	return Ref{Ref: ref, docType: docType, docID: docID}, nil
-}
-
-// List returns a driver's 14 documents with status and, for callers who
-// may see files, every file version. driver is the drivers' guard's Ref.
-func (s *Service) List(ctx context.Context, p auth.Principal, driver auth.Ref) ([]Document, error) {
-	if err := driver.Check(p, auth.DocumentsList); err != nil {
-		return nil, err
-	}
-	return ForDriver(ctx, s.db, driver, p.Today(), p.Grant(auth.DocumentsList) != auth.NoFiles)
-}
-
-// Read is the drivers' guard (tenants.AuthorizeDriver) and List for a
-// driver named by id, answering as the two would one after the other, in
-// one round trip: the documents' statements go with the guard's lookup
-// (tenants.AuthorizeDriverWith).
+// Read returns a driver's documents with status and, for callers who may
+// see files, every file version (the dispatcher sees statuses only): the
+// driver's checks and the documents' statements in one round trip.
 func (s *Service) Read(ctx context.Context, p auth.Principal, driverID uuid.UUID) ([]Document, error) {
 	var docs []Document
-	today, withFiles := p.Today(), p.Grant(auth.DocumentsList) != auth.NoFiles
-	_, err := tenants.AuthorizeDriverWith(ctx, s.db, p, auth.DocumentsList, driverID, func(b *pgx.Batch) {
-		queueDocuments(b, p.CompanyID, driverID, nil, today, withFiles, &docs)
+	today := p.Today()
+	_, err := loadDriverWith(ctx, s.db, p, auth.DocumentsList, driverID, func(b *pgx.Batch) {
+		queueDocuments(b, p.CompanyID, driverID, nil, today, withFiles(p), &docs)
 	})
 	if err != nil {
 		return nil, err
@@ -170,72 +86,92 @@ func (s *Service) Read(ctx context.Context, p auth.Principal, driverID uuid.UUID
 	return docs, nil
 }
 
-// Upload stores a new version of a document's file from a multipart body
-// (part "file", optional parts number, country, valid_from, valid_until,
-// meta) and applies the metadata, all or nothing. The handler runs the
-// guard before it opens the body, so a caller who may not upload is refused
-// before anything is read.
+// Upload stores a new version of document documentID's file from a
+// multipart body (part "file", optional parts number, country, valid_from,
+// valid_until, meta) and applies the metadata, all or nothing. driverID is
+// the driver the request's path names with the document (the document
+// page; uuid.Nil: none), whose document it must be (404). body opens the
+// request's body once the caller is checked: a caller who may not upload
+// there is refused before anything is read.
 //
-// The file is spooled to a temporary file first (type, size and SHA-256
-// known, never held in memory). Then, in one transaction: the document row
-// is locked, so concurrent uploads to one document take versions one after
-// the other; the file is written to the store; the old current version is
-// cleared, the new row inserted as current, the document's current_file_id
-// and metadata set and the audit row written. If anything fails after the
-// store write, including the commit, the stored object is deleted again.
-func (s *Service) Upload(ctx context.Context, p auth.Principal, ref Ref, mr *multipart.Reader) (*File, error) {
-	if err := ref.Check(p, auth.DocumentsWrite); err != nil {
+// The pending record of the file is committed first, in the statement that
+// checks the caller (recordUpload). Then the file is spooled to a temporary
+// file (type, size and SHA-256 known, never held in memory). Then, in one
+// transaction: the document is
+// loaded, checked and locked, so concurrent uploads to one document take
+// versions one after the other; the old current version is cleared, the
+// new row inserted as current, the file written to the store, the
+// document's current_file_id and metadata set and the audit row written.
+// If anything fails after the store write, including the commit, the
+// stored object is deleted again.
+func (s *Service) Upload(ctx context.Context, p auth.Principal, driverID, documentID uuid.UUID, body func() (*multipart.Reader, error)) (*File, error) {
+	fileID := uuid.New()
+	pending, err := recordUpload(ctx, s.db, s.files, p, driverID, documentID, fileID)
+	if err != nil {
 		return nil, err
 	}
-	up, ch, err := readUpload(mr, s.maxBytes, ref.docType)
+	up, ch, err := s.readUpload(body)
 	if err != nil {
+		uploads.ForgetPending(ctx, s.db, pending, &err)
 		return nil, err
 	}
 	defer up.Remove()
-	f, err := s.store(ctx, p, ref, up, ch)
+	f, err := s.store(ctx, p, driverID, documentID, fileID, pending, up, ch)
 	if err != nil {
 		return nil, err
 	}
-	return f.withoutStorage(p), nil
-}
-
-// withoutStorage leaves out where the server keeps the file (storage_path,
-// storage_disk) for a caller limited to its own records, the driver: the
-// layout of the store is the operators' business, and the download goes
-// by the file's id (docs/security.md).
-func (f *File) withoutStorage(p auth.Principal) *File {
-	if p.Grant(auth.FilesRead) == auth.Own {
+	if !showsStorage(p) {
 		f.StoragePath, f.StorageDisk = "", ""
 	}
-	return f
+	return f, nil
 }
 
-func (s *Service) store(ctx context.Context, p auth.Principal, ref Ref, up *uploads.Received, ch change) (*File, error) {
+// readUpload opens the body and reads it (readUpload's form).
+func (s *Service) readUpload(body func() (*multipart.Reader, error)) (*uploads.Received, change, error) {
+	mr, err := body()
+	if err != nil {
+		return nil, change{}, err
+	}
+	return readUpload(mr, s.maxBytes)
+}
+
+func (s *Service) store(ctx context.Context, p auth.Principal, driverID, documentID, fileID uuid.UUID, pending uploads.Pending,
+	up *uploads.Received, ch change) (*File, error) {
 	today := p.Today()
 	f := &File{
-		ID: uuid.New(), DocumentID: ref.ID(), OriginalFilename: up.OriginalName(),
+		ID: fileID, DocumentID: documentID,
 		MimeType: up.MimeType(), SizeBytes: up.Size(), IsCurrent: true,
 		StorageDisk: s.files.Disk(), HashSHA256: up.SHA256(), UploadedBy: &p.UserID,
 		Review: Review{Status: ReviewApproved},
 	}
-	folder := fmt.Sprintf("%s/%s/%s", ref.CompanyID(), ref.DriverID(), ref.docType)
-	obj := uploads.Object{Table: "document_files", CompanyID: ref.CompanyID(), ID: f.ID, Folder: folder}
-	err := uploads.StoreInTx(ctx, s.db, s.files, up, obj, func(tx pgx.Tx, put func(string) error) error {
-		before, currentFile, err := lockDocument(ctx, tx, ref)
+	err := uploads.StoreRecorded(ctx, s.db, s.files, up, pending, func(tx pgx.Tx, take uploads.Take, put func(string) error) error {
+		// One statement loads and locks the document, takes the pending
+		// record and asks whether anyone listens for the event.
+		var taken, wanted bool
+		doc, err := loadDocumentTaking(ctx, tx, p, auth.DocumentsWrite, documentID, true, take.SQL(2), take.Args(), &taken,
+			webhooks.DocumentFileUploaded, &wanted)
 		if err != nil {
 			return err
 		}
+		if driverID != uuid.Nil && doc.DriverID != driverID {
+			return apperr.NotFound("msg.common.not_found.document") // a document of another driver than the path's
+		}
+		if err := take.Taken(taken); err != nil {
+			return err
+		}
+		f.OriginalFilename = up.NameOr(doc.Type)
+		before := doc.Fields
 		after := before.apply(ch)
 		if err := after.check(); err != nil {
 			return err
 		}
-		if err := checkExpiry(ctx, tx, ref.CompanyID(), ref.docType, ch); err != nil {
+		if err := checkExpiry(ctx, tx, doc.CompanyID, doc.Type, ch); err != nil {
 			return err
 		}
 		// A driver's own upload of a type under review waits for HR: it
 		// is stored as a pending version, and the document (current file,
 		// metadata, status) stays as it is until the version is approved.
-		pending, err := s.needsReview(ctx, tx, p, ref)
+		pending, err := s.needsReview(ctx, tx, p, doc)
 		if err != nil {
 			return err
 		}
@@ -245,33 +181,28 @@ func (s *Service) store(ctx context.Context, p auth.Principal, ref Ref, up *uplo
 			if reviewChange, err = json.Marshal(ch.body()); err != nil {
 				return fmt.Errorf("encode the fields of a pending upload: %w", err)
 			}
-		}
-		if err := tx.QueryRow(ctx, `SELECT coalesce(max(version), 0) + 1 FROM document_files WHERE company_id = $1 AND document_id = $2`,
-			ref.CompanyID(), ref.ID()).Scan(&f.Version); err != nil {
-			return fmt.Errorf("next version of document %s: %w", ref.ID(), err)
-		}
-		f.Filename = fmt.Sprintf("v%d_%s.%s", f.Version, f.ID, up.Ext())
-		f.StoragePath = folder + "/" + f.Filename
-
-		if err := put(f.StoragePath); err != nil {
-			return fmt.Errorf("document %s: %w", ref.ID(), err)
-		}
-
-		if !pending {
+		} else {
 			// The old flag goes first: a unique index allows one current file.
-			if err := clearCurrent(ctx, tx, ref); err != nil {
+			if err := clearCurrent(ctx, tx, doc); err != nil {
 				return err
 			}
 		}
+		// The version is the next of the locked document's, taken in the
+		// insert; the stored name follows from it.
 		if err := tx.QueryRow(ctx, `
 			INSERT INTO document_files (id, company_id, document_id, filename, original_filename, mime_type, size_bytes,
 				version, is_current, storage_path, storage_disk, hash_sha256, uploaded_by, review_status, review_change)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
-			RETURNING uploaded_at`,
-			f.ID, ref.CompanyID(), ref.ID(), f.Filename, f.OriginalFilename, f.MimeType, f.SizeBytes,
-			f.Version, f.IsCurrent, f.StoragePath, f.StorageDisk, f.HashSHA256, f.UploadedBy,
-			f.Review.Status, reviewChange).Scan(&f.UploadedAt); err != nil {
-			return fmt.Errorf("insert file of document %s: %w", ref.ID(), err)
+			SELECT $1, $2, $3, n.filename, $5, $6, $7, n.version, $8, $9::text || '/' || n.filename, $10, $11, $12, $13, $14
+			FROM (SELECT v.version, format('v%s_%s.%s', v.version, $1::uuid, $4::text) AS filename
+				FROM (SELECT coalesce(max(version), 0) + 1 AS version FROM document_files WHERE company_id = $2 AND document_id = $3) v) n
+			RETURNING version, filename, storage_path, uploaded_at`,
+			f.ID, doc.CompanyID, doc.ID, up.Ext(), f.OriginalFilename, f.MimeType, f.SizeBytes,
+			f.IsCurrent, doc.folder(), f.StorageDisk, f.HashSHA256, f.UploadedBy,
+			f.Review.Status, reviewChange).Scan(&f.Version, &f.Filename, &f.StoragePath, &f.UploadedAt); err != nil {
+			return fmt.Errorf("insert file of document %s: %w", doc.ID, err)
+		}
+		if err := put(f.StoragePath); err != nil {
+			return fmt.Errorf("document %s: %w", doc.ID, err)
 		}
 		fileValues := map[string]any{
 			"version": f.Version, "filename": f.Filename,
@@ -286,29 +217,29 @@ func (s *Service) store(ctx context.Context, p auth.Principal, ref Ref, up *uplo
 				newValues[k] = v
 			}
 			if err := audit.Record(ctx, tx, p, audit.Entry{
-				EntityType: "document", EntityID: ref.ID(), Action: "document.uploaded",
+				EntityType: "document", EntityID: doc.ID, Action: "document.uploaded",
 				OldValues: map[string]any{}, NewValues: newValues,
 			}); err != nil {
 				return err
 			}
-			return emitDocument(ctx, tx, ref, today, webhooks.DocumentFileUploaded)
+			return emitWanted(ctx, tx, doc, today, webhooks.DocumentFileUploaded, wanted)
 		}
-		if err := saveDocument(ctx, tx, ref, after, &f.ID); err != nil {
+		if err := saveDocument(ctx, tx, doc, after, &f.ID); err != nil {
 			return err
 		}
-		oldValues, newValues := audit.Diff(before.auditValues(currentFile != nil, today), after.auditValues(true, today))
-		oldValues["current_file_id"] = currentFile
+		oldValues, newValues := audit.Diff(before.auditValues(doc.CurrentFile != nil, today), after.auditValues(true, today))
+		oldValues["current_file_id"] = doc.CurrentFile
 		newValues["current_file_id"] = f.ID
 		for k, v := range fileValues {
 			newValues[k] = v
 		}
 		if err := audit.Record(ctx, tx, p, audit.Entry{
-			EntityType: "document", EntityID: ref.ID(), Action: "document.uploaded",
+			EntityType: "document", EntityID: doc.ID, Action: "document.uploaded",
 			OldValues: oldValues, NewValues: newValues,
 		}); err != nil {
 			return err
 		}
-		return emitDocument(ctx, tx, ref, today, webhooks.DocumentFileUploaded)
+		return emitWanted(ctx, tx, doc, today, webhooks.DocumentFileUploaded, wanted)
 	})
 	if err != nil {
 		return nil, err
@@ -318,56 +249,44 @@ func (s *Service) store(ctx context.Context, p auth.Principal, ref Ref, up *uplo
 
 // emitDocument writes a webhook event whose data is the document as the
 // API returns it to HR (with its files), docs/webhooks.md.
-func emitDocument(ctx context.Context, tx pgx.Tx, ref Ref, today civil.Date, event string) error {
-	wanted, err := webhooks.Wanted(ctx, tx, ref.CompanyID(), event)
-	if err != nil || !wanted {
+func emitDocument(ctx context.Context, tx pgx.Tx, doc docRecord, today civil.Date, event string) error {
+	wanted, err := webhooks.Wanted(ctx, tx, doc.CompanyID, event)
+	if err != nil {
 		return err
 	}
-	docID := ref.DocumentID()
-	docs, err := queryDocuments(ctx, tx, ref.CompanyID(), ref.DriverID(), &docID, today, true)
+	return emitWanted(ctx, tx, doc, today, event, wanted)
+}
+
+// emitWanted is emitDocument for a caller that asked whether anyone
+// listens (webhooks.WantedSQL) in a statement of its own.
+func emitWanted(ctx context.Context, tx pgx.Tx, doc docRecord, today civil.Date, event string, wanted bool) error {
+	if !wanted {
+		return nil
+	}
+	docs, err := queryDocuments(ctx, tx, doc.CompanyID, doc.DriverID, &doc.ID, today, true)
 	if err != nil {
-		return fmt.Errorf("document %s: %w", ref.DocumentID(), err)
+		return fmt.Errorf("document %s: %w", doc.ID, err)
 	}
 	if len(docs) != 1 {
 		return apperr.NotFound("msg.common.not_found.document")
 	}
-	return webhooks.Emit(ctx, tx, ref.CompanyID(), event, docs[0])
+	return webhooks.Emit(ctx, tx, doc.CompanyID, event, docs[0])
 }
 
-// clearCurrent takes the current flag off the document's current version
-// (of a document's or a file's Ref), before another version gets it.
-func clearCurrent(ctx context.Context, tx pgx.Tx, ref Ref) error {
+// clearCurrent takes the current flag off the document's current version,
+// before another version gets it.
+func clearCurrent(ctx context.Context, tx pgx.Tx, doc docRecord) error {
 	if _, err := tx.Exec(ctx, `
 		UPDATE document_files SET is_current = false, updated_at = now()
-		WHERE company_id = $1 AND document_id = $2 AND is_current`, ref.CompanyID(), ref.DocumentID()); err != nil {
-		return fmt.Errorf("clear current file of document %s: %w", ref.DocumentID(), err)
+		WHERE company_id = $1 AND document_id = $2 AND is_current`, doc.CompanyID, doc.ID); err != nil {
+		return fmt.Errorf("clear current file of document %s: %w", doc.ID, err)
 	}
 	return nil
 }
 
-// lockDocument locks the document row (of a document's or a file's Ref)
-// for the rest of the transaction and returns its metadata and current
-// file.
-func lockDocument(ctx context.Context, tx pgx.Tx, ref Ref) (metadata, *uuid.UUID, error) {
-	var m metadata
-	var current *uuid.UUID
-	err := tx.QueryRow(ctx, `
-		SELECT d.number, d.country, d.valid_from, d.valid_until, d.meta, d.current_file_id
-		FROM driver_documents d JOIN drivers dr ON dr.id = d.driver_id AND dr.company_id = d.company_id
-		WHERE d.id = $1 AND d.company_id = $2 AND dr.deleted_at IS NULL
-		FOR UPDATE OF d`, ref.DocumentID(), ref.CompanyID()).Scan(&m.Number, &m.Country, &m.ValidFrom, &m.ValidUntil, &m.Meta, &current)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return m, nil, apperr.NotFound("msg.common.not_found.document") // the driver was deleted meanwhile
-	}
-	if err != nil {
-		return m, nil, fmt.Errorf("lock document %s: %w", ref.DocumentID(), err)
-	}
-	return m, current, nil
-}
-
 // saveDocument writes the metadata and, when currentFile is given, the
 // current file of a locked document.
-func saveDocument(ctx context.Context, tx pgx.Tx, ref Ref, m metadata, currentFile *uuid.UUID) error {
+func saveDocument(ctx context.Context, tx pgx.Tx, doc docRecord, m metadata, currentFile *uuid.UUID) error {
 	meta := m.Meta
 	if len(meta) == 0 {
 		meta = json.RawMessage(`{}`)
@@ -376,71 +295,82 @@ func saveDocument(ctx context.Context, tx pgx.Tx, ref Ref, m metadata, currentFi
 		UPDATE driver_documents
 		SET number = $2, country = $3, valid_from = $4, valid_until = $5, meta = $6,
 			current_file_id = coalesce($7, current_file_id), updated_at = now()
-		WHERE id = $1 AND company_id = $8`, ref.DocumentID(), m.Number, m.Country, m.ValidFrom, m.ValidUntil, meta, currentFile, ref.CompanyID())
+		WHERE id = $1 AND company_id = $8`, doc.ID, m.Number, m.Country, m.ValidFrom, m.ValidUntil, meta, currentFile, doc.CompanyID)
 	if err != nil {
-		return fmt.Errorf("update document %s: %w", ref.DocumentID(), err)
+		return fmt.Errorf("update document %s: %w", doc.ID, err)
 	}
 	return nil
 }
 
-// Update changes a document's metadata (PUT /documents/{id}): fields left
-// out stay, null clears (meta null resets to {}). It answers the document
-// with its recomputed status. The audit row holds only changed fields; a
-// request that changes nothing writes none.
+// Update changes document documentID's metadata (PUT /documents/{id}):
+// fields left out stay, null clears (meta null resets to {}). It answers
+// the document with its recomputed status. The audit row holds only
+// changed fields; a request that changes nothing writes none. read fills
+// the body (the decoded JSON object, field → raw value) once the document
+// is loaded and checked.
 //
 // A driver may not change a document whose type's rule asks for review
 // (403 Forbidden, before its fields are read): the change would count
 // without HR's check. The new fields come with a new file instead, and
 // wait with it (docs/drivers-and-documents.md, "Review of drivers'
 // uploads").
-//
-// body is the decoded JSON object, field → raw value.
-func (s *Service) Update(ctx context.Context, p auth.Principal, ref Ref, body map[string]json.RawMessage) (*Document, error) {
-	if err := ref.Check(p, auth.DocumentsWrite); err != nil {
-		return nil, err
-	}
-	switch review, err := s.needsReview(ctx, s.db, p, ref); {
-	case err != nil:
-		return nil, err
-	case review:
-		return nil, apperr.Forbiddenf("msg.documents.edit_needs_review")
-	}
-	ch, err := parseJSONChange(body)
-	if err != nil {
-		return nil, err
-	}
+func (s *Service) Update(ctx context.Context, p auth.Principal, documentID uuid.UUID, read func(body *map[string]json.RawMessage) error) (*Document, error) {
 	today := p.Today()
 	var doc *Document
-	err = postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
-		before, currentFile, err := lockDocument(ctx, tx, ref)
+	err := postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
+		loaded, err := loadDocument(ctx, tx, p, auth.DocumentsWrite, documentID, true)
 		if err != nil {
 			return err
 		}
+		var body map[string]json.RawMessage
+		if err := read(&body); err != nil {
+			return err
+		}
+		switch review, err := s.needsReview(ctx, tx, p, loaded); {
+		case err != nil:
+			return err
+		case review:
+			return apperr.Forbiddenf("msg.documents.edit_needs_review")
+		}
+		ch, err := parseJSONChange(body)
+		if err != nil {
+			return err
+		}
+		before := loaded.Fields
 		after := before.apply(ch)
 		if err := after.check(); err != nil {
 			return err
 		}
-		if err := checkExpiry(ctx, tx, ref.CompanyID(), ref.docType, ch); err != nil {
+		if err := checkExpiry(ctx, tx, loaded.CompanyID, loaded.Type, ch); err != nil {
 			return err
 		}
-		hasFile := currentFile != nil
+		hasFile := loaded.CurrentFile != nil
 		oldValues, newValues := audit.Diff(before.auditValues(hasFile, today), after.auditValues(hasFile, today))
 		if len(newValues) > 0 {
-			if err := saveDocument(ctx, tx, ref, after, nil); err != nil {
+			if err := saveDocument(ctx, tx, loaded, after, nil); err != nil {
 				return err
 			}
 			if err := audit.Record(ctx, tx, p, audit.Entry{
-				EntityType: "document", EntityID: ref.ID(), Action: "document.updated",
+				EntityType: "document", EntityID: loaded.ID, Action: "document.updated",
 				OldValues: oldValues, NewValues: newValues,
 			}); err != nil {
 				return err
 			}
-			if err := emitDocument(ctx, tx, ref, today, webhooks.DocumentUpdated); err != nil {
+			if err := emitDocument(ctx, tx, loaded, today, webhooks.DocumentUpdated); err != nil {
 				return err
 			}
 		}
-		doc, err = documentByID(ctx, tx, ref, today, p.Grant(auth.DocumentsList) != auth.NoFiles)
-		return err
+		// The status is the validity chains' (SQL): the document is read
+		// back as it now stands.
+		docs, err := queryDocuments(ctx, tx, loaded.CompanyID, loaded.DriverID, &loaded.ID, today, withFiles(p))
+		if err != nil {
+			return fmt.Errorf("document %s: %w", loaded.ID, err)
+		}
+		if len(docs) == 0 {
+			return apperr.NotFound("msg.common.not_found.document")
+		}
+		doc = &docs[0]
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -448,55 +378,61 @@ func (s *Service) Update(ctx context.Context, p auth.Principal, ref Ref, body ma
 	return doc, nil
 }
 
-// Versions lists a document's file versions, newest first.
-func (s *Service) Versions(ctx context.Context, p auth.Principal, ref Ref) ([]Version, error) {
-	if err := ref.Check(p, auth.FilesRead); err != nil {
-		return nil, err
-	}
-	rows, err := s.db.Query(ctx, `
-		SELECT f.id, f.version, f.is_current, f.filename, f.original_filename, f.size_bytes, f.mime_type,
-			coalesce(nullif(btrim(concat_ws(' ', u.first_name, u.last_name)), ''), u.email), f.uploaded_at,
-			f.review_status, f.review_reason,
-			coalesce(nullif(btrim(concat_ws(' ', r.first_name, r.last_name)), ''), r.email), f.reviewed_at
-		FROM document_files f LEFT JOIN users u ON u.id = f.uploaded_by LEFT JOIN users r ON r.id = f.reviewed_by
-		WHERE f.document_id = $1 AND f.company_id = $2
-		ORDER BY f.version DESC`, ref.ID(), ref.CompanyID())
-	if err != nil {
-		return nil, fmt.Errorf("list versions of document %s: %w", ref.ID(), err)
-	}
-	versions, err := postgres.AppendRows(nil, rows, func(row pgx.Row, v *Version) error {
+// versionsSQL lists a document's file versions ($1) of the company ($2),
+// newest first.
+const versionsSQL = `
+	SELECT f.id, f.version, f.is_current, f.filename, f.original_filename, f.size_bytes, f.mime_type,
+		coalesce(nullif(btrim(concat_ws(' ', u.first_name, u.last_name)), ''), u.email), f.uploaded_at,
+		f.review_status, f.review_reason,
+		coalesce(nullif(btrim(concat_ws(' ', r.first_name, r.last_name)), ''), r.email), f.reviewed_at
+	FROM document_files f LEFT JOIN users u ON u.id = f.uploaded_by LEFT JOIN users r ON r.id = f.reviewed_by
+	WHERE f.document_id = $1 AND f.company_id = $2
+	ORDER BY f.version DESC`
+
+// versionsJSON is versionsSQL as one JSON array of Version objects, for
+// document $2 of the company of the driver dr it is a column of.
+const versionsJSON = `SELECT coalesce(json_agg(v ORDER BY v.version DESC), '[]') FROM (
+	SELECT f.id, f.version, f.is_current, f.filename, f.original_filename, f.size_bytes, f.mime_type,
+		coalesce(nullif(btrim(concat_ws(' ', u.first_name, u.last_name)), ''), u.email) AS uploaded_by, f.uploaded_at,
+		f.review_status, f.review_reason,
+		coalesce(nullif(btrim(concat_ws(' ', r.first_name, r.last_name)), ''), r.email) AS reviewed_by, f.reviewed_at
+	FROM document_files f LEFT JOIN users u ON u.id = f.uploaded_by LEFT JOIN users r ON r.id = f.reviewed_by
+	WHERE f.document_id = $2 AND f.company_id = dr.company_id) v`
+
+func scanVersions(rows pgx.Rows) ([]Version, error) {
+	return postgres.AppendRows(nil, rows, func(row pgx.Row, v *Version) error {
 		return row.Scan(&v.ID, &v.Version, &v.IsCurrent, &v.Filename, &v.OriginalFilename, &v.SizeBytes, &v.MimeType, &v.UploadedBy, &v.UploadedAt,
 			&v.ReviewStatus, &v.ReviewReason, &v.ReviewedBy, &v.ReviewedAt)
 	})
+}
+
+// Versions lists document documentID's file versions, newest first.
+func (s *Service) Versions(ctx context.Context, p auth.Principal, documentID uuid.UUID) ([]Version, error) {
+	doc, err := loadDocument(ctx, s.db, p, auth.FilesRead, documentID, false)
 	if err != nil {
-		return nil, fmt.Errorf("list versions of document %s: %w", ref.ID(), err)
+		return nil, err
+	}
+	rows, err := s.db.Query(ctx, versionsSQL, doc.ID, doc.CompanyID)
+	if err != nil {
+		return nil, fmt.Errorf("list versions of document %s: %w", doc.ID, err)
+	}
+	versions, err := scanVersions(rows)
+	if err != nil {
+		return nil, fmt.Errorf("list versions of document %s: %w", doc.ID, err)
 	}
 	return versions, nil
 }
 
-// Open opens a stored file version for download. ctx must be the context of
-// the request that serves it: an S3 file reads through it.
-func (s *Service) Open(ctx context.Context, p auth.Principal, ref Ref) (*Download, error) {
-	if err := ref.Check(p, auth.FilesRead); err != nil {
+// Open opens stored file version fileID for download. ctx must be the
+// context of the request that serves it: an S3 file reads through it.
+func (s *Service) Open(ctx context.Context, p auth.Principal, fileID uuid.UUID) (*Download, error) {
+	r, err := loadFile(ctx, s.db, p, auth.FilesRead, fileID, false)
+	if err != nil {
 		return nil, err
 	}
-	fileID := ref.ID()
-	var (
-		d          Download
-		path, disk string
-	)
-	err := s.db.QueryRow(ctx, `
-		SELECT f.original_filename, f.mime_type, f.size_bytes, f.hash_sha256, f.uploaded_at, f.storage_path, f.storage_disk
-		FROM document_files f
-		WHERE f.company_id = $1 AND f.id = $2`, ref.CompanyID(), fileID).Scan(
-		&d.OriginalFilename, &d.MimeType, &d.SizeBytes, &d.HashSHA256, &d.UploadedAt, &path, &disk)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, apperr.NotFound("msg.common.not_found.file")
-	}
-	if err != nil {
-		return nil, fmt.Errorf("find file %s: %w", fileID, err)
-	}
-	return OpenStored(ctx, s.files, d, path, disk)
+	f := r.File
+	d := Download{OriginalFilename: f.OriginalFilename, MimeType: f.MimeType, SizeBytes: f.SizeBytes, HashSHA256: f.HashSHA256, UploadedAt: f.UploadedAt}
+	return OpenStored(ctx, s.files, d, f.StoragePath, f.StorageDisk)
 }
 
 // OpenStored opens the stored object of a file row (path and disk as the

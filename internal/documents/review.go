@@ -79,31 +79,20 @@ type ReviewNotifier func(ctx context.Context, tx pgx.Tx, r Reviewed) error
 // review: the type's rule asks for it and p may not review (a driver; HR
 // and admins approve their own uploads by uploading). Such an upload is
 // stored pending; such a PUT is refused (Update).
-func (s *Service) needsReview(ctx context.Context, db postgres.DBTX, p auth.Principal, ref Ref) (bool, error) {
-	if p.Grant(auth.DocumentsReview) != auth.Deny {
+func (s *Service) needsReview(ctx context.Context, db postgres.DBTX, p auth.Principal, doc docRecord) (bool, error) {
+	if reviewsOwnChanges(p) {
 		return false, nil
 	}
 	var on bool
 	err := db.QueryRow(ctx, `SELECT requires_review FROM konvoj_document_rules($1) WHERE document_type = $2`,
-		ref.CompanyID(), ref.docType).Scan(&on)
+		doc.CompanyID, doc.Type).Scan(&on)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return false, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("review rule of %s: %w", ref.docType, err)
+		return false, fmt.Errorf("review rule of %s: %w", doc.Type, err)
 	}
 	return on, nil
-}
-
-// ChangesNeedReview reports whether p's changes to the document wait for
-// review (needsReview): the document page says so above the upload form.
-// ref is the guard's Ref of the document, for any action p may do with
-// it and auth.DocumentsWrite.
-func (s *Service) ChangesNeedReview(ctx context.Context, p auth.Principal, ref Ref) (bool, error) {
-	if err := ref.Check(p, auth.DocumentsWrite); err != nil {
-		return false, err
-	}
-	return s.needsReview(ctx, s.db, p, ref)
 }
 
 // body is the change in the form of the body of PUT /documents/{id}
@@ -164,57 +153,58 @@ func checkReview(in ReviewInput) (ReviewInput, error) {
 	return in, v.Err()
 }
 
-// ReviewFile decides a pending version (ref: the guard's Ref of the file,
-// from AuthorizeFile with auth.DocumentsReview). Approve makes the version
-// the document's current file and applies the fields sent with it, so the
-// status and the driver's readiness follow; reject keeps the document as it
-// is. Either way the version records the decision, an audit row is written
-// and the driver is told, all in one transaction. The document row is
-// locked first, as an upload locks it, so of two reviews of one version
-// the second finds it decided: 409 Conflict, as for any version that is
-// not pending.
-func (s *Service) ReviewFile(ctx context.Context, p auth.Principal, ref Ref, in ReviewInput) (*File, error) {
-	if err := ref.Check(p, auth.DocumentsReview); err != nil {
-		return nil, err
-	}
-	in, err := checkReview(in)
-	if err != nil {
-		return nil, err
-	}
+// Decision is a decided review: the version as the API answers it, with
+// its document's type and its driver's name for messages.
+type Decision struct {
+	File         *File
+	DocumentType string
+	DriverName   string
+}
+
+// ReviewFile decides pending version fileID of document documentID, the
+// document the request's path names (another document's version is 404;
+// uuid.Nil: the path names none). read fills the decision once the
+// version is loaded and checked. Approve makes the version the document's
+// current file and applies the fields sent with it, so the status and the
+// driver's readiness follow; reject keeps the document as it is. Either
+// way the version records the decision, an audit row is written and the
+// driver is told, all in one transaction. The document and the version are
+// locked as they are loaded, as an upload locks the document, so of two
+// reviews of one version the second finds it decided: 409 Conflict, as for
+// any version that is not pending.
+func (s *Service) ReviewFile(ctx context.Context, p auth.Principal, documentID, fileID uuid.UUID, read func(*ReviewInput) error) (Decision, error) {
 	today := p.Today()
-	fileID := ref.ID()
-	var out *File
-	err = postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
-		before, currentFile, err := lockDocument(ctx, tx, ref)
+	var out Decision
+	err := postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
+		r, err := loadFile(ctx, tx, p, auth.DocumentsReview, fileID, true)
 		if err != nil {
 			return err
 		}
-		var status string
-		var version int
-		var raw []byte
-		err = tx.QueryRow(ctx, `
-			SELECT review_status, version, review_change FROM document_files
-			WHERE company_id = $1 AND id = $2 AND document_id = $3
-			FOR UPDATE`, ref.CompanyID(), fileID, ref.DocumentID()).Scan(&status, &version, &raw)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return apperr.NotFound("msg.common.not_found.file")
+		if documentID != uuid.Nil && r.File.DocumentID != documentID {
+			return apperr.NotFound("msg.common.not_found.file") // a version of another document than the path's
 		}
-		if err != nil {
-			return fmt.Errorf("lock file %s: %w", fileID, err)
+		var in ReviewInput
+		if err := read(&in); err != nil {
+			return err
 		}
-		if status != ReviewPending {
-			return apperr.Conflict("msg.review.not_pending", "status", status)
+		if in, err = checkReview(in); err != nil {
+			return err
+		}
+		doc, f := r.Doc, r.File
+		if f.Review.Status != ReviewPending {
+			return apperr.Conflict("msg.review.not_pending", "status", f.Review.Status)
 		}
 		var reason *string
 		if in.Reason != "" {
 			reason = &in.Reason
 		}
+		before := doc.Fields
 		after := before
 		newStatus := ReviewRejected
 		action := "document.review_rejected"
 		if in.Decision == DecisionApprove {
 			newStatus, action = ReviewApproved, "document.review_approved"
-			ch, err := storedChange(raw)
+			ch, err := storedChange(r.Change)
 			if err != nil {
 				return err
 			}
@@ -222,75 +212,55 @@ func (s *Service) ReviewFile(ctx context.Context, p auth.Principal, ref Ref, in 
 			if err := after.check(); err != nil {
 				return err
 			}
-			if err := clearCurrent(ctx, tx, ref); err != nil {
+			if err := clearCurrent(ctx, tx, doc); err != nil {
 				return err
 			}
 		}
-		if _, err := tx.Exec(ctx, `
+		if err := tx.QueryRow(ctx, `
 			UPDATE document_files
 			SET review_status = $3, review_reason = $4, reviewed_by = $5, reviewed_at = now(),
 				is_current = $3 = 'approved', updated_at = now()
-			WHERE company_id = $1 AND id = $2`, ref.CompanyID(), fileID, newStatus, reason, p.UserID); err != nil {
+			WHERE company_id = $1 AND id = $2
+			RETURNING is_current, reviewed_at`, doc.CompanyID, fileID, newStatus, reason, p.UserID).Scan(&f.IsCurrent, &f.Review.ReviewedAt); err != nil {
 			return fmt.Errorf("record review of file %s: %w", fileID, err)
 		}
+		f.Review.Status, f.Review.Reason, f.Review.ReviewedBy = newStatus, reason, &p.UserID
 		oldValues := map[string]any{"review_status": ReviewPending}
-		newValues := map[string]any{"file_id": fileID, "version": version, "review_status": newStatus, "review_reason": reason}
+		newValues := map[string]any{"file_id": fileID, "version": f.Version, "review_status": newStatus, "review_reason": reason}
 		if newStatus == ReviewApproved {
-			if err := saveDocument(ctx, tx, ref, after, &fileID); err != nil {
+			if err := saveDocument(ctx, tx, doc, after, &fileID); err != nil {
 				return err
 			}
-			o, n := audit.Diff(before.auditValues(currentFile != nil, today), after.auditValues(true, today))
+			o, n := audit.Diff(before.auditValues(doc.CurrentFile != nil, today), after.auditValues(true, today))
 			for k, v := range o {
 				oldValues[k] = v
 			}
 			for k, v := range n {
 				newValues[k] = v
 			}
-			oldValues["current_file_id"], newValues["current_file_id"] = currentFile, fileID
+			oldValues["current_file_id"], newValues["current_file_id"] = doc.CurrentFile, fileID
 		}
 		if err := audit.Record(ctx, tx, p, audit.Entry{
-			EntityType: "document", EntityID: ref.DocumentID(), Action: action,
+			EntityType: "document", EntityID: doc.ID, Action: action,
 			OldValues: oldValues, NewValues: newValues,
 		}); err != nil {
 			return err
 		}
 		if s.notifyReview != nil {
 			if err := s.notifyReview(ctx, tx, Reviewed{
-				CompanyID: ref.CompanyID(), DriverID: ref.DriverID(), DocumentID: ref.DocumentID(), DocumentType: ref.docType,
-				FileID: fileID, Version: version, Status: newStatus, Reason: in.Reason, ValidUntil: after.ValidUntil, Today: today,
+				CompanyID: doc.CompanyID, DriverID: doc.DriverID, DocumentID: doc.ID, DocumentType: doc.Type,
+				FileID: fileID, Version: f.Version, Status: newStatus, Reason: in.Reason, ValidUntil: after.ValidUntil, Today: today,
 			}); err != nil {
 				return err
 			}
 		}
-		if out, err = fileByID(ctx, tx, ref.CompanyID(), fileID); err != nil {
-			return err
-		}
-		return webhooks.Emit(ctx, tx, ref.CompanyID(), webhooks.DocumentReviewCompleted, out)
+		out = Decision{File: &f, DocumentType: doc.Type, DriverName: r.Driver}
+		return webhooks.Emit(ctx, tx, doc.CompanyID, webhooks.DocumentReviewCompleted, out.File)
 	})
 	if err != nil {
-		return nil, err
+		return Decision{}, err
 	}
 	return out, nil
-}
-
-// fileByID loads a file version as the upload answers it.
-func fileByID(ctx context.Context, db postgres.DBTX, companyID, id uuid.UUID) (*File, error) {
-	var f File
-	err := db.QueryRow(ctx, `
-		SELECT id, document_id, filename, original_filename, mime_type, size_bytes, version, is_current,
-			storage_path, storage_disk, hash_sha256, uploaded_by, uploaded_at,
-			review_status, review_reason, reviewed_by, reviewed_at
-		FROM document_files WHERE company_id = $1 AND id = $2`, companyID, id).Scan(
-		&f.ID, &f.DocumentID, &f.Filename, &f.OriginalFilename, &f.MimeType, &f.SizeBytes, &f.Version, &f.IsCurrent,
-		&f.StoragePath, &f.StorageDisk, &f.HashSHA256, &f.UploadedBy, &f.UploadedAt,
-		&f.Review.Status, &f.Review.Reason, &f.Review.ReviewedBy, &f.Review.ReviewedAt)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, apperr.NotFound("msg.common.not_found.file")
-	}
-	if err != nil {
-		return nil, fmt.Errorf("load file %s: %w", id, err)
-	}
-	return &f, nil
 }
 
 // PendingReview is a version waiting for review, as the review queue shows
@@ -328,11 +298,10 @@ func fieldsOf(m metadata, hasFile bool, today civil.Date) Fields {
 		Status: Status(hasFile, m.ValidUntil, today)}
 }
 
-// PendingReviews returns the company's versions waiting for review, oldest
-// first, at most limit of them, and how many there are. company is the
-// guard's collection Ref (Principal.Scope with auth.DocumentsReview).
-func (s *Service) PendingReviews(ctx context.Context, p auth.Principal, company auth.Ref, limit int) ([]PendingReview, int, error) {
-	if err := company.Check(p, auth.DocumentsReview); err != nil {
+// PendingReviews returns the caller's company's versions waiting for
+// review, oldest first, at most limit of them, and how many there are.
+func (s *Service) PendingReviews(ctx context.Context, p auth.Principal, limit int) ([]PendingReview, int, error) {
+	if _, err := collection(p, auth.DocumentsReview); err != nil {
 		return nil, 0, err
 	}
 	today := p.Today()
@@ -348,7 +317,7 @@ func (s *Service) PendingReviews(ctx context.Context, p auth.Principal, company 
 		LEFT JOIN users u ON u.id = f.uploaded_by
 		WHERE f.company_id = $1 AND dd.company_id = $1 AND d.company_id = $1 AND f.review_status = 'pending'
 		ORDER BY f.uploaded_at, f.id
-		LIMIT $2`, company.CompanyID(), limit)
+		LIMIT $2`, p.CompanyID, limit)
 	if err != nil {
 		return nil, 0, fmt.Errorf("pending reviews: %w", err)
 	}
@@ -377,8 +346,8 @@ func (s *Service) PendingReviews(ctx context.Context, p auth.Principal, company 
 
 // PendingCount is how many versions of the company wait for review (the
 // navigation's and the dashboard's count).
-func (s *Service) PendingCount(ctx context.Context, p auth.Principal, company auth.Ref) (int, error) {
-	if err := company.Check(p, auth.DocumentsReview); err != nil {
+func (s *Service) PendingCount(ctx context.Context, p auth.Principal) (int, error) {
+	if _, err := collection(p, auth.DocumentsReview); err != nil {
 		return 0, err
 	}
 	var n int
@@ -386,7 +355,7 @@ func (s *Service) PendingCount(ctx context.Context, p auth.Principal, company au
 		SELECT count(*) FROM document_files f
 		JOIN driver_documents dd ON dd.id = f.document_id AND dd.company_id = f.company_id
 		JOIN drivers d ON d.id = dd.driver_id AND d.company_id = dd.company_id AND d.deleted_at IS NULL
-		WHERE f.company_id = $1 AND f.review_status = 'pending'`, company.CompanyID()).Scan(&n); err != nil {
+		WHERE f.company_id = $1 AND f.review_status = 'pending'`, p.CompanyID).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count pending reviews: %w", err)
 	}
 	return n, nil

@@ -15,7 +15,6 @@ import (
 	"github.com/konvoj/konvoj/internal/audit"
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/postgres"
-	"github.com/konvoj/konvoj/internal/tenants"
 )
 
 // Rule is a company's rule for one document type (docs/alerts.md): whether
@@ -72,29 +71,28 @@ func LoadRules(ctx context.Context, db postgres.DBTX, companyID uuid.UUID) ([]Ru
 	return rules, nil
 }
 
-// AuthorizeRules is the guard of a company's document rules: the role (403
-// Forbidden), the company exists (404), it is the caller's (403
+// Rules returns company companyID's rules, one per document type: the
+// role (403 Forbidden), the company exists (404), it is the caller's (403
 // AccessDenied).
-func (s *Service) AuthorizeRules(ctx context.Context, p auth.Principal, companyID uuid.UUID) (auth.Ref, error) {
-	return tenants.AuthorizeCompany(ctx, s.db, p, auth.DocumentRules, companyID)
-}
-
-// Rules returns the company's rules, one per document type.
-func (s *Service) Rules(ctx context.Context, p auth.Principal, company auth.Ref) ([]Rule, error) {
-	if err := company.Check(p, auth.DocumentRules); err != nil {
+func (s *Service) Rules(ctx context.Context, p auth.Principal, companyID uuid.UUID) ([]Rule, error) {
+	if err := companyOf(ctx, s.db, p, auth.DocumentRules, companyID); err != nil {
 		return nil, err
 	}
-	return LoadRules(ctx, s.db, company.CompanyID())
+	return LoadRules(ctx, s.db, companyID)
 }
 
-// UpdateRules applies the changes (all or none: any invalid field is 422
-// with field keys like rules.0.lead_days), writes an audit row per changed
-// type, and returns every rule.
-func (s *Service) UpdateRules(ctx context.Context, p auth.Principal, company auth.Ref, u RulesUpdate) ([]Rule, error) {
-	if err := company.Check(p, auth.DocumentRules); err != nil {
+// UpdateRules applies the changes that read fills once the company is
+// checked (all or none: any invalid field is 422 with field keys like
+// rules.0.lead_days), writes an audit row per changed type, and returns
+// every rule.
+func (s *Service) UpdateRules(ctx context.Context, p auth.Principal, companyID uuid.UUID, read func(*RulesUpdate) error) ([]Rule, error) {
+	if err := companyOf(ctx, s.db, p, auth.DocumentRules, companyID); err != nil {
 		return nil, err
 	}
-	companyID := company.CompanyID()
+	var u RulesUpdate
+	if err := read(&u); err != nil {
+		return nil, err
+	}
 	var out []Rule
 	err := postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
 		// One change at a time per company: the merge reads, then writes.

@@ -171,11 +171,11 @@ func loadCustomTypes(ctx context.Context, db postgres.DBTX, companyID uuid.UUID)
 // DocumentTypes lists the company's document types: the built-in ones in
 // their order, then the custom ones, oldest first (retired ones too,
 // marked).
-func (s *Service) DocumentTypes(ctx context.Context, p auth.Principal, company auth.Ref) ([]DocumentType, error) {
-	if err := company.Check(p, auth.DocumentRules); err != nil {
+func (s *Service) DocumentTypes(ctx context.Context, p auth.Principal, companyID uuid.UUID) ([]DocumentType, error) {
+	if err := companyOf(ctx, s.db, p, auth.DocumentRules, companyID); err != nil {
 		return nil, err
 	}
-	return listTypes(ctx, s.db, company.CompanyID())
+	return listTypes(ctx, s.db, companyID)
 }
 
 func listTypes(ctx context.Context, db postgres.DBTX, companyID uuid.UUID) ([]DocumentType, error) {
@@ -229,12 +229,16 @@ const defaultLeadDays = 30
 // CreateType adds a custom document type and gives every driver of the
 // company (deleted ones too, so that a restore finds it) an empty record
 // of it, all in one transaction with its audit row. A code taken by a
-// built-in or another custom type is 409 DuplicateEntry.
-func (s *Service) CreateType(ctx context.Context, p auth.Principal, company auth.Ref, in TypeInput) (DocumentType, error) {
-	if err := company.Check(p, auth.DocumentRules); err != nil {
+// built-in or another custom type is 409 DuplicateEntry. read fills the
+// input once the company is checked.
+func (s *Service) CreateType(ctx context.Context, p auth.Principal, companyID uuid.UUID, read func(*TypeInput) error) (DocumentType, error) {
+	if err := companyOf(ctx, s.db, p, auth.DocumentRules, companyID); err != nil {
 		return DocumentType{}, err
 	}
-	companyID := company.CompanyID()
+	var in TypeInput
+	if err := read(&in); err != nil {
+		return DocumentType{}, err
+	}
 	var out DocumentType
 	err := postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
 		// Serializes with driver creates (which take the same row lock for
@@ -295,12 +299,16 @@ func (s *Service) CreateType(ctx context.Context, p auth.Principal, company auth
 // UpdateType changes a custom type (only the fields sent); retired true
 // hides it from every list and rule, its records and files stay. A
 // built-in type cannot be changed here (409; its lead days are a document
-// rule). An unknown code is 404.
-func (s *Service) UpdateType(ctx context.Context, p auth.Principal, company auth.Ref, code string, in TypeInput) (DocumentType, error) {
-	if err := company.Check(p, auth.DocumentRules); err != nil {
+// rule). An unknown code is 404. read fills the input once the company
+// is checked.
+func (s *Service) UpdateType(ctx context.Context, p auth.Principal, companyID uuid.UUID, code string, read func(*TypeInput) error) (DocumentType, error) {
+	if err := companyOf(ctx, s.db, p, auth.DocumentRules, companyID); err != nil {
 		return DocumentType{}, err
 	}
-	companyID := company.CompanyID()
+	var in TypeInput
+	if err := read(&in); err != nil {
+		return DocumentType{}, err
+	}
 	if IsBuiltIn(code) {
 		return DocumentType{}, apperr.Conflict("msg.document_types.built_in", "code", code)
 	}

@@ -10,11 +10,11 @@ import (
 const maxFieldBytes = 1 << 10
 
 // readUpload reads a document upload's multipart body (uploads.ReadForm):
-// the file part and the metadata parts.
-func readUpload(mr *multipart.Reader, maxBytes int64, docType string) (*uploads.Received, change, error) {
+// the file part and the metadata parts. An unnamed file is named by the
+// document's type once the document is loaded (uploads.Received.NameOr).
+func readUpload(mr *multipart.Reader, maxBytes int64) (*uploads.Received, change, error) {
 	var c change
 	ups, err := uploads.ReadForm(mr, maxBytes, uploads.Form{
-		Fallback: docType,
 		Limit: func(name string) int64 {
 			switch {
 			case name == "meta":

@@ -55,7 +55,7 @@ func TestReadUpload(t *testing.T) {
 		up, ch, err := readUpload(formBody(t,
 			[2]string{"number", " A-1 "}, [2]string{"file", pdf}, [2]string{"country", "sk"},
 			[2]string{"valid_until", "2030-01-31"}, [2]string{"meta", `{"b": 1}`}, [2]string{"unknown", "ignored"},
-			[2]string{"valid_from", ""}), 1<<20, "passport")
+			[2]string{"valid_from", ""}), 1<<20)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,7 +71,7 @@ func TestReadUpload(t *testing.T) {
 		}
 	})
 	t.Run("size limit is inclusive", func(t *testing.T) {
-		up, _, err := readUpload(formBody(t, [2]string{"file", pdf}), int64(len(pdf)), "passport")
+		up, _, err := readUpload(formBody(t, [2]string{"file", pdf}), int64(len(pdf)))
 		if err != nil {
 			t.Fatalf("exactly the limit: %v", err)
 		}
@@ -79,11 +79,11 @@ func TestReadUpload(t *testing.T) {
 		if n := tempFiles(t); n != 0 {
 			t.Errorf("%d temporary files left after remove", n)
 		}
-		_, _, err = readUpload(formBody(t, [2]string{"file", pdf}), int64(len(pdf))-1, "passport")
+		_, _, err = readUpload(formBody(t, [2]string{"file", pdf}), int64(len(pdf))-1)
 		if apperr.KindOf(err) != apperr.KindPayloadTooLarge {
 			t.Errorf("one byte over: %v", err)
 		}
-		_, _, err = readUpload(formBody(t, [2]string{"file", pdf}), 100, "passport")
+		_, _, err = readUpload(formBody(t, [2]string{"file", pdf}), 100)
 		if apperr.KindOf(err) != apperr.KindPayloadTooLarge {
 			t.Errorf("over the limit within the sniffed head: %v", err)
 		}
@@ -107,7 +107,7 @@ func TestReadUpload(t *testing.T) {
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
 				files := tempFiles(t)
-				up, _, err := readUpload(formBody(t, c.parts...), 1<<20, "passport")
+				up, _, err := readUpload(formBody(t, c.parts...), 1<<20)
 				if apperr.KindOf(err) != c.kind {
 					t.Fatalf("error %v, want kind %d", err, c.kind)
 				}
@@ -129,7 +129,7 @@ func TestReadUpload(t *testing.T) {
 		// file is missing, not of a wrong type.
 		body := "--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"\"\r\nContent-Type: application/octet-stream\r\n\r\n\r\n" +
 			"--b\r\nContent-Disposition: form-data; name=\"number\"\r\n\r\nA-1\r\n--b--\r\n"
-		_, _, err := readUpload(multipart.NewReader(strings.NewReader(body), "b"), 1<<20, "passport")
+		_, _, err := readUpload(multipart.NewReader(strings.NewReader(body), "b"), 1<<20)
 		var ae *apperr.Error
 		if apperr.KindOf(err) != apperr.KindValidation || !errorsAs(err, &ae) || ae.Fields["file"][0] != "The file field is required." {
 			t.Errorf("error %v, want the file field required", err)
@@ -137,7 +137,7 @@ func TestReadUpload(t *testing.T) {
 	})
 	t.Run("broken body", func(t *testing.T) {
 		mr := multipart.NewReader(strings.NewReader("--b\r\nContent-Disposition: form-data; name=\"file\"\r\n\r\n%PDF-1.7 cut"), "b")
-		if _, _, err := readUpload(mr, 1<<20, "passport"); apperr.KindOf(err) != apperr.KindBadRequest {
+		if _, _, err := readUpload(mr, 1<<20); apperr.KindOf(err) != apperr.KindBadRequest {
 			t.Errorf("error %v, want BadRequest", err)
 		}
 	})

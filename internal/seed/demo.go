@@ -392,15 +392,11 @@ func (d *demo) documents(ctx context.Context) error {
 					u := until.AddMonths(-24 * (versions - v))
 					meta["valid_from"], meta["valid_until"] = u.AddMonths(-24).String(), u.String()
 				}
-				ref, err := d.s.Documents.Authorize(ctx, d.hr, auth.DocumentsWrite, doc.ID)
-				if err != nil {
-					return err
-				}
 				body, err := demoUpload(doc.Type, v, meta)
 				if err != nil {
 					return err
 				}
-				if _, err := d.s.Documents.Upload(ctx, d.hr, ref, body); err != nil {
+				if _, err := d.s.Documents.Upload(ctx, d.hr, driverID, doc.ID, func() (*multipart.Reader, error) { return body, nil }); err != nil {
 					return fmt.Errorf("upload %s: %w", doc.Type, err)
 				}
 			}

@@ -26,6 +26,9 @@ type Received struct {
 	mimeType     string
 	ext          string
 	originalName string
+	// unnamed: the client sent no usable name (originalName is the
+	// fallback's).
+	unnamed bool
 }
 
 // Remove deletes the temporary file.
@@ -51,6 +54,16 @@ func (r *Received) Ext() string { return r.ext }
 
 // OriginalName is the client's file name, sanitized (SanitizeFilename).
 func (r *Received) OriginalName() string { return r.originalName }
+
+// NameOr is OriginalName, or stem with the detected type's extension when
+// the client sent no usable name: for a caller that knows the stem only
+// once the body is read (a document's type).
+func (r *Received) NameOr(stem string) string {
+	if r.unnamed {
+		return stem + "." + r.ext
+	}
+	return r.originalName
+}
 
 // ReceiveFile reads a multipart upload body with the checks of a document
 // upload (docs/drivers-and-documents.md): the "file" part is required, its
@@ -211,8 +224,10 @@ func spool(part *multipart.Part, maxBytes int64, fallback string) (*Received, er
 	if err != nil {
 		return nil, fmt.Errorf("spool upload: %w", err)
 	}
-	up := &Received{file: tmp, mimeType: mimeType, ext: ext,
-		originalName: SanitizeFilename(part.FileName(), fallback+"."+ext)}
+	up := &Received{file: tmp, mimeType: mimeType, ext: ext, originalName: SanitizeFilename(part.FileName(), "")}
+	if up.unnamed = up.originalName == ""; up.unnamed {
+		up.originalName = fallback + "." + ext
+	}
 	hash := sha256.New()
 	w := io.MultiWriter(tmp, hash)
 	if _, err := w.Write(head); err != nil {

@@ -110,11 +110,18 @@ func Emit(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, eventType string,
 // for events only when someone listens.
 func Wanted(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, eventTypes ...string) (bool, error) {
 	var ok bool
-	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT FROM webhook_endpoints
-		WHERE company_id = $1 AND enabled AND (events && $2::text[] OR events @> ARRAY['*']))`, companyID, eventTypes).Scan(&ok); err != nil {
+	if err := tx.QueryRow(ctx, `SELECT `+WantedSQL(1, 2), companyID, eventTypes).Scan(&ok); err != nil {
 		return false, fmt.Errorf("webhook endpoints: %w", err)
 	}
 	return ok, nil
+}
+
+// WantedSQL is Wanted's test as an SQL expression, for a caller that asks
+// it in a statement it runs anyway: the company is the parameter $company,
+// the event types (a text array) $events.
+func WantedSQL(company, events int) string {
+	return fmt.Sprintf(`EXISTS (SELECT FROM webhook_endpoints
+		WHERE company_id = $%d AND enabled AND (events && $%d::text[] OR events @> ARRAY['*']))`, company, events)
 }
 
 // Body is what a delivery sends: the event's type, when it happened and

@@ -15,12 +15,7 @@ func (h *Handlers) mountDocumentRules(g *web.Routes) {
 }
 
 func (h *Handlers) getDocumentRules(c echo.Context) error {
-	ctx, p := c.Request().Context(), web.Principal(c)
-	company, err := h.Documents.AuthorizeRules(ctx, p, web.PathID(c, "company_id"))
-	if err != nil {
-		return err
-	}
-	rules, err := h.Documents.Rules(ctx, p, company)
+	rules, err := h.Documents.Rules(c.Request().Context(), web.Principal(c), web.PathID(c, "company_id"))
 	if err != nil {
 		return err
 	}
@@ -28,16 +23,9 @@ func (h *Handlers) getDocumentRules(c echo.Context) error {
 }
 
 func (h *Handlers) updateDocumentRules(c echo.Context) error {
-	ctx, p := c.Request().Context(), web.Principal(c)
-	company, err := h.Documents.AuthorizeRules(ctx, p, web.PathID(c, "company_id"))
-	if err != nil {
-		return err
-	}
-	var u documents.RulesUpdate
-	if err := web.Bind(c, &u); err != nil {
-		return err
-	}
-	rules, err := h.Documents.UpdateRules(ctx, p, company, u)
+	rules, err := h.Documents.UpdateRules(c.Request().Context(), web.Principal(c), web.PathID(c, "company_id"), func(u *documents.RulesUpdate) error {
+		return web.Bind(c, u)
+	})
 	if err != nil {
 		return err
 	}
@@ -51,12 +39,7 @@ func (h *Handlers) mountDocumentTypes(g *web.Routes) {
 }
 
 func (h *Handlers) listDocumentTypes(c echo.Context) error {
-	ctx, p := c.Request().Context(), web.Principal(c)
-	company, err := h.Documents.AuthorizeRules(ctx, p, web.PathID(c, "company_id"))
-	if err != nil {
-		return err
-	}
-	types, err := h.Documents.DocumentTypes(ctx, p, company)
+	types, err := h.Documents.DocumentTypes(c.Request().Context(), web.Principal(c), web.PathID(c, "company_id"))
 	if err != nil {
 		return err
 	}
@@ -64,16 +47,9 @@ func (h *Handlers) listDocumentTypes(c echo.Context) error {
 }
 
 func (h *Handlers) createDocumentType(c echo.Context) error {
-	ctx, p := c.Request().Context(), web.Principal(c)
-	company, err := h.Documents.AuthorizeRules(ctx, p, web.PathID(c, "company_id"))
-	if err != nil {
-		return err
-	}
-	var in documents.TypeInput
-	if err := web.Bind(c, &in); err != nil {
-		return err
-	}
-	t, err := h.Documents.CreateType(ctx, p, company, in)
+	t, err := h.Documents.CreateType(c.Request().Context(), web.Principal(c), web.PathID(c, "company_id"), func(in *documents.TypeInput) error {
+		return web.Bind(c, in)
+	})
 	if err != nil {
 		return err
 	}
@@ -81,16 +57,9 @@ func (h *Handlers) createDocumentType(c echo.Context) error {
 }
 
 func (h *Handlers) updateDocumentType(c echo.Context) error {
-	ctx, p := c.Request().Context(), web.Principal(c)
-	company, err := h.Documents.AuthorizeRules(ctx, p, web.PathID(c, "company_id"))
-	if err != nil {
-		return err
-	}
-	var in documents.TypeInput
-	if err := web.Bind(c, &in); err != nil {
-		return err
-	}
-	t, err := h.Documents.UpdateType(ctx, p, company, c.Param("code"), in)
+	t, err := h.Documents.UpdateType(c.Request().Context(), web.Principal(c), web.PathID(c, "company_id"), c.Param("code"), func(in *documents.TypeInput) error {
+		return web.Bind(c, in)
+	})
 	if err != nil {
 		return err
 	}

@@ -2,12 +2,12 @@ package api
 
 import (
 	"encoding/json"
+	"mime/multipart"
 	"net/http"
 
+	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
-	"github.com/konvoj/konvoj/internal/apperr"
-	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/feed"
 	"github.com/konvoj/konvoj/web"
@@ -44,15 +44,9 @@ func (h *Handlers) listDocuments(c echo.Context) error {
 
 func (h *Handlers) updateDocument(c echo.Context) error {
 	ctx, p := c.Request().Context(), web.Principal(c)
-	ref, err := h.Documents.Authorize(ctx, p, auth.DocumentsWrite, web.PathID(c, "document_id"))
-	if err != nil {
-		return err
-	}
-	var body map[string]json.RawMessage
-	if err := web.Bind(c, &body); err != nil {
-		return err
-	}
-	doc, err := h.Documents.Update(ctx, p, ref, body)
+	doc, err := h.Documents.Update(ctx, p, web.PathID(c, "document_id"), func(body *map[string]json.RawMessage) error {
+		return web.Bind(c, body)
+	})
 	if err != nil {
 		return err
 	}
@@ -64,15 +58,9 @@ func (h *Handlers) updateDocument(c echo.Context) error {
 // capped so that oversized metadata parts cannot exhaust memory either.
 func (h *Handlers) uploadDocumentFile(c echo.Context) error {
 	ctx, p := c.Request().Context(), web.Principal(c)
-	ref, err := h.Documents.Authorize(ctx, p, auth.DocumentsWrite, web.PathID(c, "document_id"))
-	if err != nil {
-		return err
-	}
-	mr, err := web.UploadBody(c, h.Documents.MaxBytes())
-	if err != nil {
-		return err
-	}
-	f, err := h.Documents.Upload(ctx, p, ref, mr)
+	f, err := h.Documents.Upload(ctx, p, uuid.Nil, web.PathID(c, "document_id"), func() (*multipart.Reader, error) {
+		return web.UploadBody(c, h.Documents.MaxBytes())
+	})
 	if err != nil {
 		return err
 	}
@@ -83,31 +71,18 @@ func (h *Handlers) uploadDocumentFile(c echo.Context) error {
 // (docs/drivers-and-documents.md, "Review of drivers' uploads").
 func (h *Handlers) reviewDocumentFile(c echo.Context) error {
 	ctx, p := c.Request().Context(), web.Principal(c)
-	ref, err := h.Documents.AuthorizeFile(ctx, p, auth.DocumentsReview, web.PathID(c, "file_id"))
+	d, err := h.Documents.ReviewFile(ctx, p, web.PathID(c, "document_id"), web.PathID(c, "file_id"), func(in *documents.ReviewInput) error {
+		return web.Bind(c, in)
+	})
 	if err != nil {
 		return err
 	}
-	if ref.DocumentID() != web.PathID(c, "document_id") {
-		return apperr.NotFound("msg.common.not_found.file") // a version of another document than the path's
-	}
-	var in documents.ReviewInput
-	if err := web.Bind(c, &in); err != nil {
-		return err
-	}
-	f, err := h.Documents.ReviewFile(ctx, p, ref, in)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, f)
+	return c.JSON(http.StatusOK, d.File)
 }
 
 func (h *Handlers) listDocumentVersions(c echo.Context) error {
 	ctx, p := c.Request().Context(), web.Principal(c)
-	ref, err := h.Documents.Authorize(ctx, p, auth.FilesRead, web.PathID(c, "document_id"))
-	if err != nil {
-		return err
-	}
-	versions, err := h.Documents.Versions(ctx, p, ref)
+	versions, err := h.Documents.Versions(ctx, p, web.PathID(c, "document_id"))
 	if err != nil {
 		return err
 	}
@@ -117,12 +92,7 @@ func (h *Handlers) listDocumentVersions(c echo.Context) error {
 // downloadFile serves a stored file (web.ServeDownload: Range, If-Range and
 // If-None-Match against the SHA-256 ETag).
 func (h *Handlers) downloadFile(c echo.Context) error {
-	ctx, p := c.Request().Context(), web.Principal(c)
-	ref, err := h.Documents.AuthorizeFile(ctx, p, auth.FilesRead, web.PathID(c, "file_id"))
-	if err != nil {
-		return err
-	}
-	d, err := h.Documents.Open(ctx, p, ref)
+	d, err := h.Documents.Open(c.Request().Context(), web.Principal(c), web.PathID(c, "file_id"))
 	if err != nil {
 		return err
 	}

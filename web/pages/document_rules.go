@@ -30,11 +30,7 @@ func (p *Pages) mountDocumentRules(r *web.Routes) {
 
 func (p *Pages) documentRules(c echo.Context) error {
 	ctx, pr := c.Request().Context(), web.Principal(c)
-	company, err := p.svc.Documents.AuthorizeRules(ctx, pr, pr.CompanyID)
-	if err != nil {
-		return err
-	}
-	rules, err := p.svc.Documents.Rules(ctx, pr, company)
+	rules, err := p.svc.Documents.Rules(ctx, pr, pr.CompanyID)
 	if err != nil {
 		return err
 	}
@@ -50,17 +46,13 @@ func (p *Pages) documentRules(c echo.Context) error {
 // service's messages.
 func (p *Pages) saveDocumentRules(c echo.Context) error {
 	ctx, pr := c.Request().Context(), web.Principal(c)
-	company, err := p.svc.Documents.AuthorizeRules(ctx, pr, pr.CompanyID)
+	current, err := p.svc.Documents.Rules(ctx, pr, pr.CompanyID)
 	if err != nil {
 		return err
 	}
 	form, err := c.FormParams()
 	if err != nil {
 		return apperr.BadRequest("msg.common.form_unreadable")
-	}
-	current, err := p.svc.Documents.Rules(ctx, pr, company)
-	if err != nil {
-		return err
 	}
 	d := views.DocumentRulesData{CSRF: csrfToken(c)}
 	var u documents.RulesUpdate
@@ -103,7 +95,10 @@ func (p *Pages) saveDocumentRules(c echo.Context) error {
 	if len(u.Rules) == 0 {
 		return p.redirect(c, "/document-rules")
 	}
-	_, err = p.svc.Documents.UpdateRules(ctx, pr, company, u)
+	_, err = p.svc.Documents.UpdateRules(ctx, pr, pr.CompanyID, func(in *documents.RulesUpdate) error {
+		*in = u
+		return nil
+	})
 	if errs, ok := formErrors(i18n.From(ctx), err, ""); ok {
 		// rules.<index>.<field>: the entry's row.
 		for key, msgs := range errs {

@@ -34,11 +34,7 @@ func (p *Pages) documentTypes(c echo.Context) error {
 
 func (p *Pages) editDocumentType(c echo.Context) error {
 	ctx, pr := c.Request().Context(), web.Principal(c)
-	company, err := p.svc.Documents.AuthorizeRules(ctx, pr, pr.CompanyID)
-	if err != nil {
-		return err
-	}
-	types, err := p.svc.Documents.DocumentTypes(ctx, pr, company)
+	types, err := p.svc.Documents.DocumentTypes(ctx, pr, pr.CompanyID)
 	if err != nil {
 		return err
 	}
@@ -68,43 +64,48 @@ func (p *Pages) saveDocumentType(c echo.Context) error {
 // form with the service's messages.
 func (p *Pages) saveType(c echo.Context, editing bool) error {
 	ctx, pr := c.Request().Context(), web.Principal(c)
-	company, err := p.svc.Documents.AuthorizeRules(ctx, pr, pr.CompanyID)
-	if err != nil {
-		return err
-	}
-	form, err := c.FormParams()
-	if err != nil {
-		return apperr.BadRequest("msg.common.form_unreadable")
-	}
-	last := func(name string) string { return lastValue(form, name) }
-	f := views.DocumentTypeForm{Editing: editing, Code: last("code"), Names: map[string]string{},
-		HasExpiry: last("has_expiry") == "true", LeadDays: last("lead_days"), CappedBy: last("capped_by"), Retired: last("retired") == "true"}
-	if editing {
-		f.Code = c.Param("code")
-	}
-	names := map[string]string{}
-	for _, l := range i18n.Langs {
-		if v := last("name." + string(l)); v != "" {
-			names[string(l)] = v
-			f.Names[string(l)] = v
+	var f views.DocumentTypeForm
+	// The form is read once the service has checked the caller.
+	read := func(in *documents.TypeInput) error {
+		form, err := c.FormParams()
+		if err != nil {
+			return apperr.BadRequest("msg.common.form_unreadable")
 		}
-	}
-	in := documents.TypeInput{Names: jsonValue(names), HasExpiry: jsonValue(f.HasExpiry), CappedBy: jsonValue(nil)}
-	if f.CappedBy != "" {
-		in.CappedBy = jsonValue(f.CappedBy)
-	}
-	if f.LeadDays != "" {
-		in.LeadDays = jsonValue(f.LeadDays) // a string: the service refuses what is not a number
-		if n, err := strconv.Atoi(f.LeadDays); err == nil {
-			in.LeadDays = jsonValue(n)
+		last := func(name string) string { return lastValue(form, name) }
+		f = views.DocumentTypeForm{Editing: editing, Code: last("code"), Names: map[string]string{},
+			HasExpiry: last("has_expiry") == "true", LeadDays: last("lead_days"), CappedBy: last("capped_by"), Retired: last("retired") == "true"}
+		if editing {
+			f.Code = c.Param("code")
 		}
+		names := map[string]string{}
+		for _, l := range i18n.Langs {
+			if v := last("name." + string(l)); v != "" {
+				names[string(l)] = v
+				f.Names[string(l)] = v
+			}
+		}
+		*in = documents.TypeInput{Names: jsonValue(names), HasExpiry: jsonValue(f.HasExpiry), CappedBy: jsonValue(nil)}
+		if f.CappedBy != "" {
+			in.CappedBy = jsonValue(f.CappedBy)
+		}
+		if f.LeadDays != "" {
+			in.LeadDays = jsonValue(f.LeadDays) // a string: the service refuses what is not a number
+			if n, err := strconv.Atoi(f.LeadDays); err == nil {
+				in.LeadDays = jsonValue(n)
+			}
+		}
+		if editing {
+			in.Retired = jsonValue(f.Retired)
+		} else {
+			in.Code = jsonValue(f.Code)
+		}
+		return nil
 	}
+	var err error
 	if editing {
-		in.Retired = jsonValue(f.Retired)
-		_, err = p.svc.Documents.UpdateType(ctx, pr, company, f.Code, in)
+		_, err = p.svc.Documents.UpdateType(ctx, pr, pr.CompanyID, c.Param("code"), read)
 	} else {
-		in.Code = jsonValue(f.Code)
-		_, err = p.svc.Documents.CreateType(ctx, pr, company, in)
+		_, err = p.svc.Documents.CreateType(ctx, pr, pr.CompanyID, read)
 	}
 	if errs, ok := formErrors(i18n.From(ctx), err, "code"); ok {
 		f.Errors = errs
@@ -119,11 +120,7 @@ func (p *Pages) saveType(c echo.Context, editing bool) error {
 
 func (p *Pages) showDocumentTypes(c echo.Context, status int, f views.DocumentTypeForm) error {
 	ctx, pr := c.Request().Context(), web.Principal(c)
-	company, err := p.svc.Documents.AuthorizeRules(ctx, pr, pr.CompanyID)
-	if err != nil {
-		return err
-	}
-	types, err := p.svc.Documents.DocumentTypes(ctx, pr, company)
+	types, err := p.svc.Documents.DocumentTypes(ctx, pr, pr.CompanyID)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package pages
 
 import (
 	"io"
+	"mime/multipart"
 	"net/http"
 	"strconv"
 
@@ -9,7 +10,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/konvoj/konvoj/internal/apperr"
-	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/views"
@@ -26,68 +26,45 @@ func (p *Pages) documentPage(c echo.Context) error {
 	return p.renderTitled(c, http.StatusOK, views.DocType(c.Request().Context(), d.Document.Type), views.DocumentPage(d))
 }
 
-// documentData loads what the document page shows, through the same
-// services as the API: the driver with its documents, and the versions.
+// documentData loads what the document page shows through the documents
+// service: the driver, the document, its versions.
 func (p *Pages) documentData(c echo.Context, driverID, documentID uuid.UUID) (views.DocumentPageData, error) {
 	pr := web.Principal(c)
 	ctx := c.Request().Context()
 	lang := i18n.From(ctx)
-	// A role that may read the driver but not its documents (the
-	// accountant) is refused here (403).
-	drv, err := p.svc.Drivers.Get(ctx, pr, auth.DocumentsList, driverID)
+	sh, err := p.svc.Documents.Sheet(ctx, pr, driverID, documentID)
 	if err != nil {
 		return views.DocumentPageData{}, err
 	}
 	d := views.DocumentPageData{
-		Driver:       views.DriverRef{URL: driverURL(drv.ID), Name: fullName(drv), Number: drv.InternalNumber},
-		Self:         pr.DriverID != nil && *pr.DriverID == drv.ID,
-		CanUpload:    pr.Grant(auth.DocumentsWrite) != auth.Deny,
-		ShowVersions: pr.Grant(auth.FilesRead) != auth.Deny,
+		Driver:       views.DriverRef{URL: driverURL(sh.DriverID), Name: sh.DriverName, Number: sh.DriverNumber},
+		Self:         pr.DriverID != nil && *pr.DriverID == sh.DriverID,
+		CanUpload:    sh.CanUpload,
+		ShowVersions: sh.ShowVersions,
+		Document:     documentCard(lang, sh.DriverID, sh.Document),
 	}
-	found, reviewed := false, false
-	for _, doc := range drv.Documents {
-		if doc.ID == documentID {
-			d.Document, found = documentCard(lang, drv.ID, doc), true
-		}
+	if sh.ShowVersions {
+		d.Document.Versions = len(sh.Versions)
 	}
-	if !found {
-		return d, apperr.NotFound("msg.common.not_found.document")
+	for _, v := range sh.Versions {
+		who := lang.T("history.unknown")
+		if v.UploadedBy != nil {
+			who = *v.UploadedBy
+		}
+		d.Versions = append(d.Versions, views.VersionRow{
+			Version: v.Version, Current: v.IsCurrent, Filename: v.OriginalFilename, MimeType: v.MimeType,
+			Size: formatSize(lang, v.SizeBytes), UploadedBy: who, UploadedAt: lang.DateTime(v.UploadedAt, pr.Location()),
+			DownloadURL: "/files/" + v.ID.String() + "/download", ReviewStatus: v.ReviewStatus, ReviewReason: deref(v.ReviewReason),
+		})
 	}
-	if d.ShowVersions {
-		ref, err := p.svc.Documents.Authorize(ctx, pr, auth.FilesRead, documentID)
-		if err != nil {
-			return d, err
-		}
-		versions, err := p.svc.Documents.Versions(ctx, pr, ref)
-		if err != nil {
-			return d, err
-		}
-		// Who may upload may read the versions: the same Ref serves.
-		if d.CanUpload {
-			if reviewed, err = p.svc.Documents.ChangesNeedReview(ctx, pr, ref); err != nil {
-				return d, err
-			}
-		}
-		for _, v := range versions {
-			who := lang.T("history.unknown")
-			if v.UploadedBy != nil {
-				who = *v.UploadedBy
-			}
-			d.Versions = append(d.Versions, views.VersionRow{
-				Version: v.Version, Current: v.IsCurrent, Filename: v.OriginalFilename, MimeType: v.MimeType,
-				Size: formatSize(lang, v.SizeBytes), UploadedBy: who, UploadedAt: lang.DateTime(v.UploadedAt, pr.Location()),
-				DownloadURL: "/files/" + v.ID.String() + "/download", ReviewStatus: v.ReviewStatus, ReviewReason: deref(v.ReviewReason),
-			})
-		}
-		// The newest version waiting or refused is said above the form,
-		// where the driver uploads again.
-		if len(d.Versions) > 0 && d.Versions[0].ReviewStatus != documents.ReviewApproved {
-			d.Review = &d.Versions[0]
-		}
+	// The newest version waiting or refused is said above the form,
+	// where the driver uploads again.
+	if len(d.Versions) > 0 && d.Versions[0].ReviewStatus != documents.ReviewApproved {
+		d.Review = &d.Versions[0]
 	}
 	max := p.svc.Documents.MaxBytes()
 	d.Upload = views.UploadForm{
-		Action: d.Document.URL, CSRF: csrfToken(c), MaxBytes: max, MaxSize: formatSize(lang, max), Reviewed: reviewed,
+		Action: d.Document.URL, CSRF: csrfToken(c), MaxBytes: max, MaxSize: formatSize(lang, max), Reviewed: sh.Reviewed,
 	}
 	return d, nil
 }
@@ -98,20 +75,13 @@ func (p *Pages) documentData(c echo.Context, driverID, documentID uuid.UUID) (vi
 // static/upload.js (an htmx-style request) gets the document panel, a
 // plain form post the whole page, or after success a redirect.
 func (p *Pages) uploadDocument(c echo.Context) error {
-	pr := web.Principal(c)
 	req := c.Request()
 	ctx := req.Context()
 	lang := i18n.From(ctx)
 	driverID, documentID := web.PathID(c, "id"), web.PathID(c, "document_id")
-
-	ref, err := p.svc.Documents.Authorize(ctx, pr, auth.DocumentsWrite, documentID)
-	if err != nil {
-		return err
-	}
-	if ref.DriverID() != driverID {
-		return apperr.NotFound("msg.common.not_found.document") // a document of another driver than the page's
-	}
-	f, err := p.upload(c, ref)
+	f, err := p.svc.Documents.Upload(ctx, web.Principal(c), driverID, documentID, func() (*multipart.Reader, error) {
+		return web.UploadBody(c, p.svc.Documents.MaxBytes())
+	})
 	if err == nil {
 		return p.uploaded(c, driverID, documentID, f)
 	}
@@ -129,15 +99,6 @@ func (p *Pages) uploadDocument(c echo.Context) error {
 	d.Upload.Errors = errs
 	status, _, _ := web.ToBody(err, "")
 	return p.documentAnswer(c, status, d)
-}
-
-// upload opens the capped multipart body and stores it as a new version.
-func (p *Pages) upload(c echo.Context, ref documents.Ref) (*documents.File, error) {
-	mr, err := web.UploadBody(c, p.svc.Documents.MaxBytes())
-	if err != nil {
-		return nil, err
-	}
-	return p.svc.Documents.Upload(c.Request().Context(), web.Principal(c), ref, mr)
 }
 
 // uploaded answers a stored upload: a redirect after a plain form post,
@@ -190,12 +151,7 @@ func uploadErrors(lang i18n.Lang, err error, maxSize string) (map[string][]strin
 // downloadFile sends a file version with the API's download headers
 // (web.ServeDownload); the documents service decides who may have it.
 func (p *Pages) downloadFile(c echo.Context) error {
-	ctx, pr := c.Request().Context(), web.Principal(c)
-	ref, err := p.svc.Documents.AuthorizeFile(ctx, pr, auth.FilesRead, web.PathID(c, "id"))
-	if err != nil {
-		return err
-	}
-	d, err := p.svc.Documents.Open(ctx, pr, ref)
+	d, err := p.svc.Documents.Open(c.Request().Context(), web.Principal(c), web.PathID(c, "id"))
 	if err != nil {
 		return err
 	}

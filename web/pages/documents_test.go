@@ -248,17 +248,17 @@ func TestServiceMessagesAreTranslated(t *testing.T) {
 	if err := env.DB.QueryRow(ctx, `SELECT id FROM driver_documents WHERE driver_id = $1 LIMIT 1`, id).Scan(&docID); err != nil {
 		t.Fatal(err)
 	}
-	doc, err := svc.Documents.Authorize(ctx, hr, auth.DocumentsWrite, docID)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, body := range []map[string]any{
 		{"number": strings.Repeat("1", 101), "country": "Czechia", "valid_from": "x", "valid_until": "x", "meta": []int{}},
 		{"number": "a\u0000b", "meta": map[string]string{"x": strings.Repeat("y", 70<<10)}},
 		{"number": 1, "country": 1, "valid_from": 1, "valid_until": 1},
 		{"valid_from": "2030-01-01", "valid_until": "2029-01-01"},
 	} {
-		_, err := svc.Documents.Update(ctx, hr, doc, toRaw(t, body))
+		raw := toRaw(t, body)
+		_, err := svc.Documents.Update(ctx, hr, docID, func(in *map[string]json.RawMessage) error {
+			*in = raw
+			return nil
+		})
 		collect(err)
 	}
 	for _, parts := range [][][2]string{
@@ -270,11 +270,13 @@ func TestServiceMessagesAreTranslated(t *testing.T) {
 			{"valid_until", strings.Repeat("1", 2000)}, {"meta", strings.Repeat("1", 70<<10)}},
 		{{"file", "MZ" + strings.Repeat("\x00", 600)}},
 	} {
-		_, err := svc.Documents.Upload(ctx, hr, doc, multipartOf(t, parts))
+		mr := multipartOf(t, parts)
+		_, err := svc.Documents.Upload(ctx, hr, uuid.Nil, docID, func() (*multipart.Reader, error) { return mr, nil })
 		collect(err)
 	}
-	_, err = svc.Documents.Upload(ctx, hr, doc,
-		multipart.NewReader(strings.NewReader("--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.pdf\"\r\n\r\n%PDF-1.7 cut"), "b"))
+	_, err = svc.Documents.Upload(ctx, hr, uuid.Nil, docID, func() (*multipart.Reader, error) {
+		return multipart.NewReader(strings.NewReader("--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.pdf\"\r\n\r\n%PDF-1.7 cut"), "b"), nil
+	})
 	collect(err)
 
 	for en, cs := range messages {

@@ -88,15 +88,11 @@ func (p *Pages) home(c echo.Context) error {
 // homeDocuments: drivers by document status, the documents in their alert
 // window by stage, and the active drivers who are not ready and why.
 func (p *Pages) homeDocuments(ctx context.Context, pr auth.Principal, lang i18n.Lang) (*views.HomeDocuments, error) {
-	docScope, err := pr.Scope(auth.DocumentsList)
-	if err != nil {
-		return nil, err
-	}
 	counts, err := p.svc.Drivers.DocumentStatusCounts(ctx, pr)
 	if err != nil {
 		return nil, err
 	}
-	due, err := p.svc.Documents.Due(ctx, pr, docScope, homeListLimit)
+	due, err := p.svc.Documents.Due(ctx, pr, homeListLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -217,11 +213,7 @@ func (p *Pages) homeFinance(ctx context.Context, pr auth.Principal, lang i18n.La
 // driverHome: the driver's documents to renew or hand in, the penalties it
 // can still accept or dispute, and this month's pay so far.
 func (p *Pages) driverHome(ctx context.Context, pr auth.Principal, lang i18n.Lang, id uuid.UUID) (*views.DriverHome, error) {
-	docScope, err := pr.Scope(auth.DocumentsList)
-	if err != nil {
-		return nil, err
-	}
-	due, err := p.svc.Documents.Due(ctx, pr, docScope, homeListLimit)
+	due, err := p.svc.Documents.Due(ctx, pr, homeListLimit)
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,9 @@ package pages
 
 import (
 	"context"
+	"errors"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/google/uuid"
@@ -40,11 +42,7 @@ func (p *Pages) mountReview(r *web.Routes) {
 // pendingReviews counts the versions waiting (the navigation's badge and
 // the dashboard's card).
 func (p *Pages) pendingReviews(ctx context.Context, pr auth.Principal) (int, error) {
-	scope, err := pr.Scope(auth.DocumentsReview)
-	if err != nil {
-		return 0, err
-	}
-	return p.svc.Documents.PendingCount(ctx, pr, scope)
+	return p.svc.Documents.PendingCount(ctx, pr)
 }
 
 func (p *Pages) reviewQueue(c echo.Context) error {
@@ -68,11 +66,7 @@ type reviewRefusal struct {
 func (p *Pages) reviewData(c echo.Context, refusal *reviewRefusal) (views.ReviewPageData, error) {
 	ctx, pr := c.Request().Context(), web.Principal(c)
 	lang := i18n.From(ctx)
-	scope, err := pr.Scope(auth.DocumentsReview)
-	if err != nil {
-		return views.ReviewPageData{}, err
-	}
-	pending, total, err := p.svc.Documents.PendingReviews(ctx, pr, scope, reviewQueueLimit)
+	pending, total, err := p.svc.Documents.PendingReviews(ctx, pr, reviewQueueLimit)
 	if err != nil {
 		return views.ReviewPageData{}, err
 	}
@@ -132,44 +126,62 @@ func reviewItem(lang i18n.Lang, pr auth.Principal, r documents.PendingReview) vi
 	return it
 }
 
+// errDecided is the answer of a review form whose token found an earlier
+// submission of it.
+var errDecided = errors.New("review form submitted before")
+
 // reviewFile approves or rejects a version from the queue's forms. The
 // form's one-time token makes a second submission (a double click, a
 // reload, the other button of the same version, another tab) find the
-// first one's answer rather than a second decision.
+// first one's answer rather than a second decision. The form is read, and
+// its token claimed, once the service has loaded and checked the version.
 func (p *Pages) reviewFile(c echo.Context) error {
 	ctx, pr := c.Request().Context(), web.Principal(c)
 	lang := i18n.From(ctx)
-	ref, err := p.svc.Documents.AuthorizeFile(ctx, pr, auth.DocumentsReview, web.PathID(c, "file_id"))
-	if err != nil {
-		return err
-	}
-	form, err := c.FormParams()
-	if err != nil {
-		return apperr.BadRequest("msg.common.form_unreadable")
-	}
-	in := documents.ReviewInput{Decision: form.Get("decision"), Reason: form.Get("reason")}
+	fileID := web.PathID(c, "file_id")
+	var (
+		form     url.Values
+		sent     documents.ReviewInput
+		claim    forms.Claim
+		claimErr error
+	)
+	decided, err := p.svc.Documents.ReviewFile(ctx, pr, uuid.Nil, fileID, func(in *documents.ReviewInput) error {
+		f, err := c.FormParams()
+		if err != nil {
+			return apperr.BadRequest("msg.common.form_unreadable")
+		}
+		form = f
+		sent = documents.ReviewInput{Decision: form.Get("decision"), Reason: form.Get("reason")}
+		*in = sent
+		if claim, claimErr = p.svc.Forms.Claim(ctx, pr, form.Get("form_token")); claimErr != nil {
+			return claimErr
+		}
+		if !claim.Fresh {
+			return errDecided
+		}
+		return nil
+	})
 	refuse := func(err error) error {
 		errs := translatedFields(lang, err)
 		if _, ok := errs["decision"]; ok || apperr.KindOf(err) != apperr.KindValidation {
 			msg, _ := messagesIn(lang, err)
 			errs[""] = append(errs[""], msg)
 		}
-		d, derr := p.reviewData(c, &reviewRefusal{fileID: ref.ID(), token: form.Get("form_token"), reason: in.Reason, errs: errs})
+		d, derr := p.reviewData(c, &reviewRefusal{fileID: fileID, token: form.Get("form_token"), reason: sent.Reason, errs: errs})
 		if derr != nil {
 			return derr
 		}
 		return p.render(c, refusalStatus(err), "review.title", views.ReviewPage(d))
 	}
-	claim, err := p.svc.Forms.Claim(ctx, pr, form.Get("form_token"))
-	if err != nil {
-		return refuse(err)
-	}
-	if !claim.Fresh {
+	switch {
+	case errors.Is(err, errDecided):
 		p.flash(c, views.FlashInfo, "review.decided")
 		return p.redirect(c, claim.Done)
-	}
-	f, err := p.svc.Documents.ReviewFile(ctx, pr, ref, in)
-	if err != nil {
+	case claimErr != nil:
+		return refuse(claimErr)
+	case err != nil && form == nil:
+		return err // refused before the form was read, or the form is unreadable
+	case err != nil:
 		if rerr := p.svc.Forms.Release(ctx, pr, claim); rerr != nil {
 			return rerr
 		}
@@ -183,37 +195,18 @@ func (p *Pages) reviewFile(c echo.Context) error {
 	if err := p.svc.Forms.Finish(ctx, pr, claim, reviewQueueURL); err != nil {
 		return err
 	}
-	name, err := p.reviewedDriverName(ctx, pr, ref)
-	if err != nil {
-		return err
-	}
 	key := "review.approved_flash"
-	if f.Review.Status == documents.ReviewRejected {
+	if decided.File.Review.Status == documents.ReviewRejected {
 		key = "review.rejected_flash"
 	}
-	p.flash(c, views.FlashSuccess, key, "type", views.DocType(c.Request().Context(), ref.DocumentType()), "driver", name)
+	p.flash(c, views.FlashSuccess, key, "type", views.DocType(ctx, decided.DocumentType), "driver", strings.TrimSpace(decided.DriverName))
 	return p.redirect(c, reviewQueueURL)
-}
-
-// reviewedDriverName names the driver of a reviewed version, for the
-// flash message.
-func (p *Pages) reviewedDriverName(ctx context.Context, pr auth.Principal, ref documents.Ref) (string, error) {
-	d, err := p.svc.Drivers.Read(ctx, pr, ref.DriverID())
-	if err != nil {
-		return "", err
-	}
-	return strings.TrimSpace(fullName(d)), nil
 }
 
 // viewFile shows a file version inline (the review queue's image or PDF),
 // to those who may download it.
 func (p *Pages) viewFile(c echo.Context) error {
-	ctx, pr := c.Request().Context(), web.Principal(c)
-	ref, err := p.svc.Documents.AuthorizeFile(ctx, pr, auth.FilesRead, web.PathID(c, "id"))
-	if err != nil {
-		return err
-	}
-	d, err := p.svc.Documents.Open(ctx, pr, ref)
+	d, err := p.svc.Documents.Open(c.Request().Context(), web.Principal(c), web.PathID(c, "id"))
 	if err != nil {
 		return err
 	}

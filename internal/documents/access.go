@@ -1,0 +1,303 @@
+package documents
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/konvoj/konvoj/internal/apperr"
+	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/holders"
+	"github.com/konvoj/konvoj/internal/postgres"
+	"github.com/konvoj/konvoj/internal/storage"
+	"github.com/konvoj/konvoj/internal/uploads"
+	"github.com/konvoj/konvoj/internal/webhooks"
+)
+
+// This file is where the documents area decides access (docs/errors.md,
+// the check order): each loader takes the caller, the action and the ids,
+// loads the record once, decides, and returns it for the service to pass
+// on. A lookup that finds nothing falls back to the step-by-step checks
+// only to answer the right 403 or 404.
+
+// docRecord is a document loaded for a caller's action: whose it is, its
+// type, and its fields and current file as they stand (locked for the rest
+// of the transaction when loaded with lock).
+type docRecord struct {
+	ID          uuid.UUID
+	CompanyID   uuid.UUID
+	DriverID    uuid.UUID
+	Type        string
+	Fields      metadata
+	CurrentFile *uuid.UUID
+}
+
+// folder is where the document's files are stored.
+func (d docRecord) folder() string {
+	return fmt.Sprintf("%s/%s/%s", d.CompanyID, d.DriverID, d.Type)
+}
+
+// uploadFolder names the folder of document $5's files in SQL, as
+// docRecord.folder does, when the caller may upload to it: its driver is
+// live, is the path's ($6, when it names one) and, for a caller limited to
+// its own records, the caller's ($7), and it is of the caller's company
+// ($8; row-level security says so too).
+const uploadFolder = `SELECT concat_ws('/', d.company_id, d.driver_id, d.type)
+	FROM driver_documents d JOIN drivers dr ON dr.id = d.driver_id AND dr.company_id = d.company_id
+	WHERE d.id = $5 AND dr.deleted_at IS NULL AND ($6::uuid IS NULL OR d.driver_id = $6) AND ($7::uuid IS NULL OR d.driver_id = $7)
+		AND d.company_id = $8`
+
+// recordUpload commits the pending record of file fileID of document
+// documentID (uploads.RecordPending) for the caller's upload, in the
+// statement that tells whether the caller may upload there, so that a
+// caller who may not is refused before the body is read: the role first
+// (403 Forbidden, before any query); when the statement finds no document
+// the caller may upload to, the step-by-step checks answer (403, 404).
+// The upload's transaction loads the document itself (loadDocumentTaking).
+func recordUpload(ctx context.Context, db *pgxpool.Pool, files storage.Store, p auth.Principal, driverID, documentID, fileID uuid.UUID) (uploads.Pending, error) {
+	only, err := holders.Collection(p, auth.DocumentsWrite)
+	if err != nil {
+		return uploads.Pending{}, err
+	}
+	var pathDriver *uuid.UUID
+	if driverID != uuid.Nil {
+		pathDriver = &driverID
+	}
+	pd, err := uploads.RecordPending(ctx, db, files, uploads.Object{Table: "document_files", CompanyID: p.CompanyID, ID: fileID,
+		FolderQuery: uploadFolder, FolderArgs: []any{documentID, pathDriver, only, p.CompanyID}})
+	if errors.Is(err, uploads.ErrNoFolder) {
+		return uploads.Pending{}, checkUpload(ctx, db, p, documentID, driverID)
+	}
+	return pd, err
+}
+
+// documentColumns are what loadDocument reads of a document joined with
+// its live driver (dr).
+const documentColumns = `d.company_id, d.driver_id, d.type, d.number, d.country, d.valid_from, d.valid_until, d.meta, d.current_file_id`
+
+func (d *docRecord) scanTargets() []any {
+	return []any{&d.CompanyID, &d.DriverID, &d.Type, &d.Fields.Number, &d.Fields.Country, &d.Fields.ValidFrom, &d.Fields.ValidUntil,
+		&d.Fields.Meta, &d.CurrentFile}
+}
+
+// loadDocument loads document id for the caller's action a: the role may
+// do it (403 Forbidden, before any query), the document exists and its
+// driver is not deleted (404; another company's 403 AccessDenied), it is
+// the caller's own for a caller limited to its own (403 AccessDenied).
+// With lock the row stays locked for the rest of q's transaction.
+func loadDocument(ctx context.Context, q postgres.DBTX, p auth.Principal, a auth.Action, id uuid.UUID, lock bool) (docRecord, error) {
+	return loadDocumentTaking(ctx, q, p, a, id, lock, "", nil, nil, "", nil)
+}
+
+// loadDocumentTaking is loadDocument whose statement runs take too, a
+// data-modifying query as a WITH (an upload's pending record,
+// uploads.Take.SQL, with takeArgs from $2), and asks whether a webhook
+// endpoint of the caller's company wants event: *taken says whether take
+// returned a row, *wanted the endpoints' answer.
+func loadDocumentTaking(ctx context.Context, q postgres.DBTX, p auth.Principal, a auth.Action, id uuid.UUID, lock bool,
+	take string, takeArgs []any, taken *bool, event string, wanted *bool) (docRecord, error) {
+	if err := p.Require(a); err != nil {
+		return docRecord{}, err
+	}
+	d := docRecord{ID: id}
+	sql := `SELECT ` + documentColumns
+	targets := d.scanTargets()
+	args := []any{id}
+	if take != "" {
+		n := 2 + len(takeArgs)
+		sql = `WITH taken AS (` + take + `) SELECT ` + documentColumns + `, EXISTS (SELECT FROM taken), ` + webhooks.WantedSQL(n, n+1)
+		targets = append(targets, taken, wanted)
+		args = append(append(args, takeArgs...), p.CompanyID, []string{event})
+	}
+	sql += ` FROM driver_documents d JOIN drivers dr ON dr.id = d.driver_id AND dr.company_id = d.company_id
+		WHERE d.id = $1 AND dr.deleted_at IS NULL`
+	if lock {
+		sql += ` FOR UPDATE OF d`
+	}
+	err := q.QueryRow(ctx, sql, args...).Scan(targets...)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return docRecord{}, documentMissing(ctx, q, p, id)
+	}
+	if err != nil {
+		return docRecord{}, fmt.Errorf("load document %s: %w", id, err)
+	}
+	if err := holders.Reach(p, a, d.CompanyID, d.DriverID); err != nil {
+		return docRecord{}, err
+	}
+	return d, nil
+}
+
+// documentMissing is the answer for a document id that a lookup did not
+// find: another company's is 403 AccessDenied (row-level security hid it),
+// anything else (none, or a deleted driver's) 404.
+func documentMissing(ctx context.Context, q postgres.DBTX, p auth.Principal, id uuid.UUID) error {
+	return holders.Hidden(ctx, q, p, "driver_documents", id, apperr.NotFound("msg.common.not_found.document"))
+}
+
+// checkUpload answers an upload whose document recordUpload did not find:
+// the checks of loadDocument and the path's driver, in order.
+func checkUpload(ctx context.Context, q postgres.DBTX, p auth.Principal, id, driverID uuid.UUID) error {
+	d, err := loadDocument(ctx, q, p, auth.DocumentsWrite, id, false)
+	if err != nil {
+		return err
+	}
+	if driverID != uuid.Nil && d.DriverID != driverID {
+		return apperr.NotFound("msg.common.not_found.document")
+	}
+	return apperr.NotFound("msg.common.not_found.document") // gone meanwhile
+}
+
+// fileRecord is a stored file version loaded for a caller's action, with
+// its document (and the document's driver's name, for messages).
+type fileRecord struct {
+	File   File
+	Doc    docRecord
+	Change []byte // review_change: the fields sent with a pending version
+	Driver string // the driver's name
+}
+
+// loadFile loads file version id for the caller's action a, with the checks
+// of loadDocument on its document (404 msg.common.not_found.file). With
+// lock the document and the file stay locked (a review).
+func loadFile(ctx context.Context, q postgres.DBTX, p auth.Principal, a auth.Action, id uuid.UUID, lock bool) (fileRecord, error) {
+	if err := p.Require(a); err != nil {
+		return fileRecord{}, err
+	}
+	r := fileRecord{Doc: docRecord{}}
+	f := &r.File
+	sql := `SELECT f.id, f.document_id, f.filename, f.original_filename, f.mime_type, f.size_bytes, f.version, f.is_current,
+			f.storage_path, f.storage_disk, f.hash_sha256, f.uploaded_by, f.uploaded_at,
+			f.review_status, f.review_reason, f.reviewed_by, f.reviewed_at, f.review_change,
+			` + documentColumns + `, concat_ws(' ', dr.first_name, dr.middle_name, dr.last_name)
+		FROM document_files f
+		JOIN driver_documents d ON d.id = f.document_id AND d.company_id = f.company_id
+		JOIN drivers dr ON dr.id = d.driver_id AND dr.company_id = d.company_id
+		WHERE f.id = $1 AND dr.deleted_at IS NULL`
+	if lock {
+		sql += ` FOR UPDATE OF d, f`
+	}
+	targets := append([]any{&f.ID, &f.DocumentID, &f.Filename, &f.OriginalFilename, &f.MimeType, &f.SizeBytes, &f.Version, &f.IsCurrent,
+		&f.StoragePath, &f.StorageDisk, &f.HashSHA256, &f.UploadedBy, &f.UploadedAt,
+		&f.Review.Status, &f.Review.Reason, &f.Review.ReviewedBy, &f.Review.ReviewedAt, &r.Change}, r.Doc.scanTargets()...)
+	err := q.QueryRow(ctx, sql, id).Scan(append(targets, &r.Driver)...)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return fileRecord{}, holders.Hidden(ctx, q, p, "document_files", id, apperr.NotFound("msg.common.not_found.file"))
+	}
+	if err != nil {
+		return fileRecord{}, fmt.Errorf("load file %s: %w", id, err)
+	}
+	r.Doc.ID = f.DocumentID
+	if err := holders.Reach(p, a, r.Doc.CompanyID, r.Doc.DriverID); err != nil {
+		return fileRecord{}, err
+	}
+	return r, nil
+}
+
+// loadDriverWith loads driver id for the caller's action a (holders'
+// checks) with the statements queue adds, in one round trip.
+func loadDriverWith(ctx context.Context, q postgres.DBTX, p auth.Principal, a auth.Action, id uuid.UUID, queue func(b *pgx.Batch)) (holders.Driver, error) {
+	return holders.LoadDriverWith(ctx, q, p, a, id, queue)
+}
+
+// loadDriver loads driver id for the caller's action a.
+func loadDriver(ctx context.Context, q postgres.DBTX, p auth.Principal, a auth.Action, id uuid.UUID) (holders.Driver, error) {
+	return holders.LoadDriver(ctx, q, p, a, id)
+}
+
+// companyOf checks the caller's action a on company companyID as a whole
+// (its document rules and types): 403 Forbidden, 404, 403 AccessDenied.
+func companyOf(ctx context.Context, q postgres.DBTX, p auth.Principal, a auth.Action, companyID uuid.UUID) error {
+	return holders.Company(ctx, q, p, a, companyID)
+}
+
+// collection is the check of a list of the caller's company for action a:
+// only is the driver a caller limited to its own records is narrowed to.
+func collection(p auth.Principal, a auth.Action) (only *uuid.UUID, err error) {
+	return holders.Collection(p, a)
+}
+
+// withFiles reports whether the caller sees the files of the documents it
+// lists (a dispatcher sees statuses only).
+func withFiles(p auth.Principal) bool { return p.Grant(auth.DocumentsList) != auth.NoFiles }
+
+// showsStorage reports whether the caller may see where a file is stored:
+// not a caller limited to its own records, the driver (docs/security.md).
+func showsStorage(p auth.Principal) bool { return p.Grant(auth.FilesRead) != auth.Own }
+
+// reviewsOwnChanges reports whether the caller's own changes count at once
+// (HR and admins approve their own uploads by uploading); a driver's wait
+// for review when the type's rule asks for it.
+func reviewsOwnChanges(p auth.Principal) bool { return p.Grant(auth.DocumentsReview) != auth.Deny }
+
+// mayReadFiles reports whether the caller may read a document's versions,
+// for a page that shows them beside the document.
+func mayReadFiles(p auth.Principal) bool { return p.Grant(auth.FilesRead) != auth.Deny }
+
+// mayWrite reports whether the caller may change documents, for a page
+// that says whether its changes wait for review.
+func mayWrite(p auth.Principal) bool { return p.Grant(auth.DocumentsWrite) != auth.Deny }
+
+// driverRecord is a live driver loaded for a caller's action, with what a
+// page names the driver by.
+type driverRecord struct {
+	ID        uuid.UUID
+	CompanyID uuid.UUID
+	Name      string
+	Number    string
+}
+
+// sheetDriver loads driver id with its name for the caller's action a,
+// with holders' checks, and, when versions is set, the versions of its
+// document documentID (versionsJSON) in the same statement; the statements
+// queue adds (which must read only the caller's company) go in the same
+// round trip. The versions and the queued results may be used only when
+// it returns no error. A lookup that finds nothing falls back to
+// holders.LoadDriver for the answer.
+func sheetDriver(ctx context.Context, q postgres.DBTX, p auth.Principal, a auth.Action, id, documentID uuid.UUID, versions bool,
+	queue func(b *pgx.Batch)) (driverRecord, []Version, error) {
+	if err := p.Require(a); err != nil {
+		return driverRecord{}, nil, err
+	}
+	d := driverRecord{ID: id}
+	var list []Version
+	found := false
+	b := &pgx.Batch{}
+	b.Queue(`SELECT dr.company_id, concat_ws(' ', dr.first_name, dr.middle_name, dr.last_name), dr.internal_number,
+			CASE WHEN $3 THEN (`+versionsJSON+`) END
+		FROM drivers dr WHERE dr.id = $1 AND dr.deleted_at IS NULL`, id, documentID, versions).QueryRow(func(row pgx.Row) error {
+		var raw []byte
+		err := row.Scan(&d.CompanyID, &d.Name, &d.Number, &raw)
+		if postgres.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		found = true
+		if raw != nil {
+			if err := json.Unmarshal(raw, &list); err != nil {
+				return fmt.Errorf("versions of document %s: %w", documentID, err)
+			}
+		}
+		return nil
+	})
+	queue(b)
+	if err := q.SendBatch(ctx, b).Close(); err != nil {
+		return driverRecord{}, nil, fmt.Errorf("load driver %s: %w", id, err)
+	}
+	if !found {
+		if _, err := holders.LoadDriver(ctx, q, p, a, id); err != nil {
+			return driverRecord{}, nil, err
+		}
+		return driverRecord{}, nil, apperr.NotFound("msg.common.not_found.driver") // deleted meanwhile
+	}
+	if err := holders.Reach(p, a, d.CompanyID, d.ID); err != nil {
+		return driverRecord{}, nil, err
+	}
+	return d, list, nil
+}

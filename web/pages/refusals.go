@@ -17,7 +17,10 @@ import (
 // about the form (or the row) as a whole.
 type refusal struct {
 	status int
-	fields map[string][]string
+	// message is the error's message in the language; a validation
+	// error's sums up its field messages (the error page says it).
+	message string
+	fields  map[string][]string
 	// caller: a refusal of the caller (401, 403: the role, another
 	// company's or another driver's record), which a form never shows, as
 	// that would show the record; the error page says it.
@@ -47,7 +50,7 @@ func refusalOf(lang i18n.Lang, err error, uploadMax int64) (r refusal, ok bool) 
 		return refusal{status: status}, false
 	}
 	msg, fields := e.In(lang)
-	r = refusal{status: status, fields: map[string][]string{}}
+	r = refusal{status: status, message: msg, fields: map[string][]string{}}
 	switch e.Kind {
 	case apperr.KindValidation:
 		for f, msgs := range fields {
@@ -110,29 +113,4 @@ func (r refusal) text() string { return strings.Join(r.messages(), " ") }
 func refusalText(lang i18n.Lang, err error) string {
 	r, _ := refusalOf(lang, err, noFile)
 	return r.text()
-}
-
-// messagesIn renders a service error's message and field messages in the
-// language ("", nil for an error that is not a service error).
-func messagesIn(lang i18n.Lang, err error) (string, map[string][]string) {
-	var e *apperr.Error
-	if errors.As(err, &e) {
-		return e.In(lang)
-	}
-	return "", nil
-}
-
-// translatedFields are a validation error's messages by field, translated.
-func translatedFields(lang i18n.Lang, err error) map[string][]string {
-	_, fields := messagesIn(lang, err)
-	if fields == nil {
-		fields = map[string][]string{}
-	}
-	return fields
-}
-
-// refusalStatus is the status a page answers a refusal with.
-func refusalStatus(err error) int {
-	r, _ := refusalOf(i18n.EN, err, noFile)
-	return r.status
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"reflect"
@@ -21,7 +22,7 @@ import (
 
 // Bind is the one reader of a request body into a service's input struct
 // (in, a pointer), for both fronts, by the struct's json tags: on the API
-// the JSON object of docs/api.md (bindJSON), on the pages the form whose
+// the JSON object of the OpenAPI description (bindJSON), on the pages the form whose
 // fields have the same names (bindForm). Call it from the read function a
 // service method takes, so that it reads after the service's checks.
 func Bind(c echo.Context, in any) error {
@@ -47,7 +48,11 @@ func bindForm(c echo.Context, in any) error {
 	if err := CheckText(form); err != nil {
 		return err // as bindJSON's checkJSONText
 	}
-	v := reflect.ValueOf(in).Elem()
+	v := reflect.ValueOf(in)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return fmt.Errorf("bind a form into %T: not a pointer to a struct", in)
+	}
+	v = v.Elem()
 	t := v.Type()
 	for i := range t.NumField() {
 		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")

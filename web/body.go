@@ -14,7 +14,7 @@ import (
 
 // MaxBodyBytes is the largest request body of a route that takes no file:
 // a JSON body, a page's form. An upload route raises its own request's
-// limit, after its guard, with CapUploadBody.
+// limit, after its access check, with CapUploadBody.
 const MaxBodyBytes = 1 << 20
 
 // ctxBody holds the request's *requestBody.

@@ -7,7 +7,7 @@ import (
 
 // PathID reads a UUID path parameter, for the API and the pages alike. Text
 // that is not a UUID becomes uuid.Nil, which names no record: the area's
-// guard then answers 404 NotFound, but only after its role check, so the
+// access check then answers 404 NotFound, but only after its role check, so the
 // errors keep their documented order (an accountant deleting
 // /drivers/xyz gets 403 Forbidden, not 404).
 func PathID(c echo.Context, name string) uuid.UUID {

@@ -12,7 +12,6 @@ import (
 	"net/url"
 	"regexp"
 	"runtime/debug"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -205,25 +204,6 @@ type Routes struct {
 
 // GET registers a GET route.
 func (r *Routes) GET(path string, h echo.HandlerFunc) *echo.Route { return r.g.GET(path, h, r.mw...) }
-
-// OneRecord returns routes like r for reads of the one record their path
-// names (a driver, its documents, finance, penalties and rating): every
-// statement such a request runs finds rows by that record's key, so it may
-// run on a plan PostgreSQL reuses across values (postgres.WithReusedPlans,
-// docs/operations.md "Query plans"). Never for a route that reads across a
-// company (lists, boards, reports, exports).
-func (r *Routes) OneRecord() *Routes {
-	return &Routes{g: r.g, mw: append(slices.Clone(r.mw), reusePlans)}
-}
-
-// reusePlans marks the request's context for reused plans.
-func reusePlans(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		req := c.Request()
-		c.SetRequest(req.WithContext(postgres.WithReusedPlans(req.Context())))
-		return next(c)
-	}
-}
 
 // POST registers a POST route.
 func (r *Routes) POST(path string, h echo.HandlerFunc) *echo.Route { return r.g.POST(path, h, r.mw...) }

@@ -15,7 +15,7 @@ import (
 // CheckText refuses query or form values with a NUL character or invalid
 // UTF-8 (docs/errors.md): 422 ValidationError for the first such field, in
 // name order. The API's query reader and the pages' form reader call it,
-// after the guards, as part of reading the input.
+// after the access checks, as part of reading the input.
 func CheckText(values url.Values) error {
 	names := make([]string, 0, len(values))
 	for name := range values {

@@ -14,7 +14,7 @@ const multipartOverhead = 1 << 20
 
 // UploadBody caps the request body (CapUploadBody) and opens it as a
 // multipart stream, for the API and the pages alike; a body that is not
-// multipart/form-data is 400 BadRequest. Handlers call it after the guard,
+// multipart/form-data is 400 BadRequest. Services call it (through a reader) after their access check,
 // so a caller who may not upload is refused before anything is read.
 func UploadBody(c echo.Context, maxFile int64) (*multipart.Reader, error) {
 	CapUploadBody(c, maxFile)

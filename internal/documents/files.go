@@ -75,6 +75,7 @@ type Download struct {
 // see files, every file version (the dispatcher sees statuses only): the
 // driver's checks and the documents' statements in one round trip.
 func (s *Service) Read(ctx context.Context, p auth.Principal, driverID uuid.UUID) ([]Document, error) {
+	ctx = postgres.WithReusedPlans(ctx) // the rows of one driver (docs/query-plans.md)
 	var docs []Document
 	today := p.Today()
 	_, err := loadDriverWith(ctx, s.db, p, auth.DocumentsList, driverID, func(b *pgx.Batch) {
@@ -408,6 +409,7 @@ func scanVersions(rows pgx.Rows) ([]Version, error) {
 
 // Versions lists document documentID's file versions, newest first.
 func (s *Service) Versions(ctx context.Context, p auth.Principal, documentID uuid.UUID) ([]Version, error) {
+	ctx = postgres.WithReusedPlans(ctx) // the rows of one driver (docs/query-plans.md)
 	doc, err := loadDocument(ctx, s.db, p, auth.FilesRead, documentID, false)
 	if err != nil {
 		return nil, err

@@ -287,8 +287,8 @@ func wrapWriteErr(err error, what string) error {
 
 // SoftDelete marks the company's driver deleted; its e-mail becomes free
 // (the unique index covers live drivers only) and its documents and files
-// stay. Like Insert it checks nothing: Service.Delete calls it after the
-// guard, and test data is made with it.
+// stay. Like Insert it checks nothing: Service.Delete calls it on the driver
+// it loaded for the caller, and test data is made with it.
 func SoftDelete(ctx context.Context, tx postgres.DBTX, companyID, id uuid.UUID) error {
 	if _, err := tx.Exec(ctx, `UPDATE drivers SET deleted_at = now() WHERE company_id = $1 AND id = $2 AND deleted_at IS NULL`,
 		companyID, id); err != nil {

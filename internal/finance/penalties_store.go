@@ -197,7 +197,7 @@ func penaltyList(ctx context.Context, db postgres.DBTX, companyID, driverID uuid
 }
 
 // queuePenaltyList adds penaltyList's three statements to b: once b has
-// run, *counts and *page hold their results. The guard's own lookup
+// run, *counts and *page hold their results. The driver's own lookup
 // (Service.ReadPenalties) sends them with it. The evidence files are those
 // of the page's penalties, which their statement selects again by the
 // page's filter and order.

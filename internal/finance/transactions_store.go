@@ -219,7 +219,7 @@ func transactionList(ctx context.Context, db postgres.DBTX, companyID, driverID 
 }
 
 // queueTransactionList adds transactionList's two statements to b: once b
-// has run, *sums and *page hold their results. The finance guard's own
+// has run, *sums and *page hold their results. The driver's load's own
 // lookup (Service.Read) sends them with it.
 func queueTransactionList(b *pgx.Batch, companyID, driverID uuid.UUID, f TransactionFilter, sums *[]Summary, page *[]Transaction) {
 	var sa postgres.Args

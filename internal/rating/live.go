@@ -46,7 +46,7 @@ type liveReads struct {
 // queueLive adds liveRating's first reads to b: the stored snapshots, the
 // configuration and the driver's inputs need nothing from each other, so
 // they share one round trip (docs/performance.md, "Batched statements"),
-// and a caller may add them to the guard's (rating.Service.Read). Once b
+// and a caller may add them to the driver's load (rating.Service.Read). Once b
 // has run, l holds them.
 func queueLive(b *pgx.Batch, companyID, driverID uuid.UUID, period Period, l *liveReads) {
 	b.Queue(`
@@ -85,7 +85,7 @@ func (l *liveReads) rating(ctx context.Context, db postgres.DBTX, companyID, dri
 		return Rating{}, apperr.NotFound("msg.common.not_found.company")
 	}
 	if len(l.inputs) == 0 {
-		return Rating{}, apperr.NotFound("msg.common.not_found.driver") // deleted since the guard
+		return Rating{}, apperr.NotFound("msg.common.not_found.driver") // deleted since it was loaded
 	}
 	l.renewals.fill(l.inputs)
 	res := Score(l.inputs[0], l.cfg, period, l.currency)

@@ -14,10 +14,10 @@ import (
 )
 
 func (h *Handlers) mountDocuments(g *web.Routes) {
-	g.OneRecord().GET("/drivers/:driver_id/documents", h.listDocuments)
+	g.GET("/drivers/:driver_id/documents", h.listDocuments)
 	g.PUT("/documents/:document_id", h.updateDocument)
 	g.POST("/documents/:document_id/files", h.uploadDocumentFile)
-	g.OneRecord().GET("/documents/:document_id/files/versions", h.listDocumentVersions)
+	g.GET("/documents/:document_id/files/versions", h.listDocumentVersions)
 	g.POST("/documents/:document_id/files/:file_id/review", h.reviewDocumentFile)
 	g.GET("/files/:file_id/download", h.downloadFile)
 }

@@ -229,7 +229,7 @@ func pagerOf(page, total, rows int, at func(n int) string) views.Pager {
 	return pg
 }
 
-// goneRecord reports whether a guard refused because the record (not the
+// goneRecord reports whether an access check refused because the record (not the
 // driver, nor the role) is gone: deleted since the page was shown. The
 // page then shows again with the message, rather than an error page.
 func goneRecord(err error) bool { return apperr.KindOf(err) == apperr.KindNotFound }
@@ -245,7 +245,7 @@ func localBack(raw, prefix, fallback string) string {
 }
 
 // driverHeader names the driver a finance page is about (the drivers'
-// guard for reading it, which every finance reader passes).
+// access check for reading it, which every finance reader passes).
 func (p *Pages) driverHeader(c echo.Context, pr auth.Principal, id uuid.UUID) (views.DriverHeader, error) {
 	ctx := c.Request().Context()
 	d, err := p.svc.Drivers.Read(ctx, pr, id)

@@ -87,7 +87,7 @@ func penaltyCard(lang i18n.Lang, pr auth.Principal, pen finance.Penalty) views.P
 }
 
 // penaltyDriver is the page header's driver: name and number, through the
-// drivers' guard (every role that may list penalties may read drivers).
+// drivers' access check (every role that may list penalties may read drivers).
 func (p *Pages) penaltyDriver(c echo.Context, driverID uuid.UUID) (views.DriverRef, error) {
 	ctx, pr := c.Request().Context(), web.Principal(c)
 	d, err := p.svc.Drivers.Read(ctx, pr, driverID)

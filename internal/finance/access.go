@@ -49,11 +49,11 @@ func collection(p auth.Principal, a auth.Action) (only *uuid.UUID, err error) {
 // missing answers a record lookup that found nothing: the driver's own
 // answer (404, or 403 for another company's or another driver's) if it has
 // one, else the record's 404.
-func missing(ctx context.Context, db postgres.DBTX, p auth.Principal, a auth.Action, driverID uuid.UUID, notFound string) error {
+func missing(ctx context.Context, db postgres.DBTX, p auth.Principal, a auth.Action, driverID uuid.UUID, notFound error) error {
 	if _, err := holders.LoadDriver(ctx, db, p, a, driverID); err != nil {
 		return err
 	}
-	return apperr.NotFound(notFound)
+	return notFound
 }
 
 // loadTransaction loads the live transaction id of driver driverID for the
@@ -67,7 +67,7 @@ func loadTransaction(ctx context.Context, db postgres.DBTX, p auth.Principal, a 
 	var t Transaction
 	err := scanTransaction(db.QueryRow(ctx, q, p.CompanyID, driverID, id), &t)
 	if postgres.IsNotFound(err) {
-		return Transaction{}, missing(ctx, db, p, a, driverID, "msg.common.not_found.transaction")
+		return Transaction{}, missing(ctx, db, p, a, driverID, apperr.NotFound("msg.common.not_found.transaction"))
 	}
 	if err != nil {
 		return Transaction{}, fmt.Errorf("load transaction %s: %w", id, err)
@@ -91,7 +91,7 @@ func loadPeriod(ctx context.Context, db postgres.DBTX, p auth.Principal, a auth.
 	var per Period
 	err := scanPeriod(db.QueryRow(ctx, q, p.CompanyID, driverID, id), &per)
 	if postgres.IsNotFound(err) {
-		return Period{}, missing(ctx, db, p, a, driverID, "msg.common.not_found.period")
+		return Period{}, missing(ctx, db, p, a, driverID, apperr.NotFound("msg.common.not_found.period"))
 	}
 	if err != nil {
 		return Period{}, fmt.Errorf("load period %s: %w", id, err)
@@ -125,7 +125,7 @@ func loadPenaltyRow(ctx context.Context, db postgres.DBTX, p auth.Principal, a a
 	var pen Penalty
 	err := scanPenalty(db.QueryRow(ctx, q, p.CompanyID, driverID, id), &pen)
 	if postgres.IsNotFound(err) {
-		return Penalty{}, missing(ctx, db, p, a, driverID, "msg.common.not_found.penalty")
+		return Penalty{}, missing(ctx, db, p, a, driverID, apperr.NotFound("msg.common.not_found.penalty"))
 	}
 	if err != nil {
 		return Penalty{}, fmt.Errorf("load penalty %s: %w", id, err)
@@ -167,7 +167,7 @@ func lockPenalty(ctx context.Context, tx pgx.Tx, p auth.Principal, a auth.Action
 		&rec.PeriodID, &rec.TransactionType, &rec.Category, &rec.Amount, &rec.Currency, &rec.TransactionDate,
 		&rec.PaymentDate, &rec.Description, &rec.Reference, &rec.OrderID, &rec.Metadata, &rec.CreatedAt, &rec.UpdatedAt)
 	if postgres.IsNotFound(err) {
-		return penaltyWithRecord{}, missing(ctx, tx, p, a, driverID, "msg.common.not_found.penalty")
+		return penaltyWithRecord{}, missing(ctx, tx, p, a, driverID, apperr.NotFound("msg.common.not_found.penalty"))
 	}
 	if err != nil {
 		return penaltyWithRecord{}, fmt.Errorf("lock penalty %s: %w", id, err)
@@ -211,7 +211,7 @@ func loadPenaltyByID(ctx context.Context, db postgres.DBTX, p auth.Principal, a 
 	if err != nil {
 		return Penalty{}, fmt.Errorf("find penalty %s: %w", id, err)
 	}
-	return Penalty{}, missing(ctx, db, p, a, driverID, "msg.common.not_found.penalty")
+	return Penalty{}, missing(ctx, db, p, a, driverID, apperr.NotFound("msg.common.not_found.penalty"))
 }
 
 // OwnLedger is the driver whose ledger a caller limited to its own finance

@@ -3,6 +3,7 @@ module github.com/konvoj/konvoj
 go 1.26.8
 
 require (
+	github.com/CAFxX/httpcompression v0.0.8
 	github.com/MicahParks/keyfunc/v3 v3.9.0
 	github.com/a-h/templ v0.3.977
 	github.com/coreos/go-oidc/v3 v3.21.0

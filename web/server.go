@@ -81,6 +81,8 @@ type Server struct {
 	// renderPageError renders an HTML error page for page routes; nil
 	// means JSON everywhere.
 	renderPageError ErrorPageRenderer
+	// compressor is the compression library's middleware (compress).
+	compressor func(http.Handler) http.Handler
 }
 
 // ErrorPageRenderer renders the HTML error page of a request outside the
@@ -126,9 +128,10 @@ func NewServer(o Options, tenants *tenants.Service, errorPages ErrorPageRenderer
 		longest:     o.Deadlines.Longest(),
 
 		renderPageError: errorPages,
+		compressor:      newCompressor(),
 	}
 	e.HTTPErrorHandler = s.errorHandler
-	e.Use(s.neverSilentOK, s.requestID, s.securityHeaders, s.metrics.middleware, s.logRequests, s.recoverPanics, s.bodies)
+	e.Use(s.compress, s.neverSilentOK, s.requestID, s.securityHeaders, s.metrics.middleware, s.logRequests, s.recoverPanics, s.bodies)
 
 	e.GET("/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
 	e.GET("/readyz", s.ready)

@@ -32,6 +32,7 @@ const (
 	WebhooksManage   Action = "webhooks.manage"   // webhook endpoints: list, create, change, delete, deliveries
 	SessionsOwn      Action = "sessions.own"      // the caller's own web sessions: list, end
 	NotificationsOwn Action = "notifications.own" // the caller's own notifications and e-mail choices: list, mark read, change
+	UsersManage      Action = "users.manage"      // the company's users: list, deactivate, reactivate
 )
 
 // Grant says how far a role may go with an action.
@@ -81,6 +82,7 @@ var Matrix = map[Action]map[Role]Grant{
 	DocumentRules:    {RoleAdmin: All, RoleHRManager: All},
 	OutboxRead:       {RoleAdmin: All, RoleHRManager: All},
 	WebhooksManage:   {RoleAdmin: All},
+	UsersManage:      {RoleAdmin: All},
 	// Every user, its own sessions only (the sessions service never looks
 	// at another user's).
 	SessionsOwn: {RoleAdmin: All, RoleHRManager: All, RoleAccountant: All, RoleDispatcher: All, RoleDriver: All},

@@ -40,6 +40,7 @@ var matrixTable = map[Action]string{
 	WebhooksManage:   "yes no no no no",
 	SessionsOwn:      "yes yes yes yes yes",
 	NotificationsOwn: "yes yes yes yes yes",
+	UsersManage:      "yes no no no no",
 }
 
 func TestMatrixMatchesDecisions(t *testing.T) {

@@ -45,6 +45,7 @@ func Mount(s *web.Server, h *Handlers) {
 	h.mountPenalties(g)
 	h.mountEvidence(g)
 	h.mountWebhooks(g)
+	h.mountUsers(g)
 
 	for _, p := range PlannedPaths {
 		g.Any(p, notImplemented)

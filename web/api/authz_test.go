@@ -228,6 +228,12 @@ var apiRoutes = map[string]authzRoute{
 	"POST /api/v0/webhooks/{id}/deliveries/{delivery_id}/redeliver": {action: auth.WebhooksManage,
 		ids:           map[string]string{"id": webtest.KindWebhook, "delivery_id": webtest.KindDelivery},
 		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"GET /api/v0/users": {action: auth.UsersManage, notApplicable: map[webtest.Refusal]string{
+		webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
+	"POST /api/v0/users/{id}/deactivate": {action: auth.UsersManage, ids: map[string]string{"id": webtest.KindUser},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"POST /api/v0/users/{id}/reactivate": {action: auth.UsersManage, ids: map[string]string{"id": webtest.KindUser},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
 	"PUT /api/v0/me/notification-settings": {notApplicable: ownNotifications},
 	"GET /api/v0/me/sessions": {action: auth.SessionsOwn, notApplicable: map[webtest.Refusal]string{
 		webtest.OtherCompany: "the caller's own sessions: no path id", webtest.RoleRefused: everyRole,

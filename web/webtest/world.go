@@ -58,6 +58,8 @@ const (
 	KindImport      = "import"
 	KindWebhook     = "webhook"
 	KindDelivery    = "delivery"
+	// KindUser is the tenant's admin user.
+	KindUser = "user"
 )
 
 // ID is the record of the kind (KindCompany: the tenant's company).
@@ -88,6 +90,8 @@ func (t Tenant) ID(driver int, kind string) uuid.UUID {
 		return t.Webhook
 	case KindDelivery:
 		return t.Delivery
+	case KindUser:
+		return t.Admin.UserID
 	}
 	panic("webtest: unknown record kind " + kind)
 }

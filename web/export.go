@@ -25,9 +25,22 @@ func Export(c echo.Context, format export.Format, name, sheet string, run func(s
 	return run(start)
 }
 
-// ExportFile answers a table built whole (the import template) with the
-// download headers of Export.
-func ExportFile(c echo.Context, format export.Format, name string, data []byte) error {
+// ExportBuilt answers a table built whole (the import template) in the
+// format the format query parameter asks for: build is the service call,
+// given the reader of that parameter to call once its checks have passed,
+// so that a caller who may not have the table is refused before a bad
+// format is (403 before 422), the same on both fronts; the download
+// headers are those of Export.
+func ExportBuilt(c echo.Context, name string, build func(readFormat func() (export.Format, error)) ([]byte, error)) error {
+	var format export.Format
+	data, err := build(func() (export.Format, error) {
+		var err error
+		format, err = export.FormatParam(c.QueryParam("format"))
+		return format, err
+	})
+	if err != nil {
+		return err
+	}
 	downloadHeaders(c, format, name)
 	return c.Blob(http.StatusOK, format.ContentType(), data)
 }

@@ -24,7 +24,7 @@ func (h *Handlers) getDocumentRules(c echo.Context) error {
 
 func (h *Handlers) updateDocumentRules(c echo.Context) error {
 	rules, err := h.Documents.UpdateRules(c.Request().Context(), web.Principal(c), web.PathID(c, "company_id"), func(u *documents.RulesUpdate) error {
-		return bindJSON(c, u)
+		return web.Bind(c, u)
 	})
 	if err != nil {
 		return err
@@ -48,7 +48,7 @@ func (h *Handlers) listDocumentTypes(c echo.Context) error {
 
 func (h *Handlers) createDocumentType(c echo.Context) error {
 	t, err := h.Documents.CreateType(c.Request().Context(), web.Principal(c), web.PathID(c, "company_id"), func(in *documents.TypeInput) error {
-		return bindJSON(c, in)
+		return web.Bind(c, in)
 	})
 	if err != nil {
 		return err
@@ -58,7 +58,7 @@ func (h *Handlers) createDocumentType(c echo.Context) error {
 
 func (h *Handlers) updateDocumentType(c echo.Context) error {
 	t, err := h.Documents.UpdateType(c.Request().Context(), web.Principal(c), web.PathID(c, "company_id"), c.Param("code"), func(in *documents.TypeInput) error {
-		return bindJSON(c, in)
+		return web.Bind(c, in)
 	})
 	if err != nil {
 		return err

@@ -45,7 +45,7 @@ func (h *Handlers) listDocuments(c echo.Context) error {
 func (h *Handlers) updateDocument(c echo.Context) error {
 	ctx, p := c.Request().Context(), web.Principal(c)
 	doc, err := h.Documents.Update(ctx, p, web.PathID(c, "document_id"), func(body *map[string]json.RawMessage) error {
-		return bindJSON(c, body)
+		return web.Bind(c, body)
 	})
 	if err != nil {
 		return err
@@ -72,7 +72,7 @@ func (h *Handlers) uploadDocumentFile(c echo.Context) error {
 func (h *Handlers) reviewDocumentFile(c echo.Context) error {
 	ctx, p := c.Request().Context(), web.Principal(c)
 	d, err := h.Documents.ReviewFile(ctx, p, web.PathID(c, "document_id"), web.PathID(c, "file_id"), func(in *documents.ReviewInput) error {
-		return bindJSON(c, in)
+		return web.Bind(c, in)
 	})
 	if err != nil {
 		return err

@@ -163,7 +163,7 @@ func (h *Handlers) deleteDriver(c echo.Context) error {
 func driverInput(c echo.Context) func(*drivers.Input) error {
 	return func(in *drivers.Input) error {
 		var fields map[string]json.RawMessage
-		if err := bindJSON(c, &fields); err != nil {
+		if err := web.Bind(c, &fields); err != nil {
 			return err
 		}
 		in.Fields = fields

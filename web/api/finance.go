@@ -110,7 +110,7 @@ func callerLang(c echo.Context, pr auth.Principal) i18n.Lang {
 
 func (h *Handlers) createTransaction(c echo.Context) error {
 	t, err := h.Finance.CreateTransaction(c.Request().Context(), web.Principal(c), web.PathID(c, "id"),
-		func(in *finance.TransactionInput) error { return bindJSON(c, in) })
+		func(in *finance.TransactionInput) error { return web.Bind(c, in) })
 	if err != nil {
 		return err
 	}
@@ -119,7 +119,7 @@ func (h *Handlers) createTransaction(c echo.Context) error {
 
 func (h *Handlers) updateTransaction(c echo.Context) error {
 	t, err := h.Finance.UpdateTransaction(c.Request().Context(), web.Principal(c), web.PathID(c, "id"), web.PathID(c, "transaction_id"),
-		func(in *finance.TransactionInput) error { return bindJSON(c, in) })
+		func(in *finance.TransactionInput) error { return web.Bind(c, in) })
 	if err != nil {
 		return err
 	}
@@ -152,7 +152,7 @@ func (h *Handlers) listPeriods(c echo.Context) error {
 func (h *Handlers) closePeriod(c echo.Context) error {
 	// An empty body: no force.
 	p, err := h.Finance.ClosePeriod(c.Request().Context(), web.Principal(c), web.PathID(c, "id"), web.PathID(c, "period_id"),
-		func(in *finance.ClosePeriodInput) error { return bindJSON(c, in) })
+		func(in *finance.ClosePeriodInput) error { return web.Bind(c, in) })
 	if err != nil {
 		return err
 	}
@@ -161,7 +161,7 @@ func (h *Handlers) closePeriod(c echo.Context) error {
 
 func (h *Handlers) reopenPeriod(c echo.Context) error {
 	p, err := h.Finance.ReopenPeriod(c.Request().Context(), web.Principal(c), web.PathID(c, "id"), web.PathID(c, "period_id"),
-		func(in *finance.ReopenInput) error { return bindJSON(c, in) })
+		func(in *finance.ReopenInput) error { return web.Bind(c, in) })
 	if err != nil {
 		return err
 	}
@@ -170,7 +170,7 @@ func (h *Handlers) reopenPeriod(c echo.Context) error {
 
 func (h *Handlers) payPeriod(c echo.Context) error {
 	p, err := h.Finance.PayPeriod(c.Request().Context(), web.Principal(c), web.PathID(c, "id"), web.PathID(c, "period_id"),
-		func(in *finance.PayPeriodInput) error { return bindJSON(c, in) })
+		func(in *finance.PayPeriodInput) error { return web.Bind(c, in) })
 	if err != nil {
 		return err
 	}

@@ -37,16 +37,9 @@ func (h *Handlers) importDrivers(c echo.Context) error {
 // (docs/import-export.md): XLSX with drop-down lists, or CSV.
 func (h *Handlers) importTemplate(c echo.Context) error {
 	p := web.Principal(c)
-	var format export.Format
-	data, err := h.Imports.Template(c.Request().Context(), p, callerLang(c, p), func() (export.Format, error) {
-		var err error
-		format, err = export.FormatParam(c.QueryParam("format"))
-		return format, err
+	return web.ExportBuilt(c, imports.TemplateName, func(readFormat func() (export.Format, error)) ([]byte, error) {
+		return h.Imports.Template(c.Request().Context(), p, callerLang(c, p), readFormat)
 	})
-	if err != nil {
-		return err
-	}
-	return web.ExportFile(c, format, imports.TemplateName, data)
 }
 
 func (h *Handlers) getImport(c echo.Context) error {

@@ -103,7 +103,7 @@ type bulkMove func(ctx context.Context, p auth.Principal, read func(*finance.Bul
 // bulkPeriods runs a bulk move and answers each period's result, in the
 // month's order, then the named drivers without a period that month.
 func (h *Handlers) bulkPeriods(c echo.Context, move bulkMove) error {
-	results, err := move(c.Request().Context(), web.Principal(c), func(in *finance.BulkPeriodsInput) error { return bindJSON(c, in) })
+	results, err := move(c.Request().Context(), web.Principal(c), func(in *finance.BulkPeriodsInput) error { return web.Bind(c, in) })
 	if err != nil {
 		return err
 	}

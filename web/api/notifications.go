@@ -64,7 +64,7 @@ func (h *Handlers) getNotificationSettings(c echo.Context) error {
 func (h *Handlers) updateNotificationSettings(c echo.Context) error {
 	ctx, p := c.Request().Context(), web.Principal(c)
 	var u alerts.SettingsUpdate
-	if err := bindJSON(c, &u); err != nil {
+	if err := web.Bind(c, &u); err != nil {
 		return err
 	}
 	s, err := h.Notifications.UpdateSettings(ctx, p, u)

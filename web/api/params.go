@@ -1,18 +1,11 @@
 package api
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
-	"io"
-	"mime"
 	"net/http"
 	"net/url"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
@@ -20,115 +13,8 @@ import (
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/rating"
-	"github.com/konvoj/konvoj/internal/textin"
 	"github.com/konvoj/konvoj/web"
 )
-
-// maxJSONBody caps JSON request bodies (the server's cap of every body
-// that is not an upload); uploads have their own limit.
-const maxJSONBody = web.MaxBodyBytes
-
-// bindJSON decodes a JSON object body into v. Malformed JSON, a wrong
-// content type or a body that is not an object is 400 BadRequest.
-func bindJSON(c echo.Context, v any) error {
-	req := c.Request()
-	if ct := req.Header.Get(echo.HeaderContentType); ct != "" {
-		mt, _, err := mime.ParseMediaType(ct)
-		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
-			return apperr.BadRequest("msg.api.json_content_type")
-		}
-	}
-	body, err := io.ReadAll(io.LimitReader(req.Body, maxJSONBody+1))
-	if err != nil {
-		if apperr.KindOf(err) != apperr.KindInternal {
-			return err // too large, or cut off by the body deadline
-		}
-		return apperr.BadRequest("msg.api.body_unreadable")
-	}
-	if len(body) > maxJSONBody {
-		return apperr.PayloadTooLarge("msg.common.body_too_large", "max", maxJSONBody)
-	}
-	if !utf8.Valid(body) {
-		// Invalid UTF-8 inside a string becomes a NUL escape, which the text
-		// check below reports for its field; outside a string the body is
-		// not JSON (400).
-		body = bytes.ToValidUTF8(body, []byte(`\u0000`))
-	}
-	trimmed := strings.TrimSpace(string(body))
-	if trimmed == "" {
-		trimmed = "{}"
-	}
-	if !strings.HasPrefix(trimmed, "{") {
-		return apperr.BadRequest("msg.api.json_object")
-	}
-	dec := json.NewDecoder(strings.NewReader(trimmed))
-	dec.UseNumber()
-	if err := dec.Decode(v); err != nil {
-		var ute *json.UnmarshalTypeError
-		if errors.As(err, &ute) && ute.Field != "" {
-			return apperr.Invalid(ute.Field, "msg.api.wrong_type", "field", ute.Field)
-		}
-		return apperr.BadRequest("msg.api.json_invalid")
-	}
-	if dec.More() {
-		return apperr.BadRequest("msg.api.json_one_object")
-	}
-	return checkJSONText(trimmed)
-}
-
-// checkJSONText refuses a body with a NUL character or invalid UTF-8 in
-// any key or string (docs/errors.md): 422 for the first such field, as a
-// dotted path (metrics.0.name), before a service or PostgreSQL sees it.
-func checkJSONText(body string) error {
-	if !strings.Contains(body, `\u0000`) {
-		return nil // a raw NUL byte is not valid JSON, so only the escape carries one
-	}
-	dec := json.NewDecoder(strings.NewReader(body))
-	dec.UseNumber()
-	var doc any
-	if err := dec.Decode(&doc); err != nil {
-		return apperr.BadRequest("msg.api.json_invalid")
-	}
-	if field, bad := badJSONText(doc, ""); bad {
-		return apperr.Invalid(field, "msg.common.text_invalid", "field", field)
-	}
-	return nil
-}
-
-// badJSONText walks a decoded JSON value for the first refused text.
-func badJSONText(v any, path string) (string, bool) {
-	join := func(k string) string {
-		if path == "" {
-			return k
-		}
-		return path + "." + k
-	}
-	switch v := v.(type) {
-	case string:
-		return path, textin.Bad(v)
-	case []any:
-		for i, e := range v {
-			if f, bad := badJSONText(e, join(strconv.Itoa(i))); bad {
-				return f, true
-			}
-		}
-	case map[string]any:
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			if textin.Bad(k) {
-				return join(strings.ToValidUTF8(strings.ReplaceAll(k, "\x00", ""), "")), true
-			}
-			if f, bad := badJSONText(v[k], join(k)); bad {
-				return f, true
-			}
-		}
-	}
-	return "", false
-}
 
 // query reads query parameters, collecting the first problem as a 400.
 type query struct {

@@ -53,7 +53,7 @@ func (h *Handlers) listPenalties(c echo.Context) error {
 
 func (h *Handlers) createPenalty(c echo.Context) error {
 	p, err := h.Finance.CreatePenalty(c.Request().Context(), web.Principal(c), web.PathID(c, "id"),
-		func(in *finance.PenaltyInput) error { return bindJSON(c, in) })
+		func(in *finance.PenaltyInput) error { return web.Bind(c, in) })
 	if err != nil {
 		return err
 	}
@@ -70,7 +70,7 @@ func (h *Handlers) getPenalty(c echo.Context) error {
 
 func (h *Handlers) disputePenalty(c echo.Context) error {
 	p, err := h.Finance.DisputePenalty(c.Request().Context(), web.Principal(c), web.PathID(c, "id"), web.PathID(c, "penalty_id"),
-		func(in *finance.DisputeInput) error { return bindJSON(c, in) })
+		func(in *finance.DisputeInput) error { return web.Bind(c, in) })
 	if err != nil {
 		return err
 	}
@@ -79,7 +79,7 @@ func (h *Handlers) disputePenalty(c echo.Context) error {
 
 func (h *Handlers) resolvePenalty(c echo.Context) error {
 	p, err := h.Finance.ResolvePenalty(c.Request().Context(), web.Principal(c), web.PathID(c, "id"), web.PathID(c, "penalty_id"),
-		func(in *finance.ResolveInput) error { return bindJSON(c, in) })
+		func(in *finance.ResolveInput) error { return web.Bind(c, in) })
 	if err != nil {
 		return err
 	}

@@ -44,7 +44,7 @@ func (h *Handlers) getRatingHistory(c echo.Context) error {
 
 func (h *Handlers) recalculateRating(c echo.Context) error {
 	r, err := h.Rating.Recalculate(c.Request().Context(), web.Principal(c), web.PathID(c, "id"),
-		func(in *rating.RecalculateInput) error { return bindJSON(c, in) })
+		func(in *rating.RecalculateInput) error { return web.Bind(c, in) })
 	if err != nil {
 		return err
 	}
@@ -81,7 +81,7 @@ func (h *Handlers) getRatingConfig(c echo.Context) error {
 
 func (h *Handlers) updateRatingConfig(c echo.Context) error {
 	res, err := h.Rating.UpdateConfig(c.Request().Context(), web.Principal(c), web.PathID(c, "company_id"),
-		func(u *rating.ConfigUpdate) error { return bindJSON(c, u) })
+		func(u *rating.ConfigUpdate) error { return web.Bind(c, u) })
 	if err != nil {
 		return err
 	}

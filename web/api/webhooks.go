@@ -33,7 +33,7 @@ func (h *Handlers) listWebhooks(c echo.Context) error {
 }
 
 func (h *Handlers) createWebhook(c echo.Context) error {
-	e, err := h.Webhooks.Create(c.Request().Context(), web.Principal(c), func(in *webhooks.Input) error { return bindJSON(c, in) })
+	e, err := h.Webhooks.Create(c.Request().Context(), web.Principal(c), func(in *webhooks.Input) error { return web.Bind(c, in) })
 	if err != nil {
 		return err
 	}
@@ -50,7 +50,7 @@ func (h *Handlers) getWebhook(c echo.Context) error {
 
 func (h *Handlers) updateWebhook(c echo.Context) error {
 	e, err := h.Webhooks.Update(c.Request().Context(), web.Principal(c), web.PathID(c, "id"),
-		func(in *webhooks.Input) error { return bindJSON(c, in) })
+		func(in *webhooks.Input) error { return web.Bind(c, in) })
 	if err != nil {
 		return err
 	}

@@ -138,8 +138,8 @@ func (p *Pages) auditLog(c echo.Context) error {
 		d.UnpickURL = unpick.url()
 	} else if st.Driver != "" {
 		res, err := p.svc.Drivers.List(ctx, pr, listParams(drivers.ListParams{Search: st.Driver, SortBy: "last_name", Page: paging.Request{Number: 1, Size: auditDriverMatches}}))
-		if apperr.KindOf(err) == apperr.KindValidation {
-			problems = append(problems, translatedMessages(lang, err)...)
+		if r, _ := refusalOf(lang, err, noFile); r.invalid() {
+			problems = append(problems, r.messages()...)
 			res, err = drivers.ListResult{}, nil
 		}
 		if err != nil {

@@ -9,7 +9,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
-	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/views"
@@ -85,7 +84,7 @@ func (p *Pages) uploadDocument(c echo.Context) error {
 	if err == nil {
 		return p.uploaded(c, driverID, documentID, f)
 	}
-	errs, ok := uploadErrors(lang, err, formatSize(lang, p.svc.Documents.MaxBytes()))
+	r, ok := refusalOf(lang, err, p.svc.Documents.MaxBytes())
 	if !ok {
 		return err
 	}
@@ -96,9 +95,8 @@ func (p *Pages) uploadDocument(c echo.Context) error {
 	if derr != nil {
 		return derr
 	}
-	d.Upload.Errors = errs
-	status, _, _ := web.ToBody(err, "")
-	return p.documentAnswer(c, status, d)
+	d.Upload.Errors = r.fields
+	return p.documentAnswer(c, r.status, d)
 }
 
 // uploaded answers a stored upload: a redirect after a plain form post,
@@ -126,26 +124,6 @@ func (p *Pages) documentAnswer(c echo.Context, status int, d views.DocumentPageD
 		return p.fragment(c, status, views.DocumentPanel(d))
 	}
 	return p.renderTitled(c, status, views.DocType(c.Request().Context(), d.Document.Type), views.DocumentPage(d))
-}
-
-// uploadErrors turns a refused upload into messages for the form: field
-// messages at their fields, a wrong type or a too large file at the file.
-func uploadErrors(lang i18n.Lang, err error, maxSize string) (map[string][]string, bool) {
-	switch apperr.KindOf(err) {
-	case apperr.KindValidation:
-		return translatedFields(lang, err), true
-	case apperr.KindPayloadTooLarge:
-		return map[string][]string{"file": {lang.T("upload.too_large", "size", maxSize)}}, true
-	case apperr.KindUnsupportedMediaType:
-		return map[string][]string{"file": {lang.T("upload.unsupported")}}, true
-	case apperr.KindBadRequest:
-		msg, _ := messagesIn(lang, err)
-		if msg == "" {
-			msg = lang.T("upload.failed")
-		}
-		return map[string][]string{"": {msg}}, true
-	}
-	return nil, false
 }
 
 // downloadFile sends a file version with the API's download headers

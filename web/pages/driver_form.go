@@ -183,25 +183,25 @@ func driverInput(c echo.Context) (drivers.Input, map[string]string, error) {
 	return in, values, nil
 }
 
-// formErrors turns a refused save into messages by field, translated: the
-// service's validation messages, and a duplicate (409 DuplicateEntry) at
-// the field named unique, the form's one unique value (a driver's e-mail,
-// a document type's code).
+// formErrors is refusalOf for the forms of one record that answer 422
+// (drivers, document types and rules, webhooks): the service's validation
+// messages, and a duplicate (409 DuplicateEntry) at the field named unique,
+// the form's one unique value (a driver's e-mail, a document type's code);
+// any other refusal is the error page.
 func formErrors(lang i18n.Lang, err error, unique string) (map[string][]string, bool) {
-	switch apperr.KindOf(err) {
-	case apperr.KindValidation:
-		fields := translatedFields(lang, err)
+	r, ok := refusalOf(lang, err, noFile)
+	switch {
+	case ok && r.status == http.StatusUnprocessableEntity:
 		// A refused tag (tags.2) is shown at the one tags input.
-		for name, msgs := range fields {
+		for name, msgs := range r.fields {
 			if strings.HasPrefix(name, "tags.") {
-				fields["tags"] = append(fields["tags"], msgs...)
-				delete(fields, name)
+				r.fields["tags"] = append(r.fields["tags"], msgs...)
+				delete(r.fields, name)
 			}
 		}
-		return fields, true
-	case apperr.KindDuplicate:
-		msg, _ := messagesIn(lang, err)
-		return map[string][]string{unique: {msg}}, true
+		return r.fields, true
+	case ok && apperr.KindOf(err) == apperr.KindDuplicate:
+		return map[string][]string{unique: r.fields[""]}, true
 	}
 	return nil, false
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
-	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/drivers"
@@ -230,10 +229,10 @@ func (p *Pages) driversList(c echo.Context) error {
 	st := readListState(c.QueryParams())
 	var problem []string
 	res, err := p.svc.Drivers.List(ctx, pr, listParams(st.params()))
-	if apperr.KindOf(err) == apperr.KindValidation {
+	if r, _ := refusalOf(lang, err, noFile); r.invalid() {
 		// A hand-edited address: say what was wrong and list without it.
-		problem = translatedMessages(lang, err)
-		st.drop(translatedFields(lang, err))
+		problem = r.messages()
+		st.drop(r.fields)
 		res, err = p.svc.Drivers.List(ctx, pr, listParams(st.params()))
 	}
 	if err != nil {

@@ -3,6 +3,7 @@ package pages
 import (
 	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
@@ -36,12 +37,10 @@ func (p *Pages) RenderError(c echo.Context, status int, body web.ErrorBody, err 
 	switch status {
 	case http.StatusBadRequest, http.StatusConflict, http.StatusUnprocessableEntity, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType:
 		// The service's message says what was wrong with the input.
-		msg, fields := messagesIn(lang, err)
-		d.Detail = msg
-		for _, msgs := range fields {
-			for _, m := range msgs {
-				d.Detail += " " + m
-			}
+		r, _ := refusalOf(lang, err, noFile)
+		d.Detail = r.message
+		if r.invalid() {
+			d.Detail = strings.Join(append([]string{r.message}, r.messages()...), " ")
 		}
 	case http.StatusForbidden:
 		// The caller's account itself is refused: say why.

@@ -220,48 +220,10 @@ func summaryView(lang i18n.Lang, sm finance.Summary, all []finance.Summary) view
 	return v
 }
 
-// errorText is a refusal in the language: its message, else its field
-// messages.
-func errorText(lang i18n.Lang, err error) string {
-	msg, fields := messagesIn(lang, err)
-	if len(fields) > 0 {
-		return strings.Join(translatedMessages(lang, err), " ")
-	}
-	return msg
-}
-
-// refusalStatus is the HTTP status of a service refusal.
-func refusalStatus(err error) int {
-	status, _, _ := web.ToBody(err, "")
-	return status
-}
-
-// refused reports whether err is a refusal to show beside its record (a
-// state rule, bad input, a record gone or not allowed), not a failure.
-func refused(err error) bool {
-	switch apperr.KindOf(err) {
-	case apperr.KindConflict, apperr.KindValidation, apperr.KindNotFound, apperr.KindForbidden, apperr.KindAccessDenied, apperr.KindBadRequest:
-		return true
-	}
-	return false
-}
-
 // goneRecord reports whether an access check refused because the record (not the
 // driver, nor the role) is gone: deleted since the page was shown. The
 // page then shows again with the message, rather than an error page.
 func goneRecord(err error) bool { return apperr.KindOf(err) == apperr.KindNotFound }
-
-// formRefused is refused for a service method that checks access itself:
-// a refusal of the caller (403: the role, another company's or another
-// driver's record) is the error page, never shown in the form or row,
-// which would show the record.
-func formRefused(err error) bool {
-	switch apperr.KindOf(err) {
-	case apperr.KindForbidden, apperr.KindAccessDenied:
-		return false
-	}
-	return refused(err)
-}
 
 // localBack is a return address posted by a form: a path of this site
 // under prefix, else fallback.
@@ -311,25 +273,4 @@ func (p *Pages) periodLock(c echo.Context, pr auth.Principal, driverID uuid.UUID
 		return finance.LockedError(lock), nil
 	}
 	return nil, nil
-}
-
-// formRefusal turns a refused save into the form's messages: field
-// messages at their fields, any other refusal (a closed period, a status
-// that forbids the change) above the form.
-func formRefusal(lang i18n.Lang, err error) map[string][]string {
-	if apperr.KindOf(err) == apperr.KindValidation {
-		return translatedFields(lang, err)
-	}
-	return map[string][]string{"": {errorText(lang, err)}}
-}
-
-// formAmount reads an amount as people type it in either language:
-// spaces (also no-break ones) between thousands dropped, a decimal comma
-// taken as a point ("1 250,50" is 1250.50).
-func formAmount(s string) string {
-	s = strings.NewReplacer(" ", "", "\u00a0", "", "\u202f", "").Replace(strings.TrimSpace(s))
-	if !strings.Contains(s, ".") {
-		s = strings.Replace(s, ",", ".", 1)
-	}
-	return s
 }

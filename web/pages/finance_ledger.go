@@ -39,9 +39,9 @@ func (p *Pages) renderLedger(c echo.Context, pr auth.Principal, driverID uuid.UU
 		problems = append(problems, lang.T("finance.filter.bad_value"))
 	}
 	list, err := p.svc.Finance.ListTransactions(ctx, pr, driverID, f)
-	if apperr.KindOf(err) == apperr.KindValidation {
-		problems = append(problems, translatedMessages(lang, err)...)
-		st.drop(translatedFields(lang, err))
+	if r, _ := refusalOf(lang, err, noFile); r.invalid() {
+		problems = append(problems, r.messages()...)
+		st.drop(r.fields)
 		list, err = p.svc.Finance.ListTransactions(ctx, pr, driverID, st.filter())
 	}
 	if err != nil {
@@ -150,7 +150,7 @@ func (p *Pages) ledgerRow(lang i18n.Lang, pr auth.Principal, t finance.Transacti
 		why := finance.DeleteAllowed(t, today)
 		switch {
 		case why != nil && t.Status != finance.StatusCancelled:
-			row.DeleteBlocked = errorText(lang, why)
+			row.DeleteBlocked = refusalText(lang, why)
 		case why == nil && shows(pr, auth.FinanceDelete):
 			row.DeleteURL = row.URL + "/delete"
 		}
@@ -163,8 +163,8 @@ func (p *Pages) ledgerRow(lang i18n.Lang, pr auth.Principal, t finance.Transacti
 func (p *Pages) ledgerRefusal(c echo.Context, pr auth.Principal, driverID uuid.UUID, back, rowID string, refusal error) error {
 	bu, _ := url.Parse(back)
 	st := readFinanceState(ledgerURL(driverID), false, bu.Query())
-	lang := i18n.From(c.Request().Context())
-	return p.renderLedger(c, pr, driverID, st, map[string]string{rowID: errorText(lang, refusal)}, refusalStatus(refusal), "")
+	r, _ := refusalOf(i18n.From(c.Request().Context()), refusal, noFile)
+	return p.renderLedger(c, pr, driverID, st, map[string]string{rowID: r.text()}, r.status, "")
 }
 
 // financeExport downloads the ledger's filtered transactions, the API's

@@ -86,8 +86,8 @@ func (p *Pages) renderPeriods(c echo.Context, pr auth.Principal, driverID uuid.U
 // concerns (above the table when the period is gone); reason is what a
 // refused reopen sent.
 func (p *Pages) periodsRefusal(c echo.Context, pr auth.Principal, driverID uuid.UUID, rowID string, refusal error, reason string) error {
-	ans := periodsAnswer{id: rowID, refusal: errorText(i18n.From(c.Request().Context()), refusal), reason: reason}
-	return p.renderPeriods(c, pr, driverID, ans, refusalStatus(refusal))
+	r, _ := refusalOf(i18n.From(c.Request().Context()), refusal, noFile)
+	return p.renderPeriods(c, pr, driverID, periodsAnswer{id: rowID, refusal: r.text(), reason: reason}, r.status)
 }
 
 // periodsURL is the driver's periods page.
@@ -158,12 +158,12 @@ func (p *Pages) renderCloseConfirm(c echo.Context, pr auth.Principal, driverID, 
 // transactions (some arrived since) shows the confirmation again with
 // them; any other refusal shows in the period's row.
 func (p *Pages) closePeriod(c echo.Context) error {
-	in := finance.ClosePeriodInput{Force: c.FormValue("force") == "true"}
 	return p.periodAction(c, "finance.flash.period_close", "",
 		func(ctx context.Context, pr auth.Principal, driverID, id uuid.UUID) error {
-			_, err := p.svc.Finance.ClosePeriod(ctx, pr, driverID, id, finance.Given(in))
+			_, err := p.svc.Finance.ClosePeriod(ctx, pr, driverID, id, func(in *finance.ClosePeriodInput) error { return web.Bind(c, in) })
 			if finance.PendingOf(err) != nil {
-				return p.renderCloseConfirm(c, pr, web.PathID(c, "id"), web.PathID(c, "period_id"), errorText(i18n.From(ctx), err), refusalStatus(err))
+				r, _ := refusalOf(i18n.From(ctx), err, noFile)
+				return p.renderCloseConfirm(c, pr, web.PathID(c, "id"), web.PathID(c, "period_id"), r.text(), r.status)
 			}
 			return err
 		})
@@ -208,7 +208,7 @@ func (p *Pages) periodAction(c echo.Context, done, reason string,
 	if goneRecord(err) {
 		return p.periodsRefusal(c, pr, driverID, id.String(), err, "")
 	}
-	if formRefused(err) {
+	if _, ok := refusalOf(i18n.From(ctx), err, noFile); ok {
 		return p.periodsRefusal(c, pr, driverID, id.String(), err, reason)
 	}
 	if err != nil {

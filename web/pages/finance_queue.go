@@ -83,9 +83,9 @@ func (p *Pages) queueData(c echo.Context, pr auth.Principal, st *financeState) (
 		f.DriverIDs = append(f.DriverIDs, ids...)
 	}
 	list, err := p.svc.Finance.ListCompanyTransactions(ctx, pr, f)
-	if apperr.KindOf(err) == apperr.KindValidation {
-		problems = append(problems, translatedMessages(lang, err)...)
-		st.drop(translatedFields(lang, err))
+	if r, _ := refusalOf(lang, err, noFile); r.invalid() {
+		problems = append(problems, r.messages()...)
+		st.drop(r.fields)
 		f.TransactionFilter = st.filter()
 		f.SortBy, f.SortOrder = st.SortBy, st.SortOrder
 		list, err = p.svc.Finance.ListCompanyTransactions(ctx, pr, f)
@@ -223,7 +223,7 @@ func (p *Pages) financeBulk(c echo.Context) error {
 		if r.Err == nil {
 			b.OK, b.Text = true, lang.T("finance.status."+r.Transaction.Status)
 		} else {
-			b.Text = errorText(lang, r.Err)
+			b.Text = refusalText(lang, r.Err)
 			refusedIDs[r.ID.String()] = true
 		}
 		d.Bulk = append(d.Bulk, b)

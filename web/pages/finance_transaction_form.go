@@ -8,11 +8,9 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/finance"
 	"github.com/konvoj/konvoj/internal/forms"
 	"github.com/konvoj/konvoj/internal/i18n"
-	"github.com/konvoj/konvoj/internal/money"
 	"github.com/konvoj/konvoj/views"
 	"github.com/konvoj/konvoj/web"
 )
@@ -29,41 +27,22 @@ func (p *Pages) transactionForm(c echo.Context, header views.DriverHeader, value
 	return d
 }
 
-// transactionFormFields are the fields the form sends.
+// transactionFormFields are the fields the form shows again as sent.
 var transactionFormFields = []string{"transaction_type", "amount", "transaction_date", "currency", "category", "reference", "description"}
 
-// transactionInput reads the posted form as the service's input: every
-// field sent, as text (an empty text clears an optional field).
+// transactionInput reads the posted form as the service's input, through
+// the API's reader (web.Bind): every field sent, as text (an empty text
+// clears an optional field); values are what the form shows again.
 func transactionInput(c echo.Context) (finance.TransactionInput, map[string]string, error) {
-	form, err := c.FormParams()
-	if err != nil {
-		return finance.TransactionInput{}, nil, apperr.BadRequest("msg.common.form_unreadable")
-	}
-	values := map[string]string{}
 	var in finance.TransactionInput
+	if err := web.Bind(c, &in); err != nil {
+		return finance.TransactionInput{}, nil, err
+	}
+	form, _ := c.FormParams() // parsed by Bind
+	values := map[string]string{}
 	for _, name := range transactionFormFields {
-		sent, ok := form[name]
-		if !ok || len(sent) == 0 {
-			continue
-		}
-		v := sent[len(sent)-1]
-		values[name] = v
-		s := v
-		switch name {
-		case "transaction_type":
-			in.TransactionType = &s
-		case "amount":
-			in.Amount = money.TextInput(formAmount(s))
-		case "transaction_date":
-			in.TransactionDate = &s
-		case "currency":
-			in.Currency = &s
-		case "category":
-			in.Category = &s
-		case "reference":
-			in.Reference = &s
-		case "description":
-			in.Description = &s
+		if sent := form[name]; len(sent) > 0 {
+			values[name] = sent[len(sent)-1]
 		}
 	}
 	return in, values, nil
@@ -129,14 +108,14 @@ func (p *Pages) createTransaction(c echo.Context) error {
 			return rerr
 		}
 	}
-	if formRefused(err) {
+	if r, ok := refusalOf(i18n.From(ctx), err, noFile); ok {
 		header, herr := p.driverHeader(c, pr, driverID)
 		if herr != nil {
 			return herr
 		}
-		d := p.transactionForm(c, header, values, formRefusal(i18n.From(ctx), err))
+		d := p.transactionForm(c, header, values, r.fields)
 		d.Creating, d.Action, d.Token = true, ledgerURL(driverID)+"/new", token
-		return p.transactionAnswer(c, refusalStatus(err), d)
+		return p.transactionAnswer(c, r.status, d)
 	}
 	if err != nil {
 		return err
@@ -196,7 +175,7 @@ func (p *Pages) updateTransaction(c echo.Context) error {
 		unreadable = err
 		return err
 	})
-	if unreadable == nil && formRefused(err) {
+	if r, ok := refusalOf(i18n.From(ctx), err, noFile); unreadable == nil && ok {
 		cur, gerr := p.svc.Finance.GetTransaction(ctx, pr, driverID, id)
 		if gerr != nil {
 			return gerr
@@ -209,9 +188,9 @@ func (p *Pages) updateTransaction(c echo.Context) error {
 		for k, v := range values {
 			all[k] = v
 		}
-		d := p.transactionForm(c, header, all, formRefusal(i18n.From(ctx), err))
+		d := p.transactionForm(c, header, all, r.fields)
 		d.Action, d.Locked = ledgerURL(driverID)+"/"+cur.ID.String()+"/edit", cur.Status != finance.StatusPending
-		return p.transactionAnswer(c, refusalStatus(err), d)
+		return p.transactionAnswer(c, r.status, d)
 	}
 	if err != nil {
 		return err

@@ -24,7 +24,7 @@ func (p *Pages) moveTransaction(c echo.Context) error {
 	back := localBack(c.FormValue("back"), ledgerURL(driverID), ledgerURL(driverID))
 	status := strings.TrimSpace(c.FormValue("status"))
 	t, err := p.svc.Finance.UpdateTransaction(ctx, pr, driverID, id, finance.Given(finance.TransactionInput{Status: &status}))
-	if formRefused(err) {
+	if _, ok := refusalOf(i18n.From(ctx), err, noFile); ok {
 		return p.ledgerRefusal(c, pr, driverID, back, id.String(), err)
 	}
 	if err != nil {
@@ -71,7 +71,7 @@ func (p *Pages) deleteTransaction(c echo.Context) error {
 	ctx := c.Request().Context()
 	driverID, id := web.PathID(c, "id"), web.PathID(c, "transaction_id")
 	err := p.svc.Finance.DeleteTransaction(ctx, pr, driverID, id)
-	if formRefused(err) {
+	if _, ok := refusalOf(i18n.From(ctx), err, noFile); ok {
 		return p.ledgerRefusal(c, pr, driverID, ledgerURL(driverID), id.String(), err)
 	}
 	if err != nil {

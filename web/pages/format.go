@@ -1,7 +1,6 @@
 package pages
 
 import (
-	"errors"
 	"fmt"
 	"net/url"
 	"sort"
@@ -16,7 +15,6 @@ import (
 	"golang.org/x/text/language"
 	"golang.org/x/text/language/display"
 
-	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/countries"
 	"github.com/konvoj/konvoj/internal/drivers"
@@ -131,41 +129,6 @@ func sortOptions(lang i18n.Lang, opts []views.Option) {
 	}
 	col := collate.New(tag)
 	sort.SliceStable(opts, func(i, j int) bool { return col.CompareString(opts[i].Label, opts[j].Label) < 0 })
-}
-
-// messagesIn renders a service error's message and field messages in the
-// language ("", nil for an error that is not a service error).
-func messagesIn(lang i18n.Lang, err error) (string, map[string][]string) {
-	var e *apperr.Error
-	if errors.As(err, &e) {
-		return e.In(lang)
-	}
-	return "", nil
-}
-
-// translatedMessages are a validation error's messages in the language,
-// in field order.
-func translatedMessages(lang i18n.Lang, err error) []string {
-	_, fields := messagesIn(lang, err)
-	names := make([]string, 0, len(fields))
-	for f := range fields {
-		names = append(names, f)
-	}
-	sort.Strings(names)
-	var out []string
-	for _, f := range names {
-		out = append(out, fields[f]...)
-	}
-	return out
-}
-
-// translatedFields are a validation error's messages by field, translated.
-func translatedFields(lang i18n.Lang, err error) map[string][]string {
-	_, fields := messagesIn(lang, err)
-	if fields == nil {
-		fields = map[string][]string{}
-	}
-	return fields
 }
 
 // formatSize says a file size for people in binary units, the units the

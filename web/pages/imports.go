@@ -60,8 +60,7 @@ func (p *Pages) importStart(c echo.Context) error {
 	if err == nil {
 		return p.redirect(c, importURL(im.ID))
 	}
-	lang := i18n.From(ctx)
-	errs, ok := uploadErrors(lang, err, formatSize(lang, p.svc.Imports.MaxBytes()))
+	r, ok := refusalOf(i18n.From(ctx), err, p.svc.Imports.MaxBytes())
 	if !ok {
 		return err
 	}
@@ -69,14 +68,11 @@ func (p *Pages) importStart(c echo.Context) error {
 	// the answer rather than a reset connection.
 	_, _ = io.Copy(io.Discard, c.Request().Body)
 	d := p.importUploadData(c)
-	for _, msgs := range errs {
-		d.Errors = append(d.Errors, msgs...)
-	}
-	status, _, _ := web.ToBody(err, "")
+	d.Errors = append(d.Errors, r.messages()...)
 	if isHTMX(c) {
-		return p.fragment(c, status, views.ImportUploadForm(d))
+		return p.fragment(c, r.status, views.ImportUploadForm(d))
 	}
-	return p.render(c, status, "imports.title", views.ImportUploadPage(d))
+	return p.render(c, r.status, "imports.title", views.ImportUploadPage(d))
 }
 
 // startImport reads the upload as the API does, always as a dry run.
@@ -88,16 +84,9 @@ func (p *Pages) startImport(c echo.Context, pr auth.Principal) (imports.Import, 
 // importTemplate downloads the template in the page's language.
 func (p *Pages) importTemplate(c echo.Context) error {
 	ctx, pr := c.Request().Context(), web.Principal(c)
-	var format export.Format
-	data, err := p.svc.Imports.Template(ctx, pr, i18n.From(ctx), func() (export.Format, error) {
-		var err error
-		format, err = export.FormatParam(c.QueryParam("format"))
-		return format, err
+	return web.ExportBuilt(c, imports.TemplateName, func(readFormat func() (export.Format, error)) ([]byte, error) {
+		return p.svc.Imports.Template(ctx, pr, i18n.From(ctx), readFormat)
 	})
-	if err != nil {
-		return err
-	}
-	return web.ExportFile(c, format, imports.TemplateName, data)
 }
 
 func (p *Pages) importPage(c echo.Context) error {
@@ -243,16 +232,14 @@ func (p *Pages) importConfirm(c echo.Context) error {
 // importRefused shows a refused matching on the import's page with the
 // messages; any other error goes to the error page.
 func (p *Pages) importRefused(c echo.Context, id uuid.UUID, err error) error {
-	ctx := c.Request().Context()
-	if apperr.KindOf(err) != apperr.KindValidation {
+	r, ok := refusalOf(i18n.From(c.Request().Context()), err, noFile)
+	if !ok || r.status != http.StatusUnprocessableEntity {
 		return err
 	}
 	d, derr := p.importData(c, id)
 	if derr != nil {
 		return derr
 	}
-	for _, msgs := range translatedFields(i18n.From(ctx), err) {
-		d.Errors = append(d.Errors, msgs...)
-	}
-	return p.render(c, http.StatusUnprocessableEntity, "imports.title", views.ImportPage(d))
+	d.Errors = append(d.Errors, r.messages()...)
+	return p.render(c, r.status, "imports.title", views.ImportPage(d))
 }

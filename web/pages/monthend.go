@@ -143,9 +143,9 @@ func (p *Pages) monthEndData(c echo.Context, pr auth.Principal, st *monthEndStat
 		problems = append(problems, lang.T("monthend.filter.bad_month", "month", monthLabel(lang, rating.PeriodOf(st.Month))))
 	}
 	list, err := p.svc.Finance.ListMonthPeriods(ctx, pr, finance.Given(st.filter()))
-	if apperr.KindOf(err) == apperr.KindValidation {
-		problems = append(problems, translatedMessages(lang, err)...)
-		for f := range translatedFields(lang, err) {
+	if r, _ := refusalOf(lang, err, noFile); r.invalid() {
+		problems = append(problems, r.messages()...)
+		for f := range r.fields {
 			switch f {
 			case "status":
 				st.Statuses = nil
@@ -273,8 +273,8 @@ func (p *Pages) monthEndBulk(c echo.Context) error {
 	}
 	if form.Get("confirmed") != "1" {
 		sm, err := p.svc.Finance.PreviewPeriods(ctx, pr, finance.Given(in))
-		if apperr.KindOf(err) == apperr.KindValidation {
-			return refuse(strings.Join(translatedMessages(lang, err), " "))
+		if r, _ := refusalOf(lang, err, noFile); r.invalid() {
+			return refuse(r.text())
 		}
 		if err != nil {
 			return err
@@ -297,8 +297,8 @@ func (p *Pages) monthEndBulk(c echo.Context) error {
 	} else {
 		results, err = p.svc.Finance.PayPeriods(ctx, pr, finance.Given(in))
 	}
-	if apperr.KindOf(err) == apperr.KindValidation {
-		return refuse(strings.Join(translatedMessages(lang, err), " "))
+	if r, _ := refusalOf(lang, err, noFile); r.invalid() {
+		return refuse(r.text())
 	}
 	if err != nil {
 		return err
@@ -311,7 +311,7 @@ func (p *Pages) monthEndBulk(c echo.Context) error {
 			res.Done++
 			row.OK, row.Text = true, lang.T("monthend.result."+r.Result)
 		} else {
-			row.Text = errorText(lang, r.Err)
+			row.Text = refusalText(lang, r.Err)
 			if r.PeriodID != nil {
 				refused[r.PeriodID.String()] = true
 			}

@@ -190,7 +190,7 @@ var (
 // refusal of the caller among them) is returned as it is.
 func (p *Pages) refusedPenaltyForm(c echo.Context, err error, form func(*views.PenaltyPageData) *views.PenaltyForm,
 	values map[string]string) error {
-	errs, ok := penaltyRefusal(c, p.svc.Finance.MaxUploadBytes(), err)
+	r, ok := refusalOf(i18n.From(c.Request().Context()), err, p.svc.Finance.MaxUploadBytes())
 	if !ok {
 		return err
 	}
@@ -202,26 +202,11 @@ func (p *Pages) refusedPenaltyForm(c echo.Context, err error, form func(*views.P
 		return derr
 	}
 	f := form(&d)
-	f.Errors = errs
+	f.Errors = r.fields
 	if values != nil {
 		f.Values = values
 	}
-	return p.penaltyAnswer(c, refusalStatus(err), d)
-}
-
-// penaltyRefusal turns a refused penalty form into messages by field, in
-// the user's language: a file's type (415) or size (413) at the file input,
-// field messages (422) at their fields, a state rule (409) or a record gone
-// (404) about the form as a whole.
-func penaltyRefusal(c echo.Context, maxBytes int64, err error) (map[string][]string, bool) {
-	lang := i18n.From(c.Request().Context())
-	if errs, ok := uploadErrors(lang, err, formatSize(lang, maxBytes)); ok {
-		return errs, true
-	}
-	if formRefused(err) {
-		return formRefusal(lang, err), true
-	}
-	return nil, false
+	return p.penaltyAnswer(c, r.status, d)
 }
 
 // acceptPenalty records the driver's acceptance.
@@ -311,22 +296,16 @@ func (p *Pages) resolvePenalty(c echo.Context) error {
 	values := map[string]string{}
 	var unreadable error // a form that does not parse: the error page, not the form
 	pen, err := p.svc.Finance.ResolvePenalty(ctx, pr, driverID, penaltyID, func(in *finance.ResolveInput) error {
-		form, err := c.FormParams()
-		if err != nil {
-			unreadable = apperr.BadRequest("msg.common.form_unreadable")
-			return unreadable
+		err := web.Bind(c, in)
+		if apperr.KindOf(err) == apperr.KindBadRequest {
+			unreadable = err
+			return err
 		}
+		form, _ := c.FormParams() // parsed by Bind
 		for _, k := range []string{"resolution_action", "new_amount", "resolution", "back"} {
 			values[k] = strings.TrimSpace(form.Get(k))
 		}
-		in.NewAmount = money.TextInput(formAmount(values["new_amount"]))
-		if v := values["resolution_action"]; v != "" {
-			in.ResolutionAction = &v
-		}
-		if v := values["resolution"]; v != "" {
-			in.Resolution = &v
-		}
-		return nil
+		return err
 	})
 	if err == nil {
 		p.flash(c, views.FlashSuccess, "penalty.resolve.done")
@@ -335,19 +314,19 @@ func (p *Pages) resolvePenalty(c echo.Context) error {
 		}
 		return p.redirect(c, penaltyURL(pen.DriverID, pen.ID))
 	}
-	if unreadable != nil || !formRefused(err) {
+	r, ok := refusalOf(lang, err, noFile)
+	if unreadable != nil || !ok {
 		return err
 	}
-	errs := formRefusal(lang, err)
 	if values["back"] == "queue" {
-		return p.renderQueue(c, url.Values{}, refusalStatus(err), penaltyID, views.PenaltyForm{Values: values, Errors: errs})
+		return p.renderQueue(c, url.Values{}, r.status, penaltyID, views.PenaltyForm{Values: values, Errors: r.fields})
 	}
 	d, derr := p.penaltyData(c)
 	if derr != nil {
 		return derr
 	}
-	d.Resolve.Values, d.Resolve.Errors = values, errs
-	return p.penaltyAnswer(c, refusalStatus(err), d)
+	d.Resolve.Values, d.Resolve.Errors = values, r.fields
+	return p.penaltyAnswer(c, r.status, d)
 }
 
 // newPenalty is HR's create form, with a fresh one-time token.
@@ -386,17 +365,17 @@ func (p *Pages) createPenalty(c echo.Context) error {
 	}
 	values := map[string]string{}
 	refusedForm := func(err error) error {
-		errs, ok := penaltyRefusal(c, p.svc.Finance.MaxUploadBytes(), err)
+		r, ok := refusalOf(lang, err, p.svc.Finance.MaxUploadBytes())
 		if !ok {
 			return err
 		}
 		_, _ = io.Copy(io.Discard, c.Request().Body)
-		d, ferr := p.penaltyForm(c, driverID, values, errs)
+		d, ferr := p.penaltyForm(c, driverID, values, r.fields)
 		if ferr != nil {
 			return ferr
 		}
 		d.Token = values["form_token"]
-		return p.render(c, refusalStatus(err), "penalty.new.title", views.PenaltyFormPage(d))
+		return p.render(c, r.status, "penalty.new.title", views.PenaltyFormPage(d))
 	}
 	form, err := p.readEvidenceForm(c, penaltyFormFields)
 	defer form.Remove()
@@ -432,7 +411,7 @@ func (p *Pages) createPenalty(c echo.Context) error {
 func (p *Pages) createWithEvidence(c echo.Context, driverID uuid.UUID, form *finance.EvidenceForm) (finance.Penalty, error) {
 	ctx, pr := c.Request().Context(), web.Principal(c)
 	v := form.Values
-	in := finance.PenaltyInput{Amount: money.TextInput(formAmount(v["amount"]))}
+	in := finance.PenaltyInput{Amount: money.TextInput(web.FormAmount(v["amount"]))}
 	for name, dst := range map[string]**string{"penalty_type": &in.PenaltyType, "severity": &in.Severity,
 		"incident_date": &in.IncidentDate, "location": &in.Location, "description": &in.Description} {
 		if s, ok := v[name]; ok {

@@ -106,10 +106,11 @@ func (p *Pages) saveRatingConfig(c echo.Context) error {
 // (metrics.<index>.weight, .is_enabled, .thresholds.<key>; "metrics" for
 // the sum and the number enabled) and reports whether err was one.
 func refusedConfig(lang i18n.Lang, err error, d *views.RatingConfigData) bool {
-	if apperr.KindOf(err) != apperr.KindValidation {
+	r, _ := refusalOf(lang, err, noFile)
+	if !r.invalid() {
 		return false
 	}
-	for key, msgs := range translatedFields(lang, err) {
+	for key, msgs := range r.fields {
 		var i int
 		var field string
 		if n, _ := fmt.Sscanf(strings.Replace(key, ".", " ", 2), "metrics %d %s", &i, &field); n == 2 && i >= 0 && i < len(d.Rows) {

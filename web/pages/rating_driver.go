@@ -306,10 +306,11 @@ func (p *Pages) recalculateRating(c echo.Context) error {
 		back += "?period=" + period
 	}
 	if err != nil {
-		if !refused(err) {
+		r, ok := refusalOf(i18n.From(ctx), err, noFile)
+		if !ok && !r.caller {
 			return err
 		}
-		p.flash(c, views.FlashError, "rating.recalculate.refused", "reason", errorText(i18n.From(ctx), err))
+		p.flash(c, views.FlashError, "rating.recalculate.refused", "reason", r.text())
 		return p.redirect(c, ratingURL(id))
 	}
 	p.flash(c, views.FlashSuccess, "rating.recalculated", "score", scoreText(i18n.From(ctx), numberDecimal(res.TotalScore)))

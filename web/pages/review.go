@@ -162,16 +162,17 @@ func (p *Pages) reviewFile(c echo.Context) error {
 		return nil
 	})
 	refuse := func(err error) error {
-		errs := translatedFields(lang, err)
-		if _, ok := errs["decision"]; ok || apperr.KindOf(err) != apperr.KindValidation {
-			msg, _ := messagesIn(lang, err)
-			errs[""] = append(errs[""], msg)
+		r, ok := refusalOf(lang, err, noFile)
+		if !ok {
+			return err
 		}
-		d, derr := p.reviewData(c, &reviewRefusal{fileID: fileID, token: form.Get("form_token"), reason: sent.Reason, errs: errs})
+		// The decision is the form's buttons: its message is the form's.
+		r.fields[""] = append(r.fields[""], r.fields["decision"]...)
+		d, derr := p.reviewData(c, &reviewRefusal{fileID: fileID, token: form.Get("form_token"), reason: sent.Reason, errs: r.fields})
 		if derr != nil {
 			return derr
 		}
-		return p.render(c, refusalStatus(err), "review.title", views.ReviewPage(d))
+		return p.render(c, r.status, "review.title", views.ReviewPage(d))
 	}
 	switch {
 	case errors.Is(err, errDecided):

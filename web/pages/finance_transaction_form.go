@@ -4,10 +4,13 @@
 package pages
 
 import (
+	"context"
 	"net/http"
 
+	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
+	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/finance"
 	"github.com/konvoj/konvoj/internal/forms"
 	"github.com/konvoj/konvoj/internal/i18n"
@@ -136,25 +139,34 @@ func transactionValues(t finance.Transaction) map[string]string {
 	}
 }
 
-func (p *Pages) editTransaction(c echo.Context) error {
+// transactionToChange loads the transaction of the path that a form
+// changes, through load (the edit's or the delete's check), with its
+// driver's header. A transaction inside a closed or paid period is refused
+// at its ledger row instead: answered says the page is written then.
+func (p *Pages) transactionToChange(c echo.Context, load func(context.Context, auth.Principal, uuid.UUID, uuid.UUID) (finance.Transaction, error)) (
+	t finance.Transaction, header views.DriverHeader, answered bool, err error) {
 	pr := web.Principal(c)
-	ctx := c.Request().Context()
 	driverID := web.PathID(c, "id")
-	t, err := p.svc.Finance.TransactionToEdit(ctx, pr, driverID, web.PathID(c, "transaction_id"))
-	if err != nil {
-		return err
+	if t, err = load(c.Request().Context(), pr, driverID, web.PathID(c, "transaction_id")); err != nil {
+		return t, header, false, err
 	}
 	locked, err := p.periodLock(c, pr, driverID, t)
 	if err != nil {
-		return err
+		return t, header, false, err
 	}
 	if locked != nil {
-		return p.ledgerRefusal(c, pr, driverID, ledgerURL(driverID), t.ID.String(), locked)
+		return t, header, true, p.ledgerRefusal(c, pr, driverID, ledgerURL(driverID), t.ID.String(), locked)
 	}
-	header, err := p.driverHeader(c, pr, driverID)
-	if err != nil {
+	header, err = p.driverHeader(c, pr, driverID)
+	return t, header, false, err
+}
+
+func (p *Pages) editTransaction(c echo.Context) error {
+	t, header, answered, err := p.transactionToChange(c, p.svc.Finance.TransactionToEdit)
+	if answered || err != nil {
 		return err
 	}
+	driverID := t.DriverID
 	d := p.transactionForm(c, header, transactionValues(t), nil)
 	d.Action, d.Locked = ledgerURL(driverID)+"/"+t.ID.String()+"/edit", t.Status != finance.StatusPending
 	return p.render(c, http.StatusOK, "finance.edit.crumb", views.TransactionFormPage(d))

@@ -37,25 +37,12 @@ func (p *Pages) moveTransaction(c echo.Context) error {
 // confirmDeleteTransaction asks before deleting (HR and admins; others
 // get the 403 page, the answer the service gives their delete).
 func (p *Pages) confirmDeleteTransaction(c echo.Context) error {
-	pr := web.Principal(c)
-	ctx := c.Request().Context()
-	driverID := web.PathID(c, "id")
-	t, err := p.svc.Finance.TransactionToDelete(ctx, pr, driverID, web.PathID(c, "transaction_id"))
-	if err != nil {
+	t, header, answered, err := p.transactionToChange(c, p.svc.Finance.TransactionToDelete)
+	if answered || err != nil {
 		return err
 	}
-	locked, err := p.periodLock(c, pr, driverID, t)
-	if err != nil {
-		return err
-	}
-	if locked != nil {
-		return p.ledgerRefusal(c, pr, driverID, ledgerURL(driverID), t.ID.String(), locked)
-	}
-	header, err := p.driverHeader(c, pr, driverID)
-	if err != nil {
-		return err
-	}
-	lang := i18n.From(ctx)
+	pr, driverID := web.Principal(c), t.DriverID
+	lang := i18n.From(c.Request().Context())
 	row := p.ledgerRow(lang, pr, t, pr.Today(), nil)
 	if row.DeleteBlocked != "" {
 		// The rules forbid it: say why in the ledger, at the row.

@@ -398,4 +398,3 @@ var EffectiveStatusRanges = map[string]string{
 		"e.until >= (SELECT today FROM co) AND e.until < (SELECT today + 15 FROM co)",
 	"expired": "e.has_file AND e.until < (SELECT today FROM co)",
 }
-

@@ -258,13 +258,13 @@ func TestDocumentsByExpiryAccessAndValidation(t *testing.T) {
 		{"sort_order=up", "sort_order"},
 		{"format=pdf", "format"},
 	} {
-		body := w.hr.Get("/api/v0/documents?" + tc.query).ExpectError(http.StatusUnprocessableEntity, "ValidationError")
+		body := w.hr.Get("/api/v0/documents?"+tc.query).ExpectError(http.StatusUnprocessableEntity, "ValidationError")
 		if errs, _ := body["errors"].(map[string]any); errs[tc.field] == nil {
 			t.Errorf("%s: errors %v, want %s", tc.query, body["errors"], tc.field)
 		}
 	}
 	for _, q := range []string{"expiring_within=thirty", "include_inactive=maybe", "office_id=HQ", "page=0"} {
-		w.hr.Get("/api/v0/documents?" + q).ExpectError(http.StatusBadRequest, "BadRequest")
+		w.hr.Get("/api/v0/documents?"+q).ExpectError(http.StatusBadRequest, "BadRequest")
 	}
 }
 

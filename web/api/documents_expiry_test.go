@@ -319,3 +319,23 @@ func TestDocumentsByExpiryExport(t *testing.T) {
 		t.Errorf("dispatcher's csv: %v", drecs)
 	}
 }
+
+// TestStatementsOfDocumentsByExpiry: a page is one statement with its
+// total; a page past the end adds the count.
+func TestStatementsOfDocumentsByExpiry(t *testing.T) {
+	t.Parallel()
+	st := &webtest.Statements{}
+	env := webtest.New(t, webtest.WithTracer(st))
+	company := env.Company("Acme", "free")
+	hr := env.As(company, auth.RoleHRManager)
+	for i, name := range []string{"alpha", "bravo"} {
+		id := drvCreate(t, hr, map[string]any{"first_name": "D", "last_name": name, "email": name + "@example.cz"}).ID
+		drvSetDocument(t, env, id, "passport", drvDays(5+i))
+	}
+	hr.Get("/api/v0/documents").Expect(http.StatusOK) // the caller's first request signs it in
+	st.Take()
+	hr.Get("/api/v0/documents?expiring_within=30&status=expiring_soon").Expect(http.StatusOK)
+	st.CheckStatements(t, "GET /documents", 1)
+	hr.Get("/api/v0/documents?expiring_within=30&page=5").Expect(http.StatusOK)
+	st.CheckStatements(t, "GET /documents past the end", 2)
+}

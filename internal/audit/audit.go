@@ -193,7 +193,7 @@ type Filter struct {
 	// Actions keeps the rows of these actions.
 	Actions  []string
 	From, To *time.Time
-	Page      paging.Request
+	Page     paging.Request
 }
 
 // EntityTypes are the values of entity_type.

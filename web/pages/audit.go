@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 	"github.com/shopspring/decimal"
+	"golang.org/x/text/collate"
 
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/audit"
@@ -406,7 +407,8 @@ func auditChanges(ctx context.Context, loc *time.Location, r audit.Log) (people,
 		}
 		people = append(people, ch)
 	}
-	sort.SliceStable(people, func(i, j int) bool { return people[i].Label < people[j].Label })
+	col := collate.New(collationTags[lang])
+	sort.SliceStable(people, func(i, j int) bool { return col.CompareString(people[i].Label, people[j].Label) < 0 })
 	return people, technical
 }
 

@@ -130,6 +130,7 @@ func (p *Pages) Mount(s *web.Server) {
 	p.mountSessions(app)
 	p.mountReview(app)
 	p.mountOutbox(app)
+	p.mountUsers(app)
 }
 
 // addNav adds a main navigation entry, shown to roles whose grant for

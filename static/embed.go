@@ -3,9 +3,10 @@
 // app.css is built by `make css`, htmx.min.js copied by `make htmx`; both
 // are committed. upload.js is hand-written (document uploads with a
 // progress bar, drag-and-drop and the camera), and so are finance.js (the
-// approval queue's "select all"), forms.js (forms sent once) and rating.js
-// (the rating configuration's running sum of the weights). favicon.ico is
-// the browser tab's icon, also served at /favicon.ico.
+// approval queue's "select all"), forms.js (forms sent once, and the
+// address a refused form keeps) and rating.js (the rating configuration's
+// running sum of the weights). favicon.ico is the browser tab's icon, also
+// served at /favicon.ico.
 package static
 
 import (

@@ -85,3 +85,27 @@ func TestUsersPage(t *testing.T) {
 	hr.post("/users/"+jan.UserID.String()+"/deactivate", url.Values{}).expect(t, http.StatusForbidden)
 	jan.Get("/api/v0/notifications").Expect(http.StatusOK)
 }
+
+// TestRefusedFormKeepsItsAddress: a refused form's page names the page the
+// form was on (its Referer, when of this site) as its own address, for the
+// address bar (static/forms.js) and the language switch; not a page of
+// another site, and not when nothing was refused.
+func TestRefusedFormKeepsItsAddress(t *testing.T) {
+	env := devEnv(t)
+	company := env.Company("Acme", "free")
+	admin := signIn(t, env, company, auth.RoleAdmin, "adam@acme.test", "en")
+	adminID := webtest.Value[uuid.UUID](t, env, `SELECT id FROM users WHERE email = 'adam@acme.test'`)
+	self := "/users/" + adminID.String() + "/deactivate"
+
+	admin.Header.Set("Referer", env.Server.URL+"/users?role=admin")
+	admin.post(self, url.Values{"back": {"/users?role=admin"}}).expect(t, http.StatusConflict).
+		contains(t, `data-address="/users?role=admin"`, `name="next" value="/users?role=admin"`)
+
+	admin.Header.Set("Referer", "https://evil.test/users?role=admin")
+	admin.post(self, url.Values{}).expect(t, http.StatusConflict).lacks(t, "data-address=")
+
+	admin.Header.Del("Referer")
+	admin.post(self, url.Values{}).expect(t, http.StatusConflict).lacks(t, "data-address=")
+	admin.Header.Set("Referer", env.Server.URL+"/")
+	admin.get("/users").expect(t, http.StatusOK).lacks(t, "data-address=")
+}

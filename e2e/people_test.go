@@ -78,9 +78,13 @@ func TestUploadForReviewRingsTheBell(t *testing.T) {
 	})
 	hr := app.SignInAt(t, phone, "/", company, auth.RoleHRManager, Person{Email: "hana@acme.test", FirstName: "Hana", LastName: "Horáková"})
 	must(t, expect.Locator(visibleBell(hr).GetByTestId("bell-count")).ToHaveCount(0))
+	// The browser speaks English: HR picks Czech in the phone's menu.
+	must(t, hr.Locator("[data-testid=mobile-menu] summary").Click())
+	must(t, hr.GetByRole(*playwright.AriaRoleButton, playwright.PageGetByRoleOptions{Name: "Čeština"}).Last().Click())
+	must(t, expect.Locator(hr.Locator("html")).ToHaveAttribute("lang", "cs"))
 
 	me := app.SignInAt(t, phone, "/", company, auth.RoleDriver, Person{Email: "petr.maly@acme.test", FirstName: "Petr", LastName: "Malý"})
-	must(t, me.GetByTestId("todo-document").Filter(playwright.LocatorFilterOptions{HasText: "Lékařská prohlídka"}).Click())
+	must(t, me.GetByTestId("todo-document").Filter(playwright.LocatorFilterOptions{HasText: "Medical examination"}).Click())
 	must(t, waitURL(me, regexp.MustCompile(`/drivers/`+ids["petr.maly@acme.test"].String()+`/documents/[0-9a-f-]+$`)))
 	must(t, me.GetByTestId("upload-camera").SetInputFiles([]playwright.InputFile{{Name: "IMG_2041.png", MimeType: "image/png", Buffer: photo(t, 240, 160)}}))
 	must(t, me.GetByTestId("upload-valid_until").Fill(dateIn(365)))
@@ -95,6 +99,7 @@ func TestUploadForReviewRingsTheBell(t *testing.T) {
 	item := hr.GetByTestId("notification")
 	must(t, expect.Locator(item).ToHaveCount(1))
 	must(t, expect.Locator(item).ToContainText("Petr Malý: Lékařská prohlídka, Čeká na kontrolu"))
+	must(t, expect.Locator(hr.GetByTestId("notification-settings")).ToContainText("Rozpory pokut a jejich výsledek"))
 	fitsPhone(t, hr)
 	app.Screenshots(t, hr, "bell-review-cs")
 	app.CheckA11y(t, hr)

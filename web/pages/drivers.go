@@ -16,8 +16,8 @@ import (
 	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/internal/export"
 	"github.com/konvoj/konvoj/internal/i18n"
-	"github.com/konvoj/konvoj/internal/phones"
 	"github.com/konvoj/konvoj/internal/paging"
+	"github.com/konvoj/konvoj/internal/phones"
 	"github.com/konvoj/konvoj/views"
 	"github.com/konvoj/konvoj/web"
 )

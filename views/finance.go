@@ -128,8 +128,8 @@ type TransactionFormData struct {
 	CancelURL string
 	CSRF      string
 	// Token is the one-time form token (create only).
-	Token  string
-	Types  []Option
+	Token string
+	Types []Option
 	// Currencies are the currencies the form offers (money.Choices).
 	Currencies []Option
 	Values     map[string]string

@@ -52,8 +52,10 @@ func TestFormsRefuseImpossibleValues(t *testing.T) {
 	cs := app.Company(t, "Doprava", "cs")
 	petr := fixtures.Driver(t, app.DB, cs, fixtures.Name("Petr", "Dvořák"), fixtures.Email("petr@doprava.test"))
 	acc := app.SignInAt(t, phone, "/", cs, auth.RoleAccountant)
-	_, err = acc.Goto(app.URL + "/drivers/" + petr.String() + "/finance/new")
+	form := "/drivers/" + petr.String() + "/finance/new"
+	_, err = acc.Goto(app.URL + form)
 	must(t, err)
+	toCzech(t, acc, app.URL+form)
 	currency := acc.Locator("#field-currency")
 	must(t, expect.Locator(currency).ToHaveValue("CZK"))
 	must(t, expect.Locator(acc.Locator(`label[for=field-currency]`)).ToHaveText("Měna"))

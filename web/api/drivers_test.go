@@ -204,7 +204,8 @@ func TestDriverPhoneNormalised(t *testing.T) {
 		t.Fatalf("phone %v, want +420777123456", created.Phone)
 	}
 	path := "/api/v0/drivers/" + created.ID.String()
-	for written, want := range map[string]string{"00421 902 123 456": "+421902123456", "+48 (601) 234-567": "+48601234567", "": ""} {
+	for _, c := range [][2]string{{"00421 902 123 456", "+421902123456"}, {"+48 (601) 234-567", "+48601234567"}, {"", ""}} {
+		written, want := c[0], c[1]
 		got := hr.Put(path, map[string]any{"phone": written}).Expect(http.StatusOK).JSON()["phone"]
 		if (want == "" && got != nil) || (want != "" && got != want) {
 			t.Errorf("phone %q answered as %v, want %q", written, got, want)

@@ -227,6 +227,9 @@ type DriverFormData struct {
 	// Choices of the select fields (the current value is taken from
 	// Values).
 	Statuses, Offices, Countries, Languages []Option
+	// BirthMin and BirthMax are the earliest and latest birth dates the
+	// date picker offers (YYYY-MM-DD): the service's bounds.
+	BirthMin, BirthMax string
 }
 
 // DeleteDriverData is the confirmation before a driver is deleted.

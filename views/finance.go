@@ -128,9 +128,11 @@ type TransactionFormData struct {
 	CancelURL string
 	CSRF      string
 	// Token is the one-time form token (create only).
-	Token  string
-	Types  []Option
-	Values map[string]string
+	Token string
+	Types []Option
+	// Currencies are the currencies the form offers (money.Choices).
+	Currencies []Option
+	Values     map[string]string
 	// Errors are translated messages by field; "" holds the ones about
 	// the whole record (a closed period, a status that forbids a change).
 	Errors map[string][]string

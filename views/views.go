@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"net/url"
 	"strconv"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/i18n"
@@ -17,6 +19,15 @@ import (
 // T translates a key in the request's language (see i18n.Lang.T).
 func T(ctx context.Context, key string, pairs ...any) string {
 	return i18n.From(ctx).T(key, pairs...)
+}
+
+// Label is a form field's label: the field's name in messages
+// ("field.finance.transaction_type") with a capital first letter, so the
+// label and its error messages say the same word (docs/texts.md).
+func Label(ctx context.Context, fieldKey string) string {
+	s := T(ctx, fieldKey)
+	r, size := utf8.DecodeRuneInString(s)
+	return string(unicode.ToUpper(r)) + s[size:]
 }
 
 // DocType is a document type's name in the request's language: a built-in

@@ -54,6 +54,9 @@ type Principal struct {
 	CompanyTier     string
 	CompanyTimezone string
 	CompanyCurrency string
+	// CompanyCountry is the company's two-letter country: a phone number
+	// written without its international prefix is read in it.
+	CompanyCountry string
 	// Language is the user's preferred language, else the company's default.
 	Language string
 	// PreferredLanguage is the language the user chose and stored, "" when

@@ -194,7 +194,7 @@ func (s *Service) Import(ctx context.Context, p auth.Principal, rows []ImportRow
 		if !creating {
 			oldOffice = t.existing.OfficeID
 		}
-		c := checkInput(in, &t.next, creating, oldOffice, func(id uuid.UUID) (bool, error) { _, ok := offices.byID[id]; return ok, nil })
+		c := checkInput(in, &t.next, creating, oldOffice, FactsOf(p), func(id uuid.UUID) (bool, error) { _, ok := offices.byID[id]; return ok, nil })
 		if c.err != nil && apperr.KindOf(c.err) != apperr.KindValidation {
 			return res, c.err
 		}

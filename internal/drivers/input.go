@@ -18,6 +18,7 @@ import (
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/countries"
 	"github.com/konvoj/konvoj/internal/i18n"
+	"github.com/konvoj/konvoj/internal/phones"
 	"github.com/konvoj/konvoj/internal/textin"
 )
 
@@ -59,7 +60,23 @@ type field struct {
 	name  string          // JSON name: "first_name"
 	label i18n.Message    // the field's name in messages: "first name"
 	raw   json.RawMessage // the value as sent
+	facts Facts
 }
+
+// Facts are what a driver's values are judged against besides the request
+// itself: today in the company's time zone (a birth date cannot be later)
+// and the company's country, in which a phone number written without its
+// international prefix is read (docs/drivers-and-documents.md).
+type Facts struct {
+	Today   civil.Date
+	Country string
+}
+
+// FactsOf are the caller's company's facts.
+func FactsOf(p auth.Principal) Facts { return Facts{Today: p.Today(), Country: p.CompanyCountry} }
+
+// EarliestBirthYear is the first year a birth date may fall in.
+const EarliestBirthYear = 1900
 
 // fields are the writable fields with their rules. Lengths are the
 // specification's (and the columns').
@@ -68,11 +85,11 @@ var fields = map[string]fieldSpec{
 	"first_name":           requiredString(100, func(d *Driver) *string { return &d.FirstName }),
 	"last_name":            requiredString(100, func(d *Driver) *string { return &d.LastName }),
 	"middle_name":          optionalString(100, func(d *Driver) **string { return &d.MiddleName }),
-	"birth_date":           dateField(func(d *Driver) **civil.Date { return &d.BirthDate }),
+	"birth_date":           birthDateField,
 	"citizenship":          countryField(func(d *Driver) **string { return &d.Citizenship }),
 	"rodne_cislo":          optionalString(20, func(d *Driver) **string { return &d.RodneCislo }),
 	"email":                emailField,
-	"phone":                optionalString(50, func(d *Driver) **string { return &d.Phone }),
+	"phone":                phoneField(func(d *Driver) **string { return &d.Phone }),
 	"registration_address": optionalString(0, func(d *Driver) **string { return &d.RegistrationAddress }),
 	"residence_address":    optionalString(0, func(d *Driver) **string { return &d.ResidenceAddress }),
 	"status":               statusField,
@@ -97,7 +114,7 @@ var requiredOnCreate = []string{"first_name", "last_name", "email"}
 // apply merges the request into d (the stored record on update, defaults on
 // create) and validates the result: field rules for the fields sent, then
 // the rules across fields on the merged record.
-func (in Input) apply(d *Driver, creating bool, v *apperr.Validation) {
+func (in Input) apply(d *Driver, creating bool, facts Facts, v *apperr.Validation) {
 	if creating {
 		for _, name := range requiredOnCreate {
 			if _, ok := in.Fields[name]; !ok {
@@ -112,7 +129,7 @@ func (in Input) apply(d *Driver, creating bool, v *apperr.Validation) {
 	sort.Strings(names)
 	for _, name := range names {
 		if spec, ok := fields[name]; ok {
-			spec(d, field{name: name, label: label(name), raw: in.Fields[name]}, v)
+			spec(d, field{name: name, label: label(name), raw: in.Fields[name], facts: facts}, v)
 		}
 	}
 	crossFieldRules(d, in.Fields, v)
@@ -242,6 +259,62 @@ func dateField(ptr func(*Driver) **civil.Date) fieldSpec {
 		}
 		*ptr(d) = &date
 	}
+}
+
+// birthDateField is a date neither in the future nor before
+// EarliestBirthYear.
+func birthDateField(d *Driver, f field, v *apperr.Validation) {
+	var date *civil.Date
+	if dateField(func(*Driver) **civil.Date { return &date })(d, f, v); date == nil {
+		if !v.Has(f.name) {
+			d.BirthDate = nil
+		}
+		return
+	}
+	switch {
+	case date.After(f.facts.Today):
+		v.Add(f.name, "msg.common.date_future", "field", f.label)
+	case date.Year() < EarliestBirthYear:
+		v.Add(f.name, "msg.common.date_before", "field", f.label, "year", EarliestBirthYear)
+	default:
+		d.BirthDate = date
+	}
+}
+
+// phoneField reads a phone number with phones.Normalize and stores it in
+// E.164; a number without its international prefix is read in the
+// company's country.
+func phoneField(ptr func(*Driver) **string) fieldSpec {
+	return func(d *Driver, f field, v *apperr.Validation) {
+		s, ok := stringValue(f, v)
+		if !ok {
+			return
+		}
+		if s == "" {
+			*ptr(d) = nil
+			return
+		}
+		if e164, ok := phoneValue(v, f.name, f.label, s, f.facts.Country); ok {
+			*ptr(d) = &e164
+		}
+	}
+}
+
+// phoneValue normalises a phone number written in text for the field name
+// (label in messages): E.164 and true, or a message in v and false. A
+// number without its international prefix is read in country (the
+// company's); with country "" it is refused asking for the prefix.
+func phoneValue(v *apperr.Validation, name string, label i18n.Message, text, country string) (string, bool) {
+	e164, problem := phones.Normalize(text, country)
+	switch problem {
+	case phones.OK:
+		return e164, true
+	case phones.NeedsPrefix:
+		v.Add(name, "msg.common.phone_prefix", "field", label)
+	default:
+		v.Add(name, "msg.common.phone", "field", label, "value", text)
+	}
+	return "", false
 }
 
 // countryField accepts an ISO 3166-1 alpha-2 code in any case and stores it

@@ -90,7 +90,7 @@ func TestApplyPartialUpdate(t *testing.T) {
 
 	next := cur
 	var v apperr.Validation
-	input(t, `{"phone": null, "middle_name": "  ", "citizenship": "sk", "swift": "gibaczpx", "unknown": 1, "internal_number": "X"}`).apply(&next, false, &v)
+	input(t, `{"phone": null, "middle_name": "  ", "citizenship": "sk", "swift": "gibaczpx", "unknown": 1, "internal_number": "X"}`).apply(&next, false, czFacts, &v)
 	if errs := fieldErrors(t, &v); errs != nil {
 		t.Fatalf("unexpected errors %v", errs)
 	}
@@ -105,7 +105,7 @@ func TestApplyPartialUpdate(t *testing.T) {
 	// reported on the field that was sent.
 	next = cur
 	v = apperr.Validation{}
-	input(t, `{"contract_to": "2024-12-31"}`).apply(&next, false, &v)
+	input(t, `{"contract_to": "2024-12-31"}`).apply(&next, false, czFacts, &v)
 	errs := fieldErrors(t, &v)
 	if got := errs["contract_to"]; len(got) != 1 || got[0] != "The contract to must be a date after contract from." {
 		t.Fatalf("errors %v", errs)
@@ -114,7 +114,7 @@ func TestApplyPartialUpdate(t *testing.T) {
 	// Required fields may not be cleared.
 	next = cur
 	v = apperr.Validation{}
-	input(t, `{"first_name": null, "email": "", "status": null, "contract_indefinite": null}`).apply(&next, false, &v)
+	input(t, `{"first_name": null, "email": "", "status": null, "contract_indefinite": null}`).apply(&next, false, czFacts, &v)
 	errs = fieldErrors(t, &v)
 	for field, msg := range map[string]string{
 		"first_name":          "The first name field is required.",
@@ -124,6 +124,55 @@ func TestApplyPartialUpdate(t *testing.T) {
 	} {
 		if got := errs[field]; len(got) != 1 || got[0] != msg {
 			t.Errorf("%s: %v, want %q", field, got, msg)
+		}
+	}
+}
+
+// czFacts are a Czech company's facts on 28 November 2026.
+var czFacts = Facts{Today: civil.NewDate(2026, 11, 28), Country: "CZ"}
+
+// A birth date is neither later than the company's today nor before 1900;
+// a phone is stored in E.164, read in the company's country when written
+// without its prefix, and refused in words when it is not a number.
+func TestBirthDateAndPhone(t *testing.T) {
+	for _, c := range []struct {
+		body  string
+		facts Facts
+		field string
+		want  string // the message, or the stored value
+	}{
+		{`{"birth_date": "2026-11-29"}`, czFacts, "birth_date", "The birth date cannot be in the future."},
+		{`{"birth_date": "2031-05-01"}`, czFacts, "birth_date", "The birth date cannot be in the future."},
+		{`{"birth_date": "1899-12-31"}`, czFacts, "birth_date", "The birth date cannot be before 1900."},
+		{`{"birth_date": "2026-11-28"}`, czFacts, "birth_date", "=2026-11-28"},
+		{`{"birth_date": "1900-01-01"}`, czFacts, "birth_date", "=1900-01-01"},
+		{`{"birth_date": "2026-02-30"}`, czFacts, "birth_date", "The birth date is not a valid date."},
+		{`{"phone": "+420 abc"}`, czFacts, "phone", "The phone “+420 abc” is not a phone number: write its digits with the country code, such as +420 777 123 456."},
+		{`{"phone": "+420 123"}`, czFacts, "phone", "The phone “+420 123” is not a phone number: write its digits with the country code, such as +420 777 123 456."},
+		{`{"phone": "777 123 456"}`, Facts{Today: czFacts.Today}, "phone", "Write the phone with its international prefix, such as +420 777 123 456."},
+		{`{"phone": "777 123 456"}`, czFacts, "phone", "=+420777123456"},
+		{`{"phone": "601 234 567"}`, Facts{Today: czFacts.Today, Country: "PL"}, "phone", "=+48601234567"},
+		{`{"phone": "+48 601-234-567"}`, czFacts, "phone", "=+48601234567"},
+	} {
+		d := Driver{FirstName: "Jan", LastName: "Novák", Email: "jan@example.cz", Status: "active"}
+		var v apperr.Validation
+		input(t, c.body).apply(&d, false, c.facts, &v)
+		errs := fieldErrors(t, &v)
+		if stored, ok := strings.CutPrefix(c.want, "="); ok {
+			got := ""
+			switch {
+			case c.field == "phone" && d.Phone != nil:
+				got = *d.Phone
+			case c.field == "birth_date" && d.BirthDate != nil:
+				got = d.BirthDate.String()
+			}
+			if errs != nil || got != stored {
+				t.Errorf("%s: stored %q with %v, want %q", c.body, got, errs, stored)
+			}
+			continue
+		}
+		if got := errs[c.field]; len(got) != 1 || got[0] != c.want || d.Phone != nil || d.BirthDate != nil {
+			t.Errorf("%s: %v (phone %v, birth date %v), want %q", c.body, errs, d.Phone, d.BirthDate, c.want)
 		}
 	}
 }
@@ -181,7 +230,7 @@ func TestSearchWordsEscapeWildcards(t *testing.T) {
 
 func TestInputSet(t *testing.T) {
 	var in Input
-	if err := in.Set("phone", "+420 1"); err != nil {
+	if err := in.Set("phone", "+420 777 123 456"); err != nil {
 		t.Fatal(err)
 	}
 	if err := in.Set("middle_name", nil); err != nil {
@@ -190,8 +239,8 @@ func TestInputSet(t *testing.T) {
 	mid := "Petr"
 	d := Driver{MiddleName: &mid}
 	var v apperr.Validation
-	in.apply(&d, false, &v)
-	if v.Err() != nil || d.Phone == nil || *d.Phone != "+420 1" || d.MiddleName != nil {
+	in.apply(&d, false, czFacts, &v)
+	if v.Err() != nil || d.Phone == nil || *d.Phone != "+420777123456" || d.MiddleName != nil {
 		t.Fatalf("apply after Set: %+v, %v", d, v.Err())
 	}
 }

@@ -31,7 +31,7 @@ func (s *Service) Create(ctx context.Context, p auth.Principal, read func(*Input
 	}
 	companyID := p.CompanyID
 	d := Driver{CompanyID: companyID, Status: "active", Flags: json.RawMessage(`{}`), Tags: []string{}}
-	if err := s.validate(ctx, companyID, in, &d, true, nil); err != nil {
+	if err := s.validate(ctx, p, in, &d, true, nil); err != nil {
 		return Driver{}, err
 	}
 	var out Driver
@@ -97,7 +97,7 @@ func (s *Service) Update(ctx context.Context, p auth.Principal, id uuid.UUID, re
 			return err
 		}
 		next := cur
-		if err := s.validate(ctx, cur.CompanyID, in, &next, false, cur.OfficeID); err != nil {
+		if err := s.validate(ctx, p, in, &next, false, cur.OfficeID); err != nil {
 			return err
 		}
 		oldValues, newValues := audit.Diff(cur.auditValues(), next.auditValues())
@@ -146,10 +146,11 @@ func (s *Service) Delete(ctx context.Context, p auth.Principal, id uuid.UUID) (D
 	return cur.forCaller(p), nil
 }
 
-// validate applies the input to d and checks it, including that a newly
-// set office is a live office of the company.
-func (s *Service) validate(ctx context.Context, companyID uuid.UUID, in Input, d *Driver, creating bool, oldOffice *uuid.UUID) error {
-	v := checkInput(in, d, creating, oldOffice, func(id uuid.UUID) (bool, error) { return officeExists(ctx, s.db, companyID, id) })
+// validate applies the input to d and checks it against the caller's
+// company's facts, including that a newly set office is a live office of
+// the company.
+func (s *Service) validate(ctx context.Context, p auth.Principal, in Input, d *Driver, creating bool, oldOffice *uuid.UUID) error {
+	v := checkInput(in, d, creating, oldOffice, FactsOf(p), func(id uuid.UUID) (bool, error) { return officeExists(ctx, s.db, d.CompanyID, id) })
 	return v.err
 }
 
@@ -163,9 +164,9 @@ type checked struct {
 // checkInput is the validation of a create or update (the import runs it
 // too, with its offices looked up once): the field rules, the rules across
 // fields, and that a newly set office is live (office reports that).
-func checkInput(in Input, d *Driver, creating bool, oldOffice *uuid.UUID, office func(uuid.UUID) (bool, error)) checked {
+func checkInput(in Input, d *Driver, creating bool, oldOffice *uuid.UUID, facts Facts, office func(uuid.UUID) (bool, error)) checked {
 	var c checked
-	in.apply(d, creating, &c.v)
+	in.apply(d, creating, facts, &c.v)
 	if d.OfficeID != nil && !c.v.Has("office_id") && (oldOffice == nil || *oldOffice != *d.OfficeID) {
 		ok, err := office(*d.OfficeID)
 		if err != nil {

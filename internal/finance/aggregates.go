@@ -122,7 +122,7 @@ func (q AggregateQuery) check() (AggregateQuery, error) {
 	if q.Currency != "" {
 		c, ok := money.NormalizeCurrency(q.Currency)
 		if !ok {
-			v.Add("currency", "msg.common.currency")
+			v.Add("currency", "msg.common.currency", "value", q.Currency)
 		}
 		q.Currency = c
 	}

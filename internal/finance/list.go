@@ -135,7 +135,7 @@ func (f TransactionFilter) check(v *apperr.Validation) TransactionFilter {
 	if f.Currency != "" {
 		c, ok := money.NormalizeCurrency(f.Currency)
 		if !ok {
-			v.Add("currency", "msg.common.currency")
+			v.Add("currency", "msg.common.currency", "value", f.Currency)
 		}
 		f.Currency = c
 	}

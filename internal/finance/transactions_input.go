@@ -180,11 +180,16 @@ func inputOrderID(v *apperr.Validation, raw string) *uuid.UUID {
 	return &id
 }
 
-// inputCurrency reads a currency code of a body.
+// inputCurrency reads a currency code of a body (docs/finance.md,
+// "Currencies").
 func inputCurrency(v *apperr.Validation, raw string) string {
 	c, ok := money.NormalizeCurrency(raw)
-	if !ok {
-		v.Add("currency", "msg.common.currency")
+	switch {
+	case ok:
+	case c == "":
+		v.Add("currency", "msg.common.required", "field", fieldName("currency"))
+	default:
+		v.Add("currency", "msg.common.currency", "value", strings.TrimSpace(raw))
 	}
 	return c
 }

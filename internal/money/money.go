@@ -10,11 +10,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/shopspring/decimal"
+	"golang.org/x/text/currency"
 
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/i18n"
@@ -275,14 +277,44 @@ func (in Input) Given() bool {
 // Parse reads the value; call it only when Given.
 func (in Input) Parse() (Amount, error) { return parseJSON(in.raw) }
 
-// currencyPattern is an ISO 4217 code.
-var currencyPattern = regexp.MustCompile(`^[A-Z]{3}$`)
-
-// NormalizeCurrency upper-cases a currency code; ok is false when it is not
-// three letters.
+// NormalizeCurrency upper-cases a currency code; ok is false when it is
+// not the code of a currency in use (ISO 4217, as the Unicode CLDR data of
+// golang.org/x/text lists the legal tender of today's countries): "XYZ",
+// "KC" and "EURO" are refused (docs/finance.md, "Currencies").
 func NormalizeCurrency(s string) (string, bool) {
 	s = strings.ToUpper(strings.TrimSpace(s))
-	return s, currencyPattern.MatchString(s)
+	return s, inUse[s]
+}
+
+// inUse are the codes of the currencies in use, read once.
+var inUse = func() map[string]bool {
+	set := map[string]bool{}
+	for it := currency.Query(); it.Next(); {
+		if it.IsTender() {
+			set[it.Unit().String()] = true
+		}
+	}
+	return set
+}()
+
+// Offered are the currencies the pages offer to choose from, the ones road
+// transport in and around central Europe pays in; a company's own currency
+// and a record's stored one are offered too (Choices). The API takes any
+// currency in use.
+var Offered = []string{"CZK", "EUR", "PLN", "HUF", "RON", "BGN", "UAH", "CHF", "GBP", "DKK", "SEK", "NOK", "USD"}
+
+// Choices are the currencies a form offers: first, the company's currency,
+// then Offered, then current when it is none of them (a record stored in
+// another currency keeps it until changed). Codes that are not in use are
+// left out.
+func Choices(company, current string) []string {
+	out := make([]string, 0, len(Offered)+2)
+	for _, c := range append(append([]string{company}, Offered...), current) {
+		if c, ok := NormalizeCurrency(c); ok && !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // TextInput is an amount typed into a form as an Input: empty text is no

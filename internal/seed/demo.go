@@ -236,7 +236,7 @@ func mustLocation(name string) *time.Location {
 
 func (d *demo) principal(role auth.Role, email, name string) auth.Principal {
 	return auth.Principal{UserID: DemoUserID(email), CompanyID: d.company, Role: role, Email: email, Name: name,
-		CompanyTier: "business", CompanyTimezone: "Europe/Prague", CompanyCurrency: "CZK", Language: "cs",
+		CompanyTier: "business", CompanyTimezone: "Europe/Prague", CompanyCurrency: "CZK", CompanyCountry: "CZ", Language: "cs",
 		IPAddress: "127.0.0.1", UserAgent: "konvoj seed-demo"}
 }
 
@@ -277,7 +277,7 @@ func (d *demo) createDrivers(ctx context.Context) error {
 		var in drivers.Input
 		fields := map[string]any{
 			"first_name": p.first, "last_name": p.last, "email": email, "citizenship": p.country,
-			"phone":                fmt.Sprintf("+420 7%02d %03d %03d", 10+i, (i*37)%1000, (i*91)%1000),
+			"phone":                fmt.Sprintf("+420 7%02d %03d %03d", 20+i%20, (i*37)%1000, (i*91)%1000),
 			"birth_date":           d.today.AddMonths(-12 * (26 + i%30)).AddDays(-(i * 11 % 300)).String(),
 			"status":               statuses[i%len(statuses)],
 			"hire_date":            hire.String(),

@@ -187,7 +187,7 @@ func scaleCompany(ctx context.Context, tx pgx.Tx, name string, n int, super bool
 			SELECT $1, (SELECT array_agg(id ORDER BY is_headquarters DESC) FROM offices WHERE company_id = $1)[1 + s % 2],
 				'DRV-' || lpad(s::text, greatest(4, length(s::text)), '0'), s,
 				fn[1 + (s * 7) % array_length(fn, 1)], ln[1 + (s * 13) % array_length(ln, 1)],
-				'driver' || s || '@' || $3, '+420 6' || lpad(((s * 7919) % 100000000)::text, 8, '0'),
+				'driver' || s || '@' || $3, '+4207' || lpad(((s * 7919) % 100000000)::text, 8, '0'),
 				(ARRAY['CZ','SK','PL','UA','RO'])[1 + s % 5],
 				CASE WHEN s % 50 = 0 THEN 'terminated' WHEN s % 33 = 0 THEN 'inactive' WHEN s % 20 = 0 THEN 'on_leave' ELSE 'active' END,
 				$4::date - (30 + (s * 37) % 2500), $4::date - (8000 + (s * 53) % 9000),

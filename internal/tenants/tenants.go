@@ -82,9 +82,10 @@ func (n *NewCompany) Validate() error {
 	if n.Currency == "" {
 		n.Currency = "CZK"
 	}
-	var ok bool
-	if n.Currency, ok = money.NormalizeCurrency(n.Currency); !ok {
-		v.Add("currency", "msg.common.currency")
+	if c, ok := money.NormalizeCurrency(n.Currency); !ok {
+		v.Add("currency", "msg.common.currency", "value", n.Currency)
+	} else {
+		n.Currency = c
 	}
 	if n.Country == "" {
 		n.Country = "CZ"
@@ -198,7 +199,7 @@ func (s *Service) resolve(ctx context.Context, id auth.Identity) (auth.Principal
 	upsert := func() error {
 		return s.db.QueryRow(ctx, `
 		WITH c AS (
-			SELECT id, subscription_tier, timezone, currency, default_language FROM companies WHERE id = $1
+			SELECT id, subscription_tier, timezone, currency, country_code, default_language FROM companies WHERE id = $1
 		), u AS (
 			INSERT INTO users AS usr (id, company_id, external_id, email, role, first_name, last_name, last_login_at)
 			SELECT $2, c.id, $3, $4, $5, NULLIF($6, ''), NULLIF($7, ''), now() FROM c
@@ -215,7 +216,7 @@ func (s *Service) resolve(ctx context.Context, id auth.Identity) (auth.Principal
 		), mine AS (
 			SELECT preferred_language, first_name, last_name, is_active FROM users WHERE id = $2 AND company_id = $1
 		)
-		SELECT c.subscription_tier, c.timezone, c.currency, c.default_language,
+		SELECT c.subscription_tier, c.timezone, c.currency, c.country_code, c.default_language,
 			COALESCE((SELECT preferred_language FROM u), (SELECT preferred_language FROM mine)),
 			COALESCE((SELECT first_name FROM u), (SELECT first_name FROM mine)),
 			COALESCE((SELECT last_name FROM u), (SELECT last_name FROM mine)),
@@ -225,11 +226,11 @@ func (s *Service) resolve(ctx context.Context, id auth.Identity) (auth.Principal
 			END
 		FROM c`,
 			companyID, userID, id.Subject, id.Email, string(id.Role), id.FirstName, id.LastName,
-		).Scan(&p.CompanyTier, &p.CompanyTimezone, &p.CompanyCurrency, &defLang, &prefLang, &firstName, &last, &active, &driverID)
+		).Scan(&p.CompanyTier, &p.CompanyTimezone, &p.CompanyCurrency, &p.CompanyCountry, &defLang, &prefLang, &firstName, &last, &active, &driverID)
 	}
 	var fresh bool
 	err = s.db.QueryRow(ctx, `
-		SELECT c.subscription_tier, c.timezone, c.currency, c.default_language,
+		SELECT c.subscription_tier, c.timezone, c.currency, c.country_code, c.default_language,
 			u.preferred_language, u.first_name, u.last_name, u.is_active,
 			COALESCE(u.email = $3 AND u.role = $4
 				AND u.last_login_at >= now() - interval '5 minutes'
@@ -240,7 +241,7 @@ func (s *Service) resolve(ctx context.Context, id auth.Identity) (auth.Principal
 		FROM companies c LEFT JOIN users u ON u.id = $2 AND u.company_id = c.id
 		WHERE c.id = $1`,
 		companyID, userID, id.Email, string(id.Role), id.FirstName,
-	).Scan(&p.CompanyTier, &p.CompanyTimezone, &p.CompanyCurrency, &defLang, &prefLang, &firstName, &last, &active, &fresh, &driverID)
+	).Scan(&p.CompanyTier, &p.CompanyTimezone, &p.CompanyCurrency, &p.CompanyCountry, &defLang, &prefLang, &firstName, &last, &active, &fresh, &driverID)
 	if err == nil && !fresh && (active == nil || *active) {
 		err = upsert()
 	}

@@ -240,7 +240,7 @@ func TestAcceptancePermissionMatrix(t *testing.T) {
 	peerFile := func(w *accWorld) uuid.UUID { return w.peerFile }
 	newDriver := func() any { return map[string]any{"first_name": "Nový", "last_name": "Řidič", "email": accEmail()} }
 	phone := func() any {
-		return map[string]any{"phone": "+420 777 " + strconv.Itoa(int(time.Now().UnixNano()%1000000))}
+		return map[string]any{"phone": fmt.Sprintf("+420 777 %06d", time.Now().UnixNano()%1000000)}
 	}
 	meta := func() any { return map[string]any{"number": "P-" + uuid.NewString()[:6]} }
 
@@ -754,7 +754,7 @@ func TestAcceptanceDrivers(t *testing.T) {
 		}
 	})
 	t.Run("update is partial and answers the updated driver", func(t *testing.T) {
-		d := drvCreate(t, hr, base(map[string]any{"phone": "111", "citizenship": "CZ"}))
+		d := drvCreate(t, hr, base(map[string]any{"phone": "+420 777 000 111", "citizenship": "CZ"}))
 		time.Sleep(5 * time.Millisecond) // updated_at must move
 		m := hr.Put("/api/v0/drivers/"+d.ID.String(), map[string]any{"status": "on_leave", "phone": nil}).Expect(http.StatusOK).JSON()
 		if m["status"] != "on_leave" || m["phone"] != nil || m["citizenship"] != "CZ" || m["first_name"] != "Jan" {
@@ -767,7 +767,7 @@ func TestAcceptanceDrivers(t *testing.T) {
 			ExpectError(http.StatusUnprocessableEntity, "ValidationError")
 	})
 	t.Run("a driver changes only phone, addresses and bank fields of its own record", func(t *testing.T) {
-		d := drvCreate(t, hr, base(map[string]any{"email": "self@firma.cz", "phone": "111"}))
+		d := drvCreate(t, hr, base(map[string]any{"email": "self@firma.cz", "phone": "+420 777 000 111"}))
 		me := env.As(company, auth.RoleDriver, "SELF@firma.cz")
 		rows := func() int {
 			return count(t, env, `SELECT count(*) FROM audit_logs WHERE entity_id = $1`, d.ID)
@@ -780,17 +780,17 @@ func TestAcceptanceDrivers(t *testing.T) {
 			me.Put("/api/v0/drivers/"+d.ID.String(), body).ExpectError(http.StatusForbidden, "Forbidden")
 		}
 		got := hr.Get("/api/v0/drivers/" + d.ID.String()).JSON()
-		if got["phone"] != "111" || got["first_name"] != "Jan" || got["status"] != "active" {
+		if got["phone"] != "+420777000111" || got["first_name"] != "Jan" || got["status"] != "active" {
 			t.Fatalf("refused update changed the driver: %v", got)
 		}
 		if rows() != before {
 			t.Fatal("a refused update wrote an audit row")
 		}
 		m := me.Put("/api/v0/drivers/"+d.ID.String(), map[string]any{
-			"phone": "222", "registration_address": "Brno", "residence_address": "Ostrava", "bank_country": "CZ",
+			"phone": "777 000 222", "registration_address": "Brno", "residence_address": "Ostrava", "bank_country": "CZ",
 			"bank_account": "1/0100", "iban": "CZ6508000000192000145399", "swift": "GIBACZPX",
 		}).Expect(http.StatusOK).JSON()
-		if m["phone"] != "222" || m["residence_address"] != "Ostrava" {
+		if m["phone"] != "+420777000222" || m["residence_address"] != "Ostrava" {
 			t.Fatalf("own update: %v", m)
 		}
 		me.Put("/api/v0/drivers/"+d.ID.String(), map[string]any{"iban": "CZ00"}).ExpectError(http.StatusUnprocessableEntity, "ValidationError")

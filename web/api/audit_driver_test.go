@@ -28,7 +28,7 @@ func TestAuditLogFilteredToOneDriver(t *testing.T) {
 	// Everything that can happen to a driver, for Jan and for Eva.
 	activity := func(email string) uuid.UUID {
 		d := drvCreate(t, hr, map[string]any{"first_name": "D", "last_name": email, "email": email})
-		hr.Put("/api/v0/drivers/"+d.ID.String(), map[string]any{"phone": "+420 1"}).Expect(http.StatusOK)
+		hr.Put("/api/v0/drivers/"+d.ID.String(), map[string]any{"phone": "+420 777 000 001"}).Expect(http.StatusOK)
 		var doc uuid.UUID
 		if err := env.DB.QueryRow(ctx, `SELECT id FROM driver_documents WHERE driver_id = $1 AND type = 'passport'`, d.ID).Scan(&doc); err != nil {
 			t.Fatal(err)

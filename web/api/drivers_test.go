@@ -119,7 +119,7 @@ func TestDriverCreateReadUpdateDelete(t *testing.T) {
 	want := map[string]any{
 		"company_id": company.String(), "office_id": nil, "internal_number": "DRV-0001", "first_name": "Jan",
 		"last_name": "Novák", "middle_name": "Petr", "birth_date": "1985-03-14", "citizenship": "CZ",
-		"rodne_cislo": "850314/1234", "email": "jan.novak@example.cz", "phone": "+420 777 111 222",
+		"rodne_cislo": "850314/1234", "email": "jan.novak@example.cz", "phone": "+420777111222",
 		"registration_address": "Hlavní 1, Praha", "residence_address": "Vedlejší 2, Brno", "status": "on_leave",
 		"hire_date": "2020-01-15", "fire_date": nil, "contract_from": "2020-01-15", "contract_to": "2026-01-14",
 		"contract_indefinite": false, "work_location": "Praha", "bank_country": "CZ", "bank_account": "19-2000145399/0800",
@@ -155,9 +155,9 @@ func TestDriverCreateReadUpdateDelete(t *testing.T) {
 	}
 
 	// Partial update: only the fields sent change; null clears.
-	upd := hr.Put("/api/v0/drivers/"+id, map[string]any{"phone": "+420 600 000 000", "middle_name": nil, "status": "active"}).
+	upd := hr.Put("/api/v0/drivers/"+id, map[string]any{"phone": "+420 601 000 000", "middle_name": nil, "status": "active"}).
 		Expect(http.StatusOK).JSON()
-	if upd["phone"] != "+420 600 000 000" || upd["middle_name"] != nil || upd["status"] != "active" ||
+	if upd["phone"] != "+420601000000" || upd["middle_name"] != nil || upd["status"] != "active" ||
 		upd["first_name"] != "Jan" || upd["iban"] != "CZ6508000000192000145399" {
 		t.Errorf("after update: %v", upd)
 	}
@@ -165,7 +165,7 @@ func TestDriverCreateReadUpdateDelete(t *testing.T) {
 		t.Error("updated_at did not change")
 	}
 	// An update that changes nothing writes nothing.
-	same := hr.Put("/api/v0/drivers/"+id, map[string]any{"phone": "+420 600 000 000"}).Expect(http.StatusOK).JSON()
+	same := hr.Put("/api/v0/drivers/"+id, map[string]any{"phone": "+420 601 000 000"}).Expect(http.StatusOK).JSON()
 	if same["updated_at"] != upd["updated_at"] {
 		t.Error("a no-op update changed updated_at")
 	}
@@ -187,6 +187,35 @@ func TestDriverCreateReadUpdateDelete(t *testing.T) {
 	hr.Put("/api/v0/drivers/not-a-uuid", map[string]any{"phone": "1"}).ExpectError(http.StatusNotFound, "NotFound")
 	hr.Delete("/api/v0/drivers/not-a-uuid").ExpectError(http.StatusNotFound, "NotFound")
 	hr.Get("/api/v0/drivers/"+uuid.NewString()).ExpectError(http.StatusNotFound, "NotFound")
+}
+
+// A phone is stored in E.164 whichever way it was written; one without its
+// international prefix is read in the company's country (Czechia here);
+// a birth date of today is accepted. The answer, the stored row and the
+// list say the same.
+func TestDriverPhoneNormalised(t *testing.T) {
+	t.Parallel()
+	env := webtest.New(t)
+	company := env.Company("Acme", "free")
+	hr := env.As(company, auth.RoleHRManager)
+	created := drvCreate(t, hr, map[string]any{"first_name": "Jan", "last_name": "Novák", "email": "jan@example.cz",
+		"phone": "777 123 456", "birth_date": pragueDay(0)})
+	if created.Phone == nil || *created.Phone != "+420777123456" {
+		t.Fatalf("phone %v, want +420777123456", created.Phone)
+	}
+	path := "/api/v0/drivers/" + created.ID.String()
+	for _, c := range [][2]string{{"00421 902 123 456", "+421902123456"}, {"+48 (601) 234-567", "+48601234567"}, {"", ""}} {
+		written, want := c[0], c[1]
+		got := hr.Put(path, map[string]any{"phone": written}).Expect(http.StatusOK).JSON()["phone"]
+		if (want == "" && got != nil) || (want != "" && got != want) {
+			t.Errorf("phone %q answered as %v, want %q", written, got, want)
+		}
+	}
+	hr.Put(path, map[string]any{"phone": "+420 abc"}).ExpectError(http.StatusUnprocessableEntity, "ValidationError")
+	var stored *string
+	if err := env.DB.QueryRow(context.Background(), `SELECT phone FROM drivers WHERE id = $1`, created.ID).Scan(&stored); err != nil || stored != nil {
+		t.Fatalf("stored phone %v (%v), want none: the refused update wrote nothing", stored, err)
+	}
 }
 
 func TestDriverValidation(t *testing.T) {
@@ -224,9 +253,14 @@ func TestDriverValidation(t *testing.T) {
 		{"last name too long", base(map[string]any{"last_name": long(101)}), "last_name", "The last name may not be greater than 100 characters."},
 		{"middle name too long", base(map[string]any{"middle_name": long(101)}), "middle_name", "The middle name may not be greater than 100 characters."},
 		{"rodne cislo too long", base(map[string]any{"rodne_cislo": long(21)}), "rodne_cislo", "The birth number may not be greater than 20 characters."},
-		{"phone too long", base(map[string]any{"phone": long(51)}), "phone", "The phone may not be greater than 50 characters."},
+		{"phone with letters", base(map[string]any{"phone": "+420 abc"}), "phone", "The phone “+420 abc” is not a phone number: write its digits with the country code, such as +420 777 123 456."},
+		{"phone too short", base(map[string]any{"phone": "+420 777 12"}), "phone", "The phone “+420 777 12” is not a phone number: write its digits with the country code, such as +420 777 123 456."},
+		{"phone of no country", base(map[string]any{"phone": "+999 777 123 456"}), "phone", "The phone “+999 777 123 456” is not a phone number: write its digits with the country code, such as +420 777 123 456."},
+		{"birth date in the future", base(map[string]any{"birth_date": "2031-05-01"}), "birth_date", "The birth date cannot be in the future."},
+		{"birth date tomorrow", base(map[string]any{"birth_date": pragueDay(1)}), "birth_date", "The birth date cannot be in the future."},
+		{"birth date before 1900", base(map[string]any{"birth_date": "1899-12-31"}), "birth_date", "The birth date cannot be before 1900."},
 		{"work location too long", base(map[string]any{"work_location": long(51)}), "work_location", "The work location may not be greater than 50 characters."},
-		{"bank account too long", base(map[string]any{"bank_account": long(51)}), "bank_account", "The bank account may not be greater than 50 characters."},
+		{"bank account too long", base(map[string]any{"bank_account": long(51)}), "bank_account", "The account number may not be greater than 50 characters."},
 		{"first name not a string", base(map[string]any{"first_name": 42}), "first_name", "The first name must be a string."},
 		{"impossible date", base(map[string]any{"birth_date": "1990-02-30"}), "birth_date", "The birth date is not a valid date."},
 		{"date format", base(map[string]any{"hire_date": "15.01.2020"}), "hire_date", "The hire date is not a valid date."},
@@ -294,7 +328,7 @@ func TestDriverUpdateValidatesMergedRecord(t *testing.T) {
 	company := env.Company("Acme", "free")
 	hr := env.As(company, auth.RoleHRManager)
 	d := drvCreate(t, hr, map[string]any{"first_name": "Jan", "last_name": "Novák", "email": "jan@example.cz",
-		"contract_from": "2025-01-01", "hire_date": "2024-06-01", "phone": "+420 1"})
+		"contract_from": "2025-01-01", "hire_date": "2024-06-01", "phone": "+420 777 000 001"})
 	path := "/api/v0/drivers/" + d.ID.String()
 
 	cases := []struct {
@@ -317,13 +351,13 @@ func TestDriverUpdateValidatesMergedRecord(t *testing.T) {
 	}
 	// Nothing of the failed updates was applied.
 	got := hr.Get(path).Expect(http.StatusOK).JSON()
-	if got["contract_to"] != nil || got["fire_date"] != nil || got["first_name"] != "Jan" || got["phone"] != "+420 1" {
+	if got["contract_to"] != nil || got["fire_date"] != nil || got["first_name"] != "Jan" || got["phone"] != "+420777000001" {
 		t.Fatalf("failed updates left changes: %v", got)
 	}
 	// Clearing contract_from makes an earlier contract_to acceptable; an
 	// absent field is left alone.
 	res := hr.Put(path, map[string]any{"contract_from": nil, "contract_to": "2024-12-31"}).Expect(http.StatusOK).JSON()
-	if res["contract_from"] != nil || res["contract_to"] != "2024-12-31" || res["hire_date"] != "2024-06-01" || res["phone"] != "+420 1" {
+	if res["contract_from"] != nil || res["contract_to"] != "2024-12-31" || res["hire_date"] != "2024-06-01" || res["phone"] != "+420777000001" {
 		t.Fatalf("after update: %v", res)
 	}
 	hr.Put(path, `{"phone": `).ExpectError(http.StatusBadRequest, "BadRequest")
@@ -418,7 +452,7 @@ func TestDriverPermissionsByRole(t *testing.T) {
 	env := webtest.New(t)
 	company := env.Company("Acme", "free")
 	admin := env.As(company, auth.RoleAdmin)
-	own := drvCreate(t, admin, map[string]any{"first_name": "Petr", "last_name": "Svoboda", "email": "petr@example.cz", "phone": "1"})
+	own := drvCreate(t, admin, map[string]any{"first_name": "Petr", "last_name": "Svoboda", "email": "petr@example.cz", "phone": "+420 777 000 001"})
 	otherDriver := drvCreate(t, admin, map[string]any{"first_name": "Eva", "last_name": "Malá", "email": "eva@example.cz"})
 	ownPath := "/api/v0/drivers/" + own.ID.String()
 	body := map[string]any{"first_name": "X", "last_name": "Y", "email": "x@example.cz"}
@@ -485,10 +519,10 @@ func TestDriverPermissionsByRole(t *testing.T) {
 	drv.Put(otherPath, map[string]any{"phone": "2"}).ExpectError(http.StatusForbidden, "AccessDenied")
 	drv.Get("/api/v0/drivers/"+uuid.NewString()).ExpectError(http.StatusNotFound, "NotFound")
 
-	upd := drv.Put(ownPath, map[string]any{"phone": "+420 2", "registration_address": "A", "residence_address": "B",
+	upd := drv.Put(ownPath, map[string]any{"phone": "+420 777 000 002", "registration_address": "A", "residence_address": "B",
 		"bank_country": "sk", "bank_account": "123", "iban": "SK3112000000198742637541", "swift": "SUBASKBX", "whatever": 1}).
 		Expect(http.StatusOK).JSON()
-	if upd["phone"] != "+420 2" || upd["bank_country"] != "SK" || upd["iban"] != "SK3112000000198742637541" {
+	if upd["phone"] != "+420777000002" || upd["bank_country"] != "SK" || upd["iban"] != "SK3112000000198742637541" {
 		t.Fatalf("driver's update: %v", upd)
 	}
 	for _, b := range []map[string]any{
@@ -501,7 +535,7 @@ func TestDriverPermissionsByRole(t *testing.T) {
 	}
 	// Refused updates changed nothing; the driver's own field checks still apply.
 	drv.Put(ownPath, map[string]any{"iban": "SK3112000000198742637540"}).ExpectError(http.StatusUnprocessableEntity, "ValidationError")
-	if got := admin.Get(ownPath).JSON(); got["phone"] != "+420 2" || got["first_name"] != "Petr" {
+	if got := admin.Get(ownPath).JSON(); got["phone"] != "+420777000002" || got["first_name"] != "Petr" {
 		t.Fatalf("after refused updates: %v", got)
 	}
 
@@ -553,8 +587,8 @@ func TestDriverAuditTrail(t *testing.T) {
 	env := webtest.New(t)
 	company := env.Company("Acme", "free")
 	hr := env.As(company, auth.RoleHRManager)
-	d := drvCreate(t, hr, map[string]any{"first_name": "Jan", "last_name": "Novák", "email": "jan@example.cz", "phone": "1"})
-	hr.Put("/api/v0/drivers/"+d.ID.String(), map[string]any{"phone": "2", "first_name": "Jan", "citizenship": "CZ"}).Expect(http.StatusOK)
+	d := drvCreate(t, hr, map[string]any{"first_name": "Jan", "last_name": "Novák", "email": "jan@example.cz", "phone": "+420 777 000 001"})
+	hr.Put("/api/v0/drivers/"+d.ID.String(), map[string]any{"phone": "+420 777 000 002", "first_name": "Jan", "citizenship": "CZ"}).Expect(http.StatusOK)
 	hr.Delete("/api/v0/drivers/" + d.ID.String()).Expect(http.StatusNoContent)
 
 	var logs struct {
@@ -587,7 +621,7 @@ func TestDriverAuditTrail(t *testing.T) {
 		t.Errorf("created row: %+v", created)
 	}
 	// Only the changed fields: first_name was sent unchanged.
-	if len(updated.NewValues) != 2 || updated.NewValues["phone"] != "2" || updated.OldValues["phone"] != "1" ||
+	if len(updated.NewValues) != 2 || updated.NewValues["phone"] != "+420777000002" || updated.OldValues["phone"] != "+420777000001" ||
 		updated.NewValues["citizenship"] != "CZ" || updated.OldValues["citizenship"] != nil {
 		t.Errorf("updated row: old %v new %v", updated.OldValues, updated.NewValues)
 	}
@@ -678,7 +712,7 @@ func TestDriverListEnvelopeAndSummary(t *testing.T) {
 	env := webtest.New(t)
 	company := env.Company("Acme", "free")
 	hr := env.As(company, auth.RoleHRManager)
-	ready := drvCreate(t, hr, map[string]any{"first_name": "A", "last_name": "Ready", "email": "a@example.cz", "phone": "1", "citizenship": "CZ", "hire_date": "2024-01-01"})
+	ready := drvCreate(t, hr, map[string]any{"first_name": "A", "last_name": "Ready", "email": "a@example.cz", "phone": "+420 777 000 001", "citizenship": "CZ", "hire_date": "2024-01-01"})
 	for i, typ := range []string{"passport", "drivers_license", "tachograph_card", "code_95", "medical_examination"} {
 		d := []*int{nil, drvDays(60), drvDays(20), drvDays(3), drvDays(0)}[i] // valid (no expiry), valid, warning, expiring_soon, expiring_soon
 		drvSetDocument(t, env, ready.ID, typ, d)
@@ -1008,7 +1042,7 @@ func TestDriverPersonalFields(t *testing.T) {
 		}
 	}
 	// The driver's own update answers with its personal fields.
-	upd := env.As(company, auth.RoleDriver, "petr@example.cz").Put(path, map[string]any{"phone": "1"}).Expect(http.StatusOK).JSON()
+	upd := env.As(company, auth.RoleDriver, "petr@example.cz").Put(path, map[string]any{"phone": "+420 777 000 001"}).Expect(http.StatusOK).JSON()
 	if upd["bank_account"] != "123456/0800" {
 		t.Errorf("driver's update answer: %v", upd)
 	}

@@ -215,6 +215,16 @@ func TestFinanceValidation(t *testing.T) {
 			}
 		})
 	}
+	// An unknown currency is refused in words; the list's filter too.
+	m := f.hr.Post(f.path(f.driver, ""), `{"transaction_type": "bonus", "amount": 5, "currency": "XYZ", "transaction_date": "`+date+`"}`).
+		ExpectError(http.StatusUnprocessableEntity, "ValidationError")
+	if got := asObject(t, m["errors"])["currency"]; fmt.Sprint(got) != "[Unknown currency: XYZ; use a three-letter code such as EUR.]" {
+		t.Errorf("currency XYZ: %v", got)
+	}
+	m = f.hr.Get(f.path(f.driver, "?currency=ABC")).ExpectError(http.StatusUnprocessableEntity, "ValidationError")
+	if got := asObject(t, m["errors"])["currency"]; fmt.Sprint(got) != "[Unknown currency: ABC; use a three-letter code such as EUR.]" {
+		t.Errorf("filter currency ABC: %v", got)
+	}
 	f.hr.Post(f.path(f.driver, ""), `{"transaction_type": "bonus",`).ExpectError(http.StatusBadRequest, "BadRequest")
 	f.hr.Get(f.path(f.driver, "?from_date=yesterday")).ExpectError(http.StatusBadRequest, "BadRequest")
 	f.hr.Get(f.path(f.driver, "?status=open")).ExpectError(http.StatusUnprocessableEntity, "ValidationError")

@@ -153,7 +153,7 @@ func TestWebhookEveryEventType(t *testing.T) {
 	if d := byType[webhooks.DocumentStatusChanged].Data; d["stage"] != "expiring_soon" || d["number"] != "P-1" {
 		t.Errorf("document.status_changed: %v", d)
 	}
-	if d := byType[webhooks.DriverUpdated].Data; d["phone"] != "+420 777 000 222" || d["internal_number"] == nil {
+	if d := byType[webhooks.DriverUpdated].Data; d["phone"] != "+420777000222" || d["internal_number"] == nil {
 		t.Errorf("driver.updated: %v", d)
 	}
 	if d := byType[webhooks.TransactionPaid].Data; d["status"] != "paid" || d["amount"] != 100.0 {

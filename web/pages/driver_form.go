@@ -5,13 +5,16 @@ import (
 
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/internal/i18n"
+	"github.com/konvoj/konvoj/internal/phones"
 	"github.com/konvoj/konvoj/views"
 	"github.com/konvoj/konvoj/web"
 )
@@ -117,7 +120,8 @@ func (p *Pages) formAnswer(c echo.Context, titleKey string, d views.DriverFormDa
 // driverForm fills the form's choices and the given values and messages.
 func (p *Pages) driverForm(c echo.Context, pr auth.Principal, values map[string]string, errs map[string][]string) (views.DriverFormData, error) {
 	lang := i18n.From(c.Request().Context())
-	d := views.DriverFormData{CSRF: csrfToken(c), Values: values, Errors: errs, Countries: countryChoices(lang)}
+	d := views.DriverFormData{CSRF: csrfToken(c), Values: values, Errors: errs, Countries: countryChoices(lang),
+		BirthMin: civil.NewDate(drivers.EarliestBirthYear, time.January, 1).String(), BirthMax: pr.Today().String()}
 	for _, s := range drivers.Statuses {
 		d.Statuses = append(d.Statuses, views.Option{Value: s, Label: lang.T("driver.status." + s)})
 	}
@@ -211,7 +215,7 @@ func driverValues(d drivers.Driver) map[string]string {
 	v := map[string]string{
 		"first_name": d.FirstName, "last_name": d.LastName, "middle_name": deref(d.MiddleName),
 		"birth_date": isoDate(d.BirthDate), "citizenship": deref(d.Citizenship), "rodne_cislo": deref(d.RodneCislo),
-		"email": d.Email, "phone": deref(d.Phone), "registration_address": deref(d.RegistrationAddress),
+		"email": d.Email, "phone": phones.Display(deref(d.Phone)), "registration_address": deref(d.RegistrationAddress),
 		"residence_address": deref(d.ResidenceAddress), "status": d.Status,
 		"hire_date": isoDate(d.HireDate), "fire_date": isoDate(d.FireDate),
 		"contract_from": isoDate(d.ContractFrom), "contract_to": isoDate(d.ContractTo),

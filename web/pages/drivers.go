@@ -17,6 +17,7 @@ import (
 	"github.com/konvoj/konvoj/internal/export"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/internal/paging"
+	"github.com/konvoj/konvoj/internal/phones"
 	"github.com/konvoj/konvoj/views"
 	"github.com/konvoj/konvoj/web"
 )
@@ -412,7 +413,7 @@ func (p *Pages) driverResults(lang i18n.Lang, pr auth.Principal, st listState, r
 			Email: it.Email, Status: it.Status, Ready: it.IsReady,
 		}
 		if it.Phone != nil {
-			row.Phone = *it.Phone
+			row.Phone = phones.Display(*it.Phone)
 		}
 		if it.Citizenship != nil {
 			row.Citizenship = countryName(lang, *it.Citizenship)
@@ -472,7 +473,7 @@ func (p *Pages) driverPage(c echo.Context) error {
 	self := pr.DriverID != nil && *pr.DriverID == d.ID
 	data := views.DriverPageData{
 		ID: d.ID.String(), URL: driverURL(d.ID), Name: fullName(d), Initials: initials(d.FirstName, d.LastName),
-		Number: d.InternalNumber, Email: d.Email, Phone: deref(d.Phone), Status: d.Status, Ready: d.IsReady,
+		Number: d.InternalNumber, Email: d.Email, Phone: phones.Display(deref(d.Phone)), Status: d.Status, Ready: d.IsReady,
 		Self:          self,
 		Sections:      profileSections(lang, d, office),
 		ShowDocuments: d.Documents != nil,
@@ -564,7 +565,7 @@ func profileSections(lang i18n.Lang, d drivers.Driver, office string) []views.Pr
 			f("rodne_cislo", deref(d.RodneCislo)),
 		}},
 		{Title: "driver.section.contact", Fields: []views.ProfileField{
-			f("email", d.Email), f("phone", deref(d.Phone)),
+			f("email", d.Email), f("phone", phones.Display(deref(d.Phone))),
 			wide("registration_address", deref(d.RegistrationAddress)), wide("residence_address", deref(d.ResidenceAddress)),
 		}},
 		{Title: "driver.section.employment", Fields: []views.ProfileField{

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -246,6 +247,19 @@ func TestDriverPageAndEdit(t *testing.T) {
 		expect(t, http.StatusUnprocessableEntity).contains(t, "The hire date is not a valid date.", `value="+420 777 123 456"`)
 	hr.post(path+"/edit", url.Values{"last_name": {"Nováček"}, "phone": {"+420 777 123 456"}}).expect(t, http.StatusSeeOther)
 	hr.get(path).contains(t, "Jan Nováček", "+420 777 123 456", "The changes were saved.")
+	// Impossible values come back in words next to their fields; a phone
+	// without its prefix is read in the company's country and shown
+	// grouped, stored in E.164.
+	hr.post(path+"/edit", url.Values{"birth_date": {"2031-05-01"}, "phone": {"+420 abc"}}).
+		expect(t, http.StatusUnprocessableEntity).
+		contains(t, `data-testid="error-birth_date"`, "The birth date cannot be in the future.", `data-testid="error-phone"`,
+			"The phone “+420 abc” is not a phone number: write its digits with the country code, such as +420 777 123 456.",
+			`max="`+time.Now().In(pragueZone).Format(time.DateOnly)+`"`, `min="1900-01-01"`)
+	hr.post(path+"/edit", url.Values{"phone": {"602 111 222"}}).expect(t, http.StatusSeeOther)
+	hr.get(path).contains(t, "+420 602 111 222")
+	if got := storedPhone(t, env, path); got != "+420602111222" {
+		t.Errorf("stored phone %q, want +420602111222", got)
+	}
 
 	// The accountant reads the profile only: no actions, no documents.
 	acc := signIn(t, env, company, auth.RoleAccountant, "acc@acme.test", "en")
@@ -266,8 +280,8 @@ func TestDriverPageAndEdit(t *testing.T) {
 	drv.get("/drivers/"+other.String()).expect(t, http.StatusForbidden)
 	drv.get(path+"/edit").expect(t, http.StatusOK).contains(t, `name="phone"`, `name="iban"`, "You can change your phone").
 		lacks(t, `name="first_name"`, `name="email"`, `name="status"`)
-	drv.post(path+"/edit", url.Values{"phone": {"+420 600 000 001"}, "iban": {"CZ65 0800 0000 1920 0014 5399"}}).expect(t, http.StatusSeeOther)
-	drv.get(path).contains(t, "+420 600 000 001")
+	drv.post(path+"/edit", url.Values{"phone": {"+420 601 000 001"}, "iban": {"CZ65 0800 0000 1920 0014 5399"}}).expect(t, http.StatusSeeOther)
+	drv.get(path).contains(t, "+420 601 000 001")
 	// Another field than its own: the service's 403, as through the API.
 	drv.post(path+"/edit", url.Values{"first_name": {"Honza"}}).expect(t, http.StatusForbidden)
 }
@@ -321,4 +335,17 @@ func TestDriverFormRefusesNUL(t *testing.T) {
 	hr.post(path+"/edit", url.Values{"first_name": {"Jan"}, "last_name": {"Nov\xffák"}}).expect(t, http.StatusUnprocessableEntity)
 	hr.get("/drivers?search=Jan%00").expect(t, http.StatusUnprocessableEntity)
 	hr.get(path).expect(t, http.StatusOK).contains(t, "Jan Novák")
+}
+
+// storedPhone is the phone column of the driver at path (/drivers/{id}).
+func storedPhone(t *testing.T, env *webtest.Env, path string) string {
+	t.Helper()
+	var phone *string
+	if err := env.DB.QueryRow(context.Background(), `SELECT phone FROM drivers WHERE id = $1`, strings.TrimPrefix(path, "/drivers/")).Scan(&phone); err != nil {
+		t.Fatal(err)
+	}
+	if phone == nil {
+		return ""
+	}
+	return *phone
 }

@@ -149,6 +149,18 @@ func TestFinanceLedgerPage(t *testing.T) {
 	// The summary follows the filters.
 	hr.get(ledger+"?type=deduction").expect(t, http.StatusOK).contains(t, "1–1 z 1").lacks(t, `data-id="`+salary+`"`)
 
+	// The form: the currency chosen from a list, the company's first; each
+	// label says the word its messages quote ("Typ platby", not "Druh").
+	hr.get(ledger+"/new").expect(t, http.StatusOK).
+		contains(t, `<select id="field-currency" name="currency"`, `<option value="CZK" selected>CZK</option>`, `<option value="EUR">EUR</option>`,
+			`<option value="PLN">PLN</option>`, `for="field-transaction_type" class="field-label">Typ platby</label>`,
+			`for="field-transaction_date" class="field-label">Datum platby</label>`).
+		lacks(t, `name="currency" value=`)
+	refused := hr.post(ledger+"/new", url.Values{"transaction_type": {"bonus"}, "amount": {"5"}, "currency": {"XYZ"},
+		"transaction_date": {time.Now().In(pragueZone).Format(time.DateOnly)}, "form_token": {uuid.NewString()}}).
+		expect(t, http.StatusUnprocessableEntity)
+	refused.contains(t, `data-testid="error-currency"`, esc(cs.T("msg.common.currency", "value", "XYZ")), "Neznámá měna: XYZ")
+
 	// Create: the service's validation inline, the form alone for htmx.
 	token := uuid.NewString()
 	form := url.Values{"transaction_type": {"bonus"}, "amount": {"12,345"}, "transaction_date": {"2026-13-01"}, "form_token": {token}}

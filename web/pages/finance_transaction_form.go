@@ -14,6 +14,7 @@ import (
 	"github.com/konvoj/konvoj/internal/finance"
 	"github.com/konvoj/konvoj/internal/forms"
 	"github.com/konvoj/konvoj/internal/i18n"
+	"github.com/konvoj/konvoj/internal/money"
 	"github.com/konvoj/konvoj/views"
 	"github.com/konvoj/konvoj/web"
 )
@@ -26,6 +27,9 @@ func (p *Pages) transactionForm(c echo.Context, header views.DriverHeader, value
 			continue // penalties are made with their penalty
 		}
 		d.Types = append(d.Types, views.Option{Value: t, Label: lang.T("finance.type." + t)})
+	}
+	for _, code := range money.Choices(web.Principal(c).CompanyCurrency, values["currency"]) {
+		d.Currencies = append(d.Currencies, views.Option{Value: code, Label: code})
 	}
 	return d
 }

@@ -20,7 +20,7 @@ import (
 // status, a document type or a field name: a missing key would show on
 // the page as the key itself.
 func TestTextKeysExist(t *testing.T) {
-	literal := regexp.MustCompile(`(?:T\(ctx, |lang\.T\(|\.flash\(c, [a-zA-Z.]+, |Label: |Title: |p\.render\(c, [^,]+, |p\.formAnswer\(c, |Label:\s+)"([a-z0-9_]+\.[a-z0-9_.]*[a-z0-9_])"`)
+	literal := regexp.MustCompile(`(?:T\(ctx, |Label\(ctx, |lang\.T\(|\.flash\(c, [a-zA-Z.]+, |Label: |Title: |p\.render\(c, [^,]+, |p\.formAnswer\(c, |Label:\s+)"([a-z0-9_]+\.[a-z0-9_.]*[a-z0-9_])"`)
 	var files []string
 	for _, pattern := range []string{"../../views/*.templ", "*.go"} {
 		m, err := filepath.Glob(pattern)

@@ -191,7 +191,8 @@ func (t text) pick(l Lang, count string) string {
 
 // T returns the text of key in the language with {name} placeholders
 // filled from pairs ("name", value, ...). A value that is a Message is
-// itself rendered in the language (a field's name inside a sentence). A
+// itself rendered in the language (a field's name inside a sentence), and
+// so is each of a []Message, joined with ", " (the allowed words). A
 // text with plural forms takes the one the language's CLDR rules give for
 // the count argument ("1 řidič", "2 řidiči", "5 řidičů"). A key missing in
 // the language falls back to English, then to the key itself, so a gap
@@ -218,6 +219,12 @@ func (l Lang) T(key string, pairs ...any) string {
 			value = l.Text(v)
 		case []string:
 			value = strings.Join(v, ", ")
+		case []Message:
+			texts := make([]string, len(v))
+			for i, m := range v {
+				texts[i] = l.Text(m)
+			}
+			value = strings.Join(texts, ", ")
 		default:
 			value = fmt.Sprint(v)
 		}

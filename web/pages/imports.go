@@ -78,7 +78,7 @@ func (p *Pages) importStart(c echo.Context) error {
 // startImport reads the upload as the API does, always as a dry run.
 func (p *Pages) startImport(c echo.Context, pr auth.Principal) (imports.Import, error) {
 	body := func() (*multipart.Reader, error) { return web.UploadBody(c, p.svc.Imports.MaxBytes()) }
-	return p.svc.Imports.Receive(c.Request().Context(), pr, body, "", true)
+	return p.svc.Imports.Receive(c.Request().Context(), pr, body, "", "", true)
 }
 
 // importTemplate downloads the template in the page's language.

@@ -261,7 +261,13 @@ func (s *Service) Import(ctx context.Context, p auth.Principal, rows []ImportRow
 		// E-mails are unique among live drivers: within the file (both rows
 		// are marked) and against drivers the file does not change. A row
 		// whose number is one driver's and e-mail another's changes neither.
-		if e := strings.ToLower(t.next.Email); e != "" {
+		twoDrivers := false
+		if other, ok := byEmail[email]; ok && t.existing != nil && other.ID != t.existing.ID {
+			twoDrivers = true
+			addErr(r.Line, "internal_number", i18n.M("msg.imports.two_drivers", "number", t.existing.InternalNumber,
+				"number_driver", t.existing.name(), "email", other.Email, "email_driver", other.name()+" ("+other.InternalNumber+")"))
+		}
+		if e := strings.ToLower(t.next.Email); e != "" && !twoDrivers {
 			if first, dup := seenEmail[e]; dup {
 				addErr(r.Line, "email", i18n.M("msg.imports.email_twice", "row", first))
 				if first > 0 {
@@ -270,10 +276,7 @@ func (s *Service) Import(ctx context.Context, p auth.Principal, rows []ImportRow
 				}
 			} else {
 				seenEmail[e] = r.Line
-				if other, ok := byEmail[e]; ok && t.existing != nil && other.ID != t.existing.ID {
-					addErr(r.Line, "internal_number", i18n.M("msg.imports.two_drivers", "number", t.existing.InternalNumber,
-						"number_driver", t.existing.name(), "email", other.Email, "email_driver", other.name()+" ("+other.InternalNumber+")"))
-				} else if ok && t.existing == nil {
+				if other, ok := byEmail[e]; ok && (t.existing == nil || other.ID != t.existing.ID) {
 					addErr(r.Line, "email", i18n.M("msg.drivers.email_taken"))
 				}
 			}

@@ -253,12 +253,25 @@ type Preview struct {
 	Lines  []Row
 	// Fields are what a column may be matched to.
 	Fields Fields
+	// NewRows are the file's rows of the first changes that create a
+	// driver (up to maxChanges), by row number, to name the new drivers.
+	NewRows map[int]Row
+	// Drivers are the live drivers the first changes of each action name
+	// (up to maxChanges), and Offices the offices their fields name.
+	Drivers map[uuid.UUID]DriverName
+	Offices map[uuid.UUID]string
+}
+
+// DriverName is how a page names a driver of a change.
+type DriverName struct {
+	Name, Number string
 }
 
 // Preview returns import id of the caller's company (messages in lang)
-// and, once it is done, the rows to show of its file; while it is queued or
+// and, once it is done, the rows to show of its file and the names its
+// first maxChanges changes of each action need; while it is queued or
 // running, or when it failed, the import alone (what a page polls).
-func (s *Service) Preview(ctx context.Context, p auth.Principal, id uuid.UUID, lang i18n.Lang, max int) (Preview, error) {
+func (s *Service) Preview(ctx context.Context, p auth.Principal, id uuid.UUID, lang i18n.Lang, max, maxChanges int) (Preview, error) {
 	im, err := s.loadImport(ctx, s.db, p, id, lang)
 	if err != nil {
 		return Preview{}, err
@@ -292,12 +305,72 @@ func (s *Service) Preview(ctx context.Context, p auth.Principal, id uuid.UUID, l
 		}
 	}
 	first := max - len(bad)
+	created := map[int]bool{}
+	shown := map[string]int{}
+	var driverIDs, officeIDs []uuid.UUID
+	for _, c := range im.Changes {
+		if shown[c.Action]++; shown[c.Action] > maxChanges {
+			continue
+		}
+		if c.Action == drivers.ActionCreate {
+			created[c.Row] = true
+		}
+		if c.DriverID != nil {
+			driverIDs = append(driverIDs, *c.DriverID)
+		}
+		if f, ok := c.Fields["office_id"]; ok {
+			for _, raw := range []json.RawMessage{f.Old, f.New} {
+				var office uuid.UUID
+				if json.Unmarshal(raw, &office) == nil && office != uuid.Nil {
+					officeIDs = append(officeIDs, office)
+				}
+			}
+		}
+	}
+	pv.NewRows = map[int]Row{}
 	for i, r := range t.Rows {
 		if bad[r.Line] || i < first {
 			pv.Lines = append(pv.Lines, r)
 		}
+		if created[r.Line] {
+			pv.NewRows[r.Line] = r
+		}
+	}
+	if pv.Drivers, pv.Offices, err = s.names(ctx, p.CompanyID, driverIDs, officeIDs); err != nil {
+		return Preview{}, err
 	}
 	return pv, nil
+}
+
+// names reads the names of the company's live drivers and offices among
+// the ids, for the changes a page shows.
+func (s *Service) names(ctx context.Context, company uuid.UUID, driverIDs, officeIDs []uuid.UUID) (map[uuid.UUID]DriverName, map[uuid.UUID]string, error) {
+	ds, os := map[uuid.UUID]DriverName{}, map[uuid.UUID]string{}
+	if len(driverIDs) == 0 && len(officeIDs) == 0 {
+		return ds, os, nil
+	}
+	rows, err := s.db.Query(ctx, `SELECT id, first_name || ' ' || last_name, internal_number FROM drivers
+			WHERE company_id = $1 AND id = ANY($2) AND deleted_at IS NULL
+		UNION ALL
+		SELECT id, name, NULL FROM offices WHERE company_id = $1 AND id = ANY($3)`, company, driverIDs, officeIDs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("names of an import's changes: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id uuid.UUID
+		var name string
+		var number *string
+		if err := rows.Scan(&id, &name, &number); err != nil {
+			return nil, nil, fmt.Errorf("names of an import's changes: %w", err)
+		}
+		if number != nil {
+			ds[id] = DriverName{Name: name, Number: *number}
+		} else {
+			os[id] = name
+		}
+	}
+	return ds, os, rows.Err()
 }
 
 // importColumns are the columns of an import that importRow.dest scans.

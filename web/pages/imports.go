@@ -33,9 +33,12 @@ import (
 // importPreviewRows is the most rows the preview shows.
 const importPreviewRows = 20
 
-// importChangeRows is the most rows the check lists of each action (to
-// update, to create), so a large file's check stays small.
-const importChangeRows = 100
+// importUpdateRows and importCreateRows are the most rows the check lists
+// that update and create drivers, so a large file's check stays small.
+const (
+	importUpdateRows = 50
+	importCreateRows = 20
+)
 
 func (p *Pages) mountImports(r *web.Routes) {
 	r.GET("/drivers/import", p.importUpload)
@@ -124,7 +127,7 @@ func (p *Pages) importState(c echo.Context) (views.ImportData, error) {
 func (p *Pages) importData(c echo.Context, id uuid.UUID) (views.ImportData, error) {
 	ctx, pr := c.Request().Context(), web.Principal(c)
 	lang := i18n.From(ctx)
-	pv, err := p.svc.Imports.Preview(ctx, pr, id, lang, importPreviewRows, importChangeRows)
+	pv, err := p.svc.Imports.Preview(ctx, pr, id, lang, importPreviewRows, max(importUpdateRows, importCreateRows))
 	if err != nil {
 		return views.ImportData{}, err
 	}
@@ -284,7 +287,7 @@ func importChanges(lang i18n.Lang, pv imports.Preview, d *views.ImportData) {
 	for _, c := range pv.Changes {
 		switch c.Action {
 		case drivers.ActionUpdate:
-			if len(d.Updates) == importChangeRows {
+			if len(d.Updates) == importUpdateRows {
 				d.MoreUpdates++
 				continue
 			}
@@ -300,7 +303,7 @@ func importChanges(lang i18n.Lang, pv imports.Preview, d *views.ImportData) {
 			}
 			d.Updates = append(d.Updates, u)
 		case drivers.ActionCreate:
-			if len(d.Creates) == importChangeRows {
+			if len(d.Creates) == importCreateRows {
 				d.MoreCreates++
 				continue
 			}

@@ -37,7 +37,52 @@ type ImportData struct {
 	Preview []ImportPreviewRow
 	// Errors are messages about the column matching as a whole.
 	Errors []string
+	// ValidRows: the import applies (or applied) the rows without errors
+	// and skips the others; else all or nothing.
+	ValidRows bool
+	// Updates and Creates are the first rows that update and create
+	// drivers, and MoreUpdates and MoreCreates how many more there are;
+	// UnchangedRows names the unchanged rows ("2–4, 9"), UnchangedCount
+	// counts them.
+	Updates                  []ImportUpdate
+	Creates                  []ImportCreate
+	MoreUpdates, MoreCreates int
+	UnchangedRows            string
+	UnchangedCount           int
+	// SkippedRows names the rows with errors ("5, 9").
+	SkippedRows string
 }
+
+// ImportUpdate is a row that updates a driver: the driver (linked while it
+// exists) and each value the row changes.
+type ImportUpdate struct {
+	Row    int
+	Driver string // "Jan Novák (DRV-0001)"
+	URL    string
+	Fields []ImportFieldChange
+}
+
+// ImportFieldChange is one field's value before and after, for people.
+type ImportFieldChange struct {
+	Label, Old, New string
+}
+
+// ImportCreate is a row that creates a driver: its name and e-mail (linked
+// once the driver exists).
+type ImportCreate struct {
+	Row         int
+	Name, Email string
+	URL         string
+}
+
+// HasChanges reports whether the check lists any row's change.
+func (d ImportData) HasChanges() bool {
+	return len(d.Updates) > 0 || len(d.Creates) > 0 || d.UnchangedCount > 0
+}
+
+// Importable reports whether a checked file has a row that could be
+// imported: not every row has an error.
+func (d ImportData) Importable() bool { return d.DryRun && d.ErrorRows < d.Rows }
 
 // ImportColumn is a column of the file, the field it fills ("" ignored)
 // and its first value.
@@ -94,4 +139,13 @@ func boolText(b bool) string {
 		return "true"
 	}
 	return "false"
+}
+
+// importCountLabel is the name of an action's count: what a check would do
+// ("To update") or a run did ("Updated").
+func importCountLabel(ctx context.Context, dryRun bool, action string) string {
+	if dryRun {
+		return T(ctx, "imports.count."+action)
+	}
+	return T(ctx, "imports.count."+action+"d")
 }

@@ -2,7 +2,13 @@
 // bank country, issuing country).
 package countries
 
-import "strings"
+import (
+	"strings"
+	"sync"
+
+	"golang.org/x/text/language"
+	"golang.org/x/text/language/display"
+)
 
 // codes are the officially assigned ISO 3166-1 alpha-2 codes, plus XK
 // (Kosovo): a user-assigned code that the EU, banks and many drivers'
@@ -54,3 +60,32 @@ func Valid(code string) bool { return codes[code] }
 
 // Normalize trims and upper-cases a code ("cz " → "CZ"); check it with Valid.
 func Normalize(code string) string { return strings.ToUpper(strings.TrimSpace(code)) }
+
+// nameLanguages are the languages whose country names Named knows:
+// Konvoj's own.
+var nameLanguages = []display.Namer{display.English.Regions(), display.Czech.Regions(), display.Polish.Regions(),
+	display.Ukrainian.Regions(), display.Romanian.Regions()}
+
+var byName = sync.OnceValue(func() map[string]string {
+	m := map[string]string{}
+	for _, code := range sorted {
+		r, err := language.ParseRegion(code)
+		if err != nil {
+			continue
+		}
+		for _, n := range nameLanguages {
+			if name := strings.ToLower(n.Name(r)); name != "" {
+				m[name] = code
+			}
+		}
+	}
+	return m
+})
+
+// Named is the code of a country written by its name in one of Konvoj's
+// languages, any case ("Rumunsko", "romania" → RO), for a message that
+// suggests the code.
+func Named(name string) (string, bool) {
+	code, ok := byName()[strings.ToLower(strings.TrimSpace(name))]
+	return code, ok
+}

@@ -60,10 +60,46 @@ type ImportError struct {
 	Message i18n.Message
 }
 
-// ImportResult is what an import did, or would do in a dry run.
+// ImportResult is what an import did, or would do in a dry run: the
+// counts, the errors by row and what each row without an error changes.
 type ImportResult struct {
 	Rows, Created, Updated, Unchanged int
 	Errors                            []ImportError
+	Changes                           []RowChange
+}
+
+// The modes of an import: how a real run treats rows with errors.
+const (
+	// ModeAllOrNothing changes nothing while a row has an error.
+	ModeAllOrNothing = "all_or_nothing"
+	// ModeValidRows applies the rows without errors and reports the others.
+	ModeValidRows = "valid_rows"
+)
+
+// The actions of a row.
+const (
+	ActionCreate    = "create"
+	ActionUpdate    = "update"
+	ActionUnchanged = "unchanged"
+)
+
+// RowChange is what one row of the file does (docs/import-export.md): it
+// creates a driver, updates one (Fields: each value it changes, old and
+// new, by field name, the document columns' too) or leaves one unchanged.
+// DriverID is the driver's (a new driver's only once a real run created
+// it).
+type RowChange struct {
+	Row      int                    `json:"row"`
+	Action   string                 `json:"action"`
+	DriverID *uuid.UUID             `json:"driver_id"`
+	Fields   map[string]FieldChange `json:"fields"`
+}
+
+// FieldChange is a field's value before and after a row, as the API writes
+// them (null for none).
+type FieldChange struct {
+	Old json.RawMessage `json:"old"`
+	New json.RawMessage `json:"new"`
 }
 
 // ImportOptions are an import's settings.
@@ -72,6 +108,10 @@ type ImportOptions struct {
 	ID uuid.UUID
 	// DryRun checks and counts without writing.
 	DryRun bool
+	// ValidRows applies the rows without errors and skips the others
+	// (ModeValidRows); the counts then say what was (or would be) applied.
+	// Otherwise a row with an error changes nothing.
+	ValidRows bool
 	// Progress is called with the rows done so far (nil: not reported).
 	Progress func(done int)
 	// Finish runs in the import's transaction after the rows were written
@@ -83,9 +123,15 @@ type ImportOptions struct {
 type importTarget struct {
 	row      ImportRow
 	existing *Driver // nil: a new driver
-	next     Driver
-	docs     map[string]docChange // by document type
-	changed  bool
+	// id is the driver's: the existing one's, or the new driver's.
+	id   uuid.UUID
+	next Driver
+	docs map[string]docChange // by document type
+	// oldValues and newValues are the driver fields an update changes
+	// (audit.Diff); fields every value it changes, documents too.
+	oldValues, newValues map[string]any
+	fields               map[string]FieldChange
+	changed              bool
 }
 
 // docChange is the metadata an import sets on one document.
@@ -209,12 +255,19 @@ func (s *Service) Import(ctx context.Context, p auth.Principal, rows []ImportRow
 				continue
 			}
 			for _, m := range msgs {
-				addErr(r.Line, f, m)
+				addErr(r.Line, f, importWording(f, r.Values[f], m))
 			}
 		}
 		// E-mails are unique among live drivers: within the file (both rows
-		// are marked) and against drivers the file does not change.
-		if e := strings.ToLower(t.next.Email); e != "" {
+		// are marked) and against drivers the file does not change. A row
+		// whose number is one driver's and e-mail another's changes neither.
+		twoDrivers := false
+		if other, ok := byEmail[email]; ok && t.existing != nil && other.ID != t.existing.ID {
+			twoDrivers = true
+			addErr(r.Line, "internal_number", i18n.M("msg.imports.two_drivers", "number", t.existing.InternalNumber,
+				"number_driver", t.existing.name(), "email", other.Email, "email_driver", other.name()+" ("+other.InternalNumber+")"))
+		}
+		if e := strings.ToLower(t.next.Email); e != "" && !twoDrivers {
 			if first, dup := seenEmail[e]; dup {
 				addErr(r.Line, "email", i18n.M("msg.imports.email_twice", "row", first))
 				if first > 0 {
@@ -239,31 +292,52 @@ func (s *Service) Import(ctx context.Context, p auth.Principal, rows []ImportRow
 		if t.existing != nil {
 			docStore = stored[t.existing.ID]
 		}
-		docs, docChanged := importDocuments(r, types, noExpiry, docStore, addErr)
-		t.docs = docs
+		t.docs, t.fields = importDocuments(r, types, noExpiry, docStore, addErr)
 		if creating {
-			t.changed = true
+			t.id, t.changed = uuid.New(), true
 		} else {
-			_, newValues := audit.Diff(t.existing.auditValues(), t.next.auditValues())
-			t.changed = len(newValues) > 0 || docChanged
+			t.id = t.existing.ID
+			t.oldValues, t.newValues = audit.Diff(t.existing.auditValues(), t.next.auditValues())
+			for f, nv := range t.newValues {
+				t.fields[f] = fieldChange(t.oldValues[f], nv)
+			}
+			t.changed = len(t.fields) > 0
+		}
+		targets = append(targets, t)
+	}
+	slices.SortStableFunc(res.Errors, func(a, b ImportError) int { return a.Row - b.Row })
+	bad := map[int]bool{} // rows with an error
+	for _, e := range res.Errors {
+		bad[e.Row] = true
+	}
+	// Without errors, or applying the valid rows, every row counts (as it
+	// always did when all or nothing: what the file would do); else the
+	// rows with errors are skipped and counted apart.
+	apply := targets[:0:0]
+	for _, t := range targets {
+		if o.ValidRows && bad[t.row.Line] {
+			continue
 		}
 		switch {
-		case creating:
+		case t.existing == nil:
 			res.Created++
 		case t.changed:
 			res.Updated++
 		default:
 			res.Unchanged++
 		}
-		targets = append(targets, t)
+		if !bad[t.row.Line] {
+			apply = append(apply, t)
+			res.Changes = append(res.Changes, t.change(o.DryRun))
+		}
 	}
-	slices.SortStableFunc(res.Errors, func(a, b ImportError) int { return a.Row - b.Row })
-	if o.DryRun || len(res.Errors) > 0 {
+	if o.DryRun || (len(res.Errors) > 0 && !o.ValidRows) {
 		if o.Progress != nil {
 			o.Progress(len(rows))
 		}
 		return res, nil
 	}
+	targets = apply
 	err = s.write(ctx, companyID, func(tx pgx.Tx) error {
 		var changed []importChange
 		if err := s.writeImport(ctx, tx, p, companyID, targets, o, &changed); err != nil {
@@ -274,8 +348,12 @@ func (s *Service) Import(ctx context.Context, p auth.Principal, rows []ImportRow
 		}
 		// The row belongs to the company (an import is no audited entity of
 		// its own); new_values names the import.
+		completed := map[string]any{"import_id": o.ID, "rows": res.Rows, "created": res.Created, "updated": res.Updated, "unchanged": res.Unchanged}
+		if o.ValidRows {
+			completed["mode"], completed["skipped"] = ModeValidRows, len(bad)
+		}
 		if err := audit.Record(ctx, tx, p, audit.Entry{EntityType: "company", EntityID: companyID, Action: "import.completed",
-			NewValues: map[string]any{"import_id": o.ID, "rows": res.Rows, "created": res.Created, "updated": res.Updated, "unchanged": res.Unchanged}}); err != nil {
+			NewValues: completed}); err != nil {
 			return err
 		}
 		if o.Finish != nil {
@@ -389,16 +467,15 @@ func (s *Service) writeImport(ctx context.Context, tx pgx.Tx, p auth.Principal, 
 				continue
 			}
 			d := t.next
-			var oldValues, newValues map[string]any
+			oldValues, newValues := t.oldValues, t.newValues
 			action := "updated"
 			if t.existing == nil {
 				seq++
-				d.ID = uuid.New()
+				d.ID = t.id
 				d.InternalNumber = fmt.Sprintf("DRV-%04d", seq)
 				w.created, w.seqs = append(w.created, d), append(w.seqs, seq)
 				action, newValues = "created", d.auditValues()
 			} else {
-				oldValues, newValues = audit.Diff(t.existing.auditValues(), d.auditValues())
 				if len(newValues) > 0 {
 					w.updated = append(w.updated, d)
 				}
@@ -584,13 +661,14 @@ func loadDocumentMetadata(ctx context.Context, db postgres.DBTX, companyID uuid.
 	return out, rows.Err()
 }
 
-// importDocuments reads a row's columns of the document types; changed
-// says whether any differs from what is stored. A valid_until of a type
-// without expiry (noExpiry) is refused, as an upload refuses it.
+// importDocuments reads a row's columns of the document types; fields are
+// the columns whose value differs from what is stored, old and new. A
+// valid_until of a type without expiry (noExpiry) is refused, as an upload
+// refuses it.
 func importDocuments(r ImportRow, types []string, noExpiry map[string]bool, stored map[string]storedDoc,
-	addErr func(int, string, i18n.Message)) (map[string]docChange, bool) {
+	addErr func(int, string, i18n.Message)) (map[string]docChange, map[string]FieldChange) {
 	docs := map[string]docChange{}
-	changed := false
+	fields := map[string]FieldChange{}
 	for _, typ := range types {
 		num, hasNum := r.Values[typ+"_number"]
 		until, hasUntil := r.Values[typ+"_valid_until"]
@@ -610,7 +688,7 @@ func importDocuments(r ImportRow, types []string, noExpiry map[string]bool, stor
 			default:
 				c.number, c.numberVal = &n, &n
 				if cur.number == nil || *cur.number != n {
-					changed = true
+					fields[field] = fieldChange(cur.number, n)
 				}
 			}
 		}
@@ -621,14 +699,14 @@ func importDocuments(r ImportRow, types []string, noExpiry map[string]bool, stor
 			case noExpiry[typ]:
 				addErr(r.Line, field, i18n.M("msg.documents.no_expiry"))
 			case !ok:
-				addErr(r.Line, field, i18n.M("msg.common.not_date", "field", i18n.M("field.document.valid_until")))
+				addErr(r.Line, field, i18n.M("msg.imports.date", "field", i18n.M("field.document.valid_until"), "value", strings.TrimSpace(until)))
 			case cur.validFrom != nil && day.Before(*cur.validFrom):
 				addErr(r.Line, field, i18n.M("msg.documents.until_before_from"))
 			default:
 				iso := day.String()
 				c.validUntil, c.untilVal = &iso, &day
 				if cur.validUntil == nil || *cur.validUntil != day {
-					changed = true
+					fields[field] = fieldChange(cur.validUntil, day)
 				}
 			}
 		}
@@ -636,5 +714,32 @@ func importDocuments(r ImportRow, types []string, noExpiry map[string]bool, stor
 			docs[typ] = c
 		}
 	}
-	return docs, changed
+	return docs, fields
 }
+
+// fieldChange is a value's change as the API writes it.
+func fieldChange(old, new any) FieldChange {
+	o, _ := json.Marshal(old)
+	n, _ := json.Marshal(new)
+	return FieldChange{Old: o, New: n}
+}
+
+// change is what the row does, for the import's answer; a new driver's id
+// is named once a real run creates it.
+func (t importTarget) change(dryRun bool) RowChange {
+	c := RowChange{Row: t.row.Line, Action: ActionUnchanged, Fields: map[string]FieldChange{}}
+	switch {
+	case t.existing == nil:
+		c.Action = ActionCreate
+	case t.changed:
+		c.Action, c.Fields = ActionUpdate, t.fields
+	}
+	if t.existing != nil || !dryRun {
+		id := t.id
+		c.DriverID = &id
+	}
+	return c
+}
+
+// name is the driver's first and last name, as messages name a driver.
+func (d Driver) name() string { return d.FirstName + " " + d.LastName }

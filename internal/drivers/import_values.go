@@ -10,6 +10,7 @@ import (
 
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/civil"
+	"github.com/konvoj/konvoj/internal/countries"
 	"github.com/konvoj/konvoj/internal/i18n"
 )
 
@@ -116,4 +117,44 @@ func ParseImportDate(text string) (civil.Date, bool) {
 		return civil.DateOf(time.Date(1899, 12, 30, 0, 0, 0, 0, time.UTC).AddDate(0, 0, int(f))), true
 	}
 	return civil.Date{}, false
+}
+
+// importWording says a refused cell's problem in words (docs/import-export.md):
+// the messages of the drivers' rules that speak of a format are said again
+// naming the cell's text and what to write instead ("Unknown country:
+// Rumunsko; use a two-letter code such as RO"); others are kept.
+func importWording(field, text string, m i18n.Message) i18n.Message {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return m
+	}
+	switch m.Key {
+	case "msg.common.country":
+		example, ok := countries.Named(text)
+		if !ok {
+			example = "CZ"
+		}
+		return i18n.M("msg.imports.country", "value", text, "example", example)
+	case "msg.common.not_date", "msg.common.date_iso":
+		return i18n.M("msg.imports.date", "field", label(field), "value", text)
+	case "msg.common.email":
+		return i18n.M("msg.imports.email", "value", text)
+	case "msg.drivers.status":
+		allowed := make([]i18n.Message, len(Statuses))
+		for i, st := range Statuses {
+			allowed[i] = i18n.M("driver.status." + st)
+		}
+		return i18n.M("msg.imports.status", "value", text, "allowed", allowed)
+	case "msg.drivers.contract_indefinite":
+		return i18n.M("msg.imports.yes_no", "field", label(field), "value", text)
+	case "msg.drivers.iban":
+		return i18n.M("msg.imports.iban", "value", text)
+	case "msg.drivers.swift":
+		return i18n.M("msg.imports.swift", "value", text)
+	case "msg.drivers.language":
+		return i18n.M("msg.imports.language", "value", text)
+	case "msg.common.uuid", "msg.drivers.office_unknown":
+		return i18n.M("msg.imports.office_unknown", "office", text)
+	}
+	return m
 }

@@ -195,7 +195,8 @@ func (t text) pick(l Lang, count string) string {
 
 // T returns the text of key in the language with {name} placeholders
 // filled from pairs ("name", value, ...). A value that is a Message is
-// itself rendered in the language (a field's name inside a sentence); a
+// itself rendered in the language (a field's name inside a sentence), and
+// so is each of a []Message, joined with ", " (the allowed words); a
 // civil.Date is a day and an Amount money, both written for people in the
 // language ("30. 11. 2026", "-2 000,00 Kč"; docs/texts.md). A
 // text with plural forms takes the one the language's CLDR rules give for
@@ -232,6 +233,12 @@ func (l Lang) T(key string, pairs ...any) string {
 			value = l.Money(v.Value, v.Currency)
 		case []string:
 			value = strings.Join(v, ", ")
+		case []Message:
+			texts := make([]string, len(v))
+			for i, m := range v {
+				texts[i] = l.Text(m)
+			}
+			value = strings.Join(texts, ", ")
 		default:
 			value = fmt.Sprint(v)
 		}

@@ -127,7 +127,14 @@ func readCSV(data []byte) (Table, error) {
 			break
 		}
 		if err != nil {
-			return Table{}, apperr.Invalid("file", "msg.imports.csv", "error", err.Error())
+			// With lazy quotes and any number of fields, what is left is
+			// a quoted text that never ends; the line is where it starts.
+			at := line + 2
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				at = pe.StartLine
+			}
+			return Table{}, apperr.Invalid("file", "msg.imports.csv", "line", at)
 		}
 		line, _ = r.FieldPos(0)
 		text := 0

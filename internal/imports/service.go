@@ -28,20 +28,25 @@ const SyncRows = 1000
 
 // Import is an import as the API answers it (docs/import-export.md).
 type Import struct {
-	ID        uuid.UUID         `json:"id"`
-	Status    string            `json:"status"` // queued, running, done, failed
-	DryRun    bool              `json:"dry_run"`
-	Filename  string            `json:"filename"`
-	Rows      int               `json:"rows"`
-	Created   int               `json:"created"`
-	Updated   int               `json:"updated"`
-	Unchanged int               `json:"unchanged"`
-	Errors    []RowError        `json:"errors"`
-	Progress  int               `json:"progress"` // percent of the rows done
-	Columns   []Column          `json:"columns"`
-	Unknown   []string          `json:"unknown_columns"`
-	Mapping   map[string]string `json:"-"`
-	CreatedAt time.Time         `json:"created_at"`
+	ID     uuid.UUID `json:"id"`
+	Status string    `json:"status"` // queued, running, done, failed
+	DryRun bool      `json:"dry_run"`
+	// Mode is how a real run treats rows with errors: all_or_nothing or
+	// valid_rows (drivers.ModeAllOrNothing, drivers.ModeValidRows).
+	Mode      string     `json:"mode"`
+	Filename  string     `json:"filename"`
+	Rows      int        `json:"rows"`
+	Created   int        `json:"created"`
+	Updated   int        `json:"updated"`
+	Unchanged int        `json:"unchanged"`
+	Errors    []RowError `json:"errors"`
+	// Changes are what each row without an error does (or did).
+	Changes   []drivers.RowChange `json:"changes"`
+	Progress  int                 `json:"progress"` // percent of the rows done
+	Columns   []Column            `json:"columns"`
+	Unknown   []string            `json:"unknown_columns"`
+	Mapping   map[string]string   `json:"-"`
+	CreatedAt time.Time           `json:"created_at"`
 	// FinishedAt is when it ended (null while queued or running).
 	FinishedAt *time.Time `json:"finished_at"`
 	// Failure says why a failed import failed (null unless failed).
@@ -92,16 +97,19 @@ type Upload struct {
 	Filename string
 	Data     []byte
 	DryRun   bool
-	Mapping  map[string]string
+	// Mode is drivers.ModeAllOrNothing or drivers.ModeValidRows.
+	Mode    string
+	Mapping map[string]string
 }
 
-// Receive reads an upload (readUpload: dryRun is the query's value) and
+// Receive reads an upload (readUpload: dryRun and mode are the query's
+// values) and
 // starts its import (start), in one of the company's MaxRunning places
 // taken before the file is read, since an upload being received holds its
 // file: ErrBusy (409) when none is free. body opens the upload once the
 // role may import (403 before a refused body). alwaysDryRun makes it a dry
 // run whatever the upload says (the page checks every file first).
-func (s *Service) Receive(ctx context.Context, p auth.Principal, body func() (*multipart.Reader, error), dryRun string,
+func (s *Service) Receive(ctx context.Context, p auth.Principal, body func() (*multipart.Reader, error), dryRun, mode string,
 	alwaysDryRun bool) (Import, error) {
 	if err := importer(p); err != nil {
 		return Import{}, err
@@ -115,7 +123,7 @@ func (s *Service) Receive(ctx context.Context, p auth.Principal, body func() (*m
 		return Import{}, err
 	}
 	defer end()
-	u, err := readUpload(mr, s.maxBytes, dryRun)
+	u, err := readUpload(mr, s.maxBytes, dryRun, mode)
 	if err != nil {
 		return Import{}, err
 	}
@@ -164,12 +172,15 @@ func (s *Service) start(ctx context.Context, p auth.Principal, u Upload) (Import
 	colsJSON, _ := json.Marshal(cols)
 	unknownJSON, _ := json.Marshal(unknown)
 	var id uuid.UUID
+	if u.Mode == "" {
+		u.Mode = drivers.ModeAllOrNothing
+	}
 	err = s.db.QueryRow(ctx, `INSERT INTO imports (company_id, user_id, user_name, user_role, user_email, ip_address, user_agent,
-			status, dry_run, filename, file, mapping, rows, columns, unknown_columns)
-		VALUES ($1, $2, NULLIF($3, ''), $4, NULLIF($5, ''), NULLIF($6, ''), NULLIF($7, ''), 'queued', $8, $9, $10, $11, $12, $13, $14)
+			status, dry_run, filename, file, mapping, rows, columns, unknown_columns, mode)
+		VALUES ($1, $2, NULLIF($3, ''), $4, NULLIF($5, ''), NULLIF($6, ''), NULLIF($7, ''), 'queued', $8, $9, $10, $11, $12, $13, $14, $15)
 		RETURNING id`,
 		company, nilUUID(p.UserID), p.Name, string(p.Role), p.Email, p.IPAddress, truncate(p.UserAgent, 500),
-		u.DryRun, truncate(u.Filename, 255), u.Data, mapping, len(t.Rows), colsJSON, unknownJSON).Scan(&id)
+		u.DryRun, truncate(u.Filename, 255), u.Data, mapping, len(t.Rows), colsJSON, unknownJSON, u.Mode).Scan(&id)
 	if err != nil {
 		return Import{}, fmt.Errorf("record import: %w", err)
 	}
@@ -192,6 +203,8 @@ func (s *Service) Get(ctx context.Context, p auth.Principal, id uuid.UUID, lang 
 type Again struct {
 	// DryRun: a check only; false runs the checked file for real.
 	DryRun bool
+	// Mode is how the run treats rows with errors ("": all or nothing).
+	Mode string
 	// Mapping is the column matching; nil keeps the earlier one.
 	Mapping map[string]string
 }
@@ -217,7 +230,7 @@ func (s *Service) Again(ctx context.Context, p auth.Principal, id uuid.UUID, lan
 	defer end()
 	// The file is read once a place is taken: the places bound the files
 	// held at once.
-	u := Upload{Filename: earlier.Filename, DryRun: in.DryRun, Mapping: in.Mapping}
+	u := Upload{Filename: earlier.Filename, DryRun: in.DryRun, Mode: in.Mode, Mapping: in.Mapping}
 	err = s.db.QueryRow(ctx, `SELECT file FROM imports WHERE company_id = $1 AND id = $2`, p.CompanyID, id).Scan(&u.Data)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Import{}, apperr.NotFound("msg.imports.not_found")
@@ -240,12 +253,25 @@ type Preview struct {
 	Lines  []Row
 	// Fields are what a column may be matched to.
 	Fields Fields
+	// NewRows are the file's rows of the first changes that create a
+	// driver (up to maxChanges), by row number, to name the new drivers.
+	NewRows map[int]Row
+	// Drivers are the live drivers the first changes of each action name
+	// (up to maxChanges), and Offices the offices their fields name.
+	Drivers map[uuid.UUID]DriverName
+	Offices map[uuid.UUID]string
+}
+
+// DriverName is how a page names a driver of a change.
+type DriverName struct {
+	Name, Number string
 }
 
 // Preview returns import id of the caller's company (messages in lang)
-// and, once it is done, the rows to show of its file; while it is queued or
+// and, once it is done, the rows to show of its file and the names its
+// first maxChanges changes of each action need; while it is queued or
 // running, or when it failed, the import alone (what a page polls).
-func (s *Service) Preview(ctx context.Context, p auth.Principal, id uuid.UUID, lang i18n.Lang, max int) (Preview, error) {
+func (s *Service) Preview(ctx context.Context, p auth.Principal, id uuid.UUID, lang i18n.Lang, max, maxChanges int) (Preview, error) {
 	im, err := s.loadImport(ctx, s.db, p, id, lang)
 	if err != nil {
 		return Preview{}, err
@@ -279,30 +305,90 @@ func (s *Service) Preview(ctx context.Context, p auth.Principal, id uuid.UUID, l
 		}
 	}
 	first := max - len(bad)
+	created := map[int]bool{}
+	shown := map[string]int{}
+	var driverIDs, officeIDs []uuid.UUID
+	for _, c := range im.Changes {
+		if shown[c.Action]++; shown[c.Action] > maxChanges {
+			continue
+		}
+		if c.Action == drivers.ActionCreate {
+			created[c.Row] = true
+		}
+		if c.DriverID != nil {
+			driverIDs = append(driverIDs, *c.DriverID)
+		}
+		if f, ok := c.Fields["office_id"]; ok {
+			for _, raw := range []json.RawMessage{f.Old, f.New} {
+				var office uuid.UUID
+				if json.Unmarshal(raw, &office) == nil && office != uuid.Nil {
+					officeIDs = append(officeIDs, office)
+				}
+			}
+		}
+	}
+	pv.NewRows = map[int]Row{}
 	for i, r := range t.Rows {
 		if bad[r.Line] || i < first {
 			pv.Lines = append(pv.Lines, r)
 		}
+		if created[r.Line] {
+			pv.NewRows[r.Line] = r
+		}
+	}
+	if pv.Drivers, pv.Offices, err = s.names(ctx, p.CompanyID, driverIDs, officeIDs); err != nil {
+		return Preview{}, err
 	}
 	return pv, nil
 }
 
+// names reads the names of the company's live drivers and offices among
+// the ids, for the changes a page shows.
+func (s *Service) names(ctx context.Context, company uuid.UUID, driverIDs, officeIDs []uuid.UUID) (map[uuid.UUID]DriverName, map[uuid.UUID]string, error) {
+	ds, os := map[uuid.UUID]DriverName{}, map[uuid.UUID]string{}
+	if len(driverIDs) == 0 && len(officeIDs) == 0 {
+		return ds, os, nil
+	}
+	rows, err := s.db.Query(ctx, `SELECT id, first_name || ' ' || last_name, internal_number FROM drivers
+			WHERE company_id = $1 AND id = ANY($2) AND deleted_at IS NULL
+		UNION ALL
+		SELECT id, name, NULL FROM offices WHERE company_id = $1 AND id = ANY($3)`, company, driverIDs, officeIDs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("names of an import's changes: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id uuid.UUID
+		var name string
+		var number *string
+		if err := rows.Scan(&id, &name, &number); err != nil {
+			return nil, nil, fmt.Errorf("names of an import's changes: %w", err)
+		}
+		if number != nil {
+			ds[id] = DriverName{Name: name, Number: *number}
+		} else {
+			os[id] = name
+		}
+	}
+	return ds, os, rows.Err()
+}
+
 // importColumns are the columns of an import that importRow.dest scans.
-const importColumns = `id, status, dry_run, filename, rows, created, updated, unchanged, errors, progress,
+const importColumns = `id, status, dry_run, mode, filename, rows, created, updated, unchanged, errors, changes, progress,
 	mapping, columns, unknown_columns, created_at, finished_at, failure`
 
 // importRow is an import's row as stored, before decode.
 type importRow struct {
-	company                      uuid.UUID
-	im                           Import
-	errs, mapping, cols, unknown []byte
-	failure                      *string
+	company                               uuid.UUID
+	im                                    Import
+	errs, changes, mapping, cols, unknown []byte
+	failure                               *string
 }
 
 // dest are the scan targets of importColumns, after those of first.
 func (r *importRow) dest(first ...any) []any {
-	return append(first, &r.im.ID, &r.im.Status, &r.im.DryRun, &r.im.Filename, &r.im.Rows, &r.im.Created, &r.im.Updated,
-		&r.im.Unchanged, &r.errs, &r.im.Progress, &r.mapping, &r.cols, &r.unknown, &r.im.CreatedAt, &r.im.FinishedAt, &r.failure)
+	return append(first, &r.im.ID, &r.im.Status, &r.im.DryRun, &r.im.Mode, &r.im.Filename, &r.im.Rows, &r.im.Created, &r.im.Updated,
+		&r.im.Unchanged, &r.errs, &r.changes, &r.im.Progress, &r.mapping, &r.cols, &r.unknown, &r.im.CreatedAt, &r.im.FinishedAt, &r.failure)
 }
 
 // load reads import id of company, found by the caller's own access check
@@ -342,6 +428,10 @@ func (s *Service) decode(ctx context.Context, db postgres.DBTX, r importRow, lan
 			msg = e.Texts[string(i18n.EN)]
 		}
 		im.Errors[i] = RowError{Row: e.Row, Field: e.Field, Message: msg, Texts: e.Texts}
+	}
+	im.Changes = []drivers.RowChange{}
+	if err := json.Unmarshal(r.changes, &im.Changes); err != nil {
+		return Import{}, fmt.Errorf("import %s changes: %w", id, err)
 	}
 	_ = json.Unmarshal(mapping, &im.Mapping)
 	im.Columns, im.Unknown = []Column{}, []string{}
@@ -398,14 +488,14 @@ func (s *Service) run(ctx context.Context, company, id uuid.UUID) error {
 	var p auth.Principal
 	var data, mapping []byte
 	var dryRun bool
-	var role string
+	var role, mode string
 	var userID *uuid.UUID
 	var name, email, ip, ua *string
 	// Only a queued import starts: one that was run, or failed as cut
 	// off, is never run (again).
 	err := s.db.QueryRow(ctx, `UPDATE imports SET status = 'running', heartbeat_at = now() WHERE company_id = $1 AND id = $2 AND status = 'queued'
-		RETURNING file, mapping, dry_run, user_id, user_name, user_role, user_email, ip_address, user_agent`, company, id).
-		Scan(&data, &mapping, &dryRun, &userID, &name, &role, &email, &ip, &ua)
+		RETURNING file, mapping, dry_run, mode, user_id, user_name, user_role, user_email, ip_address, user_agent`, company, id).
+		Scan(&data, &mapping, &dryRun, &mode, &userID, &name, &role, &email, &ip, &ua)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return fmt.Errorf("start import %s: not queued", id)
 	}
@@ -463,11 +553,13 @@ func (s *Service) run(ctx context.Context, company, id uuid.UUID) error {
 		}
 		return webhooks.Emit(ctx, tx, company, webhooks.ImportCompleted, im)
 	}
-	res, err := s.drivers.Import(ctx, p, rows, drivers.ImportOptions{ID: id, DryRun: dryRun, Progress: progress, Finish: finish})
+	validRows := mode == drivers.ModeValidRows
+	res, err := s.drivers.Import(ctx, p, rows, drivers.ImportOptions{ID: id, DryRun: dryRun, ValidRows: validRows,
+		Progress: progress, Finish: finish})
 	if err != nil {
 		return s.fail(ctx, company, id, err)
 	}
-	if dryRun || len(res.Errors) > 0 {
+	if dryRun || (len(res.Errors) > 0 && !validRows) {
 		// Nothing was written: the result is stored on its own.
 		if err := s.finish(ctx, s.db, company, id, res); err != nil {
 			return err
@@ -493,9 +585,16 @@ func (s *Service) finish(ctx context.Context, db postgres.DBTX, company, id uuid
 	if err != nil {
 		return fmt.Errorf("import %s errors: %w", id, err)
 	}
+	if res.Changes == nil {
+		res.Changes = []drivers.RowChange{}
+	}
+	changes, err := json.Marshal(res.Changes)
+	if err != nil {
+		return fmt.Errorf("import %s changes: %w", id, err)
+	}
 	_, err = db.Exec(ctx, `UPDATE imports SET status = 'done', progress = 100, rows = $3, created = $4, updated = $5,
-			unchanged = $6, errors = $7, finished_at = now()
-		WHERE company_id = $1 AND id = $2`, company, id, res.Rows, res.Created, res.Updated, res.Unchanged, errs)
+			unchanged = $6, errors = $7, changes = $8, finished_at = now()
+		WHERE company_id = $1 AND id = $2`, company, id, res.Rows, res.Created, res.Updated, res.Unchanged, errs, changes)
 	if err != nil {
 		return fmt.Errorf("finish import %s: %w", id, err)
 	}

@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"encoding/xml"
 	"errors"
-	"fmt"
 	"io"
 	"path"
 	"strconv"
@@ -138,7 +137,7 @@ func token(d *xml.Decoder) (xml.Token, error) {
 	if apperr.KindOf(err) != apperr.KindInternal {
 		return nil, err
 	}
-	return nil, apperr.Invalid("file", "msg.imports.csv", "error", err.Error())
+	return nil, apperr.Invalid("file", "msg.imports.xlsx")
 }
 
 // relationships reads a part's relationships: id → type and target
@@ -259,7 +258,7 @@ func readText(d *xml.Decoder, start xml.StartElement) (string, error) {
 		t, err := token(d)
 		if err != nil {
 			if errors.Is(err, io.EOF) {
-				err = apperr.Invalid("file", "msg.imports.csv", "error", "unexpected end of "+start.Name.Local)
+				err = apperr.Invalid("file", "msg.imports.xlsx")
 			}
 			return "", err
 		}
@@ -358,7 +357,7 @@ func (x *xlsx) readRow(d *xml.Decoder) ([]string, error) {
 		t, err := token(d)
 		if err != nil {
 			if errors.Is(err, io.EOF) {
-				err = apperr.Invalid("file", "msg.imports.csv", "error", "unexpected end of row")
+				err = apperr.Invalid("file", "msg.imports.xlsx")
 			}
 			return nil, err
 		}
@@ -411,7 +410,7 @@ func (x *xlsx) readCell(d *xml.Decoder, start xml.StartElement) (string, error) 
 		t, err := token(d)
 		if err != nil {
 			if errors.Is(err, io.EOF) {
-				err = apperr.Invalid("file", "msg.imports.csv", "error", "unexpected end of cell")
+				err = apperr.Invalid("file", "msg.imports.xlsx")
 			}
 			return "", err
 		}
@@ -437,7 +436,7 @@ func (x *xlsx) readCell(d *xml.Decoder, start xml.StartElement) (string, error) 
 			case typ == "s" && v != "":
 				i, err := strconv.Atoi(strings.TrimSpace(v))
 				if err != nil || i < 0 || i >= len(x.shared) {
-					return "", apperr.Invalid("file", "msg.imports.csv", "error", fmt.Sprintf("no shared string %q", v))
+					return "", apperr.Invalid("file", "msg.imports.xlsx")
 				}
 				return x.shared[i], nil
 			case typ == "inlineStr" && hasInline:
@@ -455,7 +454,7 @@ func readValue(d *xml.Decoder) (string, error) {
 		t, err := token(d)
 		if err != nil {
 			if errors.Is(err, io.EOF) {
-				err = apperr.Invalid("file", "msg.imports.csv", "error", "unexpected end of value")
+				err = apperr.Invalid("file", "msg.imports.xlsx")
 			}
 			return "", err
 		}
@@ -480,7 +479,7 @@ func skip(d *xml.Decoder) error {
 	for depth := 1; depth > 0; {
 		t, err := token(d)
 		if errors.Is(err, io.EOF) {
-			return apperr.Invalid("file", "msg.imports.csv", "error", "unexpected end of file")
+			return apperr.Invalid("file", "msg.imports.xlsx")
 		}
 		if err != nil {
 			return err

@@ -22,7 +22,7 @@ func (h *Handlers) mountImports(g *web.Routes) {
 // the result when it ran within the request, 202 while its job is queued.
 func (h *Handlers) importDrivers(c echo.Context) error {
 	body := func() (*multipart.Reader, error) { return web.UploadBody(c, h.Imports.MaxBytes()) }
-	im, err := h.Imports.Receive(c.Request().Context(), web.Principal(c), body, c.QueryParam("dry_run"), false)
+	im, err := h.Imports.Receive(c.Request().Context(), web.Principal(c), body, c.QueryParam("dry_run"), c.QueryParam("mode"), false)
 	if err != nil {
 		return err
 	}

@@ -43,7 +43,20 @@ type importResult struct {
 		Header string `json:"header"`
 		Field  string `json:"field"`
 	} `json:"columns"`
-	Unknown []string `json:"unknown_columns"`
+	Unknown []string    `json:"unknown_columns"`
+	Mode    string      `json:"mode"`
+	Changes []rowChange `json:"changes"`
+}
+
+// rowChange is one of an import's changes.
+type rowChange struct {
+	Row      int     `json:"row"`
+	Action   string  `json:"action"`
+	DriverID *string `json:"driver_id"`
+	Fields   map[string]struct {
+		Old any `json:"old"`
+		New any `json:"new"`
+	} `json:"fields"`
 }
 
 // sendImport posts a file (and optional extra parts) to the import.

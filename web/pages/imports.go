@@ -1,17 +1,24 @@
 package pages
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"mime/multipart"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/internal/export"
 	"github.com/konvoj/konvoj/internal/forms"
 	"github.com/konvoj/konvoj/internal/i18n"
@@ -27,6 +34,13 @@ import (
 
 // importPreviewRows is the most rows the preview shows.
 const importPreviewRows = 20
+
+// importUpdateRows and importCreateRows are the most rows the check lists
+// that update and create drivers, so a large file's check stays small.
+const (
+	importUpdateRows = 50
+	importCreateRows = 20
+)
 
 func (p *Pages) mountImports(r *web.Routes) {
 	r.GET("/drivers/import", p.importUpload)
@@ -78,7 +92,7 @@ func (p *Pages) importStart(c echo.Context) error {
 // startImport reads the upload as the API does, always as a dry run.
 func (p *Pages) startImport(c echo.Context, pr auth.Principal) (imports.Import, error) {
 	body := func() (*multipart.Reader, error) { return web.UploadBody(c, p.svc.Imports.MaxBytes()) }
-	return p.svc.Imports.Receive(c.Request().Context(), pr, body, "", true)
+	return p.svc.Imports.Receive(c.Request().Context(), pr, body, "", "", true)
 }
 
 // importTemplate downloads the template in the page's language.
@@ -115,7 +129,7 @@ func (p *Pages) importState(c echo.Context) (views.ImportData, error) {
 func (p *Pages) importData(c echo.Context, id uuid.UUID) (views.ImportData, error) {
 	ctx, pr := c.Request().Context(), web.Principal(c)
 	lang := i18n.From(ctx)
-	pv, err := p.svc.Imports.Preview(ctx, pr, id, lang, importPreviewRows)
+	pv, err := p.svc.Imports.Preview(ctx, pr, id, lang, importPreviewRows, max(importUpdateRows, importCreateRows))
 	if err != nil {
 		return views.ImportData{}, err
 	}
@@ -125,6 +139,8 @@ func (p *Pages) importData(c echo.Context, id uuid.UUID) (views.ImportData, erro
 		return d, nil
 	}
 	d.Rows, d.Created, d.Updated, d.Unchanged, d.Problems = pv.Rows, pv.Created, pv.Updated, pv.Unchanged, len(pv.Errors)
+	d.ValidRows = pv.Mode == drivers.ModeValidRows
+	importChanges(lang, pv, &d)
 	d.Fields = []views.Option{{Value: "", Label: lang.T("imports.ignore")}}
 	for _, f := range pv.Fields.List() {
 		d.Fields = append(d.Fields, views.Option{Value: f, Label: pv.Fields.Label(lang, f)})
@@ -145,10 +161,14 @@ func (p *Pages) importData(c echo.Context, id uuid.UUID) (views.ImportData, erro
 		d.Columns = append(d.Columns, vc)
 	}
 	byRow := map[int][]imports.RowError{}
+	var errRows []int
 	for _, e := range pv.Errors {
+		if byRow[e.Row] == nil {
+			errRows = append(errRows, e.Row)
+		}
 		byRow[e.Row] = append(byRow[e.Row], e)
 	}
-	d.ErrorRows = len(byRow)
+	d.ErrorRows, d.SkippedRows = len(byRow), rowRanges(errRows)
 	for _, r := range pv.Lines {
 		row := views.ImportPreviewRow{Line: r.Line, Cells: make([]views.ImportCell, len(pv.Columns))}
 		for i := range row.Cells {
@@ -209,6 +229,11 @@ func (p *Pages) importConfirm(c echo.Context) error {
 			return errFormDone
 		}
 		claimed, in.DryRun = true, false
+		mode, ok := imports.ReadMode(c.FormValue("mode"))
+		if !ok {
+			return apperr.Invalid("mode", "msg.imports.mode")
+		}
+		in.Mode = mode
 		return nil
 	})
 	if errors.Is(err, errFormDone) {
@@ -242,4 +267,127 @@ func (p *Pages) importRefused(c echo.Context, id uuid.UUID, err error) error {
 	}
 	d.Errors = append(d.Errors, r.messages()...)
 	return p.render(c, r.status, "imports.title", views.ImportPage(d))
+}
+
+// importChanges lists the import's changes as its page shows them: the
+// first rows that update (the driver, each value old → new in the
+// language's words) and create drivers, and the unchanged rows by number.
+func importChanges(lang i18n.Lang, pv imports.Preview, d *views.ImportData) {
+	var unchanged []int
+	cell := map[string]int{}
+	for i, col := range pv.Columns {
+		if col.Field != "" {
+			cell[col.Field] = i
+		}
+	}
+	value := func(r imports.Row, field string) string {
+		if i, ok := cell[field]; ok && i < len(r.Cells) {
+			return strings.TrimSpace(r.Cells[i])
+		}
+		return ""
+	}
+	for _, c := range pv.Changes {
+		switch c.Action {
+		case drivers.ActionUpdate:
+			if len(d.Updates) == importUpdateRows {
+				d.MoreUpdates++
+				continue
+			}
+			u := views.ImportUpdate{Row: c.Row}
+			if n, ok := pv.Drivers[*c.DriverID]; ok {
+				u.Driver, u.URL = n.Name+" ("+n.Number+")", driverURL(*c.DriverID)
+			}
+			for _, f := range pv.Fields.List() {
+				if fc, ok := c.Fields[f]; ok {
+					u.Fields = append(u.Fields, views.ImportFieldChange{Label: pv.Fields.Label(lang, f),
+						Old: importValueText(lang, f, fc.Old, pv.Offices), New: importValueText(lang, f, fc.New, pv.Offices)})
+				}
+			}
+			d.Updates = append(d.Updates, u)
+		case drivers.ActionCreate:
+			if len(d.Creates) == importCreateRows {
+				d.MoreCreates++
+				continue
+			}
+			r := pv.NewRows[c.Row]
+			nc := views.ImportCreate{Row: c.Row, Name: strings.TrimSpace(value(r, "first_name") + " " + value(r, "last_name")),
+				Email: value(r, "email")}
+			if c.DriverID != nil {
+				if n, ok := pv.Drivers[*c.DriverID]; ok {
+					nc.Name, nc.URL = n.Name+" ("+n.Number+")", driverURL(*c.DriverID)
+				}
+			}
+			d.Creates = append(d.Creates, nc)
+		default:
+			unchanged = append(unchanged, c.Row)
+		}
+	}
+	d.UnchangedCount, d.UnchangedRows = len(unchanged), rowRanges(unchanged)
+}
+
+// importValueText is a changed value for people: a dash for none, an
+// office by its name, a country by its name, tags joined, and what the
+// audit log shows for the rest (dates in the language's form, yes/no,
+// statuses in words).
+func importValueText(lang i18n.Lang, field string, raw json.RawMessage, offices map[uuid.UUID]string) string {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil || v == nil {
+		return "—"
+	}
+	switch x := v.(type) {
+	case string:
+		switch field {
+		case "office_id":
+			if id, err := uuid.Parse(x); err == nil && offices[id] != "" {
+				return offices[id]
+			}
+		case "citizenship", "bank_country":
+			return countryName(lang, x)
+		}
+	case []any:
+		parts := make([]string, len(x))
+		for i, p := range x {
+			parts[i] = fmt.Sprint(p)
+		}
+		if len(parts) == 0 {
+			return "—"
+		}
+		return strings.Join(parts, ", ")
+	}
+	// The audit log's formatting of a driver's stored value; no field of
+	// an import row names a custom document type, so no request context
+	// is needed for its name.
+	f := auditFormat{ctx: context.Background(), lang: lang, loc: time.UTC, entityType: "driver"}
+	if text, ok := f.value(field, raw); ok {
+		return text
+	}
+	return string(raw)
+}
+
+// maxRanges is the most runs of rows rowRanges names.
+const maxRanges = 50
+
+// rowRanges names row numbers in order compactly: "2–4, 9", the first
+// maxRanges runs and "…".
+func rowRanges(rows []int) string {
+	rows = slices.Clone(rows)
+	slices.Sort(rows)
+	var parts []string
+	for i := 0; i < len(rows); {
+		j := i
+		for j+1 < len(rows) && rows[j+1] == rows[j]+1 {
+			j++
+		}
+		if len(parts) == maxRanges {
+			parts = append(parts, "…")
+			break
+		}
+		if j > i {
+			parts = append(parts, strconv.Itoa(rows[i])+"–"+strconv.Itoa(rows[j]))
+		} else {
+			parts = append(parts, strconv.Itoa(rows[i]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
 }

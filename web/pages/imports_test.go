@@ -55,8 +55,9 @@ func TestImportPages(t *testing.T) {
 	first := importAt(t, hr.upload("/drivers/import", "ridici.csv", []byte(bad), nil, true).expect(t, http.StatusSeeOther))
 	res := hr.get("/drivers/import/"+first).expect(t, http.StatusOK).
 		contains(t, "ridici.csv", `data-testid="import-has-errors"`, `data-testid="import-count-errors">1<`,
-			`data-testid="import-count-created">2<`, `data-testid="preview-row-3"`, "Sloupec vynechat").
-		lacks(t, `data-testid="import-confirm"`, `hx-get=`)
+			`data-testid="import-count-created">2<`, `data-testid="preview-row-3"`, "Sloupec vynechat",
+			"Importovat vše, nebo nic", "Importovat bezchybné řádky, ostatní vynechat", `data-testid="import-create-2"`).
+		lacks(t, `hx-get=`, `data-testid="import-create-3"`)
 	cell := regexp.MustCompile(`(?s)data-testid="preview-cell-3-2">(.*?)</td>`).FindStringSubmatch(res.Body)
 	if cell == nil || !strings.Contains(cell[1], "neni-email") || !strings.Contains(cell[1], `data-testid="preview-cell-error"`) {
 		t.Errorf("row 3, column E-mail: %v", cell)
@@ -80,8 +81,8 @@ func TestImportPages(t *testing.T) {
 		run := importAt(t, hr.post("/drivers/import/"+id+"/confirm", url.Values{"form_token": {m[1]}}).expect(t, http.StatusSeeOther))
 		return run, m[1]
 	}
-	// Nothing can be confirmed while a row has an error (the page has no
-	// confirmation form): a confirm sent anyway changes nothing.
+	// All or nothing (a confirmation without a mode) changes nothing while
+	// a row has an error.
 	again := importAt(t, hr.post("/drivers/import/"+first+"/confirm", url.Values{"form_token": {uuid.NewString()}}).expect(t, http.StatusSeeOther))
 	hr.get("/drivers/import/"+again).expect(t, http.StatusOK).
 		contains(t, `data-dry-run="false"`, "se nic nezměnilo").lacks(t, `data-testid="import-done"`)
@@ -199,4 +200,59 @@ func TestImportPageProgress(t *testing.T) {
 		contains(t, `data-testid="import-result"`, `data-testid="import-count-created">1200<`, `data-testid="import-confirm"`,
 			"The rows with errors and the first rows of the file: 20 of 1200.").
 		lacks(t, "hx-get", "<html")
+}
+
+// The check of a file that updates drivers, in English: each updated row
+// names its driver (linked) and each value old → new in words and dates
+// for people; the new drivers and unchanged rows are listed; importing the
+// valid rows applies them and says which row was skipped.
+func TestImportPageChanges(t *testing.T) {
+	env := devEnv(t)
+	company := env.Company("Changes Ltd", "free")
+	hr := signIn(t, env, company, auth.RoleHRManager, "hana@changes.test", "en")
+	confirm := func(id, mode string) page {
+		t.Helper()
+		m := formToken.FindStringSubmatch(hr.get("/drivers/import/"+id).expect(t, http.StatusOK).Body)
+		if m == nil {
+			t.Fatalf("import %s: no confirmation form", id)
+		}
+		return hr.post("/drivers/import/"+id+"/confirm", url.Values{"form_token": {m[1]}, "mode": {mode}})
+	}
+	start := "first_name,last_name,email,hire_date,citizenship\nJan,Novák,jan@changes.test,2020-01-01,CZ\nEva,Malá,eva@changes.test,,SK\n"
+	first := importAt(t, hr.upload("/drivers/import", "start.csv", []byte(start), nil, true).expect(t, http.StatusSeeOther))
+	importAt(t, confirm(first, "all_or_nothing").expect(t, http.StatusSeeOther))
+	var janID, janNumber string
+	if err := env.DB.QueryRow(context.Background(), `SELECT id, internal_number FROM drivers WHERE company_id = $1 AND email = 'jan@changes.test'`,
+		company).Scan(&janID, &janNumber); err != nil {
+		t.Fatal(err)
+	}
+
+	file := "email,first_name,last_name,hire_date,citizenship\n" +
+		"jan@changes.test,,,1. 4. 2021,SK\n" + // 2: Jan's hire date and citizenship
+		"eva@changes.test,,Malá,,\n" + // 3: unchanged
+		"petr@changes.test,,Dlouhý,,\n" + // 4: an error (no first name)
+		"ota@changes.test,Ota,Veselý,2026-01-05,\n" // 5: a new driver
+	checked := importAt(t, hr.upload("/drivers/import", "changes.csv", []byte(file), nil, true).expect(t, http.StatusSeeOther))
+	res := hr.get("/drivers/import/"+checked).expect(t, http.StatusOK).
+		contains(t, "What the import will change", `data-testid="import-update-2"`, `href="/drivers/`+janID+`"`,
+			"Jan Novák ("+janNumber+")", "1\u00a0Jan\u00a02020", "1\u00a0Apr\u00a02021", "Czechia", "Slovakia",
+			`data-testid="import-unchanged-rows"`, "rows 3", `data-testid="import-create-5"`, "Ota Veselý", "Import the valid rows, skip the rest", `data-testid="import-has-errors"`).
+		lacks(t, `value="all_or_nothing" class="mt-1" required checked`)
+	update := regexp.MustCompile(`(?s)data-testid="import-update-2">(.*?)</li>`).FindStringSubmatch(res.Body)
+	if update == nil || !regexp.MustCompile(`(?s)Hire date.*1\x{a0}Jan\x{a0}2020.*→.*1\x{a0}Apr\x{a0}2021`).MatchString(update[1]) {
+		t.Errorf("row 2's hire date is not shown old → new: %v", update)
+	}
+
+	// A mode the page never offers is refused; the valid rows are applied.
+	m := formToken.FindStringSubmatch(res.Body)
+	hr.post("/drivers/import/"+checked+"/confirm", url.Values{"form_token": {m[1]}, "mode": {"some"}}).expect(t, http.StatusUnprocessableEntity)
+	done := importAt(t, confirm(checked, "valid_rows").expect(t, http.StatusSeeOther))
+	hr.get("/drivers/import/"+done).expect(t, http.StatusOK).
+		contains(t, `data-testid="import-done"`, `data-testid="import-skipped"`, "1 row with errors was skipped: row 4.",
+			"What the import changed", `data-testid="import-count-updated">1<`, `data-testid="import-count-created">1<`,
+			`data-testid="import-count-errors">1<`, "Skipped rows", `data-testid="import-create-5"`)
+	var hire string
+	if err := env.DB.QueryRow(context.Background(), `SELECT hire_date::text FROM drivers WHERE id = $1`, janID).Scan(&hire); err != nil || hire != "2021-04-01" {
+		t.Errorf("Jan's hire date %s %v", hire, err)
+	}
 }

@@ -24,6 +24,11 @@ import (
 // Statuses are the driver statuses.
 var Statuses = []string{"active", "on_leave", "inactive", "terminated"}
 
+// ActiveStatuses are the statuses of a driver at work, active or on leave:
+// the home pages count these drivers unless a filter says otherwise
+// (docs/web-app.md, "Home pages").
+var ActiveStatuses = []string{"active", "on_leave"}
+
 // Driver is the full driver object (create, read and update responses).
 type Driver struct {
 	ID                  uuid.UUID       `json:"id"`

@@ -83,14 +83,21 @@ var readyExpr = `(d.status = 'active' AND s.ready_docs = cardinality` + required
 // (the is_ready filter), where neither co nor the summary is joined: the
 // driver's usable required documents counted from its leaf of
 // document_effective_driver_idx (index only), one probe per driver the
-// scan reads, as the summary counts them for a page row.
+// scan reads, as the summary counts them for a page row. OFFSET 0 keeps the
+// driver's required types one value (r.types) worked out once per driver:
+// written into the count, they were worked out again for each of its
+// documents, and the filter took twice the time of the probes alone
+// (docs/query-plans.md, "The readiness filter").
 var readyCondition = func() string {
 	required := requiredTypes(func(fact string) string { return "(SELECT " + fact + " FROM co)" })
 	return `(d.status = 'active' AND (
-				SELECT count(*) FROM document_effective e
-				WHERE e.driver_id = d.id AND e.company_id = d.company_id AND e.type = ANY ` + required + `
-					AND e.has_file AND (e.until IS NULL OR e.until >= (SELECT today FROM co))
-			) = cardinality` + required + `)`
+				SELECT (
+					SELECT count(*) FROM document_effective e
+					WHERE e.driver_id = d.id AND e.company_id = d.company_id AND e.type = ANY (r.types)
+						AND e.has_file AND (e.until IS NULL OR e.until >= (SELECT today FROM co))
+				) = cardinality(r.types)
+				FROM (SELECT ` + required + ` AS types OFFSET 0) r
+			))`
 }()
 
 // loadDriverRow loads the company's live driver id, without access checks:

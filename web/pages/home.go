@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
@@ -104,7 +105,7 @@ func (p *Pages) homeDocuments(ctx context.Context, pr auth.Principal, lang i18n.
 	out := &views.HomeDocuments{NotReadyTotal: notReady.Total}
 	for _, st := range []string{"expired", "expiring_soon", "warning"} {
 		out.Counts = append(out.Counts, views.HomeCount{Label: "home.count.drivers_with", Status: st, Count: counts[st],
-			URL: "/drivers?document_status=" + st})
+			URL: activeDriversURL(url.Values{"document_status": {st}})})
 	}
 	out.Counts = append(out.Counts, views.HomeCount{Label: "home.count.not_ready", Count: notReady.Total, URL: "#not-ready"})
 	for _, st := range due.Stages {
@@ -139,9 +140,16 @@ func (p *Pages) homeDocuments(ctx context.Context, pr auth.Principal, lang i18n.
 // stage lists the documents due within the longest lead time.
 func stageListURL(stage string, maxLead int) string {
 	if stage == documents.StageLead {
-		return "/drivers?document_due_within=" + strconv.Itoa(min(max(maxLead, 15), drivers.MaxDueWithin))
+		return activeDriversURL(url.Values{"document_due_within": {strconv.Itoa(min(max(maxLead, 15), drivers.MaxDueWithin))}})
 	}
-	return "/drivers?document_status=" + stage
+	return activeDriversURL(url.Values{"document_status": {stage}})
+}
+
+// activeDriversURL is the drivers list with the filters q, of the active
+// drivers only, as the home page counts them.
+func activeDriversURL(q url.Values) string {
+	q.Set("status", strings.Join(drivers.ActiveStatuses, ","))
+	return "/drivers?" + q.Encode()
 }
 
 // homeDisputes: the open disputes, oldest first, with their review due

@@ -64,6 +64,8 @@ func TestHRFiltersReadyDriversAndSeesExpiredApart(t *testing.T) {
 
 	// In Czech on a phone: the cards say the same, and nothing is wider
 	// than the screen.
+	_, err = page.Goto(app.URL + "/drivers?is_ready=false")
+	must(t, err)
 	toCzech(t, page, app.URL+"/drivers?is_ready=false")
 	must(t, page.SetViewportSize(phone.Width, phone.Height))
 	must(t, expect.Locator(ready).ToHaveValue("false"))

@@ -188,7 +188,7 @@ func TestHRFindsDocumentsDueWithin30Days(t *testing.T) {
 		must(t, page.SetViewportSize(size.Width, size.Height))
 		_, err = page.Goto(app.URL + "/drivers")
 		must(t, err)
-		if n, _ := page.Locator("#driver-filters select").Count(); n != 4 {
+		if n, _ := page.Locator("#driver-filters select").Count(); n != 5 {
 			t.Fatalf("%d filter selects", n)
 		}
 		if clipped := clippedSelects(t, page); len(clipped) > 0 {

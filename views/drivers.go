@@ -19,6 +19,8 @@ type DriverListData struct {
 	Tags []Option
 	// DueWithin are the "expiring within N days" choices.
 	DueWithin []Option
+	// Ready are the readiness choices (ready, not ready).
+	Ready     []Option
 	CanCreate bool
 	// CanImport shows the link to the import page.
 	CanImport bool
@@ -72,8 +74,10 @@ type DriverRow struct {
 	HireDate    string
 	Ready       bool
 	Documents   []StatusCount
-	// NextExpiry is the most urgent document (nil: none with an end date).
-	NextExpiry *DocumentCard
+	// NextDue is the next document coming due (nil: none from today on).
+	NextDue *DocumentCard
+	// Expired are the expired documents, the longest expired first.
+	Expired []DocumentCard
 }
 
 // StatusCount is how many of a driver's documents are in a status.

@@ -52,10 +52,12 @@ type DueList struct {
 	MaxLeadDays int
 }
 
-// Due lists the documents of the company's live drivers that are in their
-// alert window (each type's lead days from the company's document rules),
-// by stage, each stage with its count and at most limit documents (a
-// driver caller's narrowed to its own documents).
+// Due lists the documents of the company's live active drivers (status
+// active or on_leave, as the home pages count them: docs/web-app.md) that
+// are in their alert window (each type's lead days from the company's
+// document rules), by stage, each stage with its count and at most limit
+// documents. A driver caller's list is narrowed to its own documents,
+// whatever its status.
 func (s *Service) Due(ctx context.Context, p auth.Principal, limit int) (DueList, error) {
 	only, err := collection(p, auth.DocumentsList)
 	if err != nil {
@@ -77,6 +79,7 @@ func (s *Service) Due(ctx context.Context, p auth.Principal, limit int) (DueList
 				AND dd.valid_until <= $2::date + greatest((SELECT max(lead_days) FROM rules), 14)
 				AND dd.valid_until - $2::date <= greatest(r.lead_days, 14)
 				AND ($4::uuid IS NULL OR dd.driver_id = $4)
+				AND ($4::uuid IS NOT NULL OR d.status IN ('active', 'on_leave'))
 		), staged AS (
 			SELECT due.*, CASE WHEN days < 0 THEN 'expired' WHEN days < 15 THEN 'expiring_soon' ELSE 'lead' END AS stage
 			FROM due

@@ -24,6 +24,11 @@ import (
 // Statuses are the driver statuses.
 var Statuses = []string{"active", "on_leave", "inactive", "terminated"}
 
+// ActiveStatuses are the statuses of a driver at work, active or on leave:
+// the home pages count these drivers unless a filter says otherwise
+// (docs/web-app.md, "Home pages").
+var ActiveStatuses = []string{"active", "on_leave"}
+
 // Driver is the full driver object (create, read and update responses).
 type Driver struct {
 	ID                  uuid.UUID       `json:"id"`
@@ -121,11 +126,19 @@ type ListItem struct {
 	HireDate         *civil.Date      `json:"hire_date"`
 	IsReady          bool             `json:"is_ready"`
 	DocumentsSummary DocumentsSummary `json:"documents_summary"`
-	// NextExpiry is not part of the specification's list item: the API
-	// adds it only when the client asks (include=next_expiry).
+	// NextExpiry, NextDue and Expired are not part of the specification's
+	// list item: the API adds each only when the client asks (include).
 	NextExpiry *NextExpiry `json:"-"`
-	CreatedAt  time.Time   `json:"created_at"`
-	UpdatedAt  time.Time   `json:"updated_at"`
+	// NextDue is the driver's next document coming due: of its documents
+	// with a current file and a valid_until from today on, the earliest
+	// (ties broken by type code); nil when none.
+	NextDue *NextExpiry `json:"-"`
+	// Expired are the driver's documents with a current file whose own
+	// valid_until has passed, the longest expired first (ties by type
+	// code); NextExpiry is the first of them, else NextDue.
+	Expired   []NextExpiry `json:"-"`
+	CreatedAt time.Time    `json:"created_at"`
+	UpdatedAt time.Time    `json:"updated_at"`
 	// DeletedAt is set on a soft-deleted driver, which only the change
 	// feed with include_deleted=true shows (the key is absent otherwise).
 	DeletedAt *time.Time `json:"deleted_at,omitempty"`

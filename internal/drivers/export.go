@@ -85,7 +85,7 @@ func (s *Service) each(ctx context.Context, p auth.Principal, only *uuid.UUID, l
 		}
 		for _, it := range items {
 			if hideExpiry {
-				it.NextExpiry = nil
+				it.hideExpiry()
 			}
 			row := full[it.ID]
 			row.Item = it

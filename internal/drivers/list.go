@@ -33,9 +33,12 @@ type ListParams struct {
 	// time zone, both ends included; already expired documents do not count
 	// (document_status=expired finds those). nil: no filter.
 	DocumentDueWithin *int
-	Search            string // every word must occur in name, e-mail or internal number
-	SortBy            string // internal_number (default), last_name, hire_date, created_at, next_expiry
-	SortOrder         string // asc (default), desc
+	// IsReady keeps the ready drivers ("true") or the others ("false");
+	// "" does not filter.
+	IsReady   string
+	Search    string // every word must occur in name, e-mail or internal number
+	SortBy    string // internal_number (default), last_name, hire_date, created_at, next_expiry, next_due
+	SortOrder string // asc (default), desc
 
 	// Page is the page asked for: numbered (the default) or, keyset, the
 	// Size rows after Cursor (empty: from the start).
@@ -76,17 +79,19 @@ type sortColumn struct {
 // sortColumns are the allowed sort_by values; internal_number sorts by its
 // numeric part so DRV-10000 follows DRV-9999. next_expiry is the
 // valid_until of the driver's most urgent document (NextExpiry), null for
-// drivers without a dated document with a file.
+// drivers without a dated document with a file; next_due that of its next
+// document coming due (NextDue), null for drivers without one.
 var sortColumns = map[string]sortColumn{
 	"internal_number": {expr: "d.internal_seq", cast: "bigint"},
 	"last_name":       {expr: "d.last_name", cast: "text"},
 	"hire_date":       {expr: "d.hire_date", cast: "date", nullable: true},
 	"created_at":      {expr: "d.created_at", cast: "timestamptz"},
 	"next_expiry":     {expr: "nx.valid_until", join: nextExpiryJoin, cast: "date", nullable: true},
+	"next_due":        {expr: "nxd.valid_until", join: nextDueJoin, cast: "date", nullable: true},
 }
 
 // SortFields lists the allowed sort_by values (for documentation and forms).
-var SortFields = []string{"internal_number", "last_name", "hire_date", "created_at", "next_expiry"}
+var SortFields = []string{"internal_number", "last_name", "hire_date", "created_at", "next_expiry", "next_due"}
 
 // List returns a page of the caller's company's drivers. A driver caller
 // sees only its own record (none when no record is linked to it). read
@@ -150,15 +155,21 @@ func (s *Service) List(ctx context.Context, p auth.Principal, read func(*ListPar
 	return res, nil
 }
 
-// hideExpiry leaves the items' next expiry out when the caller may not see
-// it (expiryShown).
+// hideExpiry leaves the items' document dates out when the caller may not
+// see them (expiryShown).
 func (r *ListResult) hideExpiry() {
 	if r.NextExpiryShown {
 		return
 	}
 	for i := range r.Items {
-		r.Items[i].NextExpiry = nil
+		r.Items[i].hideExpiry()
 	}
+}
+
+// hideExpiry clears the item's document dates: its next expiry, next due
+// and expired documents.
+func (it *ListItem) hideExpiry() {
+	it.NextExpiry, it.NextDue, it.Expired = nil, nil, nil
 }
 
 // listFeed answers the drivers list in feed mode; only is the collection's
@@ -221,6 +232,9 @@ func (lp *ListParams) normalize() error {
 	}
 	if n := lp.DocumentDueWithin; n != nil && (*n < 1 || *n > MaxDueWithin) {
 		v.Add("document_due_within", "msg.list.document_due_within", "max", MaxDueWithin)
+	}
+	if lp.IsReady != "" && lp.IsReady != "true" && lp.IsReady != "false" {
+		v.Add("is_ready", "msg.list.is_ready")
 	}
 	lp.Search = strings.TrimSpace(lp.Search)
 	if utf8.RuneCountInString(lp.Search) > MaxSearchLength {

@@ -89,10 +89,11 @@ func (s *Service) NotReady(ctx context.Context, p auth.Principal, limit int) (pa
 	return paging.New(out, total, paging.Request{Number: 1, Size: limit}), nil
 }
 
-// DocumentStatusCounts counts the company's live drivers with at least one
-// document in each of the statuses that call for action, expired,
-// expiring_soon and warning (the drivers list's document_status filter,
-// so a count and the list it links to agree). Expired comes from the days
+// DocumentStatusCounts counts the company's live active drivers (status
+// active or on_leave: ActiveStatuses) with at least one document in each of
+// the statuses that call for action, expired, expiring_soon and warning
+// (the drivers list's document_status and status filters, so a count and
+// the list it links to agree). Expired comes from the days
 // driver_expiry keeps (migrations/00037_driver_expiry.sql); the others from
 // the range of effective dates from today to today+30 in
 // document_effective (migrations/00039_document_effective.sql). Statuses no
@@ -107,15 +108,15 @@ func (s *Service) DocumentStatusCounts(ctx context.Context, p auth.Principal) (m
 		WITH co AS MATERIALIZED (`+companyFacts+` WHERE c.id = $1)
 		SELECT 'expired', count(*)
 		FROM driver_expiry e
-		JOIN drivers d ON d.id = e.driver_id AND d.deleted_at IS NULL
+		JOIN drivers d ON d.id = e.driver_id AND d.deleted_at IS NULL AND d.status = ANY ($3::text[])
 		WHERE e.company_id = $1 AND e.expired_from <= (SELECT today FROM co) AND ($2::uuid IS NULL OR d.id = $2)
 		UNION ALL
 		SELECT konvoj_document_status(true, e.until, (SELECT today FROM co)) AS status, count(DISTINCT e.driver_id)
 		FROM document_effective e
-		JOIN drivers d ON d.id = e.driver_id AND d.deleted_at IS NULL
+		JOIN drivers d ON d.id = e.driver_id AND d.deleted_at IS NULL AND d.status = ANY ($3::text[])
 		WHERE e.company_id = $1 AND ($2::uuid IS NULL OR d.id = $2) AND e.has_file
 			AND e.until BETWEEN (SELECT today FROM co) AND (SELECT today + 30 FROM co)
-		GROUP BY 1`, p.CompanyID, only)
+		GROUP BY 1`, p.CompanyID, only, ActiveStatuses)
 	if err != nil {
 		return nil, fmt.Errorf("count drivers by document status: %w", err)
 	}

@@ -44,8 +44,15 @@ const companyFacts = `SELECT konvoj_today(c.timezone) AS today, f.required, f.re
 
 // requiredOf is the required document types of driver d (alias co for the
 // company facts): by citizenship, plus those of the driver's tags.
-const requiredOf = `((CASE WHEN konvoj_eu_citizen(d.citizenship) THEN co.required ELSE co.required_non_eu END)
-	|| konvoj_tagged_types(co.tag_rule_for, co.tag_rule_types, d.tags))`
+var requiredOf = requiredTypes(func(fact string) string { return "co." + fact })
+
+// requiredTypes is requiredOf with each company fact written by fact: a
+// column of a joined co, or, in a statement that does not join co (the
+// list's paging query), a scalar subquery read once per statement.
+func requiredTypes(fact func(string) string) string {
+	return `((CASE WHEN konvoj_eu_citizen(d.citizenship) THEN ` + fact("required") + ` ELSE ` + fact("required_non_eu") + ` END)
+	|| konvoj_tagged_types(` + fact("tag_rule_for") + `, ` + fact("tag_rule_types") + `, d.tags))`
+}
 
 // summaryJoin counts the documents of driver d by effective status (alias
 // s; the validity chains apply, retired types are left out) and how many
@@ -54,7 +61,7 @@ const requiredOf = `((CASE WHEN konvoj_eu_citizen(d.citizenship) THEN co.require
 // number of required types. The statuses come from the stored effective
 // dates (document_effective, one index leaf a driver), so no chain is
 // worked out per row.
-const summaryJoin = `CROSS JOIN LATERAL (
+var summaryJoin = `CROSS JOIN LATERAL (
 		SELECT count(*) AS total,
 			count(*) FILTER (WHERE x.status = 'valid') AS valid,
 			count(*) FILTER (WHERE x.status = 'warning') AS warning,
@@ -70,7 +77,28 @@ const summaryJoin = `CROSS JOIN LATERAL (
 	) s`
 
 // readyExpr is is_ready (docs/drivers-and-documents.md) over d, co and s.
-const readyExpr = `(d.status = 'active' AND s.ready_docs = cardinality` + requiredOf + `)`
+var readyExpr = `(d.status = 'active' AND s.ready_docs = cardinality` + requiredOf + `)`
+
+// readyCondition is readyExpr as a condition of the list's paging query
+// (the is_ready filter), where neither co nor the summary is joined: the
+// driver's usable required documents counted from its leaf of
+// document_effective_driver_idx (index only), one probe per driver the
+// scan reads, as the summary counts them for a page row. OFFSET 0 keeps the
+// driver's required types one value (r.types) worked out once per driver:
+// written into the count, they were worked out again for each of its
+// documents, and the filter took twice the time of the probes alone
+// (docs/query-plans.md, "The readiness filter").
+var readyCondition = func() string {
+	required := requiredTypes(func(fact string) string { return "(SELECT " + fact + " FROM co)" })
+	return `(d.status = 'active' AND (
+				SELECT (
+					SELECT count(*) FROM document_effective e
+					WHERE e.driver_id = d.id AND e.company_id = d.company_id AND e.type = ANY (r.types)
+						AND e.has_file AND (e.until IS NULL OR e.until >= (SELECT today FROM co))
+				) = cardinality(r.types)
+				FROM (SELECT ` + required + ` AS types OFFSET 0) r
+			))`
+}()
 
 // loadDriverRow loads the company's live driver id, without access checks:
 // for a driver the request has just written (a create, an import's
@@ -393,6 +421,12 @@ func (q *listQuery) where() string {
 					AND dd.type <> ALL ((SELECT retired FROM co)::text[])
 					AND dd.valid_until BETWEEN (SELECT today FROM co) AND (SELECT today + `+q.args.Add(*lp.DocumentDueWithin)+`::int FROM co))`)
 	}
+	switch lp.IsReady {
+	case "true":
+		conds = append(conds, readyCondition)
+	case "false":
+		conds = append(conds, "NOT "+readyCondition)
+	}
 	// Every condition but the company's live drivers, the document status
 	// and the status is above this line, so any filter added there turns
 	// counting back on.
@@ -524,18 +558,44 @@ const nextExpiryJoin = `LEFT JOIN LATERAL (
 				LIMIT 1
 			) nx ON true`
 
-// nextExpiryItem is the NextExpiry object of driver d on the page (alias
-// ne), the same document nextExpiryJoin picks.
-const nextExpiryItem = `LEFT JOIN LATERAL (
+// nextDueJoin finds the valid_until of driver d's next document coming due
+// (nxd.valid_until: the earliest from today on, null when none), from the
+// same index: one index probe per driver, which starts at today.
+const nextDueJoin = `LEFT JOIN LATERAL (
+				SELECT dd.valid_until FROM driver_documents dd
+				WHERE dd.driver_id = d.id AND dd.company_id = d.company_id
+					AND dd.current_file_id IS NOT NULL AND dd.valid_until >= (SELECT today FROM co)
+					AND dd.type <> ALL ((SELECT retired FROM co)::text[])
+				ORDER BY dd.valid_until, dd.type
+				LIMIT 1
+			) nxd ON true`
+
+// dueItem is the NextExpiry object of driver d's next document coming due
+// (alias nd), the same document nextDueJoin picks.
+const dueItem = `LEFT JOIN LATERAL (
 			SELECT dd.id, dd.type, dd.valid_until, dd.valid_until - co.today AS days,
 				konvoj_document_status(true, dd.valid_until, co.today) AS status
 			FROM driver_documents dd
 			WHERE dd.driver_id = d.id AND dd.company_id = d.company_id
-				AND dd.current_file_id IS NOT NULL AND dd.valid_until IS NOT NULL
+				AND dd.current_file_id IS NOT NULL AND dd.valid_until >= co.today
 				AND dd.type <> ALL (co.retired)
 			ORDER BY dd.valid_until, dd.type
 			LIMIT 1
-		) ne ON true`
+		) nd ON true`
+
+// expiredItems are driver d's expired documents (alias ex, arrays in the
+// order of valid_until, then type): the same index, the range before
+// today. The most urgent document (nextExpiryJoin) is the first of them,
+// else the next one coming due.
+const expiredItems = `CROSS JOIN LATERAL (
+			SELECT array_agg(dd.id ORDER BY dd.valid_until, dd.type) AS ids,
+				array_agg(dd.type ORDER BY dd.valid_until, dd.type) AS types,
+				array_agg(dd.valid_until ORDER BY dd.valid_until, dd.type) AS untils
+			FROM driver_documents dd
+			WHERE dd.driver_id = d.id AND dd.company_id = d.company_id
+				AND dd.current_file_id IS NOT NULL AND dd.valid_until < co.today
+				AND dd.type <> ALL (co.retired)
+		) ex`
 
 // keyset is the condition "after the cursor row" in the sort order, with
 // nulls last in both directions.
@@ -592,7 +652,7 @@ func (q *listQuery) run(ctx context.Context, db postgres.DBTX) ([]ListItem, []*s
 		SELECT d.id, d.internal_number, d.first_name, d.last_name, d.email, d.phone, d.citizenship, d.status,
 			d.hire_date, d.created_at, d.updated_at, d.deleted_at,
 			s.total, s.valid, s.warning, s.expiring_soon, s.expired, s.no_data, %s,
-			ne.id, ne.type, ne.valid_until, ne.days, ne.status,
+			nd.id, nd.type, nd.valid_until, nd.days, nd.status, ex.ids, ex.types, ex.untils, co.today,
 			p.sort_key, p.total_rows
 		FROM (
 			SELECT d.id, (%s)::text AS sort_key, %s AS total_rows
@@ -606,26 +666,34 @@ func (q *listQuery) run(ctx context.Context, db postgres.DBTX) ([]ListItem, []*s
 		CROSS JOIN co
 		%s
 		%s
+		%s
 		ORDER BY %s`,
-		companyFacts, readyExpr, col.expr, total, col.join, where, order, limit, offset, summaryJoin, nextExpiryItem, outerOrder)
+		companyFacts, readyExpr, col.expr, total, col.join, where, order, limit, offset, summaryJoin, dueItem, expiredItems, outerOrder)
 	rows, err := db.Query(ctx, sql, q.args.Values...)
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("list drivers: %w", err)
 	}
 	var keys []*string
 	var key *string
-	var ne nextExpiryRow
+	var nd nextExpiryRow
+	var ex expiredRows
+	var today civil.Date
 	n := 0
 	items, err := postgres.AppendRows([]ListItem{}, rows, func(row pgx.Row, it *ListItem) error {
-		key, ne = nil, nextExpiryRow{} // fresh pointers for each row's values
+		key, nd, ex = nil, nextExpiryRow{}, expiredRows{} // fresh pointers for each row's values
 		s := &it.DocumentsSummary
 		if err := row.Scan(&it.ID, &it.InternalNumber, &it.FirstName, &it.LastName, &it.Email, &it.Phone, &it.Citizenship,
 			&it.Status, &it.HireDate, &it.CreatedAt, &it.UpdatedAt, &it.DeletedAt,
 			&s.Total, &s.Valid, &s.Warning, &s.ExpiringSoon, &s.Expired, &s.NoData, &it.IsReady,
-			&ne.id, &ne.typ, &ne.validUntil, &ne.days, &ne.status, &key, &n); err != nil {
+			&nd.id, &nd.typ, &nd.validUntil, &nd.days, &nd.status, &ex.ids, &ex.types, &ex.untils, &today, &key, &n); err != nil {
 			return err
 		}
-		it.NextExpiry = ne.value()
+		it.NextDue = nd.value()
+		it.Expired = ex.value(today)
+		it.NextExpiry = it.NextDue
+		if len(it.Expired) > 0 {
+			it.NextExpiry = &it.Expired[0]
+		}
 		keys = append(keys, key)
 		return nil
 	})
@@ -648,6 +716,24 @@ func (r nextExpiryRow) value() *NextExpiry {
 		return nil
 	}
 	return &NextExpiry{DocumentID: *r.id, DocumentType: *r.typ, ValidUntil: *r.validUntil, DaysUntilExpiry: *r.days, Status: *r.status}
+}
+
+// expiredRows is the arrays of a list row's expired documents.
+type expiredRows struct {
+	ids    []uuid.UUID
+	types  []string
+	untils []civil.Date
+}
+
+// value is the expired documents, each as a NextExpiry (never nil: a
+// driver without one has an empty list).
+func (r expiredRows) value(today civil.Date) []NextExpiry {
+	out := make([]NextExpiry, len(r.ids))
+	for i := range r.ids {
+		out[i] = NextExpiry{DocumentID: r.ids[i], DocumentType: r.types[i], ValidUntil: r.untils[i],
+			DaysUntilExpiry: today.DaysUntil(r.untils[i]), Status: documents.Status(true, &r.untils[i], today)}
+	}
+	return out
 }
 
 // count counts the filtered set (for a page past the end).

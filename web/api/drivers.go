@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
@@ -41,8 +42,8 @@ func (h *Handlers) listDrivers(c echo.Context) error {
 		// include shapes the response only, so it is checked here, after
 		// the service's role check, keeping the error order.
 		for _, name := range include {
-			if name != "next_expiry" {
-				return apperr.Invalid("include", "msg.api.include", "allowed", "next_expiry")
+			if !slices.Contains(driverIncludes, name) {
+				return apperr.Invalid("include", "msg.api.include", "allowed", driverIncludes)
 			}
 		}
 		return nil
@@ -51,10 +52,14 @@ func (h *Handlers) listDrivers(c echo.Context) error {
 		return err
 	}
 	if len(include) > 0 {
-		return writeList(c, paging.Map(res.Page, func(it drivers.ListItem) driverWithExpiry { return driverWithExpiry{it, it.NextExpiry} }))
+		return writeList(c, paging.Map(res.Page, func(it drivers.ListItem) driverWithDates { return withDates(it, include) }))
 	}
 	return writeList(c, res.Page)
 }
+
+// driverIncludes are the drivers list's include values, each a field of
+// its items (docs/lists.md, "Next expiry, next due, expired").
+var driverIncludes = []string{"next_expiry", "next_due", "expired_documents"}
 
 // driverFilter reads the drivers list's filters and sort (docs/lists.md);
 // the exports take the same.
@@ -67,6 +72,7 @@ func driverFilter(q *query) drivers.ListParams {
 		DocumentStatus:    q.list("document_status"),
 		DocumentType:      q.list("document_type"),
 		DocumentDueWithin: q.optInt("document_due_within"),
+		IsReady:           q.str("is_ready"),
 		Search:            q.str("search"),
 		SortBy:            q.str("sort_by"),
 		SortOrder:         q.str("sort_order"),
@@ -116,12 +122,35 @@ func (h *Handlers) complianceReport(c echo.Context) error {
 	})
 }
 
-// driverWithExpiry is a list item with the next_expiry the client asked
-// for (null when the driver has none).
-type driverWithExpiry struct {
+// driverWithDates is a list item with the document dates the client asked
+// for (include): next_expiry and next_due (null when the driver has none)
+// and expired_documents (empty when none; null for a caller who may not
+// see documents, as the other two). A field not asked for is left out.
+type driverWithDates struct {
 	drivers.ListItem
-	NextExpiry *drivers.NextExpiry `json:"next_expiry"`
+	NextExpiry       asked[*drivers.NextExpiry]  `json:"next_expiry,omitzero"`
+	NextDue          asked[*drivers.NextExpiry]  `json:"next_due,omitzero"`
+	ExpiredDocuments asked[[]drivers.NextExpiry] `json:"expired_documents,omitzero"`
 }
+
+func withDates(it drivers.ListItem, include []string) driverWithDates {
+	return driverWithDates{ListItem: it,
+		NextExpiry:       asked[*drivers.NextExpiry]{slices.Contains(include, "next_expiry"), it.NextExpiry},
+		NextDue:          asked[*drivers.NextExpiry]{slices.Contains(include, "next_due"), it.NextDue},
+		ExpiredDocuments: asked[[]drivers.NextExpiry]{slices.Contains(include, "expired_documents"), it.Expired},
+	}
+}
+
+// asked is an answer field the client may ask for: left out (omitzero)
+// unless asked, then written as its value, null included.
+type asked[T any] struct {
+	on    bool
+	value T
+}
+
+func (a asked[T]) IsZero() bool { return !a.on }
+
+func (a asked[T]) MarshalJSON() ([]byte, error) { return json.Marshal(a.value) }
 
 func (h *Handlers) getDriver(c echo.Context) error {
 	d, err := h.Drivers.Read(c.Request().Context(), web.Principal(c), web.PathID(c, "id"))

@@ -52,7 +52,7 @@ func TestReadmeQuickstart(t *testing.T) {
 		t.Fatalf("README examples failed: %v\n%s", err, out)
 	}
 	text := string(out)
-	for _, want := range []string{`"internal_number": "DRV-0004"`, `"total": 4`, "DRV-0001\nDRV-0002\nDRV-0003\nDRV-0004", `"error": "ValidationError"`, `"last_name"`} {
+	for _, want := range []string{`"internal_number": "DRV-0004"`, `"total": 4`, "DRV-0001\nDRV-0002\nDRV-0003\nDRV-0004", `"error": "ValidationError"`, `"last_name"`, `"next_due": null`} {
 		if !strings.Contains(text, want) {
 			t.Errorf("output lacks %q:\n%s", want, text)
 		}

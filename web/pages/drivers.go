@@ -57,7 +57,9 @@ type listState struct {
 	Status, Citizenship, DocumentStatus []string
 	Offices, Tags                       []string
 	// DueWithin is document_due_within in days (0: not filtered).
-	DueWithin         int
+	DueWithin int
+	// Ready is is_ready: "true", "false" or "" (not filtered).
+	Ready             string
 	SortBy, SortOrder string
 	Page              int
 }
@@ -92,6 +94,7 @@ func readListState(q url.Values) listState {
 		Citizenship:    listValues(q, "citizenship"),
 		Tags:           listValues(q, "tag"),
 		DocumentStatus: listValues(q, "document_status"),
+		Ready:          q.Get("is_ready"),
 		SortBy:         q.Get("sort_by"),
 		SortOrder:      q.Get("sort_order"),
 	}
@@ -115,12 +118,12 @@ func listValues(q url.Values, name string) []string {
 	return out
 }
 
-// defaultSort is the sort when the address names none: the nearest
-// expiry first while the list answers "whose documents expire within N
+// defaultSort is the sort when the address names none: the next document
+// coming due first while the list answers "whose documents expire within N
 // days", else the driver number.
 func (s listState) defaultSort() string {
 	if s.DueWithin != 0 {
-		return "next_expiry"
+		return "next_due"
 	}
 	return "internal_number"
 }
@@ -136,7 +139,7 @@ func (s listState) sortBy() string {
 // params turns the state into the service's list parameters.
 func (s listState) params() drivers.ListParams {
 	lp := drivers.ListParams{
-		Status: s.Status, Citizenship: s.Citizenship, Tags: s.Tags, DocumentStatus: s.DocumentStatus,
+		Status: s.Status, Citizenship: s.Citizenship, Tags: s.Tags, DocumentStatus: s.DocumentStatus, IsReady: s.Ready,
 		Search: s.Search, SortBy: s.sortBy(), SortOrder: s.SortOrder, Page: paging.Request{Number: s.Page, Size: driversPerPage},
 	}
 	if s.DueWithin != 0 {
@@ -168,6 +171,8 @@ func (s *listState) drop(fields map[string][]string) {
 			s.DocumentStatus = nil
 		case "document_due_within":
 			s.DueWithin = 0
+		case "is_ready":
+			s.Ready = ""
 		case "search":
 			s.Search = ""
 		case "sort_by":
@@ -179,7 +184,7 @@ func (s *listState) drop(fields map[string][]string) {
 }
 
 func (s listState) filtered() bool {
-	return s.Search != "" || s.DueWithin != 0 || len(s.Status)+len(s.Offices)+len(s.Citizenship)+len(s.Tags)+len(s.DocumentStatus) > 0
+	return s.Search != "" || s.DueWithin != 0 || s.Ready != "" || len(s.Status)+len(s.Offices)+len(s.Citizenship)+len(s.Tags)+len(s.DocumentStatus) > 0
 }
 
 // url is the canonical address of the state: empty values and defaults
@@ -201,6 +206,9 @@ func (s listState) url() string {
 	set("document_status", s.DocumentStatus)
 	if s.DueWithin != 0 {
 		q.Set("document_due_within", strconv.Itoa(s.DueWithin))
+	}
+	if s.Ready != "" {
+		q.Set("is_ready", s.Ready)
 	}
 	if s.SortBy != "" && s.SortBy != s.defaultSort() {
 		q.Set("sort_by", s.SortBy)
@@ -300,6 +308,9 @@ func (p *Pages) driversList(c echo.Context) error {
 		d.DueWithin = append(d.DueWithin, views.Option{Value: strconv.Itoa(n), Label: lang.T("drivers.filter.due_days", "days", strconv.Itoa(n)),
 			Selected: st.DueWithin == n})
 	}
+	for _, v := range []string{"true", "false"} {
+		d.Ready = append(d.Ready, views.Option{Value: v, Label: lang.T("drivers.filter.ready." + v), Selected: st.Ready == v})
+	}
 	if st.DueWithin != 0 && !slices.Contains(dueWithinChoices, st.DueWithin) {
 		// A number from a hand-edited or shared address stays selectable.
 		d.DueWithin = append(d.DueWithin, views.Option{Value: strconv.Itoa(st.DueWithin),
@@ -358,7 +369,7 @@ var driverColumns = []struct {
 	{"drivers.col.status", "", ""},
 	{"drivers.col.citizenship", "", "hidden xl:table-cell"},
 	{"drivers.col.hire_date", "hire_date", "hidden lg:table-cell"},
-	{"drivers.col.next_expiry", "next_expiry", ""},
+	{"drivers.col.next_expiry", "next_due", ""},
 	{"drivers.col.documents", "", ""},
 	{"drivers.col.ready", "", ""},
 }
@@ -375,7 +386,7 @@ func (p *Pages) driverResults(lang i18n.Lang, pr auth.Principal, st listState, r
 		Pager: pager(res.Page, func(n int) string { at := st; at.Page = n; return at.url() })}
 	r.ShowNextExpiry = res.NextExpiryShown
 	for _, col := range driverColumns {
-		if col.sortBy == "next_expiry" && !r.ShowNextExpiry {
+		if col.sortBy == "next_due" && !r.ShowNextExpiry {
 			continue
 		}
 		sc := views.SortColumn{Label: col.label, Class: col.class}
@@ -421,12 +432,13 @@ func (p *Pages) driverResults(lang i18n.Lang, pr auth.Principal, st listState, r
 		if it.HireDate != nil {
 			row.HireDate = lang.Date(*it.HireDate)
 		}
-		if ne := it.NextExpiry; ne != nil {
-			days := ne.DaysUntilExpiry
-			row.NextExpiry = &views.DocumentCard{
-				ID: ne.DocumentID.String(), URL: driverURL(it.ID) + "/documents/" + ne.DocumentID.String(),
-				Type: ne.DocumentType, Status: ne.Status, ValidUntil: lang.Date(ne.ValidUntil), Days: &days, Versions: -1,
-			}
+		// The next document coming due, and the expired ones apart: an
+		// expired document is late, not next (docs/lists.md).
+		if nd := it.NextDue; nd != nil {
+			row.NextDue = datedCard(lang, it.ID, *nd)
+		}
+		for _, ex := range it.Expired {
+			row.Expired = append(row.Expired, *datedCard(lang, it.ID, ex))
 		}
 		counts := map[string]int{
 			"valid": it.DocumentsSummary.Valid, "warning": it.DocumentsSummary.Warning,
@@ -441,6 +453,16 @@ func (p *Pages) driverResults(lang i18n.Lang, pr auth.Principal, st listState, r
 		r.Rows = append(r.Rows, row)
 	}
 	return r
+}
+
+// datedCard is a list row's dated document (its next due or an expired
+// one) as the views show it.
+func datedCard(lang i18n.Lang, driverID uuid.UUID, doc drivers.NextExpiry) *views.DocumentCard {
+	days := doc.DaysUntilExpiry
+	return &views.DocumentCard{
+		ID: doc.DocumentID.String(), URL: documentURL(driverID, doc.DocumentID),
+		Type: doc.DocumentType, Status: doc.Status, ValidUntil: lang.Date(doc.ValidUntil), Days: &days, Versions: -1,
+	}
 }
 
 // ownProfile sends a driver to its own record, or explains that its

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
@@ -13,6 +14,7 @@ import (
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/documents"
+	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/internal/finance"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/internal/paging"
@@ -103,7 +105,7 @@ func (p *Pages) homeDocuments(ctx context.Context, pr auth.Principal, lang i18n.
 	out := &views.HomeDocuments{NotReadyTotal: notReady.Total}
 	for _, st := range []string{"expired", "expiring_soon", "warning"} {
 		out.Counts = append(out.Counts, views.HomeCount{Label: "home.count.drivers_with", Status: st, Count: counts[st],
-			URL: "/drivers?document_status=" + st})
+			URL: activeDriversURL(url.Values{"document_status": {st}})})
 	}
 	out.Counts = append(out.Counts, views.HomeCount{Label: "home.count.not_ready", Count: notReady.Total, URL: "#not-ready"})
 	for _, st := range due.Stages {
@@ -142,6 +144,13 @@ func stageListURL(stage string, maxLead int) string {
 		return "/documents?expiring_within=" + strconv.Itoa(min(max(maxLead, 15), documents.MaxExpiringWithin))
 	}
 	return "/documents?status=" + stage
+}
+
+// activeDriversURL is the drivers list with the filters q, of the active
+// drivers only, as the home page counts them.
+func activeDriversURL(q url.Values) string {
+	q.Set("status", strings.Join(drivers.ActiveStatuses, ","))
+	return "/drivers?" + q.Encode()
 }
 
 // homeDisputes: the open disputes, oldest first, with their review due

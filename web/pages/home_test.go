@@ -124,7 +124,7 @@ func TestHomeOfHR(t *testing.T) {
 		res := b.get("/").expect(t, http.StatusOK)
 		res.contains(t,
 			// Counts link to the filtered lists.
-			`href="/drivers?document_status=expired"`, `href="/drivers?document_status=expiring_soon"`,
+			`href="/drivers?document_status=expired&amp;status=active%2Con_leave"`, `href="/drivers?document_status=expiring_soon&amp;status=active%2Con_leave"`,
 			// Each stage names the document and the driver, linked.
 			`href="`+docPath(w.jan, w.janLicence)+`"`, `href="`+docPath(w.jan, w.janPassport)+`"`, `href="`+docPath(w.petr, w.petrTacho)+`"`,
 			"3 days ago", "60 days left", "5 days left",

@@ -3,8 +3,10 @@
 // app.css is built by `make css`, htmx.min.js copied by `make htmx`; both
 // are committed. upload.js is hand-written (document uploads with a
 // progress bar, drag-and-drop and the camera), and so are finance.js (the
-// approval queue's "select all"), forms.js (forms sent once) and rating.js
-// (the rating configuration's running sum of the weights).
+// approval queue's "select all"), forms.js (forms sent once), rating.js
+// (the rating configuration's running sum of the weights), nav.js (the
+// navigation's menus) and tables.js (the names of a table's columns on
+// its cards on a phone).
 package static
 
 import (
@@ -17,7 +19,7 @@ import (
 
 // FS holds the assets.
 //
-//go:embed app.css htmx.min.js upload.js finance.js forms.js rating.js apidocs
+//go:embed app.css htmx.min.js upload.js finance.js forms.js rating.js nav.js tables.js apidocs
 var FS embed.FS
 
 var (

@@ -83,6 +83,20 @@ func TestEveryPageFitsTheScreen(t *testing.T) {
 	}
 }
 
+// navLink is the navigation's entry of that name at desktop width, its
+// menu opened when it is in one.
+func navLink(t *testing.T, page playwright.Page, name string) playwright.Locator {
+	t.Helper()
+	nav := page.Locator("nav[data-testid=nav]")
+	link := nav.GetByRole(*playwright.AriaRoleLink, playwright.LocatorGetByRoleOptions{Name: name, Exact: playwright.Bool(true)})
+	if visible, _ := link.IsVisible(); !visible {
+		must(t, nav.Locator("details", playwright.LocatorLocatorOptions{
+			Has: page.GetByRole(*playwright.AriaRoleLink, playwright.PageGetByRoleOptions{Name: name, Exact: playwright.Bool(true), IncludeHidden: playwright.Bool(true)}),
+		}).Locator("summary").Click())
+	}
+	return link
+}
+
 // navOneRow checks the navigation at desktop width on the home page: its
 // entries stand in one row, the header is one line, every menu opens with
 // its entries inside the screen and closes again (Escape gives the focus

@@ -36,8 +36,8 @@ var navLayout = []navSlot{
 	{menu: "nav.menu.settings", icon: "cog", hrefs: []string{usersURL, webhooksURL, "/audit", sessionsURL}},
 }
 
-// The addresses of the company's documents list and users page, and the
-// sessions page.
+// The addresses of the documents list, the users page and the sessions
+// page.
 const (
 	documentsURL = "/documents"
 	usersURL     = "/users"

@@ -105,6 +105,7 @@ func (p *Pages) Mount(s *web.Server) {
 	p.mountHome(app)
 	p.mountAudit(app)
 	p.mountDrivers(app)
+	p.mountExpiring(app)
 	p.mountImports(app)
 	p.mountFinance(app)
 	p.mountDocumentTypes(app)
@@ -119,9 +120,7 @@ func (p *Pages) Mount(s *web.Server) {
 	p.mountReview(app)
 	p.mountOutbox(app)
 
-	// The company's documents coming due and its users.
-	p.addOwnNav(views.NavItem{Href: documentsURL, Label: "nav.documents_expiring", Icon: "clock", Description: "nav.documents_expiring.about"},
-		auth.DocumentsList, func(auth.Principal) (views.NavItem, bool) { return views.NavItem{}, false })
+	// The company's users.
 	p.addNav(views.NavItem{Href: usersURL, Label: "nav.users", Icon: "users", Description: "nav.users.about"}, auth.UsersManage)
 }
 

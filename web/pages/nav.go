@@ -24,9 +24,8 @@ type navSlot struct {
 }
 
 // navLayout is the navigation from left to right. Every entry an area adds
-// has its place here (TestEveryNavEntryHasItsPlace). A menu of which a
-// role sees one entry shows that entry alone; a driver's own entries (My
-// pay, My penalties) stand alone where their menu is.
+// has its place here (TestNavigationRowOfEachRole). A menu of which a
+// role sees one entry shows that entry alone.
 var navLayout = []navSlot{
 	{href: "/"},
 	{href: "/drivers"},
@@ -88,7 +87,6 @@ func (p *Pages) addNavEntry(e navEntry) {
 type shownNav struct {
 	item  views.NavItem
 	place string
-	own   bool
 }
 
 // navFor returns the caller's navigation entries in the order they were
@@ -128,7 +126,6 @@ func (p *Pages) navShown(ctx context.Context, pr auth.Principal, path string) []
 			if s.item, ok = e.own(pr); !ok {
 				continue
 			}
-			s.own = true
 		}
 		it := &s.item
 		it.Active = path == it.Href || (it.Href != "/" && strings.HasPrefix(path, it.Href+"/"))
@@ -172,10 +169,6 @@ func arrangeNav(shown []shownNav) []views.NavItem {
 				continue
 			}
 			placed[h] = true
-			if s.own {
-				out = append(out, s.item)
-				continue
-			}
 			menu.Items = append(menu.Items, s.item)
 			menu.Count += s.item.Count
 			menu.Active = menu.Active || s.item.Active

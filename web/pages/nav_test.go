@@ -100,8 +100,8 @@ func TestNavigationRowOfEachRole(t *testing.T) {
 			"Settings: /audit /sessions"}},
 		{auth.RoleAccountant, "adam@acme.test", []string{"/", "/drivers", "Finance: /finance /finance/month-end", "/ratings", "/sessions"}},
 		{auth.RoleDispatcher, "dana@acme.test", []string{"/", "/drivers", "/documents", "/ratings", "/sessions"}},
-		{auth.RoleDriver, "petr@acme.test", []string{"/", "/drivers/" + own, "/drivers/" + own + "/pay",
-			"/drivers/" + own + "/penalties", "/drivers/" + own + "/rating", "/sessions"}},
+		{auth.RoleDriver, "petr@acme.test", []string{"/", "/drivers/" + own,
+			"Finance: /drivers/" + own + "/pay /drivers/" + own + "/penalties", "/drivers/" + own + "/rating", "/sessions"}},
 	} {
 		b := signIn(t, env, company, c.role, c.email, "en")
 		if got := navRow(t, b.get("/").expect(t, http.StatusOK).Body); !slices.Equal(got, c.want) {

@@ -45,7 +45,7 @@ func TestFinanceAccountant(t *testing.T) {
 	money := func(l i18n.Lang, s string) string { return l.Money(decimal.RequireFromString(s), "CZK") }
 
 	page := app.SignIn(t, company, auth.RoleAccountant, Person{Email: "eva@acme.test", FirstName: "Eva", LastName: "Účetní"})
-	must(t, page.GetByRole(*playwright.AriaRoleLink, playwright.PageGetByRoleOptions{Name: "Finance"}).First().Click())
+	must(t, navLink(t, page, "Finance").Click())
 	must(t, waitURL(page, app.URL+"/finance"))
 	must(t, expect.Locator(page.GetByTestId("queue-row")).ToHaveCount(4))
 	must(t, expect.Locator(page.GetByTestId("queue-summary-earnings")).ToHaveText(money(en, "33500.00")))

@@ -105,8 +105,7 @@ func TestPenaltyDisputeOnPhone(t *testing.T) {
 	app.CheckA11y(t, me)
 
 	// HR: the dispute queue, with the reason and the photo.
-	must(t, hr.GetByRole(*playwright.AriaRoleNavigation, playwright.PageGetByRoleOptions{Name: "Main", Exact: playwright.Bool(true)}).
-		GetByRole(*playwright.AriaRoleLink, playwright.LocatorGetByRoleOptions{Name: "Disputes"}).Click())
+	must(t, navLink(t, hr, "Disputes").Click())
 	must(t, waitURL(hr, app.URL+"/penalties"))
 	item := hr.Locator("[data-testid=queue] > li")
 	must(t, expect.Locator(item).ToHaveCount(1))

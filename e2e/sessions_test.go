@@ -28,8 +28,8 @@ func TestEndAnotherSession(t *testing.T) {
 	}
 	mine, other := signIn(), signIn()
 
-	// The user badge in the header links to the page.
-	must(t, mine.GetByTestId("sessions-link").First().Click())
+	// The navigation's settings link to the page.
+	must(t, navLink(t, mine, "Signed-in devices").Click())
 	must(t, waitURL(mine, app.URL+"/sessions"))
 	sessions := mine.GetByTestId("session")
 	must(t, expect.Locator(sessions).ToHaveCount(2))

@@ -130,8 +130,7 @@ func TestWebhooksSettingsPage(t *testing.T) {
 	rcv := newReceiver(t)
 	page := app.SignIn(t, company, auth.RoleAdmin)
 
-	must(t, page.GetByRole(*playwright.AriaRoleNavigation, playwright.PageGetByRoleOptions{Name: "Main", Exact: playwright.Bool(true)}).
-		GetByRole(*playwright.AriaRoleLink, playwright.LocatorGetByRoleOptions{Name: "Webhooks"}).Click())
+	must(t, navLink(t, page, "Webhooks").Click())
 	must(t, waitURL(page, app.URL+"/settings/webhooks"))
 	must(t, expect.Locator(page.GetByTestId("no-webhooks")).ToBeVisible())
 	app.Screenshots(t, page, "webhooks-empty")

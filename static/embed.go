@@ -4,9 +4,10 @@
 // are committed. upload.js is hand-written (document uploads with a
 // progress bar, drag-and-drop and the camera), and so are finance.js (the
 // approval queue's "select all"), forms.js (forms sent once, and the
-// address a refused form keeps) and rating.js (the rating configuration's
-// running sum of the weights). favicon.ico is the browser tab's icon, also
-// served at /favicon.ico.
+// address a refused form keeps), rating.js (the rating configuration's
+// running sum of the weights), nav.js (the navigation's menus) and
+// tables.js (the names of a table's columns on its cards on a phone).
+// favicon.ico is the browser tab's icon, also served at /favicon.ico.
 package static
 
 import (
@@ -19,7 +20,7 @@ import (
 
 // FS holds the assets.
 //
-//go:embed app.css htmx.min.js upload.js finance.js forms.js rating.js favicon.ico apidocs
+//go:embed app.css htmx.min.js upload.js finance.js forms.js rating.js nav.js tables.js favicon.ico apidocs
 var FS embed.FS
 
 var (

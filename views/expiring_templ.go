@@ -848,7 +848,7 @@ func ExpiringResultsSection(r ExpiringResults) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 73, "</ul><div class=\"hidden overflow-hidden rounded-lg bg-white shadow-sm ring-1 ring-gray-200 md:block\"><table class=\"min-w-full divide-y divide-gray-200 text-sm\" data-testid=\"expiring-table\"><caption class=\"sr-only\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 73, "</ul><div class=\"hidden overflow-hidden rounded-lg bg-white shadow-sm ring-1 ring-gray-200 md:block\"><table class=\"table-stack min-w-full divide-y divide-gray-200 text-sm\" data-testid=\"expiring-table\"><caption class=\"sr-only\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

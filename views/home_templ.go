@@ -1301,7 +1301,7 @@ func homeFinance(f HomeFinance) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		} else {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 120, "<div class=\"mt-3 overflow-x-auto\"><table class=\"min-w-full text-sm\"><thead><tr class=\"text-left text-gray-600\"><th scope=\"col\" class=\"py-1 pr-3 font-medium\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 120, "<div class=\"mt-3 overflow-x-auto\"><table class=\"table-stack min-w-full text-sm\"><thead><tr class=\"text-left text-gray-600\"><th scope=\"col\" class=\"py-1 pr-3 font-medium\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

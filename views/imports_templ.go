@@ -1666,7 +1666,7 @@ func importColumns(d ImportData) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 140, "<div class=\"overflow-x-auto\"><table class=\"min-w-full divide-y divide-gray-200 text-sm\"><caption class=\"sr-only\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 140, "<div class=\"overflow-x-auto\"><table class=\"table-stack min-w-full divide-y divide-gray-200 text-sm\"><caption class=\"sr-only\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -1936,7 +1936,7 @@ func importPreview(d ImportData) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 163, "</p><div class=\"overflow-x-auto rounded-lg bg-white shadow-sm ring-1 ring-gray-200\" role=\"region\" aria-labelledby=\"import-preview-title\" tabindex=\"0\"><table class=\"min-w-full divide-y divide-gray-200 text-sm\" data-testid=\"import-preview\"><caption class=\"sr-only\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 163, "</p><div class=\"overflow-x-auto rounded-lg bg-white shadow-sm ring-1 ring-gray-200\" role=\"region\" aria-labelledby=\"import-preview-title\" tabindex=\"0\"><table class=\"table-stack min-w-full divide-y divide-gray-200 text-sm\" data-testid=\"import-preview\"><caption class=\"sr-only\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -356,7 +356,7 @@ func MonthEnd(d MonthEndData) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 32, "\"><table class=\"min-w-full divide-y divide-gray-200 text-sm\" data-testid=\"monthend-table\"><caption class=\"sr-only\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 32, "\"><table class=\"table-stack min-w-full divide-y divide-gray-200 text-sm\" data-testid=\"monthend-table\"><caption class=\"sr-only\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -1422,7 +1422,7 @@ func monthEndResults(r MonthEndResults) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 127, "</h2><div class=\"relative mt-3 overflow-x-auto\"><table class=\"min-w-full divide-y divide-gray-200 text-sm\" data-testid=\"monthend-results-table\"><caption class=\"sr-only\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 127, "</h2><div class=\"relative mt-3 overflow-x-auto\"><table class=\"table-stack min-w-full divide-y divide-gray-200 text-sm\" data-testid=\"monthend-results-table\"><caption class=\"sr-only\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -540,7 +540,7 @@ func Ranking(d RankingData) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 43, "\"><table class=\"min-w-full divide-y divide-gray-200 text-sm\" data-testid=\"ranking-table\"><caption class=\"sr-only\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 43, "\"><table class=\"table-stack min-w-full divide-y divide-gray-200 text-sm\" data-testid=\"ranking-table\"><caption class=\"sr-only\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -1215,7 +1215,7 @@ func histogramChart(h Histogram) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 104, "</summary><table class=\"mt-2 text-sm\" data-testid=\"histogram-table\"><thead><tr><th scope=\"col\" class=\"pr-4 text-left font-medium\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 104, "</summary><table class=\"table-stack mt-2 text-sm\" data-testid=\"histogram-table\"><thead><tr><th scope=\"col\" class=\"pr-4 text-left font-medium\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -2461,7 +2461,7 @@ func lineChart(d DriverRatingData) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 210, "</summary><table class=\"mt-2 text-sm\" data-testid=\"history-table\"><thead><tr><th scope=\"col\" class=\"pr-4 text-left font-medium\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 210, "</summary><table class=\"table-stack mt-2 text-sm\" data-testid=\"history-table\"><thead><tr><th scope=\"col\" class=\"pr-4 text-left font-medium\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -3281,7 +3281,7 @@ func ratingPreview(pv RatingPreview) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 281, "\"><table class=\"min-w-full divide-y divide-gray-200 text-sm\" data-testid=\"preview-table\"><caption class=\"sr-only\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 281, "\"><table class=\"table-stack min-w-full divide-y divide-gray-200 text-sm\" data-testid=\"preview-table\"><caption class=\"sr-only\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

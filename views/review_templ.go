@@ -367,7 +367,7 @@ func reviewItem(it ReviewItem, csrf string) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 31, "</span></a></figcaption></figure><div class=\"space-y-4 lg:col-span-2\"><table class=\"w-full text-left text-sm\" data-testid=\"review-fields\"><thead class=\"text-gray-600\"><tr><th scope=\"col\" class=\"py-1 pr-2 font-medium\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 31, "</span></a></figcaption></figure><div class=\"space-y-4 lg:col-span-2\"><table class=\"table-stack w-full text-left text-sm\" data-testid=\"review-fields\"><thead class=\"text-gray-600\"><tr><th scope=\"col\" class=\"py-1 pr-2 font-medium\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

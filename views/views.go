@@ -62,6 +62,9 @@ type NavItem struct {
 	// Count is a number shown with the entry (0: none), such as the
 	// uploads waiting for review.
 	Count int
+	// Items make the entry a menu of these entries (Href is then empty):
+	// it is Active when one of them is, and its Count is theirs summed.
+	Items []NavItem
 }
 
 // Flash kinds.

@@ -27,9 +27,9 @@ const expiringPerPage = 25
 const expiringDefaultDays = 30
 
 func (p *Pages) mountExpiring(r *web.Routes) {
-	p.addNav(views.NavItem{Href: "/documents", Label: "nav.expiring", Icon: "clock", Description: "nav.expiring.about"},
+	p.addNav(views.NavItem{Href: documentsURL, Label: "nav.expiring", Icon: "clock", Description: "nav.expiring.about"},
 		auth.DocumentsExpiry)
-	r.GET("/documents", p.expiringList)
+	r.GET(documentsURL, p.expiringList)
 	r.GET("/documents/export", p.exportExpiring)
 }
 

@@ -55,18 +55,6 @@ type Pages struct {
 	nav      []navEntry
 }
 
-// navEntry is a navigation item and the action a role needs to see it.
-type navEntry struct {
-	item   views.NavItem
-	action auth.Action // "" for everyone
-	// own, when set, gives the entry shown to callers whose grant is Own
-	// (a driver's "My profile" instead of the list); ok false hides it.
-	own func(auth.Principal) (views.NavItem, bool)
-	// count, when set, gives the number the entry shows (the uploads
-	// waiting for review); 0 shows none.
-	count func(context.Context, auth.Principal) (int, error)
-}
-
 // New builds the pages on the services. It needs no server, so that the
 // server can be built with the pages' error renderer (RenderError); Mount
 // then registers the routes on it.
@@ -134,63 +122,6 @@ func (p *Pages) Mount(s *web.Server) {
 	p.mountUsers(app)
 }
 
-// addNav adds a main navigation entry, shown to roles whose grant for
-// action is not Deny ("" shows it to everyone). Entries appear in the
-// order they are added.
-func (p *Pages) addNav(item views.NavItem, action auth.Action) {
-	p.nav = append(p.nav, navEntry{item: item, action: action})
-}
-
-// addOwnNav is addNav with another entry for callers whose grant for
-// action is Own.
-func (p *Pages) addOwnNav(item views.NavItem, action auth.Action, own func(auth.Principal) (views.NavItem, bool)) {
-	p.nav = append(p.nav, navEntry{item: item, action: action, own: own})
-}
-
-// addCountedNav is addNav with a number shown next to the entry.
-func (p *Pages) addCountedNav(item views.NavItem, action auth.Action, count func(context.Context, auth.Principal) (int, error)) {
-	p.nav = append(p.nav, navEntry{item: item, action: action, count: count})
-}
-
-// navFor returns the navigation of the caller, marking the current page.
-func (p *Pages) navFor(ctx context.Context, pr auth.Principal, path string) []views.NavItem {
-	var out []views.NavItem
-	for _, e := range p.nav {
-		if e.action != "" && !shows(pr, e.action) {
-			continue
-		}
-		it := e.item
-		if e.count != nil {
-			n, err := e.count(ctx, pr)
-			if err != nil {
-				// A count is not worth an error page.
-				p.log.WarnContext(ctx, "count for the navigation", slog.String("href", it.Href), slog.Any("error", err))
-			}
-			it.Count = n
-		}
-		if e.own != nil && ownOnly(pr, e.action) {
-			var ok bool
-			if it, ok = e.own(pr); !ok {
-				continue
-			}
-		}
-		it.Active = path == it.Href || (it.Href != "/" && strings.HasPrefix(path, it.Href+"/"))
-		out = append(out, it)
-	}
-	// Only the most specific entry is current (a driver's penalties lie
-	// under its profile).
-	best := -1
-	for i, it := range out {
-		if it.Active && (best < 0 || len(it.Href) > len(out[best].Href)) {
-			best = i
-		}
-	}
-	for i := range out {
-		out[i].Active = i == best
-	}
-	return out
-}
-
 // render writes a full page: the shell (navigation, language switch,
 // flash messages) around content. titleKey is an i18n key.
 func (p *Pages) render(c echo.Context, status int, titleKey string, content templ.Component) error {
@@ -235,7 +166,7 @@ func (p *Pages) shell(c echo.Context, status int, title string) views.Shell {
 	}
 	if pr, ok := principalOf(c); ok {
 		sh.User = &views.User{Name: pr.Name, Email: pr.Email, Role: string(pr.Role)}
-		sh.Nav = p.navFor(c.Request().Context(), pr, c.Request().URL.Path)
+		sh.Nav = p.navBar(c.Request().Context(), pr, c.Request().URL.Path)
 		n, err := p.svc.Notifications.Unread(c.Request().Context(), pr)
 		if err != nil {
 			// The bell is not worth an error page.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/views"
 	"github.com/konvoj/konvoj/web"
@@ -15,11 +16,11 @@ import (
 // The sessions page (docs/security.md, "Web sign-in and sessions"): the
 // browsers signed in as the caller, each with its device, address, sign-in
 // and last activity, an End button per session and "sign out everywhere
-// else". Every signed-in person has it; the user badge in the header links
-// here.
+// else". Every signed-in person has it, in the navigation's settings.
 
 func (p *Pages) mountSessions(r *web.Routes) {
-	r.GET("/sessions", p.sessions)
+	p.addNav(views.NavItem{Href: sessionsURL, Label: "shell.sessions", Icon: "lock"}, auth.SessionsOwn)
+	r.GET(sessionsURL, p.sessions)
 	r.POST("/sessions/end-others", p.endOtherSessions)
 	r.POST("/sessions/:id/end", p.endSession)
 }

@@ -127,14 +127,14 @@ func navLinks(body string) []string {
 }
 
 // A driver's menu: its home page (to-dos), its profile, its pay, its
-// penalties and its rating.
+// penalties, its rating and its signed-in devices.
 func TestDriverMenu(t *testing.T) {
 	env := devEnv(t)
 	company := env.Company("Acme", "free")
 	own := env.Driver(company, fixtures.Name("Petr", "Malý"), fixtures.Email("petr@acme.test"))
 	drv := signIn(t, env, company, auth.RoleDriver, "petr@acme.test", "en")
 	res := drv.get("/drivers/"+own.String()).expect(t, http.StatusOK)
-	want := []string{"/", "/drivers/" + own.String(), "/drivers/" + own.String() + "/pay", "/drivers/" + own.String() + "/penalties", "/drivers/" + own.String() + "/rating"}
+	want := []string{"/", "/drivers/" + own.String(), "/drivers/" + own.String() + "/pay", "/drivers/" + own.String() + "/penalties", "/drivers/" + own.String() + "/rating", "/sessions"}
 	if got := navLinks(res.Body); !slices.Equal(got, want) {
 		t.Errorf("driver's menu %v, want %v", got, want)
 	}

@@ -78,8 +78,8 @@ type Document struct {
 	Status string `json:"status"`
 	// LimitedBy is the type of the capping document while its status is
 	// the worse one (null otherwise).
-	LimitedBy       *string         `json:"limited_by"`
-	DaysUntilExpiry *int            `json:"days_until_expiry"`
+	LimitedBy       *string `json:"limited_by"`
+	DaysUntilExpiry *int    `json:"days_until_expiry"`
 	// EffectiveUntil is the date Status follows: the document's own
 	// valid_until, or while LimitedBy names a cap, the cap's effective
 	// date (nil when that document has none, or has no file).
@@ -89,9 +89,9 @@ type Document struct {
 	// valid_until and days_until_expiry stay the document's own. Set for
 	// a driver's whole list; a single document's read sets them only
 	// when no cap limits it.
-	EffectiveUntil *civil.Date `json:"-"`
-	EffectiveDays  *int        `json:"-"`
-	Meta            json.RawMessage `json:"meta"`
+	EffectiveUntil *civil.Date     `json:"-"`
+	EffectiveDays  *int            `json:"-"`
+	Meta           json.RawMessage `json:"meta"`
 	// Files are all versions, newest first; nil (left out of the JSON)
 	// for callers who may see statuses only.
 	Files     []FileSummary `json:"files,omitzero"`

@@ -55,6 +55,9 @@ type SortColumn struct {
 	Active, Desc bool
 	// Class adds classes to the cell (hiding it on narrow screens).
 	Class string
+	// Target is the results section the link replaces ("": the drivers
+	// list's).
+	Target string
 }
 
 // DriverRow is one driver of the list.

@@ -49,7 +49,9 @@ type HomeDocuments struct {
 type HomeDueStage struct {
 	Stage string
 	Count int
-	// MoreURL lists all of them when more exist than are shown.
+	// ListURL lists them on the documents list; MoreURL is the same when
+	// more exist than are shown ("" otherwise).
+	ListURL string
 	MoreURL string
 	Docs    []HomeDueDoc
 }

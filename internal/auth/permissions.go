@@ -12,6 +12,7 @@ const (
 	DriversImport    Action = "drivers.import"    // import a file of drivers, read imports
 	DriversPersonal  Action = "drivers.personal"  // read the personal fields (PersonalFields)
 	DocumentsList    Action = "documents.list"    // documents with status (dispatcher: no files)
+	DocumentsExpiry  Action = "documents.expiry"  // the company's documents by expiry, one row each, and their export (dispatcher: no numbers)
 	DocumentsWrite   Action = "documents.write"   // upload, update metadata
 	FilesRead        Action = "files.read"        // download, versions
 	DocumentsReview  Action = "documents.review"  // review drivers' uploads: queue, approve, reject
@@ -64,6 +65,7 @@ var Matrix = map[Action]map[Role]Grant{
 	DriversUpdate:    {RoleAdmin: All, RoleHRManager: All, RoleDriver: Own},
 	DriversPersonal:  {RoleAdmin: All, RoleHRManager: All, RoleAccountant: All, RoleDriver: Own},
 	DocumentsList:    {RoleAdmin: All, RoleHRManager: All, RoleDispatcher: NoFiles, RoleDriver: Own},
+	DocumentsExpiry:  {RoleAdmin: All, RoleHRManager: All, RoleDispatcher: NoFiles},
 	DocumentsWrite:   {RoleAdmin: All, RoleHRManager: All, RoleDriver: Own},
 	FilesRead:        {RoleAdmin: All, RoleHRManager: All, RoleDriver: Own},
 	DocumentsReview:  {RoleAdmin: All, RoleHRManager: All},

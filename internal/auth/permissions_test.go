@@ -20,6 +20,7 @@ var matrixTable = map[Action]string{
 	DriversUpdate:    "yes yes no no own",
 	DriversPersonal:  "yes yes yes no own",
 	DocumentsList:    "yes yes no status-only own",
+	DocumentsExpiry:  "yes yes no status-only no",
 	DocumentsWrite:   "yes yes no no own",
 	FilesRead:        "yes yes no no own",
 	DocumentsReview:  "yes yes no no no",

@@ -221,6 +221,16 @@ func collection(p auth.Principal, a auth.Action) (only *uuid.UUID, err error) {
 	return holders.Collection(p, a)
 }
 
+// expiryList is the check of the company's documents by expiry (403
+// Forbidden for a role that may not list them); numbers says whether the
+// caller sees the documents' numbers (a dispatcher sees statuses only).
+func expiryList(p auth.Principal) (numbers bool, err error) {
+	if _, err := collection(p, auth.DocumentsExpiry); err != nil {
+		return false, err
+	}
+	return p.Grant(auth.DocumentsExpiry) != auth.NoFiles, nil
+}
+
 // withFiles reports whether the caller sees the files of the documents it
 // lists (a dispatcher sees statuses only).
 func withFiles(p auth.Principal) bool { return p.Grant(auth.DocumentsList) != auth.NoFiles }

@@ -309,10 +309,8 @@ var ComplianceColumns = []string{"internal_number", "last_name", "first_name", "
 	"status", "valid_until", "days_left"}
 
 // StatusFills are the XLSX background colours of the document statuses in
-// the compliance report (the colours of the pages' status badges).
-var StatusFills = map[string]string{
-	"valid": "C6EFCE", "warning": "FFEB9C", "expiring_soon": "FFCC99", "expired": "FFC7CE", "no_data": "E0E0E0",
-}
+// the compliance report (documents.StatusFills).
+var StatusFills = documents.StatusFills
 
 // ComplianceRow is one driver's required document type.
 type ComplianceRow struct {

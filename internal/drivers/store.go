@@ -503,24 +503,10 @@ func effectiveTotal(matches string) string {
 				AND EXISTS (SELECT 1 FROM ` + matches + ` AND e.driver_id = x.id)))`
 }
 
-// statusRanges are, per document status, the documents whose effective
-// status konvoj_document_status(e.has_file, e.until, today) is that one, as
-// conditions on until that the index document_effective_company_until_idx
-// can serve (it carries driver_id, type and has_file).
-// TestStatusRangesMatchStatusFunction keeps the two in step. Today and the
-// thresholds are scalar subqueries, so that each is a plan parameter: under
-// the row-level security policies an index condition may use leakproof
-// operators only, and date + integer is not one (written "(SELECT today
-// FROM co) + 15", the bound was a filter over every later document).
-var statusRanges = map[string]string{
-	"no_data": "e.until IS NULL AND NOT e.has_file",
-	"valid":   "e.has_file AND (e.until IS NULL OR e.until > (SELECT today + 30 FROM co))",
-	"warning": "e.has_file AND " +
-		"e.until BETWEEN (SELECT today + 15 FROM co) AND (SELECT today + 30 FROM co)",
-	"expiring_soon": "e.has_file AND " +
-		"e.until >= (SELECT today FROM co) AND e.until < (SELECT today + 15 FROM co)",
-	"expired": "e.has_file AND e.until < (SELECT today FROM co)",
-}
+// statusRanges are, per document status, the conditions on the
+// documents' effective dates (documents.EffectiveStatusRanges, shared with
+// the documents list).
+var statusRanges = documents.EffectiveStatusRanges
 
 // feedColumn is the feed's order (updated_at, then id; ascending), served by
 // drivers_company_updated_at_idx.

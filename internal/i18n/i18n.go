@@ -63,7 +63,7 @@ var StaffOnly = []string{
 	"field.tenant.", "field.company_id",
 	"devoutbox.", "msg.outbox.",
 	"webhooks.", "msg.webhooks.", "field.webhook.", "nav.webhooks", "notify.webhook_disabled.",
-	"nav.disputes", "disputes.", "compliance.", "imports.", "msg.imports.", "export.", "penalty.list", "penalty.new.", "penalty.resolve.", "penalty.severity.",
+	"nav.disputes", "disputes.", "nav.expiring", "expiring.", "compliance.", "imports.", "msg.imports.", "export.", "penalty.list", "penalty.new.", "penalty.resolve.", "penalty.severity.",
 	"review.", "home.review.", "msg.review.",
 	"msg.drivers.tag", "msg.drivers.too_many_tags", "msg.drivers.language", "field.tags", "field.language",
 	"doctypes.", "nav.document_types", "msg.document_types.", "field.document_type.",

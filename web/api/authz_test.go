@@ -96,6 +96,8 @@ var apiRoutes = map[string]authzRoute{
 	"DELETE /api/v0/drivers/{id}": {action: auth.DriversDelete, ids: driverIDs(),
 		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
 
+	"GET /api/v0/documents": {action: auth.DocumentsExpiry, notApplicable: map[webtest.Refusal]string{
+		webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
 	"GET /api/v0/drivers/{driver_id}/documents": {action: auth.DocumentsList,
 		ids: map[string]string{"driver_id": webtest.KindDriver}},
 	"PUT /api/v0/documents/{document_id}": {action: auth.DocumentsWrite,

@@ -9,12 +9,15 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/konvoj/konvoj/internal/documents"
+	"github.com/konvoj/konvoj/internal/export"
 	"github.com/konvoj/konvoj/internal/feed"
+	"github.com/konvoj/konvoj/internal/paging"
 	"github.com/konvoj/konvoj/web"
 )
 
 func (h *Handlers) mountDocuments(g *web.Routes) {
 	g.GET("/drivers/:driver_id/documents", h.listDocuments)
+	g.GET("/documents", h.documentsByExpiry)
 	g.PUT("/documents/:document_id", h.updateDocument)
 	g.POST("/documents/:document_id/files", h.uploadDocumentFile)
 	g.GET("/documents/:document_id/files/versions", h.listDocumentVersions)
@@ -40,6 +43,60 @@ func (h *Handlers) listDocuments(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusOK, map[string]any{"data": docs})
+}
+
+// documentsByExpiry lists the company's documents, one row each, by
+// expiry (docs/drivers-and-documents.md, "Documents by expiry"); with
+// format, every row of the filter as CSV or XLSX.
+func (h *Handlers) documentsByExpiry(c echo.Context) error {
+	ctx, p := c.Request().Context(), web.Principal(c)
+	q := query{c: c}
+	ep := expiryFilter(&q)
+	if _, ok := c.QueryParams()["format"]; ok {
+		format, ferr := export.FormatParam(q.str("format"))
+		lang := callerLang(c, p)
+		return web.Export(c, format, "documents-"+p.Today().String(), lang.T("expiring.sheet"), func(start func() (export.Writer, error)) error {
+			return h.Documents.ExportExpiring(ctx, p, func(in *documents.ExpiryParams) error {
+				if err := q.err(); err != nil {
+					return err
+				}
+				if ferr != nil {
+					return ferr
+				}
+				*in = ep
+				return nil
+			}, lang, start)
+		})
+	}
+	ep.Page = q.pageRequest(offsetSize)
+	res, err := h.Documents.Expiring(ctx, p, func(in *documents.ExpiryParams) error {
+		*in = ep
+		return q.err()
+	})
+	if err != nil {
+		return err
+	}
+	if !res.NumbersShown {
+		return writeList(c, paging.Map(res.Page, documents.ExpiryItem.StatusOnly))
+	}
+	return writeList(c, res.Page)
+}
+
+// expiryFilter reads the documents list's filters and sort.
+func expiryFilter(q *query) documents.ExpiryParams {
+	ep := documents.ExpiryParams{
+		ExpiringWithin: q.optInt("expiring_within"),
+		Status:         q.list("status"),
+		Type:           q.list("type"),
+		HolderType:     q.list("holder_type"),
+		OfficeIDs:      q.uuids("office_id"),
+		SortBy:         q.str("sort_by"),
+		SortOrder:      q.str("sort_order"),
+	}
+	if b := q.optBool("include_inactive"); b != nil {
+		ep.IncludeInactive = *b
+	}
+	return ep
 }
 
 func (h *Handlers) updateDocument(c echo.Context) error {

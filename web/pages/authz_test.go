@@ -139,6 +139,10 @@ var pageRoutes = map[string]pageRoute{
 		webtest.OtherCompany: collection, webtest.RoleRefused: everyRole, webtest.OtherDriver: ownList}},
 	"GET /reports/compliance": {action: auth.DocumentsList, notApplicable: map[webtest.Refusal]string{
 		webtest.OtherCompany: collection, webtest.OtherDriver: ownList}},
+	"GET /documents": {action: auth.DocumentsExpiry, notApplicable: map[webtest.Refusal]string{
+		webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
+	"GET /documents/export": {action: auth.DocumentsExpiry, notApplicable: map[webtest.Refusal]string{
+		webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
 	"GET /drivers/import":          {action: auth.DriversImport, notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
 	"POST /drivers/import":         {action: auth.DriversImport, upload: true, notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
 	"GET /drivers/import/template": {action: auth.DriversImport, notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},

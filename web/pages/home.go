@@ -13,7 +13,6 @@ import (
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/documents"
-	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/internal/finance"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/internal/paging"
@@ -117,9 +116,9 @@ func (p *Pages) homeDocuments(ctx context.Context, pr auth.Principal, lang i18n.
 	}
 	out.Counts = append(out.Counts, views.HomeCount{Label: "home.count.not_ready", Count: notReady.Total, URL: "#not-ready"})
 	for _, st := range due.Stages {
-		hs := views.HomeDueStage{Stage: st.Stage, Count: st.Count}
+		hs := views.HomeDueStage{Stage: st.Stage, Count: st.Count, ListURL: stageListURL(st.Stage, due.MaxLeadDays)}
 		if st.Count > len(st.Documents) {
-			hs.MoreURL = stageListURL(st.Stage, due.MaxLeadDays)
+			hs.MoreURL = hs.ListURL
 		}
 		for _, doc := range st.Documents {
 			hs.Docs = append(hs.Docs, views.HomeDueDoc{
@@ -144,13 +143,14 @@ func (p *Pages) homeDocuments(ctx context.Context, pr auth.Principal, lang i18n.
 	return out, nil
 }
 
-// stageListURL is the drivers list of a document alert stage; the window
-// stage lists the documents due within the longest lead time.
+// stageListURL is the documents list (the "Documents expiring" page) of
+// a document alert stage: the expired ones, those expiring soon, and for
+// the window stage the documents due within the longest lead time.
 func stageListURL(stage string, maxLead int) string {
 	if stage == documents.StageLead {
-		return "/drivers?document_due_within=" + strconv.Itoa(min(max(maxLead, 15), drivers.MaxDueWithin))
+		return "/documents?expiring_within=" + strconv.Itoa(min(max(maxLead, 15), documents.MaxExpiringWithin))
 	}
-	return "/drivers?document_status=" + stage
+	return "/documents?status=" + stage
 }
 
 // homeDisputes: the open disputes, oldest first, with their review due

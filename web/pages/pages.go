@@ -117,6 +117,7 @@ func (p *Pages) Mount(s *web.Server) {
 	p.mountHome(app)
 	p.mountAudit(app)
 	p.mountDrivers(app)
+	p.mountExpiring(app)
 	p.mountImports(app)
 	p.mountFinance(app)
 	p.mountDocumentTypes(app)

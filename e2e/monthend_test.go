@@ -207,7 +207,7 @@ func TestMonthEndCloseReopenPayrollAndPayslip(t *testing.T) {
 	if err != nil {
 		t.Fatalf("pdftotext %s: %v\n%s", dl.SuggestedFilename(), err, out)
 	}
-	if text := string(out); !strings.Contains(text, "Jiří Šťastný") || !strings.Contains(text, en.T("payslip.category.penalty_correction")) {
+	if text := string(out); !strings.Contains(text, "Jiří Šťastný") || !strings.Contains(text, en.T("finance.category.penalty_correction")) {
 		t.Errorf("the payslip's text lacks the driver's name or the correction:\n%s", text)
 	}
 	// The correction's whole row leads to the penalty, which says a

@@ -174,6 +174,10 @@ type Subject struct {
 	DriverDeleted bool
 	DocumentID    *uuid.UUID
 	DocumentType  string
+	// Currency is the currency of a finance transaction, penalty or
+	// finance period ("" for other records), for amounts whose row does
+	// not name it.
+	Currency string
 }
 
 // Filter narrows the audit list. Several values of one field mean OR,
@@ -186,16 +190,23 @@ type Filter struct {
 	// and those of its documents, document files, finance transactions,
 	// penalties and finance periods.
 	DriverIDs []uuid.UUID
-	From, To  *time.Time
-	Page      paging.Request
+	// Actions keeps the rows of these actions.
+	Actions  []string
+	From, To *time.Time
+	Page     paging.Request
 }
 
 // EntityTypes are the values of entity_type.
-var EntityTypes = []string{"driver", "document", "document_file", "finance_transaction", "penalty", "finance_period", "rating_config", "document_rule", "document_type", "webhook_endpoint"}
+var EntityTypes = []string{"driver", "document", "document_file", "finance_transaction", "penalty", "finance_period", "rating_config",
+	"document_rule", "document_type", "webhook_endpoint", "user", "company"}
 
-// Actions are the actions the services record, for filters and texts.
-var Actions = []string{"created", "updated", "deleted", "document.uploaded", "document.updated", "penalty.created",
-	"penalty.disputed", "penalty.accepted", "penalty.resolved", "period.closed", "period.paid", "webhook.secret_rotated"}
+// Actions are every action the services record, for the page's filter and
+// texts (audit.action.<action>). TestEveryRecordedActionIsListed reads the
+// code and fails on an action written anywhere that is not here.
+var Actions = []string{"created", "updated", "deleted", "document.uploaded", "document.updated", "document.review_approved",
+	"document.review_rejected", "document.imported", "import.completed", "penalty.created", "penalty.disputed", "penalty.accepted",
+	"penalty.resolved", "penalty.evidence_added", "period.closed", "period.paid", "period.reopened", "webhook.secret_rotated",
+	"deactivated", "reactivated"}
 
 // Service reads the audit log.
 type Service struct{ db *pgxpool.Pool }
@@ -220,7 +231,8 @@ const filterSQL = `a.company_id = $1
 					WHERE dd.company_id = $1 AND dd.driver_id = ANY ($7)
 				UNION ALL SELECT 'finance_transaction', t.id FROM finance_transactions t WHERE t.company_id = $1 AND t.driver_id = ANY ($7)
 				UNION ALL SELECT 'penalty', pn.id FROM penalties pn WHERE pn.company_id = $1 AND pn.driver_id = ANY ($7)
-				UNION ALL SELECT 'finance_period', fp.id FROM finance_periods fp WHERE fp.company_id = $1 AND fp.driver_id = ANY ($7)))`
+				UNION ALL SELECT 'finance_period', fp.id FROM finance_periods fp WHERE fp.company_id = $1 AND fp.driver_id = ANY ($7)))
+			AND (cardinality($8::text[]) = 0 OR a.action = ANY ($8))`
 
 // subjectJoin finds the driver and document of audit row a (aliases sd,
 // sdoc), for the rows of one page only.
@@ -237,7 +249,12 @@ const subjectJoin = `LEFT JOIN LATERAL (
 			CASE a.entity_type
 				WHEN 'document' THEN a.entity_id
 				WHEN 'document_file' THEN (SELECT f.document_id FROM document_files f WHERE f.company_id = a.company_id AND f.id = a.entity_id)
-			END AS document_id
+			END AS document_id,
+			CASE a.entity_type
+				WHEN 'finance_transaction' THEN (SELECT t.currency FROM finance_transactions t WHERE t.company_id = a.company_id AND t.id = a.entity_id)
+				WHEN 'penalty' THEN (SELECT pn.currency FROM penalties pn WHERE pn.company_id = a.company_id AND pn.id = a.entity_id)
+				WHEN 'finance_period' THEN (SELECT fp.currency FROM finance_periods fp WHERE fp.company_id = a.company_id AND fp.id = a.entity_id)
+			END AS currency
 		) r ON true
 		LEFT JOIN drivers sd ON sd.company_id = a.company_id AND sd.id = r.driver_id
 		LEFT JOIN driver_documents sdoc ON sdoc.company_id = a.company_id AND sdoc.id = r.document_id`
@@ -246,29 +263,19 @@ const subjectJoin = `LEFT JOIN LATERAL (
 // and the total. read fills the filter after the role check (403 before a
 // bad query's 400).
 func (s *Service) List(ctx context.Context, p auth.Principal, read func(*Filter) error) (paging.Page[Log], error) {
-	if err := readable(p); err != nil {
+	f, err := readFilter(p, read)
+	if err != nil {
 		return paging.Page[Log]{}, err
 	}
-	var f Filter
-	if err := read(&f); err != nil {
-		return paging.Page[Log]{}, err
-	}
-	for _, et := range f.EntityTypes {
-		if !slices.Contains(EntityTypes, et) {
-			return paging.Page[Log]{}, apperr.Invalid("entity_type", "msg.audit.entity_type")
-		}
-	}
-	args := []any{p.CompanyID, nonNil(f.EntityTypes), nonNil(f.EntityIDs), nonNil(f.UserIDs), f.From, f.To, nonNil(f.DriverIDs)}
+	args := f.args(p)
 	rows, err := s.db.Query(ctx, `
-		SELECT a.id, a.entity_type, a.entity_id, a.user_id, a.user_name, a.action, a.old_values, a.new_values, a.ip_address,
-			a.user_agent, a.created_at, pg.total,
-			sd.id, coalesce(sd.first_name || ' ' || sd.last_name, ''), sd.deleted_at IS NOT NULL, sdoc.id, coalesce(sdoc.type, '')
+		SELECT `+logColumns+`, pg.total
 		FROM (
 			SELECT a.id, count(*) OVER () AS total
 			FROM audit_logs a
 			WHERE `+filterSQL+`
 			ORDER BY a.created_at DESC, a.id DESC
-			LIMIT $8 OFFSET $9
+			LIMIT $9 OFFSET $10
 		) pg
 		JOIN audit_logs a ON a.id = pg.id AND a.company_id = $1
 		`+subjectJoin+`
@@ -279,10 +286,7 @@ func (s *Service) List(ctx context.Context, p auth.Principal, read func(*Filter)
 	}
 	total := 0
 	out, err := postgres.AppendRows(nil, rows, func(r pgx.Row, l *Log) error {
-		sub := &l.Subject
-		return r.Scan(&l.ID, &l.EntityType, &l.EntityID, &l.UserID, &l.User, &l.Action, &l.OldValues, &l.NewValues,
-			&l.IPAddress, &l.UserAgent, &l.CreatedAt, &total,
-			&sub.DriverID, &sub.DriverName, &sub.DriverDeleted, &sub.DocumentID, &sub.DocumentType)
+		return r.Scan(append(l.fields(), &total)...)
 	})
 	if err != nil {
 		return paging.Page[Log]{}, fmt.Errorf("list audit logs: %w", err)
@@ -294,6 +298,77 @@ func (s *Service) List(ctx context.Context, p auth.Principal, read func(*Filter)
 		}
 	}
 	return paging.New(out, total, f.Page), nil
+}
+
+// Each calls fn for every row of the caller's company's filtered log,
+// newest first, read one by one from the database, so an export of any
+// length is streamed. read fills the filter after the role check; an error
+// from fn stops the reading and is returned.
+func (s *Service) Each(ctx context.Context, p auth.Principal, read func(*Filter) error, fn func(Log) error) error {
+	f, err := readFilter(p, read)
+	if err != nil {
+		return err
+	}
+	rows, err := s.db.Query(ctx, `
+		SELECT `+logColumns+`
+		FROM audit_logs a
+		`+subjectJoin+`
+		WHERE `+filterSQL+`
+		ORDER BY a.created_at DESC, a.id DESC`, f.args(p)...)
+	if err != nil {
+		return fmt.Errorf("read audit logs: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var l Log
+		if err := rows.Scan(l.fields()...); err != nil {
+			return fmt.Errorf("read audit logs: %w", err)
+		}
+		if err := fn(l); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read audit logs: %w", err)
+	}
+	return nil
+}
+
+// logColumns are the columns of a Log (Log.fields), over audit_logs a and
+// subjectJoin.
+const logColumns = `a.id, a.entity_type, a.entity_id, a.user_id, a.user_name, a.action, a.old_values, a.new_values, a.ip_address,
+			a.user_agent, a.created_at,
+			sd.id, coalesce(sd.first_name || ' ' || sd.last_name, ''), sd.deleted_at IS NOT NULL, sdoc.id, coalesce(sdoc.type, ''),
+			coalesce(r.currency, '')`
+
+// fields are the scan targets of logColumns.
+func (l *Log) fields() []any {
+	sub := &l.Subject
+	return []any{&l.ID, &l.EntityType, &l.EntityID, &l.UserID, &l.User, &l.Action, &l.OldValues, &l.NewValues,
+		&l.IPAddress, &l.UserAgent, &l.CreatedAt,
+		&sub.DriverID, &sub.DriverName, &sub.DriverDeleted, &sub.DocumentID, &sub.DocumentType, &sub.Currency}
+}
+
+// readFilter checks the caller's role, then reads and checks the filter.
+func readFilter(p auth.Principal, read func(*Filter) error) (Filter, error) {
+	if err := readable(p); err != nil {
+		return Filter{}, err
+	}
+	var f Filter
+	if err := read(&f); err != nil {
+		return Filter{}, err
+	}
+	for _, et := range f.EntityTypes {
+		if !slices.Contains(EntityTypes, et) {
+			return Filter{}, apperr.Invalid("entity_type", "msg.audit.entity_type")
+		}
+	}
+	return f, nil
+}
+
+// args are the arguments $1–$8 of filterSQL.
+func (f Filter) args(p auth.Principal) []any {
+	return []any{p.CompanyID, nonNil(f.EntityTypes), nonNil(f.EntityIDs), nonNil(f.UserIDs), f.From, f.To, nonNil(f.DriverIDs), nonNil(f.Actions)}
 }
 
 // Person is someone who has changed something: a user of the company who

@@ -106,7 +106,7 @@ func (s *Service) ExportTransactions(ctx context.Context, p auth.Principal, driv
 		}
 		return w.Row([]export.Cell{
 			export.Date(t.TransactionDate), export.Text(lang.T("finance.type." + t.TransactionType)),
-			export.OptionalText(t.Category), export.OptionalText(t.Description), export.OptionalText(t.Reference),
+			export.Text(CategoryText(lang, t.Category)), export.OptionalText(t.Description), export.OptionalText(t.Reference),
 			export.Number(t.Amount.Decimal()), export.Text(t.Currency), export.Text(lang.T("finance.status." + t.Status)),
 			export.OptionalDate(t.PaymentDate), export.Text(t.ID.String()),
 		})
@@ -120,6 +120,17 @@ func (s *Service) ExportTransactions(ctx context.Context, p auth.Principal, driv
 		}
 	}
 	return w.Close()
+}
+
+// CategoryText is a transaction's category for people: in words when the
+// catalogues name it (performance_bonus → "Performance bonus", the keys
+// finance.category.*), else as people typed it; "" for none. The ledger,
+// its export and the payslips (internal/payslips) show it so.
+func CategoryText(lang i18n.Lang, c *string) string {
+	if c == nil {
+		return ""
+	}
+	return lang.Or(*c, "finance.category."+*c)
 }
 
 // openExport opens the export's writer (start, with the file name name)

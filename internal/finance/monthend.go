@@ -2,6 +2,7 @@ package finance
 
 import (
 	"context"
+	"strconv"
 	"strings"
 
 	"github.com/google/uuid"
@@ -9,6 +10,7 @@ import (
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/civil"
+	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/internal/money"
 	"github.com/konvoj/konvoj/internal/paging"
 )
@@ -260,7 +262,7 @@ func (s *Service) bulkPeriods(ctx context.Context, p auth.Principal, read func(*
 		if !found[id] {
 			found[id] = true
 			out = append(out, BulkResult{DriverID: id, Result: BulkSkipped,
-				Err: apperr.NotFound("msg.finance.month_no_period", "month", sel.month.String()[:7])})
+				Err: apperr.NotFound("msg.finance.month_no_period", "month", i18n.M("rating.month."+strconv.Itoa(int(sel.month.Month())), "year", strconv.Itoa(sel.month.Year())))})
 		}
 	}
 	return out, nil

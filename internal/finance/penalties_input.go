@@ -9,6 +9,7 @@ import (
 
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/civil"
+	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/internal/money"
 )
 
@@ -134,7 +135,7 @@ func (in ResolveInput) read(cur Penalty, v *apperr.Validation) resolution {
 	case a.Sign() < 0:
 		v.Add("new_amount", "msg.finance.not_negative", "field", fieldName("new_amount"))
 	case a.Cmp(cur.Amount) >= 0:
-		v.Add("new_amount", "msg.finance.new_amount_below", "amount", cur.Amount)
+		v.Add("new_amount", "msg.finance.new_amount_below", "amount", i18n.Amount{Value: cur.Amount.Decimal(), Currency: cur.Currency})
 	default:
 		r.newAmount = a
 	}

@@ -151,7 +151,7 @@ func (s *Service) ClosePeriod(ctx context.Context, p auth.Principal, driverID, p
 		if out, err = markPeriod(ctx, tx, cur.CompanyID, periodID, PeriodClosed, userID(p)); err != nil {
 			return err
 		}
-		if err := audit.Record(ctx, tx, p, audit.Entry{EntityType: "finance_period", EntityID: periodID, Action: "period." + PeriodClosed,
+		if err := audit.Record(ctx, tx, p, audit.Entry{EntityType: "finance_period", EntityID: periodID, Action: "period.closed",
 			OldValues: map[string]any{"status": PeriodOpen},
 			NewValues: map[string]any{"status": PeriodClosed, "force": in.Force, "pending_transaction_ids": pending}}); err != nil {
 			return err
@@ -274,7 +274,7 @@ func (s *Service) PayPeriod(ctx context.Context, p auth.Principal, driverID, per
 		if out, err = markPeriod(ctx, tx, cur.CompanyID, periodID, PeriodPaid, userID(p)); err != nil {
 			return err
 		}
-		if err := audit.Record(ctx, tx, p, audit.Entry{EntityType: "finance_period", EntityID: periodID, Action: "period." + PeriodPaid,
+		if err := audit.Record(ctx, tx, p, audit.Entry{EntityType: "finance_period", EntityID: periodID, Action: "period.paid",
 			OldValues: map[string]any{"status": PeriodClosed}, NewValues: map[string]any{"status": PeriodPaid}}); err != nil {
 			return err
 		}

@@ -23,7 +23,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/shopspring/decimal"
 	"golang.org/x/text/feature/plural"
+
+	"github.com/konvoj/konvoj/internal/civil"
 )
 
 // Lang is a supported language (ISO 639-1 code).
@@ -191,7 +194,9 @@ func (t text) pick(l Lang, count string) string {
 
 // T returns the text of key in the language with {name} placeholders
 // filled from pairs ("name", value, ...). A value that is a Message is
-// itself rendered in the language (a field's name inside a sentence). A
+// itself rendered in the language (a field's name inside a sentence); a
+// civil.Date is a day and an Amount money, both written for people in the
+// language ("30. 11. 2026", "-2 000,00 Kč"; docs/texts.md). A
 // text with plural forms takes the one the language's CLDR rules give for
 // the count argument ("1 řidič", "2 řidiči", "5 řidičů"). A key missing in
 // the language falls back to English, then to the key itself, so a gap
@@ -216,6 +221,14 @@ func (l Lang) T(key string, pairs ...any) string {
 		switch v := pairs[i+1].(type) {
 		case Message:
 			value = l.Text(v)
+		case civil.Date:
+			value = l.Date(v)
+		case *civil.Date:
+			if v != nil {
+				value = l.Date(*v)
+			}
+		case Amount:
+			value = l.Money(v.Value, v.Currency)
 		case []string:
 			value = strings.Join(v, ", ")
 		default:
@@ -236,6 +249,25 @@ func (l Lang) T(key string, pairs ...any) string {
 type Message struct {
 	Key  string
 	Args []any
+}
+
+// Amount is a sum of money as an argument of a text: T writes it with
+// Lang.Money, never as the stored "2000.00".
+type Amount struct {
+	Value    decimal.Decimal
+	Currency string
+}
+
+// Or is the text of the first of keys the catalogues hold (in the
+// language, else in English, as T falls back), else fallback: a stored
+// code or a text people typed shows as it is when it has no words.
+func (l Lang) Or(fallback string, keys ...string) string {
+	for _, k := range keys {
+		if EN.Has(k) {
+			return l.T(k)
+		}
+	}
+	return fallback
 }
 
 // M builds a Message: M("msg.common.too_long", "field", M("field.phone"), "max", 50).

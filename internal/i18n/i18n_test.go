@@ -300,3 +300,31 @@ func TestPlurals(t *testing.T) {
 		t.Errorf("pl fallback: %q", got)
 	}
 }
+
+// Days and money given to a text are written for people in the reader's
+// language, never as stored ("2026-11-30", "2000.00").
+func TestArgumentsForPeople(t *testing.T) {
+	day := civil.NewDate(2026, time.November, 30)
+	owed := Amount{Value: decimal.RequireFromString("-2000"), Currency: "CZK"}
+	for _, tt := range []struct {
+		lang Lang
+		arg  any
+		want string
+	}{
+		{CS, day, "30.\u00a011.\u00a02026"},
+		{EN, &day, "30\u00a0Nov\u00a02026"},
+		{EN, (*civil.Date)(nil), ""},
+		{CS, owed, "-2\u00a0000,00\u00a0Kč"},
+		{EN, owed, "-CZK\u00a02,000.00"},
+	} {
+		if got := tt.lang.T("msg.finance.new_amount_below", "amount", tt.arg); !strings.Contains(got, "("+tt.want+")") {
+			t.Errorf("%s: %v gives %q, want it to hold %q", tt.lang, tt.arg, got, tt.want)
+		}
+	}
+	if got := CS.Or("business_trip", "finance.category.business_trip"); got != "Služební cesta" {
+		t.Errorf("a category with words: %q", got)
+	}
+	if got := CS.Or("Stravné", "finance.category.Stravné"); got != "Stravné" {
+		t.Errorf("a category typed by people: %q", got)
+	}
+}

@@ -219,15 +219,13 @@ func tableHeader(pdf *fpdf.Fpdf, l i18n.Lang) {
 	}
 }
 
-// category is a transaction's category as the payslip shows it.
+// category is a transaction's category as the payslip shows it: in words
+// when the catalogues name it (finance.category.*), else as typed.
 func category(l i18n.Lang, c string) string {
 	if c == "" {
 		return ""
 	}
-	if key := "payslip.category." + c; l.Has(key) {
-		return l.T(key)
-	}
-	return clean(c)
+	return clean(l.Or(c, "finance.category."+c))
 }
 
 // spanText is a span of days: "1. 11. 2026 – 30. 11. 2026".

@@ -65,7 +65,7 @@ func TestPayslipLetters(t *testing.T) {
 			text := payslipstest.Text(t, buf.Bytes())
 			for _, want := range []string{
 				c.name, c.title, payslipstest.Squash(c.net), "DRV-0042", "Doprava Šťastný s.r.o.",
-				c.lang.T("pay.net"), c.lang.T("finance.type.base_salary"), c.lang.T("payslip.category.damage_fine"),
+				c.lang.T("pay.net"), c.lang.T("finance.type.base_salary"), c.lang.T("finance.category.damage_fine"),
 				c.lang.T("finance.period.status.closed"), payslipstest.Squash(c.lang.Money(decimal.RequireFromString("-1250.50"), "CZK")),
 				payslipstest.Squash(c.lang.Date(civil.NewDate(2026, 11, 1)) + " – " + c.lang.Date(civil.NewDate(2026, 11, 30))),
 				payslipstest.Squash(c.lang.T("payslip.page", "page", 1, "pages", 1)),

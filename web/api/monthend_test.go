@@ -295,7 +295,7 @@ func TestMonthEndBulkClose(t *testing.T) {
 	for i, id := range []uuid.UUID{f.otherDriver, unknown} {
 		r := a.Data[2+i]
 		if r.DriverID != id || r.PeriodID != nil || r.Result != "skipped" || r.Error != "NotFound" ||
-			!strings.Contains(r.Reason, "no pay period starting in "+f.month[:7]) {
+			!strings.Contains(r.Reason, "no pay period starting in "+monthWords(t, f.month)) {
 			t.Errorf("result for %s = %+v", id, r)
 		}
 	}
@@ -539,4 +539,14 @@ func TestFinanceExportFileName(t *testing.T) {
 			t.Errorf("Content-Disposition %q, want %s", cd, ascii)
 		}
 	}
+}
+
+// monthWords is a month ("2026-11-01") as the messages write it: "November 2026".
+func monthWords(t *testing.T, day string) string {
+	t.Helper()
+	d, err := time.Parse(time.DateOnly, day)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d.Format("January 2006")
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/civil"
+	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/web/webtest"
 )
 
@@ -57,8 +58,9 @@ func TestPeriodCloseRules(t *testing.T) {
 	closeCurrent := f.path(f.driver, "/periods/"+current["id"].(string)+"/close")
 	for _, body := range []any{nil, map[string]any{"force": true}} {
 		msg := f.acc.Post(closeCurrent, body).ExpectError(http.StatusConflict, "Conflict")["message"].(string)
-		next := pragueMonth(0).MonthEnd().AddDays(1).String()
-		if !strings.Contains(msg, next) || !strings.Contains(msg, pragueMonth(0).MonthEnd().String()) {
+		// The days are written for people ("1 Dec 2026"), not as stored.
+		next := i18n.EN.Date(pragueMonth(0).MonthEnd().AddDays(1))
+		if !strings.Contains(msg, next) || !strings.Contains(msg, i18n.EN.Date(pragueMonth(0).MonthEnd())) {
 			t.Fatalf("too early: message %q does not say it ends on %s and can be closed from %s", msg, pragueMonth(0).MonthEnd(), next)
 		}
 	}

@@ -73,7 +73,8 @@ var pageRoutes = map[string]pageRoute{
 	"GET /auth/login":    {notApplicable: notInMatrix},
 	"GET /auth/callback": {notApplicable: notInMatrix},
 
-	"GET /audit": {action: auth.AuditRead, notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
+	"GET /audit":        {action: auth.AuditRead, notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
+	"GET /audit/export": {action: auth.AuditRead, notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
 
 	"GET /notifications":           {notApplicable: ownNotifications},
 	"POST /notifications/read-all": {form: url.Values{}, notApplicable: ownNotifications},

@@ -125,7 +125,7 @@ func (p *Pages) renderLedger(c echo.Context, pr auth.Principal, driverID uuid.UU
 func (p *Pages) ledgerRow(lang i18n.Lang, pr auth.Principal, t finance.Transaction, today civil.Date, periods []finance.Period) views.FinanceRow {
 	row := views.FinanceRow{
 		ID: t.ID.String(), URL: ledgerURL(t.DriverID) + "/" + t.ID.String(),
-		Date: lang.Date(t.TransactionDate), Type: t.TransactionType, Category: deref(t.Category),
+		Date: lang.Date(t.TransactionDate), Type: t.TransactionType, Category: finance.CategoryText(lang, t.Category),
 		Description: deref(t.Description), Amount: amountView(lang, t.Amount, t.Currency), Status: t.Status,
 		Penalty: t.PenaltyID != nil && !t.Correction(),
 	}

@@ -3,8 +3,10 @@
 // app.css is built by `make css`, htmx.min.js copied by `make htmx`; both
 // are committed. upload.js is hand-written (document uploads with a
 // progress bar, drag-and-drop and the camera), and so are finance.js (the
-// approval queue's "select all"), forms.js (forms sent once) and rating.js
-// (the rating configuration's running sum of the weights).
+// approval queue's "select all"), forms.js (forms sent once, and the
+// address a refused form keeps) and rating.js (the rating configuration's
+// running sum of the weights). favicon.ico is the browser tab's icon, also
+// served at /favicon.ico.
 package static
 
 import (
@@ -17,7 +19,7 @@ import (
 
 // FS holds the assets.
 //
-//go:embed app.css htmx.min.js upload.js finance.js forms.js rating.js apidocs
+//go:embed app.css htmx.min.js upload.js finance.js forms.js rating.js favicon.ico apidocs
 var FS embed.FS
 
 var (

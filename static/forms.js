@@ -34,3 +34,15 @@
     });
   });
 })();
+
+// A refused form shown again keeps the address of the page it was on, not
+// the address it posted to (the server names it: body[data-address]), so a
+// reload or a bookmark opens the page rather than a POST-only address.
+(function () {
+  'use strict';
+
+  var at = document.body && document.body.getAttribute('data-address');
+  if (at && at.charAt(0) === '/' && at.charAt(1) !== '/' && location.pathname + location.search !== at) {
+    history.replaceState(history.state, '', at);
+  }
+})();

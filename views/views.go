@@ -79,6 +79,10 @@ type Shell struct {
 	// Path is the current path with its query, where the language switch
 	// returns to.
 	Path string
+	// Address, when set, is the page's own address the browser shows
+	// instead of the one it asked for: a form refused and shown again
+	// keeps the address of the page it was on (static/forms.js).
+	Address string
 	// Unread is the signed-in user's unread notifications (the bell).
 	Unread int
 }

@@ -67,77 +67,140 @@ func documentLink(base string, driver, document uuid.UUID) string {
 	return strings.TrimRight(base, "/") + "/drivers/" + url.PathEscape(driver.String()) + "/documents/" + url.PathEscape(document.String())
 }
 
-// digestMail is an admin's or HR manager's daily digest.
-func digestMail(base string, co company, date civil.Date, r recipient, alerts []Alert) Email {
+// digestMail is an admin's or HR manager's daily digest: the day's
+// document alerts, then what calls for the recipient since the previous
+// digest (uploads waiting for review, disputes filed).
+func digestMail(base string, co company, date civil.Date, r recipient, alerts []Alert, calls []Call) Email {
 	l := r.Language
 	m := mailBody{
 		Lang:     string(l),
 		Title:    l.T("mail.digest.subject", "company", co.Name, "date", l.Date(date), "count", strconv.Itoa(len(alerts))),
-		Intro:    l.T("mail.digest.intro", "company", co.Name, "date", l.Date(date)),
-		Headers:  []string{l.T("mail.col.driver"), l.T("mail.col.document"), l.T("mail.col.stage"), l.T("mail.col.valid_until")},
-		Lines:    lines(base, l, co.Types, alerts, true),
 		Open:     l.T("mail.open"),
 		Footer:   l.T("mail.footer"),
 		Settings: strings.TrimRight(base, "/") + "/notifications",
 	}
+	if len(alerts) == 0 {
+		m.Title = l.T("mail.digest.subject_calls", "company", co.Name, "date", l.Date(date))
+	} else {
+		m.Intro = l.T("mail.digest.intro", "company", co.Name, "date", l.Date(date))
+		m.Headers = []string{l.T("mail.col.driver"), l.T("mail.col.document"), l.T("mail.col.stage"), l.T("mail.col.valid_until")}
+		m.Lines = lines(base, l, co.Types, alerts, true)
+	}
+	if len(calls) > 0 {
+		m.CallsIntro = l.T("mail.digest.calls_intro")
+		m.CallHeaders = []string{l.T("mail.col.driver"), l.T("mail.col.about"), l.T("mail.col.stage"), l.T("mail.col.details")}
+		m.Calls = callLines(base, l, co, calls, true)
+	}
 	return m.email(MailDigest, r)
 }
 
-// driverMail is a driver's e-mail about its own documents.
-func driverMail(base string, co company, r recipient, alerts []Alert) Email {
+// driverMail is a driver's e-mail about its own documents, and its calls
+// since the previous one (an upload rejected, a dispute decided).
+func driverMail(base string, co company, r recipient, alerts []Alert, calls []Call) Email {
 	l := r.Language
+	name := ""
+	if len(alerts) > 0 {
+		name = alerts[0].DriverName
+	} else if len(calls) > 0 {
+		name = calls[0].DriverName
+	}
 	m := mailBody{
 		Lang:     string(l),
 		Title:    l.T("mail.driver.subject", "company", co.Name),
-		Intro:    l.T("mail.driver.intro", "name", alerts[0].DriverName, "company", co.Name),
-		Headers:  []string{l.T("mail.col.document"), l.T("mail.col.stage"), l.T("mail.col.valid_until")},
-		Lines:    lines(base, l, co.Types, alerts, false),
 		Open:     l.T("mail.driver.upload"),
 		Footer:   l.T("mail.footer"),
 		Settings: strings.TrimRight(base, "/") + "/notifications",
 	}
+	if len(alerts) == 0 {
+		m.Title = l.T("mail.driver.subject_calls", "company", co.Name)
+	} else {
+		m.Intro = l.T("mail.driver.intro", "name", name, "company", co.Name)
+		m.Headers = []string{l.T("mail.col.document"), l.T("mail.col.stage"), l.T("mail.col.valid_until")}
+		m.Lines = lines(base, l, co.Types, alerts, false)
+	}
+	if len(calls) > 0 {
+		m.CallsIntro = l.T("mail.driver.calls_intro")
+		m.CallHeaders = []string{l.T("mail.col.about"), l.T("mail.col.stage"), l.T("mail.col.details")}
+		m.Calls = callLines(base, l, co, calls, false)
+		m.CallsOpen = l.T("mail.open")
+	}
 	return m.email(MailDriver, r)
 }
 
-// mailBody is what the plain text and HTML parts say.
+// mailBody is what the plain text and HTML parts say: a table of lines
+// (Intro, Headers, Lines; none when Intro is empty) and one of calls to act
+// (CallsIntro, CallHeaders, Calls), each line with a link (Open, or
+// CallsOpen when set, for the calls).
 type mailBody struct {
 	Lang, Title, Intro string
 	Headers            []string
 	Lines              []line
-	Open, Footer       string
+	CallsIntro         string
+	CallHeaders        []string
+	Calls              []line
+	Open, CallsOpen    string
+	Footer             string
 	Settings           string
+}
+
+// callsOpen is the link text of the calls' lines.
+func (m mailBody) callsOpen() string {
+	if m.CallsOpen != "" {
+		return m.CallsOpen
+	}
+	return m.Open
 }
 
 var htmlMail = template.Must(template.New("mail").Parse(`<!doctype html>
 <html lang="{{.Lang}}"><head><meta charset="utf-8"><title>{{.Title}}</title></head>
 <body style="font-family: sans-serif; color: #111827">
-<p>{{.Intro}}</p>
+{{if .Intro}}<p>{{.Intro}}</p>
 <table cellpadding="6" style="border-collapse: collapse">
 <thead><tr>{{range .Headers}}<th align="left" style="border-bottom: 1px solid #d1d5db">{{.}}</th>{{end}}<th></th></tr></thead>
 <tbody>{{$open := .Open}}{{range .Lines}}<tr>{{if .Driver}}<td>{{.Driver}}</td>{{end}}<td>{{.Document}}</td><td>{{.Stage}}</td><td>{{.ValidUntil}}</td><td><a href="{{.Link}}">{{$open}}</a></td></tr>
 {{end}}</tbody>
 </table>
-<p style="color: #4b5563; font-size: 12px">{{.Footer}} <a href="{{.Settings}}">{{.Settings}}</a></p>
+{{end}}{{if .Calls}}<p>{{.CallsIntro}}</p>
+<table cellpadding="6" style="border-collapse: collapse">
+<thead><tr>{{range .CallHeaders}}<th align="left" style="border-bottom: 1px solid #d1d5db">{{.}}</th>{{end}}<th></th></tr></thead>
+<tbody>{{$open := .CallsOpenText}}{{range .Calls}}<tr>{{if .Driver}}<td>{{.Driver}}</td>{{end}}<td>{{.Document}}</td><td>{{.Stage}}</td><td>{{.ValidUntil}}</td><td><a href="{{.Link}}">{{$open}}</a></td></tr>
+{{end}}</tbody>
+</table>
+{{end}}<p style="color: #4b5563; font-size: 12px">{{.Footer}} <a href="{{.Settings}}">{{.Settings}}</a></p>
 </body></html>
 `))
 
 func (m mailBody) email(kind string, r recipient) Email {
 	var text strings.Builder
-	text.WriteString(m.Intro + "\n\n")
-	for _, ln := range m.Lines {
-		parts := []string{}
-		if ln.Driver != "" {
-			parts = append(parts, ln.Driver)
+	table := func(intro string, list []line, open string) {
+		text.WriteString(intro + "\n\n")
+		for _, ln := range list {
+			parts := []string{}
+			if ln.Driver != "" {
+				parts = append(parts, ln.Driver)
+			}
+			parts = append(parts, ln.Document, ln.Stage)
+			if ln.ValidUntil != "" {
+				parts = append(parts, ln.ValidUntil)
+			}
+			text.WriteString("- " + strings.Join(parts, " | ") + "\n  " + open + ": " + ln.Link + "\n")
 		}
-		parts = append(parts, ln.Document, ln.Stage)
-		if ln.ValidUntil != "" {
-			parts = append(parts, ln.ValidUntil)
+	}
+	if m.Intro != "" {
+		table(m.Intro, m.Lines, m.Open)
+	}
+	if len(m.Calls) > 0 {
+		if m.Intro != "" {
+			text.WriteString("\n")
 		}
-		text.WriteString("- " + strings.Join(parts, " | ") + "\n  " + m.Open + ": " + ln.Link + "\n")
+		table(m.CallsIntro, m.Calls, m.callsOpen())
 	}
 	text.WriteString("\n-- \n" + m.Footer + " " + m.Settings + "\n")
 	var html bytes.Buffer
-	if err := htmlMail.Execute(&html, m); err != nil {
+	if err := htmlMail.Execute(&html, struct {
+		mailBody
+		CallsOpenText string
+	}{m, m.callsOpen()}); err != nil {
 		panic(fmt.Sprintf("mail template: %v", err)) // a fixed template over strings cannot fail
 	}
 	return Email{Kind: kind, Recipient: r.Email, Language: r.Language, Subject: m.Title, Text: text.String(), HTML: html.String()}

@@ -30,19 +30,33 @@ func (r recipient) wantsEmail(kind string) bool { return r.Email != "" && !r.Opt
 
 // notify writes the notifications of the new alerts (every admin and HR
 // manager gets all of them, a driver's user its own) and the e-mails: one
-// digest per admin and HR manager, one e-mail per driver with an address.
-func (s *Scanner) notify(ctx context.Context, tx pgx.Tx, co company, date civil.Date, alerts []Alert) ([]Email, error) {
+// digest per admin and HR manager, one e-mail per driver with an address,
+// each with the recipient's calls to act since the previous scan.
+func (s *Scanner) notify(ctx context.Context, tx pgx.Tx, co company, date civil.Date, alerts []Alert, calls []Call) ([]Email, error) {
 	staff, err := staffRecipients(ctx, tx, co)
 	if err != nil {
 		return nil, err
 	}
 	byDriver := map[uuid.UUID][]Alert{}
+	callsByDriver := map[uuid.UUID][]Call{}
 	var driverIDs []uuid.UUID
+	seen := map[uuid.UUID]bool{}
 	for _, a := range alerts {
-		if _, ok := byDriver[a.DriverID]; !ok {
+		if !seen[a.DriverID] {
+			seen[a.DriverID] = true
 			driverIDs = append(driverIDs, a.DriverID)
 		}
 		byDriver[a.DriverID] = append(byDriver[a.DriverID], a)
+	}
+	for _, c := range calls {
+		if !c.toDriver() {
+			continue
+		}
+		if !seen[c.DriverID] {
+			seen[c.DriverID] = true
+			driverIDs = append(driverIDs, c.DriverID)
+		}
+		callsByDriver[c.DriverID] = append(callsByDriver[c.DriverID], c)
 	}
 	drivers, err := driverRecipients(ctx, tx, co, driverIDs)
 	if err != nil {
@@ -76,14 +90,16 @@ func (s *Scanner) notify(ctx context.Context, tx pgx.Tx, co company, date civil.
 
 	var mails []Email
 	for _, r := range staff {
-		if list := forEmail(r, alerts); len(list) > 0 {
-			mails = append(mails, digestMail(s.BaseURL, co, date, r, list))
+		list, acts := forEmail(r, alerts), callsOf(r, calls)
+		if len(list) > 0 || len(acts) > 0 {
+			mails = append(mails, digestMail(s.BaseURL, co, date, r, list, acts))
 		}
 	}
 	for _, id := range driverIDs {
 		r := drivers[id]
-		if list := forEmail(r, byDriver[id]); len(list) > 0 {
-			mails = append(mails, driverMail(s.BaseURL, co, r, list))
+		list, acts := forEmail(r, byDriver[id]), callsOf(r, callsByDriver[id])
+		if len(list) > 0 || len(acts) > 0 {
+			mails = append(mails, driverMail(s.BaseURL, co, r, list, acts))
 		}
 	}
 	if err := writeOutbox(ctx, tx, co.ID, mails); err != nil {

@@ -87,6 +87,9 @@ type Result struct {
 	// are scanned as soon as they are added).
 	Empty  bool
 	Alerts []Alert
+	// Calls are the calls to act since the previous scan, repeated in the
+	// day's e-mails (their in-app notifications were written with them).
+	Calls []Call
 	// Emails are the outbox rows written, to be delivered.
 	Emails []Email
 }
@@ -168,13 +171,19 @@ func (s *Scanner) run(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, date 
 		res.AlreadyRun = true
 		return res, nil
 	}
-	if res.Alerts, err = recordStages(ctx, tx, companyID, date); err != nil || len(res.Alerts) == 0 {
+	if res.Alerts, err = recordStages(ctx, tx, companyID, date); err != nil {
 		return res, err
+	}
+	if res.Calls, err = takeCalls(ctx, tx, companyID); err != nil {
+		return res, err
+	}
+	if len(res.Alerts) == 0 && len(res.Calls) == 0 {
+		return res, nil
 	}
 	if err := emitStages(ctx, tx, companyID, date, res.Alerts); err != nil {
 		return res, err
 	}
-	if res.Emails, err = s.notify(ctx, tx, co, date, res.Alerts); err != nil {
+	if res.Emails, err = s.notify(ctx, tx, co, date, res.Alerts, res.Calls); err != nil {
 		return res, err
 	}
 	if _, err := tx.Exec(ctx, `UPDATE alert_runs SET alerts = $3, emails = $4 WHERE company_id = $1 AND run_date = $2`,

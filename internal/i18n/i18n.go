@@ -72,6 +72,7 @@ var StaffOnly = []string{
 	"doctypes.", "nav.document_types", "msg.document_types.", "field.document_type.",
 	"nav.ranking", "ranking.", "ratingcfg.", "rating.recalculate",
 	"finance.close.", "finance.reopen.", "nav.month_end", "monthend.", "payroll.", "state.period",
+	"users.", "nav.users", "msg.users.",
 }
 
 // IsStaffOnly reports whether key is a text only office staff see.

@@ -23,11 +23,11 @@ func manageUsers(p auth.Principal) error {
 	return err
 }
 
-// loadUser loads user id for the caller, locked for a change in db's
-// transaction, in the check order of docs/errors.md: the role (403
+// loadUser loads user id for the caller (locked for a change in db's
+// transaction when lock is set), in the check order of docs/errors.md: the role (403
 // Forbidden), the user exists (404), it is the caller's company (403
 // AccessDenied).
-func loadUser(ctx context.Context, db postgres.DBTX, p auth.Principal, id uuid.UUID) (User, error) {
+func loadUser(ctx context.Context, db postgres.DBTX, p auth.Principal, id uuid.UUID, lock bool) (User, error) {
 	if err := manageUsers(p); err != nil {
 		return User{}, err
 	}
@@ -35,7 +35,11 @@ func loadUser(ctx context.Context, db postgres.DBTX, p auth.Principal, id uuid.U
 		u       User
 		company uuid.UUID
 	)
-	err := db.QueryRow(ctx, `SELECT company_id, `+userColumns+` FROM users u WHERE u.id = $1 FOR UPDATE`, id).
+	q := `SELECT company_id, ` + userColumns + ` FROM users u WHERE u.id = $1`
+	if lock {
+		q += ` FOR UPDATE`
+	}
+	err := db.QueryRow(ctx, q, id).
 		Scan(append([]any{&company}, u.fields()...)...)
 	if postgres.IsNotFound(err) {
 		return User{}, holders.Hidden(ctx, db, p, "users", id, apperr.NotFound("msg.common.not_found.user"))

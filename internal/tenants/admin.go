@@ -96,6 +96,12 @@ func (s *Service) Users(ctx context.Context, p auth.Principal, read func(*UserFi
 	return paging.New(list, total, f.Page), nil
 }
 
+// User reads one user of the caller's company (the users page asks before
+// a deactivation).
+func (s *Service) User(ctx context.Context, p auth.Principal, id uuid.UUID) (User, error) {
+	return loadUser(ctx, s.db, p, id, false)
+}
+
 // Deactivate refuses user id every request from the next one on, whatever
 // its token, and ends its web sessions (the users_end_sessions trigger).
 // An admin may not deactivate itself (409).
@@ -119,7 +125,7 @@ func (s *Service) setActive(ctx context.Context, p auth.Principal, id uuid.UUID,
 	changed := false
 	err := postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
 		var err error
-		if u, err = loadUser(ctx, tx, p, id); err != nil {
+		if u, err = loadUser(ctx, tx, p, id, true); err != nil {
 			return err
 		}
 		if u.ID == p.UserID {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/konvoj/konvoj/internal/alerts"
 	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/internal/paging"
 	"github.com/konvoj/konvoj/internal/postgres"
@@ -145,5 +146,89 @@ func TestDisputeCallsStaffAndTellsTheDriver(t *testing.T) {
 	}
 	if len(list) != 1 || !strings.Contains(list[0].Title, "Przekroczenie prędkości") || !strings.HasPrefix(list[0].Body, "Kara: ") {
 		t.Errorf("the driver's notification in Polish: %+v", list)
+	}
+}
+
+// TestDigestRepeatsCallsToAct: the day's e-mails repeat the calls to act
+// since the previous scan, each once, in the recipient's language, linked
+// to where to act: HR's digest the upload waiting for review (the review
+// queue) and the dispute filed (the penalty); the driver's e-mail the
+// rejected upload (the document) and the dispute's outcome. A call settled
+// before the scan (an upload approved meanwhile) is not repeated.
+func TestDigestRepeatsCallsToAct(t *testing.T) {
+	t.Parallel()
+	w := newReviewWorld(t)
+	ctx := context.Background()
+	const base = "https://konvoj.example"
+	scanner := alerts.NewScanner(w.env.DB, base)
+	if _, err := w.env.DB.Exec(ctx, `UPDATE users SET preferred_language = 'en' WHERE id = $1`, w.hr.UserID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.env.DB.Exec(ctx, `UPDATE drivers SET language = 'pl' WHERE id = $1`, w.jan); err != nil {
+		t.Fatal(err)
+	}
+	mails := func(day string) map[string]alerts.Email {
+		t.Helper()
+		d, _ := civil.Parse(day)
+		res, err := scanner.Scan(ctx, w.company, d, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]alerts.Email{}
+		for _, e := range res.Emails {
+			out[e.Recipient] = e
+		}
+		return out
+	}
+	drv := "/api/v0/drivers/" + w.jan.String()
+	penaltyLink := func(id string) string { return base + drv[len("/api/v0"):] + "/penalties/" + id }
+
+	f := w.driverUpload(t)
+	pen := w.hr.Post(drv+"/penalties", map[string]any{
+		"penalty_type": "speeding", "amount": "1500", "incident_date": pragueDay(0), "description": "72 km/h in a 50 zone"}).Expect(http.StatusCreated).JSON()
+	penID := pen["id"].(string)
+	w.driver.Put(drv+"/penalties/"+penID+"/dispute", map[string]any{"dispute_reason": "The radar was not calibrated."}).Expect(http.StatusOK)
+
+	day1 := mails(pragueDay(0))
+	hr := day1[w.hr.Email]
+	for _, want := range []string{"Waiting for you since the previous digest:", "Waiting for review", "Medical examination", base + "/document-reviews",
+		"Dispute filed", "Penalty “Speeding”", "Reason: The radar was not calibrated.", penaltyLink(penID)} {
+		if !strings.Contains(hr.Text, want) {
+			t.Errorf("HR's digest lacks %q:\n%s", want, hr.Text)
+		}
+	}
+	if !strings.Contains(hr.HTML, `href="`+base+`/document-reviews"`) || hr.Language != "en" {
+		t.Errorf("HR's digest in %s, HTML:\n%s", hr.Language, hr.HTML)
+	}
+	if jan := day1["jan@example.cz"]; strings.Contains(jan.Text, "Dispute") || strings.Contains(jan.Text, "Sprzeciw") {
+		t.Errorf("the driver's e-mail has the office's calls:\n%s", jan.Text)
+	}
+
+	// HR decides both; the driver's next e-mail says so, in Polish.
+	w.hr.Post(reviewPath(w.medical, f.ID), map[string]any{"decision": "reject", "reason": "Blurred."}).Expect(http.StatusOK)
+	w.hr.Put(drv+"/penalties/"+penID+"/resolve", map[string]any{"resolution_action": "cancel", "resolution": "The radar was out of date."}).
+		Expect(http.StatusOK)
+	day2 := mails(pragueDay(1))
+	jan := day2["jan@example.cz"]
+	for _, want := range []string{"Wiadomości o Twoich przesłanych dokumentach i karach:", "Przesłany dokument odrzucony", "Blurred.",
+		"Sprzeciw rozpatrzony", "The radar was out of date.", penaltyLink(penID), base + drv[len("/api/v0"):] + "/documents/" + w.medical.String()} {
+		if !strings.Contains(jan.Text, want) {
+			t.Errorf("the driver's e-mail lacks %q:\n%s", want, jan.Text)
+		}
+	}
+	if jan.Language != "pl" {
+		t.Errorf("the driver's e-mail is in %s", jan.Language)
+	}
+	if strings.Contains(day2[w.hr.Email].Text, "Waiting for you") {
+		t.Errorf("HR's calls came twice:\n%s", day2[w.hr.Email].Text)
+	}
+
+	// An upload approved before the scan is not repeated; nothing twice.
+	f2 := w.driverUpload(t)
+	w.hr.Post(reviewPath(w.medical, f2.ID), map[string]any{"decision": "approve"}).Expect(http.StatusOK)
+	for _, e := range mails(pragueDay(2)) {
+		if strings.Contains(e.Text, "Waiting for you") || strings.Contains(e.Text, "Wiadomości o Twoich") {
+			t.Errorf("a call came again or after it was settled, to %s:\n%s", e.Recipient, e.Text)
+		}
 	}
 }

@@ -83,6 +83,15 @@ var pageRoutes = map[string]pageRoute{
 		webtest.OtherCompany: "another company's notification is 403: TestNotificationsAPI", webtest.RoleRefused: everyRole,
 		webtest.OtherDriver: "another user's notification is 404: TestNotificationsAPI"}},
 
+	"GET /users": {action: auth.UsersManage, notApplicable: map[webtest.Refusal]string{
+		webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
+	"GET /users/:id/deactivate": {action: auth.UsersManage, ids: map[string]string{"id": webtest.KindUser},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"POST /users/:id/deactivate": {action: auth.UsersManage, ids: map[string]string{"id": webtest.KindUser}, form: url.Values{},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"POST /users/:id/reactivate": {action: auth.UsersManage, ids: map[string]string{"id": webtest.KindUser}, form: url.Values{},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+
 	"GET /sessions":             {action: auth.SessionsOwn, notApplicable: ownSessions},
 	"POST /sessions/end-others": {action: auth.SessionsOwn, form: url.Values{}, notApplicable: ownSessions},
 	"POST /sessions/:id/end": {action: auth.SessionsOwn, form: url.Values{}, notApplicable: map[webtest.Refusal]string{

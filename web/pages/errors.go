@@ -58,6 +58,6 @@ func (p *Pages) RenderError(c echo.Context, status int, body web.ErrorBody, err 
 		c.Response().Header().Set("HX-Reswap", "innerHTML")
 		return p.write(c, status, views.ErrorPage(d), ctx)
 	}
-	sh := p.shell(c, lang.T("error.title", "status", status))
+	sh := p.shell(c, status, lang.T("error.title", "status", status))
 	return p.write(c, status, views.Page(sh), templ.WithChildren(ctx, views.ErrorPage(d)))
 }

@@ -43,18 +43,34 @@ func (p *Pages) notifications(c echo.Context) error {
 	lang, loc := i18n.From(ctx), pr.Location()
 	d := views.NotificationsData{CSRF: csrfToken(c), DevOutbox: p.devLogin && shows(pr, auth.OutboxRead)}
 	for _, n := range list.Items {
-		link := "/settings/webhooks" // a disabled webhook endpoint
-		if n.DriverID != nil && n.DocumentID != nil {
-			link = driverURL(*n.DriverID) + "/documents/" + n.DocumentID.String()
-		}
 		d.Items = append(d.Items, views.NotificationItem{ID: n.ID.String(), Title: n.Title, Body: n.Body, Unread: n.ReadAt == nil,
-			When: lang.DateTime(n.CreatedAt, loc), Link: link})
+			When: lang.DateTime(n.CreatedAt, loc), Link: notificationLink(n)})
 	}
 	for _, k := range alerts.Kinds {
 		d.Settings = append(d.Settings, views.NotificationSetting{Kind: k, On: settings.Email[k]})
 	}
 	d.Pager = pager(list, func(n int) string { return "/notifications?page=" + strconv.Itoa(n) })
 	return p.render(c, http.StatusOK, "notifications.title", views.NotificationsPage(d))
+}
+
+// notificationLink is the page a notification is about, where its reader
+// acts on it: an upload waiting for review opens the review queue, a
+// dispute the penalty, a disabled endpoint the webhooks; the other
+// document notifications (stages, review outcomes) the document's page.
+func notificationLink(n alerts.Notification) string {
+	switch {
+	case n.Kind == alerts.KindWebhookDisabled:
+		return webhooksURL
+	case n.Kind == alerts.KindDispute && n.DriverID != nil && n.PenaltyID != nil:
+		return penaltyURL(*n.DriverID, *n.PenaltyID)
+	case n.Kind == alerts.KindReview && n.Stage == alerts.StageRequested:
+		return reviewQueueURL
+	case n.DriverID != nil && n.DocumentID != nil:
+		return documentURL(*n.DriverID, *n.DocumentID)
+	case n.DriverID != nil:
+		return driverURL(*n.DriverID)
+	}
+	return "/notifications"
 }
 
 func (p *Pages) readNotification(c echo.Context) error {

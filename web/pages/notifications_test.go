@@ -8,10 +8,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/konvoj/konvoj/internal/alerts"
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/fixtures"
+	"github.com/konvoj/konvoj/web/webtest"
 )
 
 var markReadForm = regexp.MustCompile(`action="(/notifications/[0-9a-f-]+/read)"`)
@@ -50,4 +53,35 @@ func TestNotificationsPageAndBell(t *testing.T) {
 	if page := hr.get("/notifications").Body; regexp.MustCompile(`name="email.document_alert" value="true" checked`).MatchString(page) {
 		t.Error("document_alert e-mail still on")
 	}
+}
+
+// TestNotificationsLinkWhereToAct: each notification links to what it is
+// about: an upload waiting for review to the review queue, a dispute to
+// the penalty, a stage to the document; every e-mail choice has its words.
+func TestNotificationsLinkWhereToAct(t *testing.T) {
+	env := devEnv(t)
+	company := env.Company("Acme", "free")
+	driver := env.Driver(company, fixtures.Name("Jan", "Novák"))
+	hr := signIn(t, env, company, auth.RoleHRManager, "hana@acme.test", "en")
+	user := webtest.Value[uuid.UUID](t, env, `SELECT id FROM users WHERE email = 'hana@acme.test'`)
+	doc := webtest.Value[uuid.UUID](t, env, `SELECT id FROM driver_documents WHERE driver_id = $1 AND type = 'passport'`, driver)
+	penalty := uuid.New()
+	for _, stage := range []string{"requested", "expired"} {
+		kind := map[string]string{"requested": "document_review", "expired": "document_alert"}[stage]
+		if _, err := env.DB.Exec(context.Background(), `
+			WITH a AS (INSERT INTO document_alerts (company_id, driver_id, document_id, document_type, stage, alert_date)
+				VALUES ($1, $2, $3, 'passport', $4, current_date) RETURNING id)
+			INSERT INTO notifications (company_id, user_id, alert_id, kind) SELECT $1, $5, a.id, $6 FROM a`,
+			company, driver, doc, stage, user, kind); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := env.DB.Exec(context.Background(), `INSERT INTO notifications (company_id, user_id, kind, stage, driver_id, penalty_id)
+		VALUES ($1, $2, 'penalty_dispute', 'filed', $3, $4)`, company, user, driver, penalty); err != nil {
+		t.Fatal(err)
+	}
+	hr.get("/notifications").expect(t, http.StatusOK).
+		contains(t, `href="/document-reviews"`, `href="/drivers/`+driver.String()+`/penalties/`+penalty.String()+`"`,
+			`href="/drivers/`+driver.String()+`/documents/`+doc.String()+`"`, "Penalty disputes and their outcome").
+		lacks(t, "notifications.kind.")
 }

@@ -131,6 +131,7 @@ func (p *Pages) Mount(s *web.Server) {
 	p.mountSessions(app)
 	p.mountReview(app)
 	p.mountOutbox(app)
+	p.mountUsers(app)
 }
 
 // addNav adds a main navigation entry, shown to roles whose grant for
@@ -200,7 +201,7 @@ func (p *Pages) render(c echo.Context, status int, titleKey string, content temp
 // document type's name).
 func (p *Pages) renderTitled(c echo.Context, status int, title string, content templ.Component) error {
 	ctx := c.Request().Context()
-	sh := p.shell(c, title)
+	sh := p.shell(c, status, title)
 	return p.write(c, status, views.Page(sh), templ.WithChildren(ctx, content))
 }
 
@@ -226,9 +227,12 @@ func (p *Pages) write(c echo.Context, status int, comp templ.Component, ctx cont
 	return c.HTMLBlob(status, buf.Bytes())
 }
 
-// shell builds the layout's data for the request.
-func (p *Pages) shell(c echo.Context, title string) views.Shell {
+// shell builds the layout's data for the request answered with status.
+func (p *Pages) shell(c echo.Context, status int, title string) views.Shell {
 	sh := views.Shell{Title: title, CSRF: csrfToken(c), Path: c.Request().URL.RequestURI(), Flashes: p.takeFlashes(c)}
+	if at := refusedFormAddress(c, status); at != "" {
+		sh.Path, sh.Address = at, at
+	}
 	if pr, ok := principalOf(c); ok {
 		sh.User = &views.User{Name: pr.Name, Email: pr.Email, Role: string(pr.Role)}
 		sh.Nav = p.navFor(c.Request().Context(), pr, c.Request().URL.Path)

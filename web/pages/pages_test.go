@@ -248,6 +248,17 @@ func TestStaticAssets(t *testing.T) {
 	}
 	b.get("/static/nope.js").expect(t, http.StatusNotFound)
 
+	// The icon answers where browsers ask for it by themselves, cached
+	// like an asset without its hash; the pages link its hashed URL.
+	ico := b.get("/favicon.ico").expect(t, http.StatusOK)
+	if ct, cc := ico.Header.Get("Content-Type"), ico.Header.Get("Cache-Control"); ct != "image/vnd.microsoft.icon" && ct != "image/x-icon" || cc != "public, max-age=3600" {
+		t.Errorf("/favicon.ico: content type %q, cache control %q", ct, cc)
+	}
+	if !strings.HasPrefix(ico.Body, "\x00\x00\x01\x00") {
+		t.Error("/favicon.ico is not an icon file")
+	}
+	b.get("/login").expect(t, http.StatusOK).contains(t, `<link rel="icon" href="`+static.URL("favicon.ico")+`"`)
+
 	// Pages load nothing from other sites.
 	page := b.get("/login").expect(t, http.StatusOK)
 	for _, bad := range []string{"http://", "https://", "//cdn"} {

@@ -3,8 +3,11 @@ package pages
 import (
 	"errors"
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
+
+	"github.com/labstack/echo/v4"
 
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/i18n"
@@ -113,4 +116,29 @@ func (r refusal) text() string { return strings.Join(r.messages(), " ") }
 func refusalText(lang i18n.Lang, err error) string {
 	r, _ := refusalOf(lang, err, noFile)
 	return r.text()
+}
+
+// refusedFormAddress is the address a refused form's answer keeps in the
+// browser (docs/web-app.md, "Refused forms"): the page the form was on, not
+// the address it posted to, which may answer POST only, so a reload, a
+// bookmark or the language switch opens the page again. The page is the
+// request's Referer when it is of this site: every form of the pages is
+// refused by showing the page it was on again, with its messages. "" when
+// the request is no refused post (a GET, a 2xx or 5xx answer) or the
+// browser did not say where the form was. htmx forms post without changing
+// the address, so only plain forms need it; static/forms.js sets it.
+func refusedFormAddress(c echo.Context, status int) string {
+	req := c.Request()
+	if req.Method == http.MethodGet || req.Method == http.MethodHead || status < 400 || status >= 500 {
+		return ""
+	}
+	ref, err := url.Parse(req.Referer())
+	if err != nil || ref.Host == "" || ref.Host != req.Host {
+		return ""
+	}
+	at := safeNext(ref.RequestURI())
+	if at == req.URL.RequestURI() {
+		return ""
+	}
+	return at
 }

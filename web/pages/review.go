@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
+	"github.com/konvoj/konvoj/internal/alerts"
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/civil"
@@ -29,7 +30,8 @@ import (
 // (each with its image); the page says how many wait in all.
 const reviewQueueLimit = 20
 
-const reviewQueueURL = "/document-reviews"
+// reviewQueueURL is the review queue, which the daily e-mails link too.
+const reviewQueueURL = alerts.ReviewQueuePath
 
 func (p *Pages) mountReview(r *web.Routes) {
 	p.addCountedNav(views.NavItem{Href: reviewQueueURL, Label: "review.nav", Icon: "check", Description: "review.nav.about"},

@@ -153,8 +153,11 @@ type DocumentCard struct {
 	// caller).
 	Versions int
 	// LimitedBy is the type whose status caps this document's (a validity
-	// chain), "" when none does.
-	LimitedBy string
+	// chain), "" when none does. Status, ValidUntil and Days are then the
+	// capping document's (the effective ones), and OwnValidUntil is the
+	// document's own end of validity ("" without one).
+	LimitedBy     string
+	OwnValidUntil string
 }
 
 // DriverRef names a driver on pages below its own.
@@ -196,6 +199,8 @@ type VersionRow struct {
 	// reviewer's reason.
 	ReviewStatus string
 	ReviewReason string
+	// Number, ValidFrom and ValidUntil are the version's own ("" none).
+	Number, ValidFrom, ValidUntil string
 }
 
 // UploadForm is the upload form with what was sent and what was wrong.
@@ -208,7 +213,11 @@ type UploadForm struct {
 	// Reviewed says the office checks the upload before it counts (a
 	// driver's, of a type under review).
 	Reviewed bool
-	Values   map[string]string
+	// Renewal: the document has a current file, so the form asks for the
+	// new version's own number and validity (empty fields are cleared,
+	// not kept: details=replace).
+	Renewal bool
+	Values  map[string]string
 	// Errors are translated messages by field ("file", "number", …); the
 	// key "" holds a message about the upload as a whole.
 	Errors map[string][]string

@@ -10,6 +10,9 @@ type HomeData struct {
 	Documents *HomeDocuments
 	// Review: the uploads waiting for review (HR, admins).
 	Review *HomeReview
+	// ReviewOffer: the offer to turn review of drivers' uploads on, while
+	// no document type has it (who edits the document rules).
+	ReviewOffer *ReviewOffer
 	// Disputes: who resolves penalties (HR, admins).
 	Disputes *HomeDisputes
 	// Finance: who closes pay periods (accountants, admins).

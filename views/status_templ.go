@@ -441,4 +441,17 @@ func expiryText(ctx context.Context, days *int) string {
 	return T(ctx, "doc.days_left", "days", itoa(*days))
 }
 
+// docStateText is what a document card says instead of the days left
+// when it has no date to count to: no file, the capping document missing
+// (a cap without a file limits it), or no expiry.
+func docStateText(ctx context.Context, doc DocumentCard) string {
+	switch {
+	case doc.Status == "no_data" && doc.LimitedBy != "":
+		return T(ctx, "doc.cap_missing", "type", DocType(ctx, doc.LimitedBy))
+	case doc.Status == "no_data":
+		return T(ctx, "doc.no_file")
+	}
+	return T(ctx, "doc.no_expiry")
+}
+
 var _ = templruntime.GeneratedTemplate

@@ -78,9 +78,20 @@ type Document struct {
 	Status string `json:"status"`
 	// LimitedBy is the type of the capping document while its status is
 	// the worse one (null otherwise).
-	LimitedBy       *string         `json:"limited_by"`
-	DaysUntilExpiry *int            `json:"days_until_expiry"`
-	Meta            json.RawMessage `json:"meta"`
+	LimitedBy       *string `json:"limited_by"`
+	DaysUntilExpiry *int    `json:"days_until_expiry"`
+	// EffectiveUntil is the date Status follows: the document's own
+	// valid_until, or while LimitedBy names a cap, the cap's effective
+	// date (nil when that document has none, or has no file).
+	// EffectiveDays counts the days to it. The pages show these, so that
+	// the badge, the date and the days left say the same thing
+	// (docs/drivers-and-documents.md, "Validity chains"); the API's
+	// valid_until and days_until_expiry stay the document's own. Set for
+	// a driver's whole list; a single document's read sets them only
+	// when no cap limits it.
+	EffectiveUntil *civil.Date     `json:"-"`
+	EffectiveDays  *int            `json:"-"`
+	Meta           json.RawMessage `json:"meta"`
 	// Files are all versions, newest first; nil (left out of the JSON)
 	// for callers who may see statuses only.
 	Files     []FileSummary `json:"files,omitzero"`
@@ -211,6 +222,7 @@ func queueDocuments(b *pgx.Batch, companyID, driverID uuid.UUID, docID *uuid.UUI
 			if err != nil {
 				return fmt.Errorf("list documents: %w", err)
 			}
+			effectiveDates(got, today)
 			*docs = got
 			return nil
 		})
@@ -264,5 +276,42 @@ func (d *Document) fill(today civil.Date) {
 	}
 	if len(d.Meta) == 0 {
 		d.Meta = json.RawMessage(`{}`)
+	}
+}
+
+// effectiveDates sets each document's EffectiveUntil and EffectiveDays:
+// its own valid_until, or, while a cap limits it, the effective date of
+// the capping document (which, limited in turn, follows its own cap). A
+// cap not among docs (a single document's read) leaves the date unset.
+func effectiveDates(docs []Document, today civil.Date) {
+	byType := make(map[string]int, len(docs))
+	for i, d := range docs {
+		byType[d.Type] = i
+	}
+	var until func(i, depth int) (*civil.Date, bool)
+	until = func(i, depth int) (*civil.Date, bool) {
+		d := docs[i]
+		if d.LimitedBy == nil {
+			if d.Status == "no_data" {
+				return nil, true
+			}
+			return d.ValidUntil, true
+		}
+		j, ok := byType[*d.LimitedBy]
+		if !ok || depth > len(docs) {
+			return nil, false
+		}
+		return until(j, depth+1)
+	}
+	for i := range docs {
+		date, ok := until(i, 0)
+		if !ok {
+			continue
+		}
+		docs[i].EffectiveUntil = date
+		if date != nil {
+			n := today.DaysUntil(*date)
+			docs[i].EffectiveDays = &n
+		}
 	}
 }

@@ -49,6 +49,13 @@ type Version struct {
 	OriginalFilename string    `json:"original_filename"`
 	SizeBytes        int64     `json:"size_bytes"`
 	MimeType         string    `json:"mime_type"`
+	// Number, ValidFrom and ValidUntil are the version's own: the
+	// document's as this version made them (a pending version: as
+	// approving it would make them). Null for versions uploaded before
+	// they were kept, but the current one.
+	Number     *string     `json:"number"`
+	ValidFrom  *civil.Date `json:"valid_from"`
+	ValidUntil *civil.Date `json:"valid_until"`
 	// UploadedBy is the uploader's display name (null when unknown).
 	UploadedBy *string   `json:"uploaded_by"`
 	UploadedAt time.Time `json:"uploaded_at"`
@@ -192,14 +199,16 @@ func (s *Service) store(ctx context.Context, p auth.Principal, driverID, documen
 		// insert; the stored name follows from it.
 		if err := tx.QueryRow(ctx, `
 			INSERT INTO document_files (id, company_id, document_id, filename, original_filename, mime_type, size_bytes,
-				version, is_current, storage_path, storage_disk, hash_sha256, uploaded_by, review_status, review_change)
-			SELECT $1, $2, $3, n.filename, $5, $6, $7, n.version, $8, $9::text || '/' || n.filename, $10, $11, $12, $13, $14
+				version, is_current, storage_path, storage_disk, hash_sha256, uploaded_by, review_status, review_change,
+				number, valid_from, valid_until)
+			SELECT $1, $2, $3, n.filename, $5, $6, $7, n.version, $8, $9::text || '/' || n.filename, $10, $11, $12, $13, $14,
+				$15, $16, $17
 			FROM (SELECT v.version, format('v%s_%s.%s', v.version, $1::uuid, $4::text) AS filename
 				FROM (SELECT coalesce(max(version), 0) + 1 AS version FROM document_files WHERE company_id = $2 AND document_id = $3) v) n
 			RETURNING version, filename, storage_path, uploaded_at`,
 			f.ID, doc.CompanyID, doc.ID, up.Ext(), f.OriginalFilename, f.MimeType, f.SizeBytes,
 			f.IsCurrent, doc.folder(), f.StorageDisk, f.HashSHA256, f.UploadedBy,
-			f.Review.Status, reviewChange).Scan(&f.Version, &f.Filename, &f.StoragePath, &f.UploadedAt); err != nil {
+			f.Review.Status, reviewChange, after.Number, after.ValidFrom, after.ValidUntil).Scan(&f.Version, &f.Filename, &f.StoragePath, &f.UploadedAt); err != nil {
 			return fmt.Errorf("insert file of document %s: %w", doc.ID, err)
 		}
 		if err := put(f.StoragePath); err != nil {
@@ -296,17 +305,28 @@ func clearCurrent(ctx context.Context, tx pgx.Tx, doc docRecord) error {
 }
 
 // saveDocument writes the metadata and, when currentFile is given, the
-// current file of a locked document.
+// current file of a locked document. The current version keeps the
+// number and validity with the document (each version its own: an
+// approved version takes them, a corrected document corrects its current
+// version), in the same statement.
 func saveDocument(ctx context.Context, tx pgx.Tx, doc docRecord, m metadata, currentFile *uuid.UUID) error {
 	meta := m.Meta
 	if len(meta) == 0 {
 		meta = json.RawMessage(`{}`)
 	}
 	_, err := tx.Exec(ctx, `
-		UPDATE driver_documents
-		SET number = $2, country = $3, valid_from = $4, valid_until = $5, meta = $6,
-			current_file_id = coalesce($7, current_file_id), updated_at = now()
-		WHERE id = $1 AND company_id = $8`, doc.ID, m.Number, m.Country, m.ValidFrom, m.ValidUntil, meta, currentFile, doc.CompanyID)
+		WITH d AS (
+			UPDATE driver_documents
+			SET number = $2, country = $3, valid_from = $4, valid_until = $5, meta = $6,
+				current_file_id = coalesce($7, current_file_id), updated_at = now()
+			WHERE id = $1 AND company_id = $8
+			RETURNING current_file_id
+		)
+		UPDATE document_files f SET number = $2, valid_from = $4, valid_until = $5, updated_at = now()
+		FROM d
+		WHERE f.company_id = $8 AND f.id = d.current_file_id
+			AND (f.number, f.valid_from, f.valid_until) IS DISTINCT FROM ($2::text, $4::date, $5::date)`,
+		doc.ID, m.Number, m.Country, m.ValidFrom, m.ValidUntil, meta, currentFile, doc.CompanyID)
 	if err != nil {
 		return fmt.Errorf("update document %s: %w", doc.ID, err)
 	}
@@ -393,6 +413,7 @@ func (s *Service) Update(ctx context.Context, p auth.Principal, documentID uuid.
 // newest first.
 const versionsSQL = `
 	SELECT f.id, f.version, f.is_current, f.filename, f.original_filename, f.size_bytes, f.mime_type,
+		f.number, f.valid_from, f.valid_until,
 		coalesce(nullif(btrim(concat_ws(' ', u.first_name, u.last_name)), ''), u.email), f.uploaded_at,
 		f.review_status, f.review_reason,
 		coalesce(nullif(btrim(concat_ws(' ', r.first_name, r.last_name)), ''), r.email), f.reviewed_at
@@ -404,6 +425,7 @@ const versionsSQL = `
 // document $2 of the company of the driver dr it is a column of.
 const versionsJSON = `SELECT coalesce(json_agg(v ORDER BY v.version DESC), '[]') FROM (
 	SELECT f.id, f.version, f.is_current, f.filename, f.original_filename, f.size_bytes, f.mime_type,
+		f.number, f.valid_from, f.valid_until,
 		coalesce(nullif(btrim(concat_ws(' ', u.first_name, u.last_name)), ''), u.email) AS uploaded_by, f.uploaded_at,
 		f.review_status, f.review_reason,
 		coalesce(nullif(btrim(concat_ws(' ', r.first_name, r.last_name)), ''), r.email) AS reviewed_by, f.reviewed_at
@@ -412,7 +434,8 @@ const versionsJSON = `SELECT coalesce(json_agg(v ORDER BY v.version DESC), '[]')
 
 func scanVersions(rows pgx.Rows) ([]Version, error) {
 	return postgres.AppendRows(nil, rows, func(row pgx.Row, v *Version) error {
-		return row.Scan(&v.ID, &v.Version, &v.IsCurrent, &v.Filename, &v.OriginalFilename, &v.SizeBytes, &v.MimeType, &v.UploadedBy, &v.UploadedAt,
+		return row.Scan(&v.ID, &v.Version, &v.IsCurrent, &v.Filename, &v.OriginalFilename, &v.SizeBytes, &v.MimeType,
+			&v.Number, &v.ValidFrom, &v.ValidUntil, &v.UploadedBy, &v.UploadedAt,
 			&v.ReviewStatus, &v.ReviewReason, &v.ReviewedBy, &v.ReviewedAt)
 	})
 }

@@ -55,6 +55,34 @@ type change struct {
 	ValidFrom  opt[civil.Date]
 	ValidUntil opt[civil.Date]
 	Meta       opt[json.RawMessage]
+	// replace: an upload's number, valid_from and valid_until are the new
+	// version's own, so those it does not give are cleared (the part
+	// details=replace; docs/drivers-and-documents.md, "Upload").
+	replace bool
+}
+
+// Values of an upload's details part.
+const (
+	DetailsKeep    = "keep"
+	DetailsReplace = "replace"
+)
+
+// replaced is c with the version fields an upload with details=replace
+// left out cleared.
+func (c change) replaced() change {
+	if !c.replace {
+		return c
+	}
+	if !c.Number.Set {
+		c.Number = setTo[string](nil)
+	}
+	if !c.ValidFrom.Set {
+		c.ValidFrom = setTo[civil.Date](nil)
+	}
+	if !c.ValidUntil.Set {
+		c.ValidUntil = setTo[civil.Date](nil)
+	}
+	return c
 }
 
 // apply returns m with the changes of c.
@@ -238,6 +266,14 @@ func (c *change) setFormField(v *apperr.Validation, name, value string) {
 		c.ValidUntil = setIfValid(parseDate(v, name, value))
 	case "meta":
 		c.Meta = setIfValid(parseMeta(v, []byte(value)))
+	case "details":
+		switch strings.TrimSpace(value) {
+		case DetailsKeep:
+		case DetailsReplace:
+			c.replace = true
+		default:
+			v.Add("details", "msg.documents.details")
+		}
 	}
 }
 

@@ -131,6 +131,35 @@ func (s *Service) UpdateRules(ctx context.Context, p auth.Principal, companyID u
 	return out, nil
 }
 
+// ReviewOffered reports whether a company's document types should be
+// offered review (docs/drivers-and-documents.md, "Review of drivers'
+// uploads"): no type's rule has it on yet, so drivers' uploads count
+// unseen.
+func ReviewOffered(rules []Rule) bool {
+	return !slices.ContainsFunc(rules, func(r Rule) bool { return r.RequiresReview })
+}
+
+// RequireReview turns requires_review on for every document type of the
+// company (the offer of the rules and home pages): one update of the
+// rules, with an audit row per type it changes, as UpdateRules writes.
+func (s *Service) RequireReview(ctx context.Context, p auth.Principal, companyID uuid.UUID) ([]Rule, error) {
+	return s.UpdateRules(ctx, p, companyID, func(u *RulesUpdate) error {
+		rules, err := LoadRules(ctx, s.db, companyID)
+		if err != nil {
+			return err
+		}
+		on := json.RawMessage(`true`)
+		for _, r := range rules {
+			typ, err := json.Marshal(r.DocumentType)
+			if err != nil {
+				return fmt.Errorf("encode document type %s: %w", r.DocumentType, err)
+			}
+			u.Rules = append(u.Rules, RuleChange{DocumentType: typ, RequiresReview: on})
+		}
+		return nil
+	})
+}
+
 func storeRule(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, r Rule) error {
 	_, err := tx.Exec(ctx, `
 		INSERT INTO document_rules (company_id, document_type, required, required_for, lead_days, requires_review)

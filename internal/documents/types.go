@@ -16,6 +16,7 @@ import (
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/audit"
 	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/export"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/textin"
@@ -223,6 +224,43 @@ func storedLeadDays(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, 
 	return n
 }
 
+// codeFromNames makes a new custom type's code from its name when the
+// request gives none (docs/drivers-and-documents.md, "Custom document
+// types"): the English name, else the Czech, else the first other one, in
+// lower-case ASCII letters and digits joined by "_" ("Školení řidiče" →
+// "skoleni_ridice"), cut to fit 40 characters; "_2", "_3" … is added when
+// a built-in or another custom type of the company has it already.
+func codeFromNames(names map[string]string, existing []customType) string {
+	name := ""
+	for _, l := range []string{"en", "cs", "pl", "ro", "uk"} {
+		if names[l] != "" {
+			name = names[l]
+			break
+		}
+	}
+	base := strings.ToLower(strings.ReplaceAll(export.FileName(name), "-", "_"))
+	if base == "" {
+		base = "type"
+	}
+	taken := func(code string) bool {
+		return IsBuiltIn(code) || slices.ContainsFunc(existing, func(c customType) bool { return c.Code == code })
+	}
+	for n := 1; ; n++ {
+		suffix := ""
+		if n > 1 {
+			suffix = fmt.Sprintf("_%d", n)
+		}
+		code := base
+		if len(code)+len(suffix) > 40 {
+			code = strings.TrimRight(code[:40-len(suffix)], "_")
+		}
+		code += suffix
+		if !taken(code) {
+			return code
+		}
+	}
+}
+
 // defaultLeadDays are a new custom type's lead days.
 const defaultLeadDays = 30
 
@@ -253,12 +291,16 @@ func (s *Service) CreateType(ctx context.Context, p auth.Principal, companyID uu
 		t := customType{HasExpiry: true}
 		lead := defaultLeadDays
 		var v apperr.Validation
-		if absent(in.Code) {
-			v.Add("code", "msg.document_types.code_required")
-		} else if err := json.Unmarshal(in.Code, &t.Code); err != nil || !typeCode.MatchString(t.Code) {
-			v.Add("code", "msg.document_types.code", "max", 40)
+		generated := absent(in.Code)
+		if !generated {
+			if err := json.Unmarshal(in.Code, &t.Code); err != nil || !typeCode.MatchString(t.Code) {
+				v.Add("code", "msg.document_types.code", "max", 40)
+			}
 		}
 		applyTypeInput(&v, in, &t, &lead, true)
+		if generated && !v.Has("names") {
+			t.Code = codeFromNames(t.Names, existing)
+		}
 		if !v.Has("code") && !v.Has("capped_by") {
 			checkCap(&v, existing, t)
 		}

@@ -10,7 +10,9 @@ import (
 const maxFieldBytes = 1 << 10
 
 // readUpload reads a document upload's multipart body (uploads.ReadForm):
-// the file part and the metadata parts. An unnamed file is named by the
+// the file part, the metadata parts and details (keep, the default: a
+// field not given stays; replace: number, valid_from and valid_until not
+// given are cleared, the new version's own). An unnamed file is named by the
 // document's type once the document is loaded (uploads.Received.NameOr).
 func readUpload(mr *multipart.Reader, maxBytes int64) (*uploads.Received, change, error) {
 	var c change
@@ -19,7 +21,7 @@ func readUpload(mr *multipart.Reader, maxBytes int64) (*uploads.Received, change
 			switch {
 			case name == "meta":
 				return maxMetaBytes
-			case isMetadataField(name):
+			case isMetadataField(name), name == "details":
 				return maxFieldBytes
 			}
 			return 0
@@ -30,7 +32,7 @@ func readUpload(mr *multipart.Reader, maxBytes int64) (*uploads.Received, change
 	if err != nil {
 		return nil, c, err
 	}
-	return ups[0], c, nil
+	return ups[0], c.replaced(), nil
 }
 
 func isMetadataField(name string) bool {

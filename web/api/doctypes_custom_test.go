@@ -199,7 +199,6 @@ func TestDocumentTypeBadInput(t *testing.T) {
 	}{
 		{"code with a space", map[string]any{"code": "big truck", "names": map[string]any{"en": "x"}}, "code"},
 		{"code with capitals", map[string]any{"code": "BigTruck", "names": map[string]any{"en": "x"}}, "code"},
-		{"no code", map[string]any{"names": map[string]any{"en": "x"}}, "code"},
 		{"no names", map[string]any{"code": "x1"}, "names"},
 		{"unknown language", map[string]any{"code": "x1", "names": map[string]any{"de": "x"}}, "names.de"},
 		{"capped by an unknown type", map[string]any{"code": "x1", "names": map[string]any{"en": "x"}, "capped_by": "nothing"}, "capped_by"},
@@ -229,6 +228,45 @@ func TestDocumentTypeBadInput(t *testing.T) {
 	}
 	env.As(company, auth.RoleDispatcher).Post(typesPath(company), map[string]any{"code": "x2", "names": map[string]any{"en": "x"}}).
 		ExpectError(http.StatusForbidden, "Forbidden")
+}
+
+// A type created without a code gets one made from its name: accents and
+// Cyrillic spelled in ASCII, words joined by "_", a number added when a
+// built-in or another type of the company has it; an explicit code is kept.
+func TestDocumentTypeCodeFromName(t *testing.T) {
+	t.Parallel()
+	env := webtest.New(t)
+	company := env.Company("Acme", "free")
+	hr := env.As(company, auth.RoleHRManager)
+	for _, tt := range []struct {
+		names map[string]any
+		want  string
+	}{
+		{map[string]any{"cs": "Školení řidiče"}, "skoleni_ridice"},
+		{map[string]any{"cs": "Školení řidiče"}, "skoleni_ridice_2"},
+		{map[string]any{"en": "Passport", "cs": "Pas"}, "passport_2"},
+		{map[string]any{"uk": "Посвідчення водія"}, "posvidchennya_vodiya"},
+		{map[string]any{"en": "ADR – training (2027)!", "cs": "Školení ADR"}, "adr_training_2027"},
+		{map[string]any{"en": "€ / %"}, "type"},
+	} {
+		body := hr.Post(typesPath(company), map[string]any{"names": tt.names}).Expect(http.StatusCreated).JSON()
+		if body["code"] != tt.want {
+			t.Errorf("code of %v = %v, want %s", tt.names, body["code"], tt.want)
+		}
+	}
+	body := hr.Post(typesPath(company), map[string]any{"code": "own_code", "names": map[string]any{"en": "Whatever"}}).Expect(http.StatusCreated).JSON()
+	if body["code"] != "own_code" {
+		t.Errorf("explicit code = %v", body["code"])
+	}
+	long := hr.Post(typesPath(company), map[string]any{"names": map[string]any{"en": strings.Repeat("Very long name ", 6)}}).Expect(http.StatusCreated).JSON()
+	if code, _ := long["code"].(string); len(code) > 40 || !strings.HasPrefix(code, "very_long_name_very") || strings.HasSuffix(code, "_") {
+		t.Errorf("long name's code = %q", code)
+	}
+	// Every generated code is a type of the company with a document record.
+	var n int
+	if err := env.DB.QueryRow(t.Context(), `SELECT count(*) FROM document_types WHERE company_id = $1 AND code = 'skoleni_ridice_2'`, company).Scan(&n); err != nil || n != 1 {
+		t.Errorf("skoleni_ridice_2 stored %d times (%v)", n, err)
+	}
 }
 
 // A rule required for a tag changes is_ready for the drivers with the tag

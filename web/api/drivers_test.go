@@ -86,8 +86,9 @@ func drvSetDocument(t *testing.T, env *webtest.Env, driverID uuid.UUID, docType 
 			WHERE dd.driver_id = $1 AND dd.type = $2
 		), f AS (
 			INSERT INTO document_files (company_id, document_id, filename, original_filename, mime_type, size_bytes, version,
-				storage_path, storage_disk, hash_sha256)
-			SELECT company_id, id, 'v1_' || gen_random_uuid() || '.pdf', 'scan.pdf', 'application/pdf', 10, 1, 'x', 'local', repeat('a', 64)
+				storage_path, storage_disk, hash_sha256, valid_until)
+			SELECT company_id, id, 'v1_' || gen_random_uuid() || '.pdf', 'scan.pdf', 'application/pdf', 10, 1, 'x', 'local', repeat('a', 64),
+				CASE WHEN $3::int IS NULL THEN NULL ELSE konvoj_today(timezone) + $3::int END
 			FROM doc RETURNING id, document_id
 		)
 		UPDATE driver_documents dd SET current_file_id = f.id,

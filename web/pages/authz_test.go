@@ -108,9 +108,12 @@ var pageRoutes = map[string]pageRoute{
 	"POST /document-rules": {action: auth.DocumentRules, form: url.Values{"lead_days.passport": {"45"}},
 		notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: "the rules of the caller's own company", webtest.OtherDriver: noDriver}},
 
+	"POST /document-rules/review": {action: auth.DocumentRules,
+		notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: "the rules of the caller's own company", webtest.OtherDriver: noDriver}},
+
 	"GET /document-types": {action: auth.DocumentRules, notApplicable: map[webtest.Refusal]string{
 		webtest.OtherCompany: "the types of the caller's own company", webtest.OtherDriver: noDriver}},
-	"POST /document-types": {action: auth.DocumentRules, form: url.Values{"code": {"attestation"}, "name.en": {"Attestation"}},
+	"POST /document-types": {action: auth.DocumentRules, form: url.Values{"name.en": {"Attestation"}},
 		notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: "the types of the caller's own company", webtest.OtherDriver: noDriver}},
 	"GET /document-types/:code": {action: auth.DocumentRules, ids: map[string]string{"code": "=attestation"},
 		notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: "the types of the caller's own company", webtest.OtherDriver: noDriver}},

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -26,6 +27,7 @@ func (p *Pages) mountDocumentRules(r *web.Routes) {
 		Description: "nav.document_rules.about"}, auth.DocumentRules)
 	r.GET("/document-rules", p.documentRules)
 	r.POST("/document-rules", p.saveDocumentRules)
+	r.POST("/document-rules/review", p.requireReview)
 }
 
 func (p *Pages) documentRules(c echo.Context) error {
@@ -34,11 +36,58 @@ func (p *Pages) documentRules(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	d := views.DocumentRulesData{CSRF: csrfToken(c)}
+	d, err := p.rulesData(c, rules)
+	if err != nil {
+		return err
+	}
 	for _, r := range rules {
 		d.Rows = append(d.Rows, ruleRow(r))
 	}
 	return p.render(c, http.StatusOK, "rules.title", views.DocumentRulesPage(d))
+}
+
+// rulesData is the rules page without its rows: the groups "required
+// for" offers (every driver, non-EU drivers, and a group per tag the
+// company's drivers have or a rule names) and the offer to turn review on.
+func (p *Pages) rulesData(c echo.Context, rules []documents.Rule) (views.DocumentRulesData, error) {
+	ctx, pr := c.Request().Context(), web.Principal(c)
+	lang := i18n.From(ctx)
+	tags, err := p.svc.Drivers.Tags(ctx, pr)
+	if err != nil {
+		return views.DocumentRulesData{}, err
+	}
+	d := views.DocumentRulesData{CSRF: csrfToken(c), Groups: []views.Option{
+		{Value: "all", Label: lang.T("rules.required_for.all")},
+		{Value: "non_eu", Label: lang.T("rules.required_for.non_eu")},
+	}}
+	for _, r := range rules {
+		if tag, ok := strings.CutPrefix(r.RequiredFor, "tag:"); ok && !slices.Contains(tags, tag) {
+			tags = append(tags, tag)
+		}
+	}
+	slices.Sort(tags)
+	for _, tag := range tags {
+		d.Groups = append(d.Groups, views.Option{Value: "tag:" + tag, Label: lang.T("rules.required_for.tag", "tag", tag)})
+	}
+	if documents.ReviewOffered(rules) {
+		d.ReviewOffer = &views.ReviewOffer{CSRF: d.CSRF, Return: "/document-rules"}
+	}
+	return d, nil
+}
+
+// requireReview turns review on for every document type (the offer on
+// this page and the home page) and goes back to the page it came from.
+func (p *Pages) requireReview(c echo.Context) error {
+	ctx, pr := c.Request().Context(), web.Principal(c)
+	if _, err := p.svc.Documents.RequireReview(ctx, pr, pr.CompanyID); err != nil {
+		return err
+	}
+	p.flash(c, views.FlashSuccess, "rules.review_on")
+	back := "/document-rules"
+	if c.FormValue("return") == "/" {
+		back = "/"
+	}
+	return p.redirect(c, back)
 }
 
 // saveDocumentRules sends the rows of the form as one update, each with
@@ -54,7 +103,10 @@ func (p *Pages) saveDocumentRules(c echo.Context) error {
 	if err != nil {
 		return apperr.BadRequest("msg.common.form_unreadable")
 	}
-	d := views.DocumentRulesData{CSRF: csrfToken(c)}
+	d, err := p.rulesData(c, current)
+	if err != nil {
+		return err
+	}
 	var u documents.RulesUpdate
 	var rowOf []int // the table row of each entry of u
 	for i, r := range current {

@@ -72,7 +72,7 @@ func (p *Pages) saveType(c echo.Context, editing bool) error {
 			return apperr.BadRequest("msg.common.form_unreadable")
 		}
 		last := func(name string) string { return lastValue(form, name) }
-		f = views.DocumentTypeForm{Editing: editing, Code: last("code"), Names: map[string]string{},
+		f = views.DocumentTypeForm{Editing: editing, Names: map[string]string{},
 			HasExpiry: last("has_expiry") == "true", LeadDays: last("lead_days"), CappedBy: last("capped_by"), Retired: last("retired") == "true"}
 		if editing {
 			f.Code = c.Param("code")
@@ -94,10 +94,9 @@ func (p *Pages) saveType(c echo.Context, editing bool) error {
 				in.LeadDays = jsonValue(n)
 			}
 		}
+		// A new type's code is made from its name by the service.
 		if editing {
 			in.Retired = jsonValue(f.Retired)
-		} else {
-			in.Code = jsonValue(f.Code)
 		}
 		return nil
 	}
@@ -107,7 +106,7 @@ func (p *Pages) saveType(c echo.Context, editing bool) error {
 	} else {
 		_, err = p.svc.Documents.CreateType(ctx, pr, pr.CompanyID, read)
 	}
-	if errs, ok := formErrors(i18n.From(ctx), err, "code"); ok {
+	if errs, ok := formErrors(i18n.From(ctx), err, "names"); ok {
 		f.Errors = errs
 		return p.showDocumentTypes(c, http.StatusUnprocessableEntity, f)
 	}

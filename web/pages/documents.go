@@ -45,6 +45,7 @@ func (p *Pages) documentData(c echo.Context, driverID, documentID uuid.UUID) (vi
 	if sh.ShowVersions {
 		d.Document.Versions = len(sh.Versions)
 	}
+	renewal := false // a current file: the upload is a new version of it
 	for _, v := range sh.Versions {
 		who := lang.T("history.unknown")
 		if v.UploadedBy != nil {
@@ -54,7 +55,9 @@ func (p *Pages) documentData(c echo.Context, driverID, documentID uuid.UUID) (vi
 			Version: v.Version, Current: v.IsCurrent, Filename: v.OriginalFilename, MimeType: v.MimeType,
 			Size: formatSize(lang, v.SizeBytes), UploadedBy: who, UploadedAt: lang.DateTime(v.UploadedAt, pr.Location()),
 			DownloadURL: "/files/" + v.ID.String() + "/download", ReviewStatus: v.ReviewStatus, ReviewReason: deref(v.ReviewReason),
+			Number: deref(v.Number), ValidFrom: formatDate(lang, v.ValidFrom), ValidUntil: formatDate(lang, v.ValidUntil),
 		})
+		renewal = renewal || v.IsCurrent
 	}
 	// The newest version waiting or refused is said above the form,
 	// where the driver uploads again.
@@ -64,6 +67,7 @@ func (p *Pages) documentData(c echo.Context, driverID, documentID uuid.UUID) (vi
 	max := p.svc.Documents.MaxBytes()
 	d.Upload = views.UploadForm{
 		Action: d.Document.URL, CSRF: csrfToken(c), MaxBytes: max, MaxSize: formatSize(lang, max), Reviewed: sh.Reviewed,
+		Renewal: renewal,
 	}
 	return d, nil
 }

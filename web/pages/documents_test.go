@@ -16,6 +16,7 @@ import (
 
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/config"
 	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/internal/fixtures"
@@ -91,8 +92,25 @@ func TestUploadVersionsAndDownload(t *testing.T) {
 	hr.Header.Set("HX-Request", "true")
 	v2 := []byte("%PDF-1.7\nversion two, renewed")
 	later := time.Now().AddDate(2, 0, 0).Format(time.DateOnly)
-	panel := hr.upload(path, "renewed.pdf", v2, map[string]string{"valid_until": later}, true).expect(t, http.StatusOK).
-		lacks(t, "<html").contains(t, `id="document-panel"`, "Version 2 was uploaded.", `data-status="valid"`, "EK 123456")
+	// A renewal's form asks for the new document's details, empty, and
+	// clears what is left empty (details=replace): the new version has its
+	// own number and dates, the old one keeps its own in the history.
+	hr.get(path).expect(t, http.StatusOK).
+		contains(t, `data-testid="upload-renewal"`, `name="details" value="replace"`, "New number").
+		lacks(t, `value="EK 123456"`)
+	panel := hr.upload(path, "renewed.pdf", v2, map[string]string{"details": "replace", "valid_until": later}, true).expect(t, http.StatusOK).
+		lacks(t, "<html", `data-testid="document-number">EK 123456<`).contains(t, `id="document-panel"`, "Version 2 was uploaded.", `data-status="valid"`)
+	for version, want := range map[string][]string{
+		"2": {`data-testid="version-number">—<`, `data-testid="version-valid-until">` + i18n.EN.Date(mustDate(t, later)) + `<`},
+		"1": {`data-testid="version-number">EK 123456<`, `data-testid="version-valid-until">` + i18n.EN.Date(mustDate(t, soon)) + `<`},
+	} {
+		details := regexp.MustCompile(`(?s)data-testid="version-details-` + version + `".*?</dl>`).FindString(panel.Body)
+		for _, w := range want {
+			if !strings.Contains(details, w) {
+				t.Errorf("version %s's details lack %s: %s", version, w, details)
+			}
+		}
+	}
 	if i, j := strings.Index(panel.Body, `data-testid="version-2"`), strings.Index(panel.Body, `data-testid="version-1"`); i < 0 || j < i {
 		t.Errorf("history not newest first (v2 at %d, v1 at %d)", i, j)
 	}
@@ -290,6 +308,15 @@ func TestServiceMessagesAreTranslated(t *testing.T) {
 	}
 }
 
+func mustDate(t *testing.T, s string) civil.Date {
+	t.Helper()
+	d, err := civil.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
 func asAppErr(err error, target **apperr.Error) bool { return errors.As(err, target) }
 
 func toRaw(t *testing.T, body map[string]any) map[string]json.RawMessage {
@@ -328,5 +355,61 @@ func given[T any](v T) func(*T) error {
 	return func(in *T) error {
 		*in = v
 		return nil
+	}
+}
+
+// TestCappedDocumentCardIsConsistent: a work permit limited by a residence
+// permit that is due sooner shows one date and one cause everywhere: the
+// badge, "valid until", the days left and "limited by" all follow the
+// residence permit, on HR's driver page, the document page and the
+// driver's own pages; the document page also says the permit's own end.
+func TestCappedDocumentCardIsConsistent(t *testing.T) {
+	env := devEnv(t)
+	company := env.Company("Acme", "free")
+	jan := env.Driver(company, fixtures.Name("Jan", "Novák"), fixtures.Email("jan@acme.test"))
+	hr := signIn(t, env, company, auth.RoleHRManager, "hana@acme.test", "en")
+	today := mustDate(t, webtest.Today())
+	permitEnd, residenceEnd := today.AddDays(279), today.AddDays(20)
+	pdf := []byte("%PDF-1.7\n% scan\n")
+	workPermit := documentPath(t, env, jan, "work_permit")
+	hr.upload(workPermit, "wp.pdf", pdf, map[string]string{"number": "WP-1", "valid_until": permitEnd.String()}, true).expect(t, http.StatusSeeOther)
+	hr.upload(documentPath(t, env, jan, "residence_permit"), "rp.pdf", pdf, map[string]string{"valid_until": residenceEnd.String()}, true).
+		expect(t, http.StatusSeeOther)
+
+	tile := regexp.MustCompile(`(?s)data-testid="document-work_permit".*?</a>`)
+	drv := signIn(t, env, company, auth.RoleDriver, "jan@acme.test", "en")
+	for who, b := range map[string]*browser{"hr": hr, "driver": drv} {
+		card := tile.FindString(b.get("/drivers/"+jan.String()).expect(t, http.StatusOK).Body)
+		for _, want := range []string{`data-status="warning"`, "Renew soon", "Limited by Residence permit",
+			`data-testid="valid-until">` + i18n.EN.Date(residenceEnd) + `<`, "20 days left"} {
+			if !strings.Contains(card, want) {
+				t.Errorf("%s's work permit card lacks %q: %s", who, want, card)
+			}
+		}
+		if strings.Contains(card, i18n.EN.Date(permitEnd)) || strings.Contains(card, "279 days") {
+			t.Errorf("%s's work permit card shows the permit's own date: %s", who, card)
+		}
+		b.get(workPermit).expect(t, http.StatusOK).contains(t,
+			`data-testid="document-days-left">20 days left<`,
+			`data-testid="document-valid-until">`+i18n.EN.Date(residenceEnd)+`<`,
+			`data-testid="document-cause">Residence permit<`,
+			`data-testid="document-own-valid-until">`+i18n.EN.Date(permitEnd)+`<`,
+			"Counts as Renew soon because the Residence permit is Renew soon.").
+			lacks(t, "279 days left")
+	}
+
+	// Without a residence permit on file (and no visa), the permit counts
+	// as missing, and the card says which document is missing.
+	if _, err := env.DB.Exec(context.Background(), `UPDATE driver_documents SET current_file_id = NULL WHERE driver_id = $1 AND type = 'residence_permit'`, jan); err != nil {
+		t.Fatal(err)
+	}
+	card := tile.FindString(hr.get("/drivers/"+jan.String()).expect(t, http.StatusOK).Body)
+	for _, want := range []string{`data-status="no_data"`, "Limited by Residence permit", "No Residence permit on file"} {
+		if !strings.Contains(card, want) {
+			t.Errorf("the card with no residence permit lacks %q: %s", want, card)
+		}
+	}
+	if strings.Contains(card, "days left") || strings.Contains(card, i18n.EN.Date(permitEnd)) {
+		t.Errorf("the card with no residence permit counts days: %s", card)
 	}
 }

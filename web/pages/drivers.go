@@ -541,9 +541,12 @@ func byUrgency(docs []views.DocumentCard, statuses ...string) []views.DocumentCa
 }
 
 func documentCard(lang i18n.Lang, driverID uuid.UUID, doc documents.Document) views.DocumentCard {
+	// The badge, the date, the days left and the cause follow one date:
+	// the effective one (the capping document's while a cap limits this
+	// one), docs/drivers-and-documents.md, "Validity chains".
 	card := views.DocumentCard{
 		ID: doc.ID.String(), URL: driverURL(driverID) + "/documents/" + doc.ID.String(), Type: doc.Type,
-		Status: doc.Status, Number: deref(doc.Number), Days: doc.DaysUntilExpiry, Versions: -1,
+		Status: doc.Status, Number: deref(doc.Number), Days: doc.EffectiveDays, Versions: -1,
 	}
 	if doc.Country != nil {
 		card.Country = countryName(lang, *doc.Country)
@@ -551,14 +554,17 @@ func documentCard(lang i18n.Lang, driverID uuid.UUID, doc documents.Document) vi
 	if doc.ValidFrom != nil {
 		card.ValidFrom = lang.Date(*doc.ValidFrom)
 	}
-	if doc.ValidUntil != nil {
-		card.ValidUntil = lang.Date(*doc.ValidUntil)
+	if doc.EffectiveUntil != nil {
+		card.ValidUntil = lang.Date(*doc.EffectiveUntil)
 	}
 	if doc.Files != nil {
 		card.Versions = len(doc.Files)
 	}
 	if doc.LimitedBy != nil {
 		card.LimitedBy = *doc.LimitedBy
+		if doc.ValidUntil != nil {
+			card.OwnValidUntil = lang.Date(*doc.ValidUntil)
+		}
 	}
 	return card
 }

@@ -66,6 +66,15 @@ func (p *Pages) home(c echo.Context) error {
 			}
 			d.Review = &views.HomeReview{Count: n, URL: reviewQueueURL}
 		}
+		if showsAll(pr, auth.DocumentRules) {
+			rules, err := p.svc.Documents.Rules(ctx, pr, pr.CompanyID)
+			if err != nil {
+				return err
+			}
+			if documents.ReviewOffered(rules) {
+				d.ReviewOffer = &views.ReviewOffer{CSRF: csrfToken(c), Return: "/"}
+			}
+		}
 		if showsAll(pr, auth.PenaltiesManage) {
 			if d.Disputes, err = p.homeDisputes(ctx, pr, lang); err != nil {
 				return err

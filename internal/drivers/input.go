@@ -282,8 +282,9 @@ func birthDateField(d *Driver, f field, v *apperr.Validation) {
 }
 
 // phoneField reads a phone number with phones.Normalize and stores it in
-// E.164; a number without its international prefix is read in the
-// company's country.
+// E.164 when the numbering plans know it (docs/drivers-and-documents.md,
+// "Phone numbers"); a number without its international prefix is read in
+// the company's country.
 func phoneField(ptr func(*Driver) **string) fieldSpec {
 	return func(d *Driver, f field, v *apperr.Validation) {
 		s, ok := stringValue(f, v)
@@ -301,16 +302,14 @@ func phoneField(ptr func(*Driver) **string) fieldSpec {
 }
 
 // phoneValue normalises a phone number written in text for the field name
-// (label in messages): E.164 and true, or a message in v and false. A
-// number without its international prefix is read in country (the
-// company's); with country "" it is refused asking for the prefix.
+// (label in messages): the stored form and true, or a message in v and
+// false. A number without its international prefix is read in country
+// (the company's).
 func phoneValue(v *apperr.Validation, name string, label i18n.Message, text, country string) (string, bool) {
 	e164, problem := phones.Normalize(text, country)
 	switch problem {
 	case phones.OK:
 		return e164, true
-	case phones.NeedsPrefix:
-		v.Add(name, "msg.common.phone_prefix", "field", label)
 	default:
 		v.Add(name, "msg.common.phone", "field", label, "value", text)
 	}

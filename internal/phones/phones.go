@@ -18,36 +18,37 @@ const (
 	// OK: the number is valid and was normalised.
 	OK Problem = iota
 	// NotANumber: letters or other characters than digits, spaces and
-	// + - ( ) . /, or digits that no numbering plan gives out.
+	// + - ( ) . /.
 	NotANumber
-	// NeedsPrefix: written without an international prefix (+ or 00) when
-	// there is no country to read it in.
-	NeedsPrefix
 )
 
 // Normalize reads text ("+420 777 123 456", "00420 777 123 456", or
-// "777 123 456" with country "CZ") and returns the number in E.164.
-// country is the two-letter code of the country a number without its
-// prefix is read in (the company's); "" refuses such a number with
-// NeedsPrefix.
+// "777 123 456" with country "CZ") and returns the number in E.164 when
+// the numbering plans know it. country is the two-letter code of the
+// country a number without its prefix is read in (the company's; "" for
+// none). Digits the plans do not know (a new range, an extension, a number
+// without its prefix and no country to read it in) are kept as written,
+// trimmed: a product that refuses a real driver's real number is worse
+// than one that keeps it unformatted. Only what cannot be a phone number
+// at all (letters, other characters) is refused.
 func Normalize(text, country string) (string, Problem) {
 	s := strings.TrimSpace(text)
 	if s == "" || !writtenLikeANumber(s) {
 		return "", NotANumber
 	}
-	switch {
-	case strings.HasPrefix(s, "00"):
-		s = "+" + strings.TrimPrefix(s, "00")
-	case !strings.HasPrefix(s, "+") && country == "":
-		return "", NeedsPrefix
+	international := s
+	if strings.HasPrefix(s, "00") {
+		international = "+" + strings.TrimPrefix(s, "00")
 	}
 	region := strings.ToUpper(country)
-	if strings.HasPrefix(s, "+") {
+	if strings.HasPrefix(international, "+") {
 		region = ""
+	} else if region == "" {
+		return s, OK
 	}
-	n, err := phonenumbers.Parse(s, region)
+	n, err := phonenumbers.Parse(international, region)
 	if err != nil || !phonenumbers.IsValidNumber(n) {
-		return "", NotANumber
+		return s, OK
 	}
 	return phonenumbers.Format(n, phonenumbers.E164), OK
 }

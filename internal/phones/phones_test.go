@@ -14,15 +14,16 @@ func TestNormalize(t *testing.T) {
 		{"(0)30 1234 5678", "DE", "+493012345678", OK},
 		{"601 234 567", "PL", "+48601234567", OK},
 		{"+48 601 234 567", "CZ", "+48601234567", OK},
-		{"777 123 456", "", "", NeedsPrefix},
+		{"777 123 456", "", "777 123 456", OK},
 		{"+420 abc", "CZ", "", NotANumber},
 		{"+420 777 ABC 456", "CZ", "", NotANumber},
 		{"1-800-FLOWERS", "US", "", NotANumber},
-		{"+420 123", "CZ", "", NotANumber},
-		{"+999 777 123 456", "", "", NotANumber},
+		{"+420 123", "CZ", "+420 123", OK},
+		{"+999 777 123 456", "", "+999 777 123 456", OK},
+		{"=1+1", "CZ", "", NotANumber},
 		{"777 12+3 456", "CZ", "", NotANumber},
 		{"   ", "CZ", "", NotANumber},
-		{"123", "CZ", "", NotANumber},
+		{"111", "CZ", "111", OK},
 	} {
 		got, problem := Normalize(c.text, c.country)
 		if got != c.want || problem != c.problem {

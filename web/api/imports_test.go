@@ -214,7 +214,7 @@ func TestImportInputs(t *testing.T) {
 	hr := env.As(company, auth.RoleHRManager)
 	csvOf := func(lines ...string) []byte { return []byte(strings.Join(lines, "\n") + "\n") }
 
-	r := sendImport(t, hr, "a.csv", csvOf("\ufefffirst_name,last_name,email,phone",
+	r := sendImport(t, hr, "a.csv", csvOf("\ufefffirst_name,last_name,email,registration_address",
 		"Jan,Novák,jan@example.test,=1+1", "Eva,Malá,eva@example.test,"), field("dry_run", "false")).Expect(http.StatusCreated)
 	var im importResult
 	r.Decode(&im)
@@ -222,8 +222,8 @@ func TestImportInputs(t *testing.T) {
 		t.Fatalf("import %+v", im)
 	}
 	var phone string
-	if err := env.DB.QueryRow(context.Background(), `SELECT phone FROM drivers WHERE email = 'jan@example.test'`).Scan(&phone); err != nil || phone != "=1+1" {
-		t.Errorf("phone %q %v", phone, err)
+	if err := env.DB.QueryRow(context.Background(), `SELECT registration_address FROM drivers WHERE email = 'jan@example.test'`).Scan(&phone); err != nil || phone != "=1+1" {
+		t.Errorf("registration address %q %v", phone, err)
 	}
 	// By e-mail, and by number with a new e-mail.
 	var number string

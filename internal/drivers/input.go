@@ -89,7 +89,7 @@ var fields = map[string]fieldSpec{
 	"citizenship":          countryField(func(d *Driver) **string { return &d.Citizenship }),
 	"rodne_cislo":          optionalString(20, func(d *Driver) **string { return &d.RodneCislo }),
 	"email":                emailField,
-	"phone":                phoneField(func(d *Driver) **string { return &d.Phone }),
+	"phone":                phoneField(50, func(d *Driver) **string { return &d.Phone }),
 	"registration_address": optionalString(0, func(d *Driver) **string { return &d.RegistrationAddress }),
 	"residence_address":    optionalString(0, func(d *Driver) **string { return &d.ResidenceAddress }),
 	"status":               statusField,
@@ -285,7 +285,7 @@ func birthDateField(d *Driver, f field, v *apperr.Validation) {
 // E.164 when the numbering plans know it (docs/drivers-and-documents.md,
 // "Phone numbers"); a number without its international prefix is read in
 // the company's country.
-func phoneField(ptr func(*Driver) **string) fieldSpec {
+func phoneField(max int, ptr func(*Driver) **string) fieldSpec {
 	return func(d *Driver, f field, v *apperr.Validation) {
 		s, ok := stringValue(f, v)
 		if !ok {
@@ -293,6 +293,10 @@ func phoneField(ptr func(*Driver) **string) fieldSpec {
 		}
 		if s == "" {
 			*ptr(d) = nil
+			return
+		}
+		if tooLong(s, max) {
+			v.Add(f.name, "msg.common.too_long", "field", f.label, "max", max)
 			return
 		}
 		if e164, ok := phoneValue(v, f.name, f.label, s, f.facts.Country); ok {

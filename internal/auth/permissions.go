@@ -34,6 +34,9 @@ const (
 	SessionsOwn      Action = "sessions.own"      // the caller's own web sessions: list, end
 	NotificationsOwn Action = "notifications.own" // the caller's own notifications and e-mail choices: list, mark read, change
 	UsersManage      Action = "users.manage"      // the company's users: list, deactivate, reactivate
+	FleetRead        Action = "fleet.read"        // vehicles and trailers: list, read, their documents' list (a driver: those of its active unit)
+	FleetWrite       Action = "fleet.write"       // vehicles and trailers: create, update, delete, import
+	FleetDocuments   Action = "fleet.documents"   // vehicles' and trailers' documents: upload, update metadata, files, review
 )
 
 // Grant says how far a role may go with an action.
@@ -85,6 +88,9 @@ var Matrix = map[Action]map[Role]Grant{
 	OutboxRead:       {RoleAdmin: All, RoleHRManager: All},
 	WebhooksManage:   {RoleAdmin: All},
 	UsersManage:      {RoleAdmin: All},
+	FleetRead:        {RoleAdmin: All, RoleHRManager: All, RoleAccountant: All, RoleDispatcher: All, RoleDriver: Own},
+	FleetWrite:       {RoleAdmin: All, RoleDispatcher: All},
+	FleetDocuments:   {RoleAdmin: All, RoleDispatcher: All},
 	// Every user, its own sessions only (the sessions service never looks
 	// at another user's).
 	SessionsOwn: {RoleAdmin: All, RoleHRManager: All, RoleAccountant: All, RoleDispatcher: All, RoleDriver: All},

@@ -42,6 +42,9 @@ var matrixTable = map[Action]string{
 	SessionsOwn:      "yes yes yes yes yes",
 	NotificationsOwn: "yes yes yes yes yes",
 	UsersManage:      "yes no no no no",
+	FleetRead:        "yes yes yes yes own",
+	FleetWrite:       "yes no no yes no",
+	FleetDocuments:   "yes no no yes no",
 }
 
 func TestMatrixMatchesDecisions(t *testing.T) {

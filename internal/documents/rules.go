@@ -164,7 +164,7 @@ func storeRule(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, r Rule) erro
 	_, err := tx.Exec(ctx, `
 		INSERT INTO document_rules (company_id, document_type, required, required_for, lead_days, requires_review)
 		VALUES ($1, $2, $3, $4, $5, $6)
-		ON CONFLICT (company_id, document_type) DO UPDATE SET required = EXCLUDED.required,
+		ON CONFLICT (company_id, holder_type, document_type) DO UPDATE SET required = EXCLUDED.required,
 			required_for = EXCLUDED.required_for, lead_days = EXCLUDED.lead_days,
 			requires_review = EXCLUDED.requires_review, updated_at = now()`,
 		companyID, r.DocumentType, r.Required, r.RequiredFor, r.LeadDays, r.RequiresReview)

@@ -319,7 +319,7 @@ func (s *Service) CreateType(ctx context.Context, p auth.Principal, companyID uu
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO document_rules (company_id, document_type, required, lead_days)
 			VALUES ($1, $2, false, $3)
-			ON CONFLICT (company_id, document_type) DO UPDATE SET lead_days = EXCLUDED.lead_days, updated_at = now()`,
+			ON CONFLICT (company_id, holder_type, document_type) DO UPDATE SET lead_days = EXCLUDED.lead_days, updated_at = now()`,
 			companyID, t.Code, lead); err != nil {
 			return fmt.Errorf("store lead days of document type %s: %w", t.Code, err)
 		}
@@ -398,7 +398,7 @@ func (s *Service) UpdateType(ctx context.Context, p auth.Principal, companyID uu
 		if lead != leadBefore {
 			if _, err := tx.Exec(ctx, `INSERT INTO document_rules (company_id, document_type, required, lead_days)
 				VALUES ($1, $2, false, $3)
-				ON CONFLICT (company_id, document_type) DO UPDATE SET lead_days = EXCLUDED.lead_days, updated_at = now()`,
+				ON CONFLICT (company_id, holder_type, document_type) DO UPDATE SET lead_days = EXCLUDED.lead_days, updated_at = now()`,
 				companyID, code, lead); err != nil {
 				return fmt.Errorf("store lead days of document type %s: %w", code, err)
 			}

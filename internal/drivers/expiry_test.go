@@ -440,7 +440,7 @@ func TestComplianceStatusesMatchDocumentStatuses(t *testing.T) {
 	company := expiryCompany(t, db, "compliance", 60)
 	exec(t, db, `INSERT INTO document_rules (company_id, document_type, required, lead_days)
 		SELECT $1, t, true, 30 FROM unnest(ARRAY['passport', 'work_permit', 'residence_permit', 'site_pass']) t
-		ON CONFLICT (company_id, document_type) DO UPDATE SET required = true`, company)
+		ON CONFLICT (company_id, holder_type, document_type) DO UPDATE SET required = true`, company)
 	want := map[string]string{}
 	rows, err := db.Query(ctx, `
 		SELECT d.id::text || '/' || s.type, s.status

@@ -73,16 +73,20 @@ type fieldSpec func(r *record, f field, v *apperr.Validation)
 // fields are every writable field of either kind with its rule; a kind
 // takes those of its columns (kindSpec.has).
 var fields = map[string]fieldSpec{
-	"office_id":               uuidField(func(r *record) **uuid.UUID { return &r.OfficeID }),
-	"type":                    typeField,
-	"status":                  statusField,
-	"assignment_mode":         choiceField(AssignmentModes, "msg.fleet.assignment_mode", func(r *record) **string { return &r.AssignmentMode }),
-	"plate_number":            plateField,
-	"vin":                     vinField,
-	"make":                    optionalString(100, func(r *record) **string { return &r.Make }),
-	"model":                   optionalString(100, func(r *record) **string { return &r.Model }),
-	"year":                    yearField,
-	"fuel_type":               choiceField(FuelTypes, "msg.fleet.fuel_type", func(r *record) **string { return &r.FuelType }),
+	"office_id": uuidField(func(r *record) **uuid.UUID { return &r.OfficeID }),
+	"type":      typeField,
+	"status":    statusField,
+	"assignment_mode": choiceField(AssignmentModes, func(v *apperr.Validation, allowed string) {
+		v.Add("assignment_mode", "msg.fleet.assignment_mode", "allowed", allowed)
+	}, func(r *record) **string { return &r.AssignmentMode }),
+	"plate_number": plateField,
+	"vin":          vinField,
+	"make":         optionalString(100, func(r *record) **string { return &r.Make }),
+	"model":        optionalString(100, func(r *record) **string { return &r.Model }),
+	"year":         yearField,
+	"fuel_type": choiceField(FuelTypes, func(v *apperr.Validation, allowed string) {
+		v.Add("fuel_type", "msg.fleet.fuel_type", "allowed", allowed)
+	}, func(r *record) **string { return &r.FuelType }),
 	"emission_class":          optionalString(10, func(r *record) **string { return &r.EmissionClass }),
 	"color":                   optionalString(50, func(r *record) **string { return &r.Color }),
 	"gross_weight_kg":         intField(1, 1_000_000, func(r *record) **int { return &r.GrossWeightKg }),
@@ -230,7 +234,7 @@ func statusField(r *record, f field, v *apperr.Validation) {
 }
 
 // choiceField is an optional value of a closed set; null or "" clears it.
-func choiceField(allowed []string, key string, ptr func(*record) **string) fieldSpec {
+func choiceField(allowed []string, refuse func(v *apperr.Validation, allowed string), ptr func(*record) **string) fieldSpec {
 	return func(r *record, f field, v *apperr.Validation) {
 		s, ok := stringValue(f, v)
 		switch {
@@ -238,7 +242,7 @@ func choiceField(allowed []string, key string, ptr func(*record) **string) field
 		case s == "":
 			*ptr(r) = nil
 		case !slices.Contains(allowed, strings.ToLower(s)):
-			v.Add(f.name, key, "allowed", strings.Join(allowed, ", "))
+			refuse(v, strings.Join(allowed, ", "))
 		default:
 			s = strings.ToLower(s)
 			*ptr(r) = &s

@@ -8,6 +8,7 @@ import (
 
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/holders"
+	"github.com/konvoj/konvoj/internal/webhooks"
 )
 
 // record is a vehicle or a trailer as the store reads and writes it: the
@@ -106,7 +107,6 @@ type kindSpec struct {
 	columns  []column
 	// events are the webhook events of a create, an update, a delete.
 	created, updated, deleted string
-	notFound                  string
 }
 
 // The columns both kinds share, then each kind's own.
@@ -141,8 +141,7 @@ var vehicles = kindSpec{
 		colorCol, grossCol, payloadCol, axlesCol,
 		col("odometer_km", func(r *record) **int { return &r.OdometerKm }),
 		firstRegCol, notesCol, tagsCol},
-	created: "vehicle.created", updated: "vehicle.updated", deleted: "vehicle.deleted",
-	notFound: "msg.common.not_found.vehicle",
+	created: webhooks.VehicleCreated, updated: webhooks.VehicleUpdated, deleted: webhooks.VehicleDeleted,
 }
 
 var trailers = kindSpec{
@@ -154,8 +153,7 @@ var trailers = kindSpec{
 		col("temperature_max", func(r *record) **decimal.Decimal { return &r.TemperatureMax }),
 		col("volume_m3", func(r *record) **decimal.Decimal { return &r.VolumeM3 }),
 		colorCol, grossCol, payloadCol, axlesCol, firstRegCol, notesCol, tagsCol},
-	created: "trailer.created", updated: "trailer.updated", deleted: "trailer.deleted",
-	notFound: "msg.common.not_found.trailer",
+	created: webhooks.TrailerCreated, updated: webhooks.TrailerUpdated, deleted: webhooks.TrailerDeleted,
 }
 
 // has reports whether the kind has the writable field name.

@@ -155,7 +155,7 @@ func (k kindSpec) loadRow(ctx context.Context, db postgres.DBTX, companyID, id u
 	var r record
 	err := k.scan(db.QueryRow(ctx, sql, companyID, id), &r)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return record{}, apperr.NotFound(k.notFound)
+		return record{}, k.notFoundErr()
 	}
 	if err != nil {
 		return record{}, fmt.Errorf("get %s %s: %w", k.kind, id, err)
@@ -306,4 +306,12 @@ func InsertTrailer(ctx context.Context, tx postgres.DBTX, t Trailer) (uuid.UUID,
 	}
 	r.Tags = withFrigo(r)
 	return trailers.insert(ctx, tx, r)
+}
+
+// notFoundErr is the 404 of a missing record of the kind.
+func (k kindSpec) notFoundErr() error {
+	if k.kind == trailerKind {
+		return apperr.NotFound("msg.common.not_found.trailer")
+	}
+	return apperr.NotFound("msg.common.not_found.vehicle")
 }

@@ -41,7 +41,9 @@ type Tenant struct {
 // Records are one driver's records, by kind.
 type Records struct {
 	Driver, Document, File, Transaction, Period, Penalty, Evidence uuid.UUID
-	Email, LastName                                                string
+	// Vehicle and Trailer are the driver's active transport unit's.
+	Vehicle, Trailer uuid.UUID
+	Email, LastName  string
 }
 
 // Record kinds: the names the authorization tables use for path ids.
@@ -58,6 +60,8 @@ const (
 	KindImport      = "import"
 	KindWebhook     = "webhook"
 	KindDelivery    = "delivery"
+	KindVehicle     = "vehicle"
+	KindTrailer     = "trailer"
 	// KindUser is the tenant's admin user.
 	KindUser = "user"
 )
@@ -80,6 +84,10 @@ func (t Tenant) ID(driver int, kind string) uuid.UUID {
 		return r.Penalty
 	case KindEvidence:
 		return r.Evidence
+	case KindVehicle:
+		return r.Vehicle
+	case KindTrailer:
+		return r.Trailer
 	case KindCompany:
 		return t.Company
 	case KindOutbox:
@@ -166,6 +174,17 @@ func (e *Env) records(admin *Caller, lastName string) Records {
 	admin.Send(http.MethodPost, "/api/v0/penalties/"+r.Penalty.String()+"/evidence", body, header).
 		Expect(http.StatusCreated).Decode(&ev)
 	r.Evidence = ev.ID
+
+	var veh, trl struct{ ID uuid.UUID }
+	admin.Post("/api/v0/vehicles", map[string]any{"type": "lkv", "plate_number": "V" + uuid.NewString()[:8]}).
+		Expect(http.StatusCreated).Decode(&veh)
+	admin.Post("/api/v0/trailers", map[string]any{"type": "standard", "plate_number": "T" + uuid.NewString()[:8]}).
+		Expect(http.StatusCreated).Decode(&trl)
+	r.Vehicle, r.Trailer = veh.ID, trl.ID
+	if _, err := e.DB.Exec(context.Background(), `INSERT INTO transport_units (company_id, driver_id, vehicle_id, trailer_id)
+		VALUES ($1, $2, $3, $4)`, admin.CompanyID, r.Driver, r.Vehicle, r.Trailer); err != nil {
+		e.T.Fatalf("world: transport unit: %v", err)
+	}
 	return r
 }
 

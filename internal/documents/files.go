@@ -86,7 +86,7 @@ func (s *Service) Read(ctx context.Context, p auth.Principal, driverID uuid.UUID
 	var docs []Document
 	today := p.Today()
 	_, err := loadDriverWith(ctx, s.db, p, auth.DocumentsList, driverID, func(b *pgx.Batch) {
-		queueDocuments(b, p.CompanyID, driverID, nil, today, withFiles(p), &docs)
+		queueDocuments(b, p.CompanyID, HolderDriver, driverID, nil, today, withFiles(p), &docs)
 	})
 	if err != nil {
 		return nil, err
@@ -283,7 +283,7 @@ func emitWanted(ctx context.Context, tx pgx.Tx, doc docRecord, today civil.Date,
 	if !wanted {
 		return nil
 	}
-	docs, err := queryDocuments(ctx, tx, doc.CompanyID, doc.DriverID, &doc.ID, today, true)
+	docs, err := queryDocuments(ctx, tx, doc.CompanyID, doc.HolderType, doc.HolderID, &doc.ID, today, true)
 	if err != nil {
 		return fmt.Errorf("document %s: %w", doc.ID, err)
 	}
@@ -393,7 +393,7 @@ func (s *Service) Update(ctx context.Context, p auth.Principal, documentID uuid.
 		}
 		// The status is the validity chains' (SQL): the document is read
 		// back as it now stands.
-		docs, err := queryDocuments(ctx, tx, loaded.CompanyID, loaded.DriverID, &loaded.ID, today, withFiles(p))
+		docs, err := queryDocuments(ctx, tx, loaded.CompanyID, loaded.HolderType, loaded.HolderID, &loaded.ID, today, withFiles(p))
 		if err != nil {
 			return fmt.Errorf("document %s: %w", loaded.ID, err)
 		}

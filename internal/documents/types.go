@@ -63,8 +63,12 @@ var builtinCaps = map[string]string{"work_permit": "residence_permit"}
 // letters, digits and _, up to 40).
 func ValidTypeCode(code string) bool { return typeCode.MatchString(code) }
 
-// IsBuiltIn reports whether code is one of the 14 built-in types.
-func IsBuiltIn(code string) bool { return slices.Contains(Types, code) }
+// IsBuiltIn reports whether code is a built-in type of any holder type
+// (the drivers' 14, the vehicles' and the trailers'): no custom type may
+// take one.
+func IsBuiltIn(code string) bool {
+	return slices.Contains(Types, code) || slices.Contains(VehicleTypes, code) || slices.Contains(TrailerTypes, code)
+}
 
 // TypeNames names a company's document types in a language: the built-in
 // types by the catalogues (doc.type.<code>), the custom ones by their

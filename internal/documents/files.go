@@ -14,6 +14,7 @@ import (
 	"github.com/konvoj/konvoj/internal/audit"
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/civil"
+	"github.com/konvoj/konvoj/internal/holders"
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/storage"
 	"github.com/konvoj/konvoj/internal/uploads"
@@ -485,4 +486,17 @@ func OpenStored(ctx context.Context, files storage.Store, d Download, path, disk
 		return nil, fmt.Errorf("open file %s: %w", path, err)
 	}
 	return &d, nil
+}
+
+// FleetRead returns a vehicle's or a trailer's documents with status (GET
+// /vehicles/{id}/documents, /trailers/{id}/documents; docs/fleet.md): the
+// types of its holder type that apply to it (a light vehicle has no
+// tachograph calibration), without retired custom types, and, for callers
+// who may handle them, every file version.
+func (s *Service) FleetRead(ctx context.Context, p auth.Principal, kind holders.FleetKind, id uuid.UUID) ([]Document, error) {
+	f, err := loadFleet(ctx, s.db, p, auth.FleetRead, kind, id)
+	if err != nil {
+		return nil, err
+	}
+	return ForHolder(ctx, s.db, f.CompanyID, string(f.Kind), f.ID, p.Today(), withFleetFiles(p))
 }

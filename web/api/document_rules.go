@@ -48,7 +48,7 @@ func (h *Handlers) mountDocumentTypes(g *web.Routes) {
 }
 
 func (h *Handlers) listDocumentTypes(c echo.Context) error {
-	types, err := h.Documents.DocumentTypes(c.Request().Context(), web.Principal(c), web.PathID(c, "company_id"))
+	types, err := h.Documents.HolderDocumentTypes(c.Request().Context(), web.Principal(c), web.PathID(c, "company_id"), ruleHolder(c))
 	if err != nil {
 		return err
 	}

@@ -112,7 +112,7 @@ func (s *Service) List(ctx context.Context, p auth.Principal, f ListFilter) (pag
 	}
 	rows, err := s.db.Query(ctx, `
 		SELECT n.id, n.kind, coalesce(a.stage, n.stage, 'disabled'), coalesce(a.driver_id, n.driver_id), a.document_id, a.document_type, a.valid_until,
-			coalesce(concat_ws(' ', d.first_name, d.last_name), v.plate_number, t.plate_number, ''), n.read_at, n.created_at, f.review_reason, w.url, n.penalty_id,
+			coalesce(nullif(concat_ws(' ', d.first_name, d.last_name), ''), v.plate_number, t.plate_number, ''), n.read_at, n.created_at, f.review_reason, w.url, n.penalty_id,
 			pe.penalty_type, pe.incident_date, pe.status, pe.dispute_reason, pe.resolution, count(*) OVER ()
 		FROM notifications n
 		LEFT JOIN document_alerts a ON a.id = n.alert_id AND a.company_id = n.company_id

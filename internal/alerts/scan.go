@@ -335,7 +335,7 @@ ins AS (
     RETURNING id, holder_type, holder_id, driver_id, document_id, document_type, stage, valid_until
 )
 SELECT ins.id, ins.holder_type, ins.holder_id, coalesce(ins.driver_id, '00000000-0000-0000-0000-000000000000'),
-    coalesce(concat_ws(' ', d.first_name, d.last_name), v.plate_number, t.plate_number, ''),
+    coalesce(nullif(concat_ws(' ', d.first_name, d.last_name), ''), v.plate_number, t.plate_number, ''),
     coalesce(d.internal_number, v.internal_number, t.internal_number),
     ins.document_id, ins.document_type, ins.stage, ins.valid_until
 FROM ins

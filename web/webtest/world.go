@@ -36,6 +36,9 @@ type Tenant struct {
 	// Webhook is a webhook endpoint of the company and Delivery a delivery
 	// to it, written directly (the API refuses the test's local URLs).
 	Webhook, Delivery uuid.UUID
+	// Vehicle and Trailer are a truck and a trailer of the company, in no
+	// transport unit, with their documents, written directly.
+	Vehicle, Trailer uuid.UUID
 }
 
 // Records are one driver's records, by kind.
@@ -58,6 +61,8 @@ const (
 	KindImport      = "import"
 	KindWebhook     = "webhook"
 	KindDelivery    = "delivery"
+	KindVehicle     = "vehicle"
+	KindTrailer     = "trailer"
 	// KindUser is the tenant's admin user.
 	KindUser = "user"
 )
@@ -90,6 +95,10 @@ func (t Tenant) ID(driver int, kind string) uuid.UUID {
 		return t.Webhook
 	case KindDelivery:
 		return t.Delivery
+	case KindVehicle:
+		return t.Vehicle
+	case KindTrailer:
+		return t.Trailer
 	case KindUser:
 		return t.Admin.UserID
 	}
@@ -125,6 +134,18 @@ func (e *Env) World() *World {
 				SELECT $1, w.id, ev.id, 'delivered', 1 FROM w, ev RETURNING id, endpoint_id)
 			SELECT endpoint_id, id FROM d`, t.Company).Scan(&t.Webhook, &t.Delivery); err != nil {
 			e.T.Fatalf("world: webhook: %v", err)
+		}
+		if err := e.DB.QueryRow(context.Background(), `WITH v AS (
+				INSERT INTO vehicles (company_id, internal_number, internal_seq, type, plate_number)
+				VALUES ($1, 'VEH-0001', 1, 'lkv', $2) RETURNING id, company_id),
+			t AS (INSERT INTO trailers (company_id, internal_number, internal_seq, type, plate_number)
+				VALUES ($1, 'TRL-0001', 1, 'standard', $3) RETURNING id, company_id),
+			vd AS (INSERT INTO driver_documents (company_id, holder_type, vehicle_id, type)
+				SELECT v.company_id, 'vehicle', v.id, b.type FROM v, konvoj_builtin_document_types('vehicle') b),
+			td AS (INSERT INTO driver_documents (company_id, holder_type, trailer_id, type)
+				SELECT t.company_id, 'trailer', t.id, b.type FROM t, konvoj_builtin_document_types('trailer') b)
+			SELECT v.id, t.id FROM v, t`, t.Company, name+" 1", name+" 2").Scan(&t.Vehicle, &t.Trailer); err != nil {
+			e.T.Fatalf("world: fleet: %v", err)
 		}
 	}
 	return w

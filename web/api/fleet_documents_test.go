@@ -75,8 +75,8 @@ func TestFleetDocuments(t *testing.T) {
 		vanDocs["technical_inspection"].Files != nil {
 		t.Errorf("van documents (HR, statuses only): %+v", vanDocs)
 	}
-	driver.Get("/api/v0/vehicles/" + truck.String() + "/documents").ExpectError(http.StatusForbidden, "AccessDenied")
-	admin.Get("/api/v0/trailers/" + truck.String() + "/documents").ExpectError(http.StatusNotFound, "NotFound")
+	driver.Get("/api/v0/vehicles/"+truck.String()+"/documents").ExpectError(http.StatusForbidden, "AccessDenied")
+	admin.Get("/api/v0/trailers/"+truck.String()+"/documents").ExpectError(http.StatusNotFound, "NotFound")
 
 	inspection := docs["technical_inspection"].ID
 	until := webtest.Today()[:4] + "-12-31"
@@ -95,8 +95,8 @@ func TestFleetDocuments(t *testing.T) {
 	for _, c := range []*webtest.Caller{hr, accountant, driver} {
 		upload(t, c, inspection, filePart("x.pdf", samplePDF(t, 3000))).ExpectError(http.StatusForbidden, "Forbidden")
 		c.Put("/api/v0/documents/"+inspection.String(), map[string]any{"number": "X"}).ExpectError(http.StatusForbidden, "Forbidden")
-		c.Get("/api/v0/documents/" + inspection.String() + "/files/versions").ExpectError(http.StatusForbidden, "Forbidden")
-		c.Get("/api/v0/files/" + f.ID.String() + "/download").ExpectError(http.StatusForbidden, "Forbidden")
+		c.Get("/api/v0/documents/"+inspection.String()+"/files/versions").ExpectError(http.StatusForbidden, "Forbidden")
+		c.Get("/api/v0/files/"+f.ID.String()+"/download").ExpectError(http.StatusForbidden, "Forbidden")
 	}
 	dispatcher.Get("/api/v0/documents/" + inspection.String() + "/files/versions").Expect(http.StatusOK)
 	dispatcher.Get("/api/v0/files/" + f.ID.String() + "/download").Expect(http.StatusOK)
@@ -172,7 +172,7 @@ func TestFleetRulesAndTypes(t *testing.T) {
 		{"document_type": "liability_insurance", "required_for": "non_eu"}}}).ExpectError(http.StatusUnprocessableEntity, "ValidationError")
 	admin.Put(base+"/document-rules?holder_type=vehicle", map[string]any{"rules": []map[string]any{
 		{"document_type": "passport", "required": true}}}).ExpectError(http.StatusUnprocessableEntity, "ValidationError")
-	admin.Get(base + "/document-rules?holder_type=ship").ExpectError(http.StatusUnprocessableEntity, "ValidationError")
+	admin.Get(base+"/document-rules?holder_type=ship").ExpectError(http.StatusUnprocessableEntity, "ValidationError")
 	env.As(company, auth.RoleDispatcher).Get(base+"/document-rules?holder_type=vehicle").ExpectError(http.StatusForbidden, "Forbidden")
 	admin.Get(base + "/document-rules").Expect(http.StatusOK).Decode(&r)
 	if len(r.Data) != 14 {

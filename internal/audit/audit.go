@@ -197,7 +197,7 @@ type Filter struct {
 }
 
 // EntityTypes are the values of entity_type.
-var EntityTypes = []string{"driver", "document", "document_file", "finance_transaction", "penalty", "finance_period", "rating_config",
+var EntityTypes = []string{"driver", "vehicle", "trailer", "document", "document_file", "finance_transaction", "penalty", "finance_period", "rating_config",
 	"document_rule", "document_type", "webhook_endpoint", "user", "company"}
 
 // Actions are every action the services record, for the page's filter and

@@ -14,6 +14,7 @@ import (
 	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/internal/finance"
+	"github.com/konvoj/konvoj/internal/fleet"
 	"github.com/konvoj/konvoj/internal/forms"
 	"github.com/konvoj/konvoj/internal/imports"
 	"github.com/konvoj/konvoj/internal/rating"
@@ -29,8 +30,10 @@ type Set struct {
 	Audit     *audit.Service
 	Drivers   *drivers.Service
 	Documents *documents.Service
-	Finance   *finance.Service
-	Rating    *rating.Service
+	// Fleet are the company's vehicles and trailers.
+	Fleet   *fleet.Service
+	Finance *finance.Service
+	Rating  *rating.Service
 	// Notifications are the caller's own alerts and e-mail settings.
 	Notifications *alerts.Service
 	Forms         *forms.Service
@@ -96,6 +99,7 @@ func New(db *pgxpool.Pool, o Options) Set {
 		Documents: documents.NewService(db, documents.Options{Files: o.Files, MaxBytes: o.UploadMaxBytes, CursorKey: o.CursorKey,
 			// A review's outcome is told to the driver like an alert.
 			ReviewNotifier: alerts.ReviewNotifier(o.PublicURL)}),
+		Fleet: fleet.NewService(db, o.CursorKey),
 		Finance: finance.NewService(db, o.Files, o.UploadMaxBytes, o.CursorKey,
 			// Disputes call HR to act, and their resolution the driver.
 			alerts.DisputeNotifier()),

@@ -36,6 +36,12 @@ const (
 	DriverCreated              = "driver.created"
 	DriverUpdated              = "driver.updated"
 	DriverDeleted              = "driver.deleted"
+	VehicleCreated             = "vehicle.created"
+	VehicleUpdated             = "vehicle.updated"
+	VehicleDeleted             = "vehicle.deleted"
+	TrailerCreated             = "trailer.created"
+	TrailerUpdated             = "trailer.updated"
+	TrailerDeleted             = "trailer.deleted"
 	DocumentFileUploaded       = "document.file_uploaded"
 	DocumentUpdated            = "document.updated"
 	DocumentStatusChanged      = "document.status_changed"
@@ -68,6 +74,7 @@ const MaxEndpoints = 20
 // the page lists them.
 var Events = []string{
 	DriverCreated, DriverUpdated, DriverDeleted,
+	VehicleCreated, VehicleUpdated, VehicleDeleted, TrailerCreated, TrailerUpdated, TrailerDeleted,
 	DocumentFileUploaded, DocumentUpdated, DocumentStatusChanged, DocumentReviewCompleted,
 	TransactionCreated, TransactionApproved, TransactionPaid, TransactionCancelled, TransactionDeleted,
 	PeriodClosed, PeriodPaid, PeriodReopened,

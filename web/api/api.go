@@ -37,6 +37,7 @@ func Mount(s *web.Server, h *Handlers) {
 	h.mountNotifications(g)
 	h.mountSessions(g)
 	h.mountDrivers(g)
+	h.mountFleet(g)
 	h.mountImports(g)
 	h.mountRating(g)
 	h.mountFinance(g)

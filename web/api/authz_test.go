@@ -96,6 +96,27 @@ var apiRoutes = map[string]authzRoute{
 	"DELETE /api/v0/drivers/{id}": {action: auth.DriversDelete, ids: driverIDs(),
 		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
 
+	"GET /api/v0/vehicles": {action: auth.FleetRead, notApplicable: map[webtest.Refusal]string{
+		webtest.OtherCompany: collection, webtest.RoleRefused: everyRole, webtest.OtherDriver: ownList}},
+	"POST /api/v0/vehicles": {action: auth.FleetWrite, body: map[string]any{"type": "lkv", "plate_number": "1AZ 0001"},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
+	"GET /api/v0/vehicles/{id}": {action: auth.FleetRead, ids: map[string]string{"id": webtest.KindVehicle},
+		notApplicable: map[webtest.Refusal]string{webtest.RoleRefused: everyRole}},
+	"PUT /api/v0/vehicles/{id}": {action: auth.FleetWrite, ids: map[string]string{"id": webtest.KindVehicle},
+		body: map[string]any{"color": "blue"}, notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"DELETE /api/v0/vehicles/{id}": {action: auth.FleetWrite, ids: map[string]string{"id": webtest.KindVehicle},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"GET /api/v0/trailers": {action: auth.FleetRead, notApplicable: map[webtest.Refusal]string{
+		webtest.OtherCompany: collection, webtest.RoleRefused: everyRole, webtest.OtherDriver: ownList}},
+	"POST /api/v0/trailers": {action: auth.FleetWrite, body: map[string]any{"type": "mega", "plate_number": "1AZ 0002"},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
+	"GET /api/v0/trailers/{id}": {action: auth.FleetRead, ids: map[string]string{"id": webtest.KindTrailer},
+		notApplicable: map[webtest.Refusal]string{webtest.RoleRefused: everyRole}},
+	"PUT /api/v0/trailers/{id}": {action: auth.FleetWrite, ids: map[string]string{"id": webtest.KindTrailer},
+		body: map[string]any{"color": "blue"}, notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"DELETE /api/v0/trailers/{id}": {action: auth.FleetWrite, ids: map[string]string{"id": webtest.KindTrailer},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+
 	"GET /api/v0/documents": {action: auth.DocumentsExpiry, notApplicable: map[webtest.Refusal]string{
 		webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
 	"GET /api/v0/drivers/{driver_id}/documents": {action: auth.DocumentsList,

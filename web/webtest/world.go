@@ -36,15 +36,14 @@ type Tenant struct {
 	// Webhook is a webhook endpoint of the company and Delivery a delivery
 	// to it, written directly (the API refuses the test's local URLs).
 	Webhook, Delivery uuid.UUID
-	// Vehicle and Trailer are a truck and a trailer of the company, in no
-	// transport unit, with their documents, written directly.
-	Vehicle, Trailer uuid.UUID
 }
 
 // Records are one driver's records, by kind.
 type Records struct {
 	Driver, Document, File, Transaction, Period, Penalty, Evidence uuid.UUID
-	Email, LastName                                                string
+	// Vehicle and Trailer are the driver's active transport unit's.
+	Vehicle, Trailer uuid.UUID
+	Email, LastName  string
 }
 
 // Record kinds: the names the authorization tables use for path ids.
@@ -85,6 +84,10 @@ func (t Tenant) ID(driver int, kind string) uuid.UUID {
 		return r.Penalty
 	case KindEvidence:
 		return r.Evidence
+	case KindVehicle:
+		return r.Vehicle
+	case KindTrailer:
+		return r.Trailer
 	case KindCompany:
 		return t.Company
 	case KindOutbox:
@@ -95,10 +98,6 @@ func (t Tenant) ID(driver int, kind string) uuid.UUID {
 		return t.Webhook
 	case KindDelivery:
 		return t.Delivery
-	case KindVehicle:
-		return t.Vehicle
-	case KindTrailer:
-		return t.Trailer
 	case KindUser:
 		return t.Admin.UserID
 	}
@@ -134,18 +133,6 @@ func (e *Env) World() *World {
 				SELECT $1, w.id, ev.id, 'delivered', 1 FROM w, ev RETURNING id, endpoint_id)
 			SELECT endpoint_id, id FROM d`, t.Company).Scan(&t.Webhook, &t.Delivery); err != nil {
 			e.T.Fatalf("world: webhook: %v", err)
-		}
-		if err := e.DB.QueryRow(context.Background(), `WITH v AS (
-				INSERT INTO vehicles (company_id, internal_number, internal_seq, type, plate_number)
-				VALUES ($1, 'VEH-0001', 1, 'lkv', $2) RETURNING id, company_id),
-			t AS (INSERT INTO trailers (company_id, internal_number, internal_seq, type, plate_number)
-				VALUES ($1, 'TRL-0001', 1, 'standard', $3) RETURNING id, company_id),
-			vd AS (INSERT INTO driver_documents (company_id, holder_type, vehicle_id, type)
-				SELECT v.company_id, 'vehicle', v.id, b.type FROM v, konvoj_builtin_document_types('vehicle') b),
-			td AS (INSERT INTO driver_documents (company_id, holder_type, trailer_id, type)
-				SELECT t.company_id, 'trailer', t.id, b.type FROM t, konvoj_builtin_document_types('trailer') b)
-			SELECT v.id, t.id FROM v, t`, t.Company, name+" 1", name+" 2").Scan(&t.Vehicle, &t.Trailer); err != nil {
-			e.T.Fatalf("world: fleet: %v", err)
 		}
 	}
 	return w
@@ -187,6 +174,17 @@ func (e *Env) records(admin *Caller, lastName string) Records {
 	admin.Send(http.MethodPost, "/api/v0/penalties/"+r.Penalty.String()+"/evidence", body, header).
 		Expect(http.StatusCreated).Decode(&ev)
 	r.Evidence = ev.ID
+
+	var veh, trl struct{ ID uuid.UUID }
+	admin.Post("/api/v0/vehicles", map[string]any{"type": "lkv", "plate_number": "V" + uuid.NewString()[:8]}).
+		Expect(http.StatusCreated).Decode(&veh)
+	admin.Post("/api/v0/trailers", map[string]any{"type": "standard", "plate_number": "T" + uuid.NewString()[:8]}).
+		Expect(http.StatusCreated).Decode(&trl)
+	r.Vehicle, r.Trailer = veh.ID, trl.ID
+	if _, err := e.DB.Exec(context.Background(), `INSERT INTO transport_units (company_id, driver_id, vehicle_id, trailer_id)
+		VALUES ($1, $2, $3, $4)`, admin.CompanyID, r.Driver, r.Vehicle, r.Trailer); err != nil {
+		e.T.Fatalf("world: transport unit: %v", err)
+	}
 	return r
 }
 

@@ -1,0 +1,212 @@
+package fleet
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/konvoj/konvoj/internal/apperr"
+	"github.com/konvoj/konvoj/internal/audit"
+	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/postgres"
+	"github.com/konvoj/konvoj/internal/webhooks"
+)
+
+// CreateVehicle adds a vehicle with the next VEH- number and an empty
+// document record of each type that applies to it, and audits it, in one
+// transaction. read fills the input once the caller may create vehicles
+// (a body's 400 comes after the role's 403).
+func (s *Service) CreateVehicle(ctx context.Context, p auth.Principal, read func(*Input) error) (Vehicle, error) {
+	r, err := s.create(ctx, p, vehicles, read)
+	return r.vehicle(), err
+}
+
+// CreateTrailer adds a trailer with the next TRL- number, as CreateVehicle.
+func (s *Service) CreateTrailer(ctx context.Context, p auth.Principal, read func(*Input) error) (Trailer, error) {
+	r, err := s.create(ctx, p, trailers, read)
+	return r.trailer(), err
+}
+
+// GetVehicle returns vehicle id for the caller's action a (reading it, or
+// a page showing it before an edit or delete).
+func (s *Service) GetVehicle(ctx context.Context, p auth.Principal, a auth.Action, id uuid.UUID) (Vehicle, error) {
+	r, err := vehicles.load(ctx, s.db, p, a, id, false)
+	return r.vehicle(), err
+}
+
+// GetTrailer is GetVehicle for a trailer.
+func (s *Service) GetTrailer(ctx context.Context, p auth.Principal, a auth.Action, id uuid.UUID) (Trailer, error) {
+	r, err := trailers.load(ctx, s.db, p, a, id, false)
+	return r.trailer(), err
+}
+
+// ReadVehicle is GetVehicle for reading the vehicle (GET /vehicles/{id}).
+func (s *Service) ReadVehicle(ctx context.Context, p auth.Principal, id uuid.UUID) (Vehicle, error) {
+	return s.GetVehicle(ctx, p, auth.FleetRead, id)
+}
+
+// ReadTrailer is GetTrailer for reading the trailer (GET /trailers/{id}).
+func (s *Service) ReadTrailer(ctx context.Context, p auth.Principal, id uuid.UUID) (Trailer, error) {
+	return s.GetTrailer(ctx, p, auth.FleetRead, id)
+}
+
+// UpdateVehicle changes the fields present in the input (a partial update)
+// and audits the changed fields only; an update that changes nothing
+// writes nothing. The vehicle is loaded once, locked, in the update's
+// transaction; read fills the input after the access checks (403 and 404
+// before 400). A changed type adds the document records that now apply.
+func (s *Service) UpdateVehicle(ctx context.Context, p auth.Principal, id uuid.UUID, read func(*Input) error) (Vehicle, error) {
+	r, err := s.update(ctx, p, vehicles, id, read)
+	return r.vehicle(), err
+}
+
+// UpdateTrailer is UpdateVehicle for a trailer.
+func (s *Service) UpdateTrailer(ctx context.Context, p auth.Principal, id uuid.UUID, read func(*Input) error) (Trailer, error) {
+	r, err := s.update(ctx, p, trailers, id, read)
+	return r.trailer(), err
+}
+
+// DeleteVehicle soft-deletes the vehicle: it leaves lists and reads (404),
+// its plate and VIN are free again, its documents stay. A vehicle in an
+// active transport unit is 409 Conflict. The vehicle as it was is
+// returned (a page names it in its message).
+func (s *Service) DeleteVehicle(ctx context.Context, p auth.Principal, id uuid.UUID) (Vehicle, error) {
+	r, err := s.delete(ctx, p, vehicles, id)
+	return r.vehicle(), err
+}
+
+// DeleteTrailer is DeleteVehicle for a trailer.
+func (s *Service) DeleteTrailer(ctx context.Context, p auth.Principal, id uuid.UUID) (Trailer, error) {
+	r, err := s.delete(ctx, p, trailers, id)
+	return r.trailer(), err
+}
+
+// answer is the record as the API returns it, for the webhook event.
+func (k kindSpec) answer(r record) any {
+	if k.kind == trailerKind {
+		return r.trailer()
+	}
+	return r.vehicle()
+}
+
+func (s *Service) create(ctx context.Context, p auth.Principal, k kindSpec, read func(*Input) error) (record, error) {
+	if _, err := collection(p, auth.FleetWrite); err != nil {
+		return record{}, err
+	}
+	var in Input
+	if err := read(&in); err != nil {
+		return record{}, err
+	}
+	r := record{CompanyID: p.CompanyID, Status: "active", Tags: []string{}}
+	if err := s.validate(ctx, p, k, in, &r, true, nil); err != nil {
+		return record{}, err
+	}
+	var out record
+	err := postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
+		id, err := k.insert(ctx, tx, r)
+		if err != nil {
+			return err
+		}
+		if out, err = k.loadRow(ctx, tx, p.CompanyID, id); err != nil {
+			return err
+		}
+		if err := audit.Record(ctx, tx, p, audit.Entry{EntityType: string(k.kind), EntityID: id, Action: "created", NewValues: k.auditValues(out)}); err != nil {
+			return err
+		}
+		return webhooks.Emit(ctx, tx, p.CompanyID, k.created, k.answer(out))
+	})
+	if err != nil {
+		return record{}, err
+	}
+	return out, nil
+}
+
+func (s *Service) update(ctx context.Context, p auth.Principal, k kindSpec, id uuid.UUID, read func(*Input) error) (record, error) {
+	var out record
+	err := postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
+		cur, err := k.load(ctx, tx, p, auth.FleetWrite, id, true)
+		if err != nil {
+			return err
+		}
+		var in Input
+		if err := read(&in); err != nil {
+			return err
+		}
+		next := cur
+		if err := s.validate(ctx, p, k, in, &next, false, cur.OfficeID); err != nil {
+			return err
+		}
+		oldValues, newValues := audit.Diff(k.auditValues(cur), k.auditValues(next))
+		if len(newValues) == 0 {
+			out = cur
+			return nil
+		}
+		if next.Type != cur.Type {
+			if err := k.addDocuments(ctx, tx, cur.CompanyID, id, next.Type); err != nil {
+				return err
+			}
+		}
+		if err := k.update(ctx, tx, &next); err != nil {
+			return err
+		}
+		out = next
+		if err := audit.Record(ctx, tx, p, audit.Entry{EntityType: string(k.kind), EntityID: id, Action: "updated",
+			OldValues: oldValues, NewValues: newValues}); err != nil {
+			return err
+		}
+		return webhooks.Emit(ctx, tx, cur.CompanyID, k.updated, k.answer(out))
+	})
+	if err != nil {
+		return record{}, err
+	}
+	return out, nil
+}
+
+func (s *Service) delete(ctx context.Context, p auth.Principal, k kindSpec, id uuid.UUID) (record, error) {
+	var cur record
+	err := postgres.InTx(ctx, s.db, func(tx pgx.Tx) error {
+		var err error
+		if cur, err = k.load(ctx, tx, p, auth.FleetWrite, id, true); err != nil {
+			return err
+		}
+		if cur.CurrentUnit != nil {
+			return apperr.Conflict("msg.fleet.in_active_unit")
+		}
+		if err := k.softDelete(ctx, tx, cur.CompanyID, id); err != nil {
+			return err
+		}
+		if err := audit.Record(ctx, tx, p, audit.Entry{EntityType: string(k.kind), EntityID: id, Action: "deleted", OldValues: k.auditValues(cur)}); err != nil {
+			return err
+		}
+		return webhooks.Emit(ctx, tx, cur.CompanyID, k.deleted, k.answer(cur))
+	})
+	if err != nil {
+		return record{}, err
+	}
+	return cur, nil
+}
+
+// validate applies the input to r and checks it, including that a newly
+// set office is a live office of the company; a trailer with
+// refrigeration gets the frigo tag.
+func (s *Service) validate(ctx context.Context, p auth.Principal, k kindSpec, in Input, r *record, creating bool, oldOffice *uuid.UUID) error {
+	var v apperr.Validation
+	k.apply(in, r, creating, facts{today: p.Today()}, &v)
+	if r.OfficeID != nil && !v.Has("office_id") && (oldOffice == nil || *oldOffice != *r.OfficeID) {
+		ok, err := officeExists(ctx, s.db, r.CompanyID, *r.OfficeID)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			v.Add("office_id", "msg.drivers.office_unknown")
+		}
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	if k.kind == trailerKind {
+		r.Tags = withFrigo(*r)
+	}
+	return nil
+}

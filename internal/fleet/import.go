@@ -42,6 +42,9 @@ var (
 		"axles", "first_registration_date", "office", "office_id", "tags", "notes"}
 )
 
+// Kind is a fleet record's kind, vehicle or trailer (holders.FleetKind).
+type Kind = holders.FleetKind
+
 // ImportFields are the import's fields of kind (holders.Vehicle or
 // holders.Trailer).
 func ImportFields(kind holders.FleetKind) []string {

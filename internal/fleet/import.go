@@ -177,6 +177,11 @@ func (s *Service) importRows(ctx context.Context, p auth.Principal, k kindSpec, 
 			k.importValue(&in, &v, f, text, offices)
 		}
 		creating := t.existing == nil
+		if !creating && plateKey == PlateKey(t.existing.PlateNumber) {
+			// The same plate written another way ("1ab-2345") keeps the
+			// stored spelling.
+			delete(in.Fields, "plate_number")
+		}
 		if creating {
 			t.next = record{CompanyID: company, Status: "active", Tags: []string{}}
 		} else {

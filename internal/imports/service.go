@@ -31,9 +31,9 @@ const SyncRows = 1000
 type Import struct {
 	ID uuid.UUID `json:"id"`
 	// Kind is what the import brings in (drivers, vehicles, trailers).
-	Kind   string    `json:"-"`
-	Status string    `json:"status"` // queued, running, done, failed
-	DryRun bool      `json:"dry_run"`
+	Kind   string `json:"-"`
+	Status string `json:"status"` // queued, running, done, failed
+	DryRun bool   `json:"dry_run"`
 	// Mode is how a real run treats rows with errors: all_or_nothing or
 	// valid_rows (drivers.ModeAllOrNothing, drivers.ModeValidRows).
 	Mode      string     `json:"mode"`

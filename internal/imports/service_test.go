@@ -11,8 +11,8 @@ import (
 
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/drivers"
-	"github.com/konvoj/konvoj/internal/fleet"
 	"github.com/konvoj/konvoj/internal/fixtures"
+	"github.com/konvoj/konvoj/internal/fleet"
 	"github.com/konvoj/konvoj/internal/postgres/pgtest"
 )
 

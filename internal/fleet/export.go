@@ -12,7 +12,6 @@ import (
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/export"
 	"github.com/konvoj/konvoj/internal/feed"
-	"github.com/konvoj/konvoj/internal/holders"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/internal/paging"
 )
@@ -40,7 +39,7 @@ var (
 )
 
 // ExportColumns are the export's columns of kind.
-func ExportColumns(kind holders.FleetKind) []string {
+func ExportColumns(kind Kind) []string {
 	if kind == trailerKind {
 		return TrailerExportColumns
 	}

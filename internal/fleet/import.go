@@ -16,7 +16,6 @@ import (
 	"github.com/konvoj/konvoj/internal/audit"
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/drivers"
-	"github.com/konvoj/konvoj/internal/holders"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/webhooks"
@@ -42,12 +41,8 @@ var (
 		"axles", "first_registration_date", "office", "office_id", "tags", "notes"}
 )
 
-// Kind is a fleet record's kind, vehicle or trailer (holders.FleetKind).
-type Kind = holders.FleetKind
-
-// ImportFields are the import's fields of kind (holders.Vehicle or
-// holders.Trailer).
-func ImportFields(kind holders.FleetKind) []string {
+// ImportFields are the import's fields of kind (vehicle or trailer).
+func ImportFields(kind Kind) []string {
 	if kind == trailerKind {
 		return TrailerImportFields
 	}
@@ -58,7 +53,7 @@ func ImportFields(kind holders.FleetKind) []string {
 // assignment_mode, fuel_type, has_refrigeration), each with its catalogue
 // key, for the import's words and the template's lists; nil for another
 // field.
-func Choices(kind holders.FleetKind, field string) (values []string, key func(string) string) {
+func Choices(kind Kind, field string) (values []string, key func(string) string) {
 	k := specOf(kind)
 	switch field {
 	case "type":
@@ -86,7 +81,7 @@ func Choices(kind holders.FleetKind, field string) (values []string, key func(st
 	return nil, nil
 }
 
-func specOf(kind holders.FleetKind) kindSpec {
+func specOf(kind Kind) kindSpec {
 	if kind == trailerKind {
 		return trailers
 	}
@@ -107,7 +102,7 @@ type fleetTarget struct {
 // identifier is a live vehicle's or trailer's plate and VIN, which are
 // unique among both kinds of the company.
 type identifier struct {
-	kind   holders.FleetKind
+	kind   Kind
 	id     uuid.UUID
 	number string
 }
@@ -494,7 +489,7 @@ func loadIdentifiers(ctx context.Context, db postgres.DBTX, company uuid.UUID) (
 		if err := rows.Scan(&kind, &id.id, &id.number, &plate, &vin); err != nil {
 			return nil, nil, fmt.Errorf("import: plates: %w", err)
 		}
-		id.kind = holders.FleetKind(kind)
+		id.kind = Kind(kind)
 		if plate != nil && PlateKey(*plate) != "" {
 			plates[PlateKey(*plate)] = id
 		}
@@ -585,7 +580,7 @@ func numberText(s string) string {
 
 // word maps a closed field's value in any language ("Návěs chladírenský")
 // to its value; anything else is returned as it is.
-func word(kind holders.FleetKind, field, text string) string {
+func word(kind Kind, field, text string) string {
 	values, key := Choices(kind, field)
 	low := strings.ToLower(text)
 	for _, val := range values {

@@ -2,10 +2,10 @@ package imports
 
 import (
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/konvoj/konvoj/internal/fleet"
-	"github.com/konvoj/konvoj/internal/holders"
 	"github.com/konvoj/konvoj/internal/i18n"
 )
 
@@ -32,11 +32,9 @@ func ParseKind(s string) (Kind, bool) {
 }
 
 // fleetKind is the fleet's kind of a vehicles or trailers import.
-func (k Kind) fleetKind() holders.FleetKind {
-	if k == Trailers {
-		return holders.Trailer
-	}
-	return holders.Vehicle
+func (k Kind) fleetKind() fleet.Kind {
+	// A kind's name is its records' with an s.
+	return fleet.Kind(strings.TrimSuffix(string(k), "s"))
 }
 
 // isFleet reports whether the kind is the fleet's.

@@ -182,6 +182,9 @@ func (s *Service) start(ctx context.Context, p auth.Principal, u Upload) (Import
 	if u.Mode == "" {
 		u.Mode = drivers.ModeAllOrNothing
 	}
+	if u.Kind == "" {
+		u.Kind = Drivers
+	}
 	err = s.db.QueryRow(ctx, `INSERT INTO imports (company_id, user_id, user_name, user_role, user_email, ip_address, user_agent,
 			status, dry_run, filename, file, mapping, rows, columns, unknown_columns, mode, kind)
 		VALUES ($1, $2, NULLIF($3, ''), $4, NULLIF($5, ''), NULLIF($6, ''), NULLIF($7, ''), 'queued', $8, $9, $10, $11, $12, $13, $14, $15, $16)

@@ -29,6 +29,7 @@ type navSlot struct {
 var navLayout = []navSlot{
 	{href: "/"},
 	{href: "/drivers"},
+	{menu: "nav.menu.fleet", icon: "truck", hrefs: []string{"/vehicles", "/trailers"}},
 	{menu: "nav.menu.documents", icon: "document", hrefs: []string{documentsURL, reviewQueueURL, "/document-types", "/document-rules"}},
 	{menu: "nav.menu.finance", icon: "banknotes", hrefs: []string{"/finance", monthEndPath, "/penalties"}},
 	{href: "/ratings"},

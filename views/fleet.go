@@ -57,7 +57,7 @@ type FleetPageData struct {
 	Tags     []string
 	Sections []FleetSection
 	// Unit is the active transport unit the record is in (nil: none).
-	Unit              *FleetUnit
+	Unit               *FleetUnit
 	CanEdit, CanDelete bool
 	// ShowDocuments shows the documents section; Documents are its
 	// cards, in the driver page's form.

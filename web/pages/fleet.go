@@ -36,15 +36,15 @@ const fleetPerPage = 25
 // fleetRecord is a vehicle or trailer as the pages use it: the fields
 // they show directly, and the object itself for the others.
 type fleetRecord struct {
-	ID                                uuid.UUID
-	Number, Type, Status, Plate       string
-	Make, Model                       *string
-	OfficeID                          *uuid.UUID
-	Tags                              []string
-	Ready                             bool
-	Unit                              *fleet.CurrentUnit
-	Summary                           fleet.DocumentsSummary
-	object                            any // fleet.Vehicle or fleet.Trailer
+	ID                          uuid.UUID
+	Number, Type, Status, Plate string
+	Make, Model                 *string
+	OfficeID                    *uuid.UUID
+	Tags                        []string
+	Ready                       bool
+	Unit                        *fleet.CurrentUnit
+	Summary                     fleet.DocumentsSummary
+	object                      any // fleet.Vehicle or fleet.Trailer
 }
 
 func vehicleRecord(v fleet.Vehicle) fleetRecord {

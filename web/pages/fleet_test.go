@@ -30,7 +30,7 @@ func TestFleetPages(t *testing.T) {
 	}
 	dana.get(vehicle).expect(t, http.StatusOK).
 		contains(t, "1AB 2345", "VEH-0001", "Lorry", "Active", "Not ready", "A required document is missing or expired",
-			"40000", "adr", "reefer", `data-testid="edit-vehicle"`, `data-testid="delete-vehicle"`, "Not in a transport unit now.").
+							"40000", "adr", "reefer", `data-testid="edit-vehicle"`, `data-testid="delete-vehicle"`, "Not in a transport unit now.").
 		lacks(t, "value-assignment_mode") // a lorry has no use: the hidden field was not sent on
 
 	list := dana.get("/vehicles").expect(t, http.StatusOK).
@@ -81,7 +81,7 @@ func TestFleetPages(t *testing.T) {
 	hr.get("/vehicles").expect(t, http.StatusOK).contains(t, "1AB 2345").lacks(t, `href="/vehicles/new"`)
 	hr.get(vehicle).expect(t, http.StatusOK).contains(t, "1AB 2345").lacks(t, `data-testid="edit-vehicle"`, `data-testid="delete-vehicle"`)
 	hr.get("/vehicles/new").expect(t, http.StatusForbidden)
-	hr.get(vehicle + "/edit").expect(t, http.StatusForbidden)
+	hr.get(vehicle+"/edit").expect(t, http.StatusForbidden)
 	before = env.Checksum()
 	hr.post(vehicle+"/edit", url.Values{"color": {"red"}}).expect(t, http.StatusForbidden)
 	hr.post(vehicle+"/delete", url.Values{}).expect(t, http.StatusForbidden)
@@ -95,7 +95,7 @@ func TestFleetPages(t *testing.T) {
 		`href="/vehicles?is_ready=false&amp;status=active"`, `href="/trailers?is_ready=false&amp;status=active"`, "active vehicles not ready")
 
 	// Delete asks first, then the list no longer holds it.
-	dana.get(vehicle + "/delete").expect(t, http.StatusOK).contains(t, "Delete vehicle 1AB 2345?")
+	dana.get(vehicle+"/delete").expect(t, http.StatusOK).contains(t, "Delete vehicle 1AB 2345?")
 	dana.post(vehicle+"/delete", url.Values{}).expect(t, http.StatusSeeOther)
 	dana.get("/vehicles").expect(t, http.StatusOK).contains(t, "No vehicles match.", "Vehicle 1AB 2345 deleted.")
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/internal/fleet"
+	"github.com/konvoj/konvoj/internal/holders"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/internal/paging"
 	"github.com/konvoj/konvoj/views"
@@ -438,10 +439,25 @@ func (p *Pages) fleetPage(c echo.Context, k fleetKind) error {
 	return p.renderTitled(c, http.StatusOK, r.Plate, views.FleetPage(d))
 }
 
-// fleetDocuments fills the page's documents section. The documents of a
-// vehicle or trailer come with the documents service's holder lists; until
-// they are there the section stays hidden.
-func (p *Pages) fleetDocuments(_ context.Context, _ auth.Principal, _ i18n.Lang, _ fleetKind, _ fleetRecord, _ *views.FleetPageData) error {
+// fleetDocuments fills the page's documents section with the documents
+// service's list of the record's documents, as the driver page's cards.
+// A vehicle's or trailer's document has no page of its own yet: its card
+// leads to the section.
+func (p *Pages) fleetDocuments(ctx context.Context, pr auth.Principal, lang i18n.Lang, k fleetKind, r fleetRecord, d *views.FleetPageData) error {
+	kind := holders.Vehicle
+	if k.kind == "trailer" {
+		kind = holders.Trailer
+	}
+	docs, err := p.svc.Documents.FleetRead(ctx, pr, kind, r.ID)
+	if err != nil {
+		return err
+	}
+	d.ShowDocuments = true
+	for _, doc := range docs {
+		card := documentCard(lang, r.ID, doc)
+		card.URL = k.url(r.ID) + "#documents-title"
+		d.Documents = append(d.Documents, card)
+	}
 	return nil
 }
 

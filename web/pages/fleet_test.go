@@ -30,7 +30,7 @@ func TestFleetPages(t *testing.T) {
 	}
 	dana.get(vehicle).expect(t, http.StatusOK).
 		contains(t, "1AB 2345", "VEH-0001", "Lorry", "Active", "Not ready", "A required document is missing or expired",
-							"40000", "adr", "reefer", `data-testid="edit-vehicle"`, `data-testid="delete-vehicle"`, "Not in a transport unit now.").
+							"40000", "adr", "reefer", `data-testid="fleet-documents"`, `data-testid="document-technical_inspection"`, `data-testid="edit-vehicle"`, `data-testid="delete-vehicle"`, "Not in a transport unit now.").
 		lacks(t, "value-assignment_mode") // a lorry has no use: the hidden field was not sent on
 
 	list := dana.get("/vehicles").expect(t, http.StatusOK).

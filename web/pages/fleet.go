@@ -17,9 +17,9 @@ import (
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/civil"
+	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/internal/fleet"
-	"github.com/konvoj/konvoj/internal/holders"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/internal/paging"
 	"github.com/konvoj/konvoj/views"
@@ -70,6 +70,8 @@ type fleetKind struct {
 	update   func(context.Context, auth.Principal, uuid.UUID, func(*fleet.Input) error) (fleetRecord, error)
 	remove   func(context.Context, auth.Principal, uuid.UUID) (fleetRecord, error)
 	tags     func(context.Context, auth.Principal) ([]string, error)
+	// documents lists a record's documents (the documents service's).
+	documents func(context.Context, auth.Principal, uuid.UUID) ([]documents.Document, error)
 }
 
 func (k fleetKind) url(id uuid.UUID) string { return k.path + "/" + id.String() }
@@ -108,6 +110,9 @@ func (p *Pages) vehicleKind() fleetKind {
 			return vehicleRecord(v), err
 		},
 		tags: s.VehicleTags,
+		documents: func(ctx context.Context, pr auth.Principal, id uuid.UUID) ([]documents.Document, error) {
+			return p.svc.Documents.FleetRead(ctx, pr, "vehicle", id)
+		},
 	}
 }
 
@@ -140,6 +145,9 @@ func (p *Pages) trailerKind() fleetKind {
 			return trailerRecord(t), err
 		},
 		tags: s.TrailerTags,
+		documents: func(ctx context.Context, pr auth.Principal, id uuid.UUID) ([]documents.Document, error) {
+			return p.svc.Documents.FleetRead(ctx, pr, "trailer", id)
+		},
 	}
 }
 
@@ -444,11 +452,7 @@ func (p *Pages) fleetPage(c echo.Context, k fleetKind) error {
 // A vehicle's or trailer's document has no page of its own yet: its card
 // leads to the section.
 func (p *Pages) fleetDocuments(ctx context.Context, pr auth.Principal, lang i18n.Lang, k fleetKind, r fleetRecord, d *views.FleetPageData) error {
-	kind := holders.Vehicle
-	if k.kind == "trailer" {
-		kind = holders.Trailer
-	}
-	docs, err := p.svc.Documents.FleetRead(ctx, pr, kind, r.ID)
+	docs, err := k.documents(ctx, pr, r.ID)
 	if err != nil {
 		return err
 	}

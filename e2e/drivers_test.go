@@ -54,9 +54,10 @@ func TestHRManagesDriversAndDocuments(t *testing.T) {
 	app.seedDrivers(t, company, fleet)
 	page := app.SignIn(t, company, auth.RoleHRManager, Person{Email: "hana@acme.test", FirstName: "Hana", LastName: "Horáková"})
 
-	// The list.
-	must(t, page.GetByRole(*playwright.AriaRoleNavigation, playwright.PageGetByRoleOptions{Name: "Main", Exact: playwright.Bool(true)}).
-		GetByRole(*playwright.AriaRoleLink, playwright.LocatorGetByRoleOptions{Name: "Drivers"}).Click())
+	// The list, in the Fleet menu.
+	nav := page.GetByRole(*playwright.AriaRoleNavigation, playwright.PageGetByRoleOptions{Name: "Main", Exact: playwright.Bool(true)})
+	must(t, nav.Locator("summary", playwright.LocatorLocatorOptions{HasText: "Fleet"}).Click())
+	must(t, nav.GetByRole(*playwright.AriaRoleLink, playwright.LocatorGetByRoleOptions{Name: "Drivers"}).Click())
 	must(t, waitURL(page, app.URL+"/drivers"))
 	must(t, expect.Locator(page.GetByTestId("driver-count")).ToHaveText("Drivers 1–10 of 10"))
 	app.Screenshots(t, page, "drivers-list")

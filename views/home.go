@@ -17,6 +17,9 @@ type HomeData struct {
 	Disputes *HomeDisputes
 	// Finance: who closes pay periods (accountants, admins).
 	Finance *HomeFinance
+	// Fleet: the vehicles and trailers not ready (who manages the fleet:
+	// dispatchers, admins).
+	Fleet *HomeFleet
 	// Driver: a driver linked to its record.
 	Driver *DriverHome
 	// Unlinked: a driver account linked to no driver record.
@@ -166,4 +169,10 @@ type DriverPenaltyTodo struct {
 type HomeReview struct {
 	Count int
 	URL   string
+}
+
+// HomeFleet is the fleet part of the home page: the active vehicles and
+// trailers not ready, each count linked to its filtered list.
+type HomeFleet struct {
+	Counts []HomeCount
 }

@@ -47,6 +47,14 @@ var importID = map[string]string{"id": webtest.KindImport}
 // fleetImportID names the world's import of vehicles.
 var fleetImportID = map[string]string{"id": webtest.KindFleetImport}
 
+var (
+	vehicleID = map[string]string{"id": webtest.KindVehicle}
+	trailerID = map[string]string{"id": webtest.KindTrailer}
+)
+
+// ownUnit: a driver's fleet list holds its own transport unit's records only.
+const ownUnit = "a driver's list holds its own transport unit's records only"
+
 var webhookID = map[string]string{"id": webtest.KindWebhook}
 
 // ownNotifications: the caller's own notifications, which every role has.
@@ -204,6 +212,27 @@ var pageRoutes = map[string]pageRoute{
 	"GET /drivers/:id/pay":    {action: auth.FinanceRead, ids: driverID},
 	"GET /files/:id/download": {action: auth.FilesRead, ids: map[string]string{"id": webtest.KindFile}},
 	"GET /files/:id/view":     {action: auth.FilesRead, ids: map[string]string{"id": webtest.KindFile}},
+
+	"GET /vehicles": {action: auth.FleetRead, notApplicable: map[webtest.Refusal]string{
+		webtest.OtherCompany: collection, webtest.RoleRefused: everyRole, webtest.OtherDriver: ownUnit}},
+	"GET /vehicles/new": {action: auth.FleetWrite, notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
+	"POST /vehicles/new": {action: auth.FleetWrite, form: url.Values{"type": {"lkv"}, "plate_number": {"1AZ 0001"}},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
+	"GET /vehicles/:id":         {action: auth.FleetRead, ids: vehicleID, notApplicable: map[webtest.Refusal]string{webtest.RoleRefused: everyRole}},
+	"GET /vehicles/:id/edit":    {action: auth.FleetWrite, ids: vehicleID, notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"POST /vehicles/:id/edit":   {action: auth.FleetWrite, ids: vehicleID, form: url.Values{"color": {"blue"}}, notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"GET /vehicles/:id/delete":  {action: auth.FleetWrite, ids: vehicleID, notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"POST /vehicles/:id/delete": {action: auth.FleetWrite, ids: vehicleID, form: url.Values{}, notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"GET /trailers": {action: auth.FleetRead, notApplicable: map[webtest.Refusal]string{
+		webtest.OtherCompany: collection, webtest.RoleRefused: everyRole, webtest.OtherDriver: ownUnit}},
+	"GET /trailers/new": {action: auth.FleetWrite, notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
+	"POST /trailers/new": {action: auth.FleetWrite, form: url.Values{"type": {"mega"}, "plate_number": {"1AZ 0002"}},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
+	"GET /trailers/:id":         {action: auth.FleetRead, ids: trailerID, notApplicable: map[webtest.Refusal]string{webtest.RoleRefused: everyRole}},
+	"GET /trailers/:id/edit":    {action: auth.FleetWrite, ids: trailerID, notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"POST /trailers/:id/edit":   {action: auth.FleetWrite, ids: trailerID, form: url.Values{"color": {"blue"}}, notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"GET /trailers/:id/delete":  {action: auth.FleetWrite, ids: trailerID, notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"POST /trailers/:id/delete": {action: auth.FleetWrite, ids: trailerID, form: url.Values{}, notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
 
 	"GET /document-reviews": {action: auth.DocumentsReview, notApplicable: map[webtest.Refusal]string{
 		webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},

@@ -85,8 +85,13 @@ func (p *Pages) home(c echo.Context) error {
 				return err
 			}
 		}
+		if showsAll(pr, auth.FleetWrite) {
+			if d.Fleet, err = p.homeFleet(ctx, pr); err != nil {
+				return err
+			}
+		}
 	}
-	if d.Documents == nil && d.Review == nil && d.Disputes == nil && d.Finance == nil && d.Driver == nil {
+	if d.Documents == nil && d.Review == nil && d.Disputes == nil && d.Finance == nil && d.Driver == nil && d.Fleet == nil {
 		for _, it := range p.navFor(ctx, pr, c.Request().URL.Path) {
 			if it.Href != "/" {
 				d.Links = append(d.Links, it)
@@ -141,6 +146,26 @@ func (p *Pages) homeDocuments(ctx context.Context, pr auth.Principal, lang i18n.
 			row.Missing = append(row.Missing, sf)
 		}
 		out.NotReady = append(out.NotReady, row)
+	}
+	return out, nil
+}
+
+// homeFleet counts the active vehicles and trailers that are not ready,
+// each linked to its list filtered alike (so the figure and the list
+// agree); a vehicle sold or in service is not ready by definition and
+// not counted.
+func (p *Pages) homeFleet(ctx context.Context, pr auth.Principal) (*views.HomeFleet, error) {
+	out := &views.HomeFleet{}
+	st := fleetState{Status: []string{"active"}, Ready: "false", Page: 1}
+	for _, k := range []fleetKind{p.vehicleKind(), p.trailerKind()} {
+		st.path = k.path
+		lp := st.params()
+		lp.Page.Size = 1
+		res, err := k.list(ctx, pr, fleetListParams(lp))
+		if err != nil {
+			return nil, err
+		}
+		out.Counts = append(out.Counts, views.HomeCount{Label: "home.fleet." + k.kind + "s_not_ready", Count: res.Total, URL: st.url()})
 	}
 	return out, nil
 }

@@ -28,7 +28,9 @@ type navSlot struct {
 // role sees one entry shows that entry alone.
 var navLayout = []navSlot{
 	{href: "/"},
-	{href: "/drivers"},
+	// Drivers, vehicles and trailers share one place: the row has no room
+	// for another at 1280 px in Czech.
+	{menu: "nav.menu.fleet", icon: "truck", hrefs: []string{"/drivers", "/vehicles", "/trailers"}},
 	{menu: "nav.menu.documents", icon: "document", hrefs: []string{documentsURL, reviewQueueURL, "/document-types", "/document-rules"}},
 	{menu: "nav.menu.finance", icon: "banknotes", hrefs: []string{"/finance", monthEndPath, "/penalties"}},
 	{href: "/ratings"},

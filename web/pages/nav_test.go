@@ -90,16 +90,16 @@ func TestNavigationRowOfEachRole(t *testing.T) {
 		email string
 		want  []string
 	}{
-		{auth.RoleAdmin, "ada@acme.test", []string{"/", "/drivers",
+		{auth.RoleAdmin, "ada@acme.test", []string{"/", "Fleet: /drivers /vehicles /trailers",
 			"Documents: /documents /document-reviews /document-types /document-rules",
 			"Finance: /finance /finance/month-end /penalties", "/ratings",
 			"Settings: /users /settings/webhooks /audit /sessions"}},
-		{auth.RoleHRManager, "hana@acme.test", []string{"/", "/drivers",
+		{auth.RoleHRManager, "hana@acme.test", []string{"/", "Fleet: /drivers /vehicles /trailers",
 			"Documents: /documents /document-reviews /document-types /document-rules",
 			"Finance: /finance /finance/month-end /penalties", "/ratings",
 			"Settings: /audit /sessions"}},
-		{auth.RoleAccountant, "adam@acme.test", []string{"/", "/drivers", "Finance: /finance /finance/month-end", "/ratings", "/sessions"}},
-		{auth.RoleDispatcher, "dana@acme.test", []string{"/", "/drivers", "/documents", "/ratings", "/sessions"}},
+		{auth.RoleAccountant, "adam@acme.test", []string{"/", "Fleet: /drivers /vehicles /trailers", "Finance: /finance /finance/month-end", "/ratings", "/sessions"}},
+		{auth.RoleDispatcher, "dana@acme.test", []string{"/", "Fleet: /drivers /vehicles /trailers", "/documents", "/ratings", "/sessions"}},
 		{auth.RoleDriver, "petr@acme.test", []string{"/", "/drivers/" + own,
 			"Finance: /drivers/" + own + "/pay /drivers/" + own + "/penalties", "/drivers/" + own + "/rating", "/sessions"}},
 	} {

@@ -105,6 +105,7 @@ func (p *Pages) Mount(s *web.Server) {
 	p.mountHome(app)
 	p.mountAudit(app)
 	p.mountDrivers(app)
+	p.mountFleet(app)
 	p.mountExpiring(app)
 	p.mountImports(app)
 	p.mountFinance(app)

@@ -49,7 +49,7 @@ func lines(base string, l i18n.Lang, types documents.TypeNames, alerts []Alert, 
 	out := make([]line, 0, len(alerts))
 	for _, a := range alerts {
 		ln := line{Document: types.Name(l, a.DocumentType), Stage: l.T("alert.stage." + a.Stage),
-			Link: documentLink(base, a.DriverID, a.DocumentID)}
+			Link: alertLink(base, a)}
 		if withDriver {
 			ln.Driver = a.InternalNumber + " " + a.DriverName
 		}
@@ -59,6 +59,15 @@ func lines(base string, l i18n.Lang, types documents.TypeNames, alerts []Alert, 
 		out = append(out, ln)
 	}
 	return out
+}
+
+// alertLink is where an alert's document is seen: a driver's document's
+// page, a vehicle's or a trailer's page.
+func alertLink(base string, a Alert) string {
+	if a.HolderType == "vehicle" || a.HolderType == "trailer" {
+		return strings.TrimRight(base, "/") + "/" + a.HolderType + "s/" + url.PathEscape(a.HolderID.String())
+	}
+	return documentLink(base, a.DriverID, a.DocumentID)
 }
 
 // documentLink is the document's page, where HR sees it and a driver

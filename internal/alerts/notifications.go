@@ -112,18 +112,22 @@ func (s *Service) List(ctx context.Context, p auth.Principal, f ListFilter) (pag
 	}
 	rows, err := s.db.Query(ctx, `
 		SELECT n.id, n.kind, coalesce(a.stage, n.stage, 'disabled'), coalesce(a.driver_id, n.driver_id), a.document_id, a.document_type, a.valid_until,
-			concat_ws(' ', d.first_name, d.last_name), n.read_at, n.created_at, f.review_reason, w.url, n.penalty_id,
+			coalesce(nullif(concat_ws(' ', d.first_name, d.last_name), ''), v.plate_number, t.plate_number, ''), n.read_at, n.created_at, f.review_reason, w.url, n.penalty_id,
 			pe.penalty_type, pe.incident_date, pe.status, pe.dispute_reason, pe.resolution, count(*) OVER ()
 		FROM notifications n
 		LEFT JOIN document_alerts a ON a.id = n.alert_id AND a.company_id = n.company_id
 		LEFT JOIN drivers d ON d.id = coalesce(a.driver_id, n.driver_id) AND d.company_id = n.company_id
+		-- A vehicle's or a trailer's document (docs/fleet.md).
+		LEFT JOIN vehicles v ON v.id = a.vehicle_id AND v.company_id = n.company_id
+		LEFT JOIN trailers t ON t.id = a.trailer_id AND t.company_id = n.company_id
 		LEFT JOIN document_files f ON f.id = a.file_id AND f.company_id = a.company_id AND a.stage = 'rejected'
 		-- A webhook endpoint Konvoj disabled (docs/webhooks.md); one deleted since still shows.
 		LEFT JOIN webhook_endpoints w ON w.id = n.webhook_id AND w.company_id = n.company_id
 		-- A disputed penalty (docs/alerts.md, "Calls to act"); one deleted since still shows.
 		LEFT JOIN penalties pe ON pe.id = n.penalty_id AND pe.company_id = n.company_id
 		WHERE n.company_id = $1 AND n.user_id = $2 AND ($3::boolean IS NULL OR (n.read_at IS NULL) = $3)
-			AND (n.alert_id IS NULL OR d.id IS NOT NULL)
+			AND (n.alert_id IS NULL OR d.id IS NOT NULL OR v.deleted_at IS NULL AND v.id IS NOT NULL
+				OR t.deleted_at IS NULL AND t.id IS NOT NULL)
 		ORDER BY n.created_at DESC, n.id DESC
 		LIMIT $4 OFFSET $5`, p.CompanyID, p.UserID, f.Unread, f.Page.Size, f.Page.Offset())
 	if err != nil {

@@ -17,7 +17,10 @@ import (
 // recipient is a person the scan tells: a user (in-app notifications) and,
 // with an address, e-mail.
 type recipient struct {
-	UserID   *uuid.UUID
+	UserID *uuid.UUID
+	// Role is a staff recipient's: admins get every alert, HR managers
+	// drivers', dispatchers vehicles' and trailers' (docs/alerts.md).
+	Role     string
 	Email    string
 	Language i18n.Lang
 	// OptOut holds the kinds the user turned e-mail off for.
@@ -28,10 +31,12 @@ type recipient struct {
 // this kind.
 func (r recipient) wantsEmail(kind string) bool { return r.Email != "" && !r.OptOut[kind] }
 
-// notify writes the notifications of the new alerts (every admin and HR
-// manager gets all of them, a driver's user its own) and the e-mails: one
-// digest per admin and HR manager, one e-mail per driver with an address,
-// each with the recipient's calls to act since the previous scan.
+// notify writes the notifications of the new alerts (every admin gets all
+// of them, every HR manager those of drivers' documents, every dispatcher
+// those of vehicles' and trailers', a driver's user its own) and the
+// e-mails: one digest per admin, HR manager and dispatcher with something
+// to say, one e-mail per driver with an address, each with the
+// recipient's calls to act since the previous scan.
 func (s *Scanner) notify(ctx context.Context, tx pgx.Tx, co company, date civil.Date, alerts []Alert, calls []Call) ([]Email, error) {
 	staff, err := staffRecipients(ctx, tx, co)
 	if err != nil {
@@ -42,6 +47,9 @@ func (s *Scanner) notify(ctx context.Context, tx pgx.Tx, co company, date civil.
 	var driverIDs []uuid.UUID
 	seen := map[uuid.UUID]bool{}
 	for _, a := range alerts {
+		if a.DriverID == uuid.Nil {
+			continue // a vehicle's or a trailer's: staff only
+		}
 		if !seen[a.DriverID] {
 			seen[a.DriverID] = true
 			driverIDs = append(driverIDs, a.DriverID)
@@ -74,7 +82,7 @@ func (s *Scanner) notify(ctx context.Context, tx pgx.Tx, co company, date civil.
 		}
 	}
 	for _, r := range staff {
-		add(r.UserID, alerts)
+		add(r.UserID, r.alertsOf(alerts))
 	}
 	for _, id := range driverIDs {
 		add(drivers[id].UserID, byDriver[id])
@@ -90,7 +98,7 @@ func (s *Scanner) notify(ctx context.Context, tx pgx.Tx, co company, date civil.
 
 	var mails []Email
 	for _, r := range staff {
-		list, acts := forEmail(r, alerts), callsOf(r, calls)
+		list, acts := forEmail(r, r.alertsOf(alerts)), callsOf(r, calls)
 		if len(list) > 0 || len(acts) > 0 {
 			mails = append(mails, digestMail(s.BaseURL, co, date, r, list, acts))
 		}
@@ -106,6 +114,21 @@ func (s *Scanner) notify(ctx context.Context, tx pgx.Tx, co company, date civil.
 		return nil, err
 	}
 	return mails, nil
+}
+
+// alertsOf keeps the alerts a staff recipient gets: an admin every one,
+// an HR manager drivers', a dispatcher vehicles' and trailers'.
+func (r recipient) alertsOf(alerts []Alert) []Alert {
+	if r.Role == "admin" {
+		return alerts
+	}
+	var out []Alert
+	for _, a := range alerts {
+		if (a.HolderType == "driver") == (r.Role == "hr_manager") {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // forEmail keeps the alerts the recipient wants by e-mail.
@@ -132,12 +155,13 @@ func optOuts(raw []byte) map[string]bool {
 	return out
 }
 
-// staffRecipients are the company's active admins and HR managers.
+// staffRecipients are the company's active admins, HR managers and
+// dispatchers.
 func staffRecipients(ctx context.Context, tx pgx.Tx, co company) ([]recipient, error) {
 	rows, err := tx.Query(ctx, `
-		SELECT u.id, u.email, coalesce(u.preferred_language, ''), coalesce(ns.email, '{}')
+		SELECT u.id, u.role, u.email, coalesce(u.preferred_language, ''), coalesce(ns.email, '{}')
 		FROM users u LEFT JOIN notification_settings ns ON ns.user_id = u.id AND ns.company_id = u.company_id
-		WHERE u.company_id = $1 AND u.is_active AND u.role IN ('admin', 'hr_manager')
+		WHERE u.company_id = $1 AND u.is_active AND u.role IN ('admin', 'hr_manager', 'dispatcher')
 		ORDER BY lower(u.email), u.id`, co.ID)
 	if err != nil {
 		return nil, fmt.Errorf("alert recipients: %w", err)
@@ -146,7 +170,7 @@ func staffRecipients(ctx context.Context, tx pgx.Tx, co company) ([]recipient, e
 		var id uuid.UUID
 		var lang string
 		var settings []byte
-		err := row.Scan(&id, &r.Email, &lang, &settings)
+		err := row.Scan(&id, &r.Role, &r.Email, &lang, &settings)
 		r.UserID, r.Language, r.OptOut = &id, langOr(lang, co.Language), optOuts(settings)
 		r.Email = strings.TrimSpace(r.Email)
 		return err

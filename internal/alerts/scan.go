@@ -66,9 +66,15 @@ func KindOf(stage string) string {
 // ScanHour is the company-local hour at which the daily scan runs.
 const ScanHour = 7
 
-// Alert is a stage the scan recorded for the first time.
+// Alert is a stage the scan recorded for the first time. HolderType and
+// HolderID name whose document it is (a driver's, a vehicle's or a
+// trailer's); DriverID is uuid.Nil for a vehicle's or a trailer's, and
+// DriverName and InternalNumber name the holder (a vehicle or a trailer by
+// its plate).
 type Alert struct {
 	ID             uuid.UUID
+	HolderType     string
+	HolderID       uuid.UUID
 	DriverID       uuid.UUID
 	DriverName     string
 	InternalNumber string
@@ -150,13 +156,16 @@ func (s *Scanner) run(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, date 
 	if err != nil {
 		return res, err
 	}
-	// A company without an active driver (a new one, before its drivers
-	// are added or imported) has nothing to scan: its day is not claimed,
-	// so the scheduler's next round scans the drivers added meanwhile
-	// instead of leaving them to the next morning.
+	// A company without an active driver, vehicle or trailer (a new one,
+	// before its records are added or imported) has nothing to scan: its
+	// day is not claimed, so the scheduler's next round scans the records
+	// added meanwhile instead of leaving them to the next morning.
 	var scannable bool
 	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT FROM drivers
-		WHERE company_id = $1 AND deleted_at IS NULL AND status = 'active')`, companyID).Scan(&scannable); err != nil {
+			WHERE company_id = $1 AND deleted_at IS NULL AND status = 'active')
+		OR EXISTS (SELECT FROM vehicles WHERE company_id = $1 AND deleted_at IS NULL AND status = 'active')
+		OR EXISTS (SELECT FROM trailers WHERE company_id = $1 AND deleted_at IS NULL AND status = 'active')`,
+		companyID).Scan(&scannable); err != nil {
 		return res, fmt.Errorf("find drivers to scan: %w", err)
 	}
 	if !scannable {
@@ -211,7 +220,7 @@ func emitStages(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, date civil.
 		if a.Stage != StageLead && a.Stage != StageExpiringSoon && a.Stage != StageExpired {
 			continue
 		}
-		d, err := documents.DocumentOf(ctx, tx, companyID, a.DriverID, a.DocumentID, date)
+		d, err := documents.DocumentOf(ctx, tx, companyID, a.HolderType, a.HolderID, a.DocumentID, date)
 		if err != nil {
 			return err
 		}
@@ -259,7 +268,9 @@ func langOr(code string, def i18n.Lang) i18n.Lang {
 }
 
 // stagesSQL records the stage each document of the company's active
-// drivers is in on day $2 (docs/alerts.md), and on a Monday ($3) the weekly
+// drivers, vehicles and trailers is in on day $2 (docs/alerts.md; a
+// vehicle's or a trailer's by the rules of its holder type, of the types
+// that apply to it), and on a Monday ($3) the weekly
 // reminder of each document whose expired stage was recorded on an earlier
 // day; a stage already recorded for the version is left alone (the unique
 // indexes), so only new ones come back.
@@ -270,7 +281,7 @@ WITH req AS (
     FROM company_document_facts f WHERE f.company_id = $1
 ),
 docs AS (
-    SELECT dd.id, dd.driver_id, dd.type, dd.current_file_id AS file_id, dd.valid_until, r.lead_days,
+    SELECT dd.id, dd.holder_type, dd.holder_id, dd.driver_id, dd.type, dd.current_file_id AS file_id, dd.valid_until, r.lead_days,
         dd.type = ANY ((CASE WHEN konvoj_eu_citizen(d.citizenship) THEN req.req_all ELSE req.req_non_eu END)
             || konvoj_tagged_types(req.tag_rule_for, req.tag_rule_types, d.tags)) AS required
     FROM driver_documents dd
@@ -278,9 +289,26 @@ docs AS (
     JOIN konvoj_document_rules($1) r ON r.document_type = dd.type
     CROSS JOIN req
     WHERE dd.company_id = $1 AND d.company_id = $1 AND d.deleted_at IS NULL AND d.status = 'active'
+    UNION ALL
+    SELECT dd.id, dd.holder_type, dd.holder_id, NULL, dd.type, dd.current_file_id, dd.valid_until, r.lead_days,
+        r.required AND (r.required_for = 'all' OR (r.required_for LIKE 'tag:%' AND substr(r.required_for, 5) = ANY (h.tags)))
+    FROM driver_documents dd
+    JOIN (
+        SELECT 'vehicle' AS holder_type, v.id, v.type AS kind, v.tags FROM vehicles v
+        WHERE v.company_id = $1 AND v.deleted_at IS NULL AND v.status = 'active'
+        UNION ALL
+        SELECT 'trailer', t.id, t.type, t.tags FROM trailers t
+        WHERE t.company_id = $1 AND t.deleted_at IS NULL AND t.status = 'active'
+    ) h ON h.id = dd.holder_id AND h.holder_type = dd.holder_type
+    JOIN (
+        SELECT 'vehicle' AS holder_type, x.* FROM konvoj_document_rules($1, 'vehicle') x
+        UNION ALL
+        SELECT 'trailer', x.* FROM konvoj_document_rules($1, 'trailer') x
+    ) r ON r.holder_type = dd.holder_type AND r.document_type = dd.type
+    WHERE dd.company_id = $1 AND dd.holder_type <> 'driver' AND konvoj_fleet_type_applies(dd.holder_type, h.kind, dd.type)
 ),
 staged AS (
-    SELECT id, driver_id, type, file_id, valid_until,
+    SELECT id, holder_type, holder_id, driver_id, type, file_id, valid_until,
         CASE
             WHEN file_id IS NULL THEN CASE WHEN required THEN 'missing' END
             WHEN valid_until IS NULL THEN NULL
@@ -291,24 +319,33 @@ staged AS (
     FROM docs
 ),
 due AS (
-    SELECT id, driver_id, type, file_id, valid_until, stage FROM staged WHERE stage IS NOT NULL
+    SELECT id, holder_type, holder_id, driver_id, type, file_id, valid_until, stage FROM staged WHERE stage IS NOT NULL
     UNION ALL
-    SELECT s.id, s.driver_id, s.type, s.file_id, s.valid_until, 'reminder' FROM staged s
+    SELECT s.id, s.holder_type, s.holder_id, s.driver_id, s.type, s.file_id, s.valid_until, 'reminder' FROM staged s
     WHERE $3 AND s.stage = 'expired' AND EXISTS (
         SELECT FROM document_alerts a WHERE a.company_id = $1 AND a.document_id = s.id AND a.file_id = s.file_id
             AND a.stage = 'expired' AND a.alert_date < $2::date)
 ),
 ins AS (
-    INSERT INTO document_alerts (company_id, driver_id, document_id, document_type, file_id, stage, valid_until, alert_date)
-    SELECT $1, driver_id, id, type, file_id, stage, valid_until, $2 FROM due
+    INSERT INTO document_alerts (company_id, holder_type, driver_id, vehicle_id, trailer_id, document_id, document_type, file_id,
+        stage, valid_until, alert_date)
+    SELECT $1, holder_type, driver_id, CASE WHEN holder_type = 'vehicle' THEN holder_id END,
+        CASE WHEN holder_type = 'trailer' THEN holder_id END, id, type, file_id, stage, valid_until, $2 FROM due
     ON CONFLICT DO NOTHING
-    RETURNING id, driver_id, document_id, document_type, stage, valid_until
+    RETURNING id, holder_type, holder_id, driver_id, document_id, document_type, stage, valid_until
 )
-SELECT ins.id, ins.driver_id, concat_ws(' ', d.first_name, d.last_name), d.internal_number,
+SELECT ins.id, ins.holder_type, ins.holder_id, coalesce(ins.driver_id, '00000000-0000-0000-0000-000000000000'),
+    coalesce(nullif(concat_ws(' ', d.first_name, d.last_name), ''), v.plate_number, t.plate_number, ''),
+    coalesce(d.internal_number, v.internal_number, t.internal_number),
     ins.document_id, ins.document_type, ins.stage, ins.valid_until
-FROM ins JOIN drivers d ON d.id = ins.driver_id AND d.company_id = $1
-CROSS JOIN (SELECT konvoj_document_type_order($1) AS type_order) o
-ORDER BY d.internal_seq, array_position(o.type_order, ins.document_type), ins.stage`
+FROM ins
+LEFT JOIN drivers d ON d.id = ins.driver_id AND d.company_id = $1
+LEFT JOIN vehicles v ON v.id = ins.holder_id AND ins.holder_type = 'vehicle' AND v.company_id = $1
+LEFT JOIN trailers t ON t.id = ins.holder_id AND ins.holder_type = 'trailer' AND t.company_id = $1
+CROSS JOIN (SELECT konvoj_document_type_order($1) || konvoj_document_type_order($1, 'vehicle')
+    || konvoj_document_type_order($1, 'trailer') AS type_order) o
+ORDER BY array_position(ARRAY['driver', 'vehicle', 'trailer'], ins.holder_type),
+    coalesce(d.internal_seq, v.internal_seq, t.internal_seq), array_position(o.type_order, ins.document_type), ins.stage`
 
 func recordStages(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, date civil.Date) ([]Alert, error) {
 	rows, err := tx.Query(ctx, stagesSQL, companyID, date, date.Time().Weekday() == time.Monday)
@@ -316,7 +353,7 @@ func recordStages(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, date civi
 		return nil, fmt.Errorf("record document stages: %w", err)
 	}
 	alerts, err := postgres.AppendRows(nil, rows, func(row pgx.Row, a *Alert) error {
-		return row.Scan(&a.ID, &a.DriverID, &a.DriverName, &a.InternalNumber, &a.DocumentID, &a.DocumentType, &a.Stage, &a.ValidUntil)
+		return row.Scan(&a.ID, &a.HolderType, &a.HolderID, &a.DriverID, &a.DriverName, &a.InternalNumber, &a.DocumentID, &a.DocumentType, &a.Stage, &a.ValidUntil)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("record document stages: %w", err)

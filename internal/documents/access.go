@@ -25,31 +25,86 @@ import (
 // on. A lookup that finds nothing falls back to the step-by-step checks
 // only to answer the right 403 or 404.
 
-// docRecord is a document loaded for a caller's action: whose it is, its
-// type, and its fields and current file as they stand (locked for the rest
-// of the transaction when loaded with lock).
+// docRecord is a document loaded for a caller's action: whose it is (a
+// driver's, a vehicle's or a trailer's; DriverID is uuid.Nil for a fleet
+// document), its type, and its fields and current file as they stand
+// (locked for the rest of the transaction when loaded with lock).
 type docRecord struct {
 	ID          uuid.UUID
 	CompanyID   uuid.UUID
+	HolderType  string
+	HolderID    uuid.UUID
 	DriverID    uuid.UUID
 	Type        string
 	Fields      metadata
 	CurrentFile *uuid.UUID
 }
 
-// folder is where the document's files are stored.
+// folder is where the document's files are stored:
+// {company}/{holder}/{type}.
 func (d docRecord) folder() string {
-	return fmt.Sprintf("%s/%s/%s", d.CompanyID, d.DriverID, d.Type)
+	return fmt.Sprintf("%s/%s/%s", d.CompanyID, d.HolderID, d.Type)
 }
 
+// fleet reports whether the document is a vehicle's or a trailer's.
+func (d docRecord) fleet() bool { return d.HolderType != HolderDriver }
+
+// Documents of vehicles and trailers are checked with the fleet's actions
+// (docs/permissions.md): listing them with auth.FleetRead; their writes,
+// files and reviews with auth.FleetDocuments (admins and dispatchers).
+
+// fleetAction is the fleet's action for a documents action a.
+func fleetAction(a auth.Action) auth.Action {
+	if a == auth.DocumentsList {
+		return auth.FleetRead
+	}
+	return auth.FleetDocuments
+}
+
+// requireAny is the role check before a document is loaded, when it is not
+// yet known whose it is: the role may do a on drivers' documents or its
+// fleet action on vehicles' and trailers' (403 Forbidden otherwise).
+func requireAny(p auth.Principal, a auth.Action) error {
+	if p.Grant(fleetAction(a)) != auth.Deny {
+		return nil
+	}
+	return p.Require(a)
+}
+
+// reachDocument is the record step of a loaded document: a driver's is
+// checked with a (company, own record), a fleet document with the fleet's
+// action (403 Forbidden for a role without it, then the company).
+func reachDocument(p auth.Principal, a auth.Action, d docRecord) error {
+	if d.fleet() {
+		return holders.Reach(p, fleetAction(a), d.CompanyID, uuid.Nil)
+	}
+	return holders.Reach(p, a, d.CompanyID, d.DriverID)
+}
+
+// holderJoins join a document d with its holder: dr (a driver), hv (a
+// vehicle) or ht (a trailer); holderLive says the holder is not deleted.
+const (
+	holderJoins = ` LEFT JOIN drivers dr ON dr.id = d.driver_id AND dr.company_id = d.company_id
+		LEFT JOIN vehicles hv ON hv.id = d.vehicle_id AND hv.company_id = d.company_id
+		LEFT JOIN trailers ht ON ht.id = d.trailer_id AND ht.company_id = d.company_id`
+	holderLive = `coalesce(dr.deleted_at, hv.deleted_at, ht.deleted_at) IS NULL`
+	// holderName names the holder for messages: a driver by name, a
+	// vehicle or a trailer by its plate (else its internal number).
+	holderName = `CASE d.holder_type WHEN 'driver' THEN concat_ws(' ', dr.first_name, dr.middle_name, dr.last_name)
+		WHEN 'vehicle' THEN coalesce(hv.plate_number, hv.internal_number) ELSE coalesce(ht.plate_number, ht.internal_number) END`
+)
+
 // uploadFolder names the folder of document $5's files in SQL, as
-// docRecord.folder does, when the caller may upload to it: its driver is
-// live, is the path's ($6, when it names one) and, for a caller limited to
-// its own records, the caller's ($7), and it is of the caller's company
-// ($8; row-level security says so too).
-const uploadFolder = `SELECT concat_ws('/', d.company_id, d.driver_id, d.type)
-	FROM driver_documents d JOIN drivers dr ON dr.id = d.driver_id AND dr.company_id = d.company_id
-	WHERE d.id = $5 AND dr.deleted_at IS NULL AND ($6::uuid IS NULL OR d.driver_id = $6) AND ($7::uuid IS NULL OR d.driver_id = $7)
+// docRecord.folder does, when the caller may upload to it: its holder is
+// live; a driver's document when the caller may write drivers' ($9), of
+// the path's driver ($6, when it names one) and, for a caller limited to
+// its own records, the caller's ($7); a fleet document when the caller may
+// write those ($10); and it is of the caller's company ($8; row-level
+// security says so too).
+const uploadFolder = `SELECT concat_ws('/', d.company_id, d.holder_id, d.type)
+	FROM driver_documents d` + holderJoins + `
+	WHERE d.id = $5 AND ` + holderLive + ` AND ($6::uuid IS NULL OR d.driver_id = $6)
+		AND CASE WHEN d.holder_type = 'driver' THEN $9::boolean AND ($7::uuid IS NULL OR d.driver_id = $7) ELSE $10::boolean END
 		AND d.company_id = $8`
 
 // recordUpload commits the pending record of file fileID of document
@@ -60,16 +115,24 @@ const uploadFolder = `SELECT concat_ws('/', d.company_id, d.driver_id, d.type)
 // the caller may upload to, the step-by-step checks answer (403, 404).
 // The upload's transaction loads the document itself (loadDocumentTaking).
 func recordUpload(ctx context.Context, db *pgxpool.Pool, files storage.Store, p auth.Principal, driverID, documentID, fileID uuid.UUID) (uploads.Pending, error) {
-	only, err := holders.Collection(p, auth.DocumentsWrite)
-	if err != nil {
+	if err := requireAny(p, auth.DocumentsWrite); err != nil {
 		return uploads.Pending{}, err
 	}
+	drivers := p.Grant(auth.DocumentsWrite) != auth.Deny
+	var only *uuid.UUID
+	if drivers {
+		var err error
+		if only, err = holders.Collection(p, auth.DocumentsWrite); err != nil {
+			return uploads.Pending{}, err
+		}
+	}
+	fleet := p.Grant(auth.FleetDocuments) != auth.Deny
 	var pathDriver *uuid.UUID
 	if driverID != uuid.Nil {
 		pathDriver = &driverID
 	}
 	pd, err := uploads.RecordPending(ctx, db, files, uploads.Object{Table: "document_files", CompanyID: p.CompanyID, ID: fileID,
-		FolderQuery: uploadFolder, FolderArgs: []any{documentID, pathDriver, only, p.CompanyID}})
+		FolderQuery: uploadFolder, FolderArgs: []any{documentID, pathDriver, only, p.CompanyID, drivers, fleet}})
 	if errors.Is(err, uploads.ErrNoFolder) {
 		return uploads.Pending{}, checkUpload(ctx, db, p, documentID, driverID)
 	}
@@ -77,18 +140,21 @@ func recordUpload(ctx context.Context, db *pgxpool.Pool, files storage.Store, p 
 }
 
 // documentColumns are what loadDocument reads of a document joined with
-// its live driver (dr).
-const documentColumns = `d.company_id, d.driver_id, d.type, d.number, d.country, d.valid_from, d.valid_until, d.meta, d.current_file_id`
+// its live holder (holderJoins).
+const documentColumns = `d.company_id, d.holder_type, d.holder_id, coalesce(d.driver_id, '00000000-0000-0000-0000-000000000000'),
+	d.type, d.number, d.country, d.valid_from, d.valid_until, d.meta, d.current_file_id`
 
 func (d *docRecord) scanTargets() []any {
-	return []any{&d.CompanyID, &d.DriverID, &d.Type, &d.Fields.Number, &d.Fields.Country, &d.Fields.ValidFrom, &d.Fields.ValidUntil,
+	return []any{&d.CompanyID, &d.HolderType, &d.HolderID, &d.DriverID, &d.Type, &d.Fields.Number, &d.Fields.Country, &d.Fields.ValidFrom, &d.Fields.ValidUntil,
 		&d.Fields.Meta, &d.CurrentFile}
 }
 
 // loadDocument loads document id for the caller's action a: the role may
-// do it (403 Forbidden, before any query), the document exists and its
-// driver is not deleted (404; another company's 403 AccessDenied), it is
-// the caller's own for a caller limited to its own (403 AccessDenied).
+// do it on drivers' or on the fleet's documents (403 Forbidden, before any
+// query), the document exists and its holder is not deleted (404; another
+// company's 403 AccessDenied), the role may do it on this holder's
+// documents (a fleet document: reachDocument, 403 Forbidden), it is the
+// caller's own for a caller limited to its own (403 AccessDenied).
 // With lock the row stays locked for the rest of q's transaction.
 func loadDocument(ctx context.Context, q postgres.DBTX, p auth.Principal, a auth.Action, id uuid.UUID, lock bool) (docRecord, error) {
 	return loadDocumentTaking(ctx, q, p, a, id, lock, "", nil, nil, "", nil)
@@ -101,7 +167,7 @@ func loadDocument(ctx context.Context, q postgres.DBTX, p auth.Principal, a auth
 // returned a row, *wanted the endpoints' answer.
 func loadDocumentTaking(ctx context.Context, q postgres.DBTX, p auth.Principal, a auth.Action, id uuid.UUID, lock bool,
 	take string, takeArgs []any, taken *bool, event string, wanted *bool) (docRecord, error) {
-	if err := p.Require(a); err != nil {
+	if err := requireAny(p, a); err != nil {
 		return docRecord{}, err
 	}
 	d := docRecord{ID: id}
@@ -114,8 +180,8 @@ func loadDocumentTaking(ctx context.Context, q postgres.DBTX, p auth.Principal, 
 		targets = append(targets, taken, wanted)
 		args = append(append(args, takeArgs...), p.CompanyID, []string{event})
 	}
-	sql += ` FROM driver_documents d JOIN drivers dr ON dr.id = d.driver_id AND dr.company_id = d.company_id
-		WHERE d.id = $1 AND dr.deleted_at IS NULL`
+	sql += ` FROM driver_documents d` + holderJoins + `
+		WHERE d.id = $1 AND ` + holderLive
 	if lock {
 		sql += ` FOR UPDATE OF d`
 	}
@@ -126,7 +192,7 @@ func loadDocumentTaking(ctx context.Context, q postgres.DBTX, p auth.Principal, 
 	if err != nil {
 		return docRecord{}, fmt.Errorf("load document %s: %w", id, err)
 	}
-	if err := holders.Reach(p, a, d.CompanyID, d.DriverID); err != nil {
+	if err := reachDocument(p, a, d); err != nil {
 		return docRecord{}, err
 	}
 	return d, nil
@@ -158,14 +224,14 @@ type fileRecord struct {
 	File   File
 	Doc    docRecord
 	Change []byte // review_change: the fields sent with a pending version
-	Driver string // the driver's name
+	Driver string // the holder's name: a driver's, a vehicle's or a trailer's plate
 }
 
 // loadFile loads file version id for the caller's action a, with the checks
 // of loadDocument on its document (404 msg.common.not_found.file). With
 // lock the document and the file stay locked (a review).
 func loadFile(ctx context.Context, q postgres.DBTX, p auth.Principal, a auth.Action, id uuid.UUID, lock bool) (fileRecord, error) {
-	if err := p.Require(a); err != nil {
+	if err := requireAny(p, a); err != nil {
 		return fileRecord{}, err
 	}
 	r := fileRecord{Doc: docRecord{}}
@@ -173,11 +239,10 @@ func loadFile(ctx context.Context, q postgres.DBTX, p auth.Principal, a auth.Act
 	sql := `SELECT f.id, f.document_id, f.filename, f.original_filename, f.mime_type, f.size_bytes, f.version, f.is_current,
 			f.storage_path, f.storage_disk, f.hash_sha256, f.uploaded_by, f.uploaded_at,
 			f.review_status, f.review_reason, f.reviewed_by, f.reviewed_at, f.review_change,
-			` + documentColumns + `, concat_ws(' ', dr.first_name, dr.middle_name, dr.last_name)
+			` + documentColumns + `, ` + holderName + `
 		FROM document_files f
-		JOIN driver_documents d ON d.id = f.document_id AND d.company_id = f.company_id
-		JOIN drivers dr ON dr.id = d.driver_id AND dr.company_id = d.company_id
-		WHERE f.id = $1 AND dr.deleted_at IS NULL`
+		JOIN driver_documents d ON d.id = f.document_id AND d.company_id = f.company_id` + holderJoins + `
+		WHERE f.id = $1 AND ` + holderLive
 	if lock {
 		sql += ` FOR UPDATE OF d, f`
 	}
@@ -192,7 +257,7 @@ func loadFile(ctx context.Context, q postgres.DBTX, p auth.Principal, a auth.Act
 		return fileRecord{}, fmt.Errorf("load file %s: %w", id, err)
 	}
 	r.Doc.ID = f.DocumentID
-	if err := holders.Reach(p, a, r.Doc.CompanyID, r.Doc.DriverID); err != nil {
+	if err := reachDocument(p, a, r.Doc); err != nil {
 		return fileRecord{}, err
 	}
 	return r, nil
@@ -311,3 +376,14 @@ func sheetDriver(ctx context.Context, q postgres.DBTX, p auth.Principal, a auth.
 	}
 	return d, list, nil
 }
+
+// loadFleet loads vehicle or trailer id for the caller's action a
+// (holders.LoadFleet: role, existence, company, a driver's active unit).
+func loadFleet(ctx context.Context, q postgres.DBTX, p auth.Principal, a auth.Action, kind holders.FleetKind, id uuid.UUID) (holders.Fleet, error) {
+	return holders.LoadFleet(ctx, q, p, a, kind, id, false)
+}
+
+// withFleetFiles reports whether the caller sees the files of the
+// vehicles' and trailers' documents it lists: those who may handle them
+// (admins, dispatchers); the others see statuses only.
+func withFleetFiles(p auth.Principal) bool { return p.Grant(auth.FleetDocuments) != auth.Deny }

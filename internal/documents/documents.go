@@ -27,6 +27,37 @@ var Types = []string{
 	"tachograph_card", "code_95", "medical_examination",
 }
 
+// The holder types: whose documents they are (docs/fleet.md).
+const (
+	HolderDriver  = "driver"
+	HolderVehicle = "vehicle"
+	HolderTrailer = "trailer"
+)
+
+// VehicleTypes and TrailerTypes are the built-in document types of
+// vehicles and of trailers, in display order (konvoj_builtin_document_types).
+var (
+	VehicleTypes = []string{"technical_inspection", "liability_insurance", "tachograph_calibration",
+		"community_licence_copy", "adr_vehicle_certificate", "registration_certificate"}
+	TrailerTypes = []string{"technical_inspection", "liability_insurance", "adr_vehicle_certificate",
+		"atp_certificate", "registration_certificate"}
+)
+
+// BuiltInTypes are the built-in document types of a holder type.
+func BuiltInTypes(holderType string) []string {
+	switch holderType {
+	case HolderVehicle:
+		return VehicleTypes
+	case HolderTrailer:
+		return TrailerTypes
+	}
+	return Types
+}
+
+// noExpiryTypes are the built-in types whose documents have no expiry (a
+// valid_until is 422).
+var noExpiryTypes = []string{"registration_certificate"}
+
 // Statuses are the document statuses, best first.
 var Statuses = []string{"valid", "warning", "expiring_soon", "expired", "no_data"}
 
@@ -66,8 +97,13 @@ type FileSummary struct {
 
 // Document is a document record as the API shows it.
 type Document struct {
-	ID         uuid.UUID   `json:"id"`
-	DriverID   uuid.UUID   `json:"driver_id"`
+	ID uuid.UUID `json:"id"`
+	// HolderType and HolderID name whose document it is: a driver's, a
+	// vehicle's or a trailer's (docs/fleet.md). A driver's keeps DriverID
+	// too; a fleet document has none (left out of the JSON).
+	HolderType string      `json:"holder_type"`
+	HolderID   uuid.UUID   `json:"holder_id"`
+	DriverID   uuid.UUID   `json:"driver_id,omitzero"`
 	Type       string      `json:"type"`
 	Number     *string     `json:"number"`
 	Country    *string     `json:"country"`
@@ -162,28 +198,50 @@ func CreateForDrivers(ctx context.Context, tx postgres.DBTX, companyID uuid.UUID
 // them with statements of its own in one round trip: once b has run,
 // *docs holds the documents.
 func QueueForDriver(b *pgx.Batch, companyID, driverID uuid.UUID, today civil.Date, withFiles bool, docs *[]Document) {
-	queueDocuments(b, companyID, driverID, nil, today, withFiles, docs)
+	queueDocuments(b, companyID, HolderDriver, driverID, nil, today, withFiles, docs)
 }
 
-// DocumentOf returns a driver's document with its files as the API
+// QueueForHolder adds the statements of a vehicle's or a trailer's
+// documents to b (the single read of a fleet record, with its own
+// statements in one round trip): once b has run, *docs holds the
+// documents as GET /vehicles/{id}/documents lists them. It checks
+// nothing: the caller has loaded the record for the caller's action
+// (holders.LoadFleet).
+func QueueForHolder(b *pgx.Batch, companyID uuid.UUID, holderType string, holderID uuid.UUID, today civil.Date, withFiles bool, docs *[]Document) {
+	queueDocuments(b, companyID, holderType, holderID, nil, today, withFiles, docs)
+}
+
+// ForHolder returns a vehicle's or a trailer's documents (QueueForHolder)
+// on db.
+func ForHolder(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, holderType string, holderID uuid.UUID, today civil.Date, withFiles bool) ([]Document, error) {
+	var docs []Document
+	b := &pgx.Batch{}
+	queueDocuments(b, companyID, holderType, holderID, nil, today, withFiles, &docs)
+	if err := db.SendBatch(ctx, b).Close(); err != nil {
+		return nil, err
+	}
+	return docs, nil
+}
+
+// DocumentOf returns a holder's document with its files as the API
 // returns it (for background work without a caller: the webhook events of
 // the daily scan); nil when there is none.
-func DocumentOf(ctx context.Context, db postgres.DBTX, companyID, driverID, docID uuid.UUID, today civil.Date) (*Document, error) {
-	docs, err := queryDocuments(ctx, db, companyID, driverID, &docID, today, true)
+func DocumentOf(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, holderType string, holderID, docID uuid.UUID, today civil.Date) (*Document, error) {
+	docs, err := queryDocuments(ctx, db, companyID, holderType, holderID, &docID, today, true)
 	if err != nil || len(docs) == 0 {
 		return nil, err
 	}
 	return &docs[0], nil
 }
 
-// queryDocuments loads the driver's documents (only docID when not nil,
-// else those of live types) with their effective status
+// queryDocuments loads the holder's documents (only docID when not nil,
+// else those of live types that apply to it) with their effective status
 // (konvoj_document_statuses: the validity chains) and, when withFiles,
 // their files, in one round trip (queueDocuments).
-func queryDocuments(ctx context.Context, db postgres.DBTX, companyID, driverID uuid.UUID, docID *uuid.UUID, today civil.Date, withFiles bool) ([]Document, error) {
+func queryDocuments(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, holderType string, holderID uuid.UUID, docID *uuid.UUID, today civil.Date, withFiles bool) ([]Document, error) {
 	var docs []Document
 	b := &pgx.Batch{}
-	queueDocuments(b, companyID, driverID, docID, today, withFiles, &docs)
+	queueDocuments(b, companyID, holderType, holderID, docID, today, withFiles, &docs)
 	if err := db.SendBatch(ctx, b).Close(); err != nil {
 		return nil, err
 	}
@@ -192,27 +250,40 @@ func queryDocuments(ctx context.Context, db postgres.DBTX, companyID, driverID u
 
 // queueDocuments adds queryDocuments' statements to b; once b has run,
 // *docs holds the documents. The two statements need nothing from each
-// other: the files are selected by the driver (and docID), not by the
+// other: the files are selected by the holder (and docID), not by the
 // documents the first statement returns, and those of a document it left
 // out (a retired type's) are dropped when they are matched up.
-func queueDocuments(b *pgx.Batch, companyID, driverID uuid.UUID, docID *uuid.UUID, today civil.Date, withFiles bool, docs *[]Document) {
+//
+// A driver's documents read the company's document facts (the drivers'
+// chains and retired types); a vehicle's or a trailer's work out those of
+// its holder type, and a list leaves out the types that do not apply to
+// the vehicle's kind (a light vehicle has no tachograph calibration).
+func queueDocuments(b *pgx.Batch, companyID uuid.UUID, holderType string, holderID uuid.UUID, docID *uuid.UUID, today civil.Date, withFiles bool, docs *[]Document) {
 	b.Queue(`
 		WITH co AS MATERIALIZED (
-			SELECT f.chains, CASE WHEN $3::uuid IS NULL THEN f.retired ELSE '{}' END AS hidden,
-				konvoj_document_type_order($1) AS type_order
+			SELECT CASE WHEN $5 = 'driver' THEN f.chains ELSE konvoj_document_chains($1, $5) END AS chains,
+				CASE WHEN $3::uuid IS NOT NULL THEN '{}'
+					WHEN $5 = 'driver' THEN f.retired ELSE konvoj_retired_document_types($1, $5) END AS hidden,
+				konvoj_document_type_order($1, $5) AS type_order,
+				CASE WHEN $5 = 'vehicle' THEN (SELECT v.type FROM vehicles v WHERE v.id = $2 AND v.company_id = $1) END AS kind
 			FROM company_document_facts f WHERE f.company_id = $1
 		)
-		SELECT d.id, d.driver_id, d.type, d.number, d.country, d.valid_from, d.valid_until,
+		SELECT d.id, d.holder_type, d.holder_id, d.driver_id, d.type, d.number, d.country, d.valid_from, d.valid_until,
 			d.meta, d.updated_at, st.status, st.limited_by
 		FROM co
 		CROSS JOIN LATERAL konvoj_document_statuses($1, $2, $4, co.chains, co.hidden) st
 		JOIN driver_documents d ON d.id = st.id AND d.company_id = $1
-		WHERE $3::uuid IS NULL OR d.id = $3
-		ORDER BY array_position(co.type_order, d.type), d.type`, companyID, driverID, docID, today).
+		WHERE ($3::uuid IS NULL OR d.id = $3) AND d.holder_type = $5
+			AND ($3::uuid IS NOT NULL OR konvoj_fleet_type_applies($5, co.kind, d.type))
+		ORDER BY array_position(co.type_order, d.type), d.type`, companyID, holderID, docID, today, holderType).
 		Query(func(rows pgx.Rows) error {
 			got, err := postgres.AppendRows(nil, rows, func(row pgx.Row, d *Document) error {
-				err := row.Scan(&d.ID, &d.DriverID, &d.Type, &d.Number, &d.Country, &d.ValidFrom, &d.ValidUntil, &d.Meta, &d.UpdatedAt,
+				var driverID *uuid.UUID
+				err := row.Scan(&d.ID, &d.HolderType, &d.HolderID, &driverID, &d.Type, &d.Number, &d.Country, &d.ValidFrom, &d.ValidUntil, &d.Meta, &d.UpdatedAt,
 					&d.Status, &d.LimitedBy)
+				if driverID != nil {
+					d.DriverID = *driverID
+				}
 				d.fill(today)
 				if withFiles {
 					d.Files = []FileSummary{}
@@ -234,8 +305,8 @@ func queueDocuments(b *pgx.Batch, companyID, driverID uuid.UUID, docID *uuid.UUI
 			f.review_status, f.review_reason, f.reviewed_by, f.reviewed_at
 		FROM driver_documents d
 		JOIN document_files f ON f.company_id = d.company_id AND f.document_id = d.id
-		WHERE d.company_id = $1 AND d.driver_id = $2 AND ($3::uuid IS NULL OR d.id = $3)
-		ORDER BY f.document_id, f.version DESC`, companyID, driverID, docID).
+		WHERE d.company_id = $1 AND (d.driver_id = $2 OR (d.holder_type <> 'driver' AND d.holder_id = $2)) AND ($3::uuid IS NULL OR d.id = $3)
+		ORDER BY f.document_id, f.version DESC`, companyID, holderID, docID).
 		Query(func(rows pgx.Rows) error {
 			// The files come grouped by document, so each document's are a
 			// run of one array: one allocation for them all.

@@ -23,8 +23,7 @@ import (
 // MaxExpiringWithin is the largest expiring_within, in days.
 const MaxExpiringWithin = 366
 
-// HolderTypes are the kinds of record a document belongs to. Only drivers
-// have documents so far: vehicles and trailers list none.
+// HolderTypes are the kinds of record a document belongs to.
 var HolderTypes = []string{"driver", "vehicle", "trailer"}
 
 // ExpirySorts are the orders of the list: valid_until (the default), the
@@ -47,10 +46,12 @@ type ExpiryParams struct {
 	Type []string
 	// HolderType keeps documents of these kinds of holder (none: all).
 	HolderType []string
-	// OfficeIDs keeps documents of drivers of these offices.
+	// OfficeIDs keeps documents of drivers, vehicles and trailers of
+	// these offices.
 	OfficeIDs []uuid.UUID
-	// IncludeInactive lists the documents of every live driver; without
-	// it only of drivers who are active or on leave.
+	// IncludeInactive lists the documents of every live holder; without
+	// it only of drivers who are active or on leave and of vehicles and
+	// trailers that are active or in service.
 	IncludeInactive bool
 	SortBy          string // ExpirySorts; "" valid_until
 	SortOrder       string // asc (default), desc
@@ -129,10 +130,6 @@ func (s *Service) Expiring(ctx context.Context, p auth.Principal, read func(*Exp
 	}
 	ep.Page = ep.Page.Or(20)
 	out := ExpiryList{NumbersShown: numbers}
-	if !ep.listsDrivers() {
-		out.Page = paging.New[ExpiryItem](nil, 0, ep.Page)
-		return out, nil
-	}
 	q := expiryQuery{params: ep, companyID: p.CompanyID, today: p.Today(), numbers: numbers}
 	total := 0
 	rows, err := s.db.Query(ctx, q.sql(true), q.args.Values...)
@@ -171,9 +168,6 @@ func (s *Service) EachExpiring(ctx context.Context, p auth.Principal, read func(
 	}
 	if err := ep.normalize(); err != nil {
 		return err
-	}
-	if !ep.listsDrivers() {
-		return nil
 	}
 	q := expiryQuery{params: ep, companyID: p.CompanyID, today: p.Today(), numbers: numbers}
 	rows, err := s.db.Query(ctx, q.sql(false), q.args.Values...)
@@ -230,10 +224,10 @@ func (ep *ExpiryParams) normalize() error {
 	return v.Err()
 }
 
-// listsDrivers reports whether the holder filter lets drivers' documents
-// in (the only ones there are so far).
-func (ep ExpiryParams) listsDrivers() bool {
-	return len(ep.HolderType) == 0 || slices.Contains(ep.HolderType, "driver")
+// lists reports whether the holder filter lets documents of holder type h
+// in.
+func (ep ExpiryParams) lists(h string) bool {
+	return len(ep.HolderType) == 0 || slices.Contains(ep.HolderType, h)
 }
 
 // expiryQuery builds the list's statement from fixed SQL fragments; every
@@ -244,15 +238,18 @@ type expiryQuery struct {
 	today     civil.Date
 	numbers   bool
 	args      postgres.Args
+	// office is the argument of the office filter ("" without one).
+	office string
 }
 
 // expiryOrders are the list's orders by sort_by: the first key takes the
 // direction asked, the others stay ascending; undated documents come last
 // either way, and the id breaks the last tie.
 var expiryOrders = map[string][]string{
-	"valid_until": {"dd.valid_until %s NULLS LAST", "dd.id"},
-	"driver":      {"d.internal_seq %s", "array_position((SELECT type_order FROM co), dd.type)", "dd.id"},
-	"type":        {"array_position((SELECT type_order FROM co), dd.type) %s", "dd.valid_until NULLS LAST", "dd.id"},
+	"valid_until": {"b.valid_until %s NULLS LAST", "b.id"},
+	"driver": {"array_position(ARRAY['driver', 'vehicle', 'trailer'], b.holder_type) %[1]s, b.seq %[1]s",
+		"array_position((SELECT type_order FROM co), b.type)", "b.id"},
+	"type": {"array_position((SELECT type_order FROM co), b.type) %s", "b.valid_until NULLS LAST", "b.id"},
 }
 
 // sql is the list's statement: the documents the filters keep, joined
@@ -275,24 +272,20 @@ func (q *expiryQuery) sql(paged bool) string {
 		total = "count(*) OVER ()"
 		limit = "\n\t\t\tLIMIT " + q.args.Add(q.params.Page.Size) + " OFFSET " + q.args.Add(q.params.Page.Offset())
 	}
-	return expiryFacts + `, found AS (
-			SELECT dd.id, dd.driver_id, d.internal_number, concat_ws(' ', d.first_name, d.last_name) AS name, dd.type,
-				dd.number, dd.valid_until, dd.current_file_id IS NOT NULL AS has_file, e.has_file AS effective_file, e.until,
-				row_number() OVER (ORDER BY ` + q.order() + `) AS pos, ` + total + ` AS total
-			FROM driver_documents dd
-			JOIN drivers d ON d.id = dd.driver_id AND d.company_id = dd.company_id AND d.deleted_at IS NULL
-			JOIN document_effective e ON e.document_id = dd.id AND e.company_id = dd.company_id
-			WHERE ` + where + `
+	return expiryFacts + `, base AS (` + q.base(where) + `
+		), found AS (
+			SELECT b.*, row_number() OVER (ORDER BY ` + q.order() + `) AS pos, ` + total + ` AS total
+			FROM base b
 			ORDER BY pos` + limit + `
 		)
-		SELECT r.id, r.driver_id, r.internal_number, r.name, r.type, r.number, r.valid_until,
+		SELECT r.id, r.holder_type, r.holder_id, r.internal_number, r.name, r.type, r.number, r.valid_until,
 			konvoj_document_status(r.has_file, r.valid_until, co.today) AS own,
 			konvoj_document_status(r.effective_file, r.until, co.today) AS effective, lb.limited_by, r.total
 		FROM found r CROSS JOIN co
 		LEFT JOIN LATERAL (
-			SELECT st.limited_by FROM konvoj_document_statuses($1, r.driver_id, co.today, co.chains, co.retired, co.chained) st
+			SELECT st.limited_by FROM konvoj_document_statuses($1, r.holder_id, co.today, co.chains, co.retired, co.chained) st
 			WHERE st.id = r.id
-		) lb ON r.type = ANY (co.capped)
+		) lb ON r.holder_type = 'driver' AND r.type = ANY (co.capped)
 			AND konvoj_status_rank(konvoj_document_status(r.effective_file, r.until, co.today))
 				> konvoj_status_rank(konvoj_document_status(r.has_file, r.valid_until, co.today))
 		ORDER BY r.pos`
@@ -302,32 +295,89 @@ func (q *expiryQuery) sql(paged bool) string {
 func (q *expiryQuery) countSQL() string {
 	where := q.where()
 	return expiryFacts + `
-		SELECT count(*)
-		FROM driver_documents dd
-		JOIN drivers d ON d.id = dd.driver_id AND d.company_id = dd.company_id AND d.deleted_at IS NULL
-		JOIN document_effective e ON e.document_id = dd.id AND e.company_id = dd.company_id
-		WHERE ` + where
+		SELECT count(*) FROM (` + q.base(where) + `) b`
+}
+
+// base is the documents the filters keep, one row each with its holder's
+// number and name (a vehicle or a trailer is named by its plate) and its
+// effective date: a driver's from document_effective (its validity
+// chains), a vehicle's or a trailer's its own. Each holder type the
+// holder_type filter lets in is a branch of its own; a vehicle's or a
+// trailer's branch leaves out retired types and the types that do not
+// apply to the vehicle's kind.
+func (q *expiryQuery) base(where string) string {
+	var branches []string
+	if q.params.lists(HolderDriver) {
+		conds := []string{where}
+		if !q.params.IncludeInactive {
+			conds = append(conds, "d.status IN ('active', 'on_leave')")
+		}
+		if q.office != "" {
+			conds = append(conds, "d.office_id = ANY ("+q.office+"::uuid[])")
+		}
+		branches = append(branches, `
+			SELECT dd.id, dd.holder_type, dd.holder_id, d.internal_number, concat_ws(' ', d.first_name, d.last_name) AS name,
+				d.internal_seq AS seq, dd.type, dd.number, dd.valid_until, dd.current_file_id IS NOT NULL AS has_file,
+				e.has_file AS effective_file, e.until
+			FROM driver_documents dd
+			JOIN drivers d ON d.id = dd.driver_id AND d.company_id = dd.company_id AND d.deleted_at IS NULL
+			JOIN document_effective e ON e.document_id = dd.id AND e.company_id = dd.company_id
+			WHERE `+strings.Join(conds, "\n\t\t\t\tAND "))
+	}
+	for _, h := range []struct{ holder, table, active string }{
+		{HolderVehicle, "vehicles", "'active', 'in_service'"},
+		{HolderTrailer, "trailers", "'active', 'in_service'"},
+	} {
+		if !q.params.lists(h.holder) {
+			continue
+		}
+		conds := []string{where, "dd.holder_type = '" + h.holder + "'",
+			"konvoj_fleet_type_applies(dd.holder_type, d.type, dd.type)",
+			"dd.type <> ALL (konvoj_retired_document_types($1, '" + h.holder + "'))"}
+		if !q.params.IncludeInactive {
+			conds = append(conds, "d.status IN ("+h.active+")")
+		}
+		if q.office != "" {
+			conds = append(conds, "d.office_id = ANY ("+q.office+"::uuid[])")
+		}
+		branches = append(branches, `
+			SELECT dd.id, dd.holder_type, dd.holder_id, d.internal_number, coalesce(d.plate_number, d.internal_number) AS name,
+				d.internal_seq AS seq, dd.type, dd.number, dd.valid_until, dd.current_file_id IS NOT NULL AS has_file,
+				e.has_file AS effective_file, e.until
+			FROM driver_documents dd
+			JOIN `+h.table+` d ON d.id = dd.holder_id AND d.company_id = dd.company_id AND d.deleted_at IS NULL
+			CROSS JOIN LATERAL (SELECT dd.current_file_id IS NOT NULL AS has_file,
+				CASE WHEN dd.current_file_id IS NOT NULL THEN dd.valid_until END AS until) e
+			WHERE `+strings.Join(conds, "\n\t\t\t\tAND "))
+	}
+	if len(branches) == 0 {
+		return `SELECT NULL::uuid AS id, ''::text AS holder_type, NULL::uuid AS holder_id, ''::text AS internal_number, ''::text AS name,
+			0::bigint AS seq, ''::text AS type, NULL::text AS number, NULL::date AS valid_until, false AS has_file,
+			false AS effective_file, NULL::date AS until WHERE false`
+	}
+	return strings.Join(branches, "\n\t\t\tUNION ALL")
 }
 
 // expiryFacts are the company's facts the list reads (co): today ($2),
-// the validity chains, the capped and chained types, the retired ones and
-// the type order.
+// the drivers' validity chains, capped and chained types and retired ones,
+// and the type order (the drivers', the vehicles', the trailers').
 const expiryFacts = `WITH co AS MATERIALIZED (
-			SELECT $2::date AS today, f.chains, f.capped, f.chained, f.retired, konvoj_document_type_order($1) AS type_order
+			SELECT $2::date AS today, f.chains, f.capped, f.chained, f.retired,
+				konvoj_document_type_order($1) || konvoj_document_type_order($1, 'vehicle')
+					|| konvoj_document_type_order($1, 'trailer') AS type_order
 			FROM company_document_facts f WHERE f.company_id = $1
 		)`
 
-// where is the filters' condition on dd (driver_documents), d (drivers)
-// and e (document_effective).
+// where is the filters' condition on dd (driver_documents) and e (the
+// effective date) that every holder type's branch shares (base adds the
+// holder's: its status and office).
 func (q *expiryQuery) where() string {
 	q.args = postgres.Args{Values: []any{q.companyID, q.today}}
 	ep := q.params
 	conds := []string{"dd.company_id = $1"}
-	if !ep.IncludeInactive {
-		conds = append(conds, "d.status IN ('active', 'on_leave')")
-	}
+	q.office = ""
 	if len(ep.OfficeIDs) > 0 {
-		conds = append(conds, "d.office_id = ANY ("+q.args.Add(ep.OfficeIDs)+"::uuid[])")
+		q.office = q.args.Add(ep.OfficeIDs)
 	}
 	if len(ep.Type) > 0 {
 		conds = append(conds, "dd.type = ANY ("+q.args.Add(ep.Type)+"::text[])")
@@ -367,9 +417,8 @@ func (q *expiryQuery) order() string {
 
 // scan reads a row of the statement into it (and the total).
 func (q *expiryQuery) scan(row pgx.Row, it *ExpiryItem, total *int) error {
-	it.HolderType = "driver"
 	var number *string
-	if err := row.Scan(&it.ID, &it.HolderID, &it.Holder.InternalNumber, &it.Holder.Name, &it.Type, &number, &it.ValidUntil,
+	if err := row.Scan(&it.ID, &it.HolderType, &it.HolderID, &it.Holder.InternalNumber, &it.Holder.Name, &it.Type, &number, &it.ValidUntil,
 		&it.Status, &it.EffectiveStatus, &it.LimitedBy, total); err != nil {
 		return err
 	}

@@ -64,7 +64,7 @@ func (s *Service) Feed(ctx context.Context, p auth.Principal, driverID uuid.UUID
 	if len(ids) > 0 {
 		// The driver's documents of live types (a retired type's are
 		// hidden here as in the list), those of the page kept.
-		all, err := queryDocuments(ctx, s.db, driver.CompanyID, driver.ID, nil, p.Today(), withFiles(p))
+		all, err := queryDocuments(ctx, s.db, driver.CompanyID, HolderDriver, driver.ID, nil, p.Today(), withFiles(p))
 		if err != nil {
 			return feed.Page[Document]{}, fmt.Errorf("feed of documents of driver %s: %w", driver.ID, err)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/konvoj/konvoj/internal/audit"
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/civil"
+	"github.com/konvoj/konvoj/internal/holders"
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/storage"
 	"github.com/konvoj/konvoj/internal/uploads"
@@ -86,7 +87,7 @@ func (s *Service) Read(ctx context.Context, p auth.Principal, driverID uuid.UUID
 	var docs []Document
 	today := p.Today()
 	_, err := loadDriverWith(ctx, s.db, p, auth.DocumentsList, driverID, func(b *pgx.Batch) {
-		queueDocuments(b, p.CompanyID, driverID, nil, today, withFiles(p), &docs)
+		queueDocuments(b, p.CompanyID, HolderDriver, driverID, nil, today, withFiles(p), &docs)
 	})
 	if err != nil {
 		return nil, err
@@ -283,7 +284,7 @@ func emitWanted(ctx context.Context, tx pgx.Tx, doc docRecord, today civil.Date,
 	if !wanted {
 		return nil
 	}
-	docs, err := queryDocuments(ctx, tx, doc.CompanyID, doc.DriverID, &doc.ID, today, true)
+	docs, err := queryDocuments(ctx, tx, doc.CompanyID, doc.HolderType, doc.HolderID, &doc.ID, today, true)
 	if err != nil {
 		return fmt.Errorf("document %s: %w", doc.ID, err)
 	}
@@ -393,7 +394,7 @@ func (s *Service) Update(ctx context.Context, p auth.Principal, documentID uuid.
 		}
 		// The status is the validity chains' (SQL): the document is read
 		// back as it now stands.
-		docs, err := queryDocuments(ctx, tx, loaded.CompanyID, loaded.DriverID, &loaded.ID, today, withFiles(p))
+		docs, err := queryDocuments(ctx, tx, loaded.CompanyID, loaded.HolderType, loaded.HolderID, &loaded.ID, today, withFiles(p))
 		if err != nil {
 			return fmt.Errorf("document %s: %w", loaded.ID, err)
 		}
@@ -485,4 +486,17 @@ func OpenStored(ctx context.Context, files storage.Store, d Download, path, disk
 		return nil, fmt.Errorf("open file %s: %w", path, err)
 	}
 	return &d, nil
+}
+
+// FleetRead returns a vehicle's or a trailer's documents with status (GET
+// /vehicles/{id}/documents, /trailers/{id}/documents; docs/fleet.md): the
+// types of its holder type that apply to it (a light vehicle has no
+// tachograph calibration), without retired custom types, and, for callers
+// who may handle them, every file version.
+func (s *Service) FleetRead(ctx context.Context, p auth.Principal, kind holders.FleetKind, id uuid.UUID) ([]Document, error) {
+	f, err := loadFleet(ctx, s.db, p, auth.FleetRead, kind, id)
+	if err != nil {
+		return nil, err
+	}
+	return ForHolder(ctx, s.db, f.CompanyID, string(f.Kind), f.ID, p.Today(), withFleetFiles(p))
 }

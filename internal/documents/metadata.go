@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -118,13 +119,19 @@ func (m metadata) check() error {
 }
 
 // checkExpiry refuses a valid_until sent for a document of a type without
-// an expiry (a custom type with has_expiry false; every built-in type has
-// one), from either front: the upload and the metadata update. Clearing it
+// an expiry (a custom type with has_expiry false, a registration
+// certificate), from either front: the upload and the metadata update. Clearing it
 // is allowed, and a date stored before the type lost its expiry stays until
 // someone clears it (docs/drivers-and-documents.md, "Custom document
 // types").
 func checkExpiry(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, docType string, c change) error {
-	if !c.ValidUntil.Set || c.ValidUntil.Value == nil || IsBuiltIn(docType) {
+	if !c.ValidUntil.Set || c.ValidUntil.Value == nil {
+		return nil
+	}
+	if slices.Contains(noExpiryTypes, docType) {
+		return apperr.Invalid("valid_until", "msg.documents.no_expiry")
+	}
+	if IsBuiltIn(docType) {
 		return nil
 	}
 	noExpiry, err := WithoutExpiry(ctx, db, companyID)

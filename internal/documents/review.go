@@ -85,10 +85,13 @@ type ReviewNotifier func(ctx context.Context, tx pgx.Tx, r Reviewed) error
 
 // needsReview reports whether p's changes to the document wait for
 // review: the type's rule asks for it and p may not review (a driver; HR
-// and admins approve their own uploads by uploading). Such an upload is
+// and admins approve their own uploads by uploading). A fleet document's
+// changes never wait. Such an upload is
 // stored pending; such a PUT is refused (Update).
 func (s *Service) needsReview(ctx context.Context, db postgres.DBTX, p auth.Principal, doc docRecord) (bool, error) {
-	if reviewsOwnChanges(p) {
+	if doc.fleet() || reviewsOwnChanges(p) {
+		// A vehicle's or a trailer's documents are changed only by those
+		// who may review them (admins, dispatchers): at once.
 		return false, nil
 	}
 	var on bool

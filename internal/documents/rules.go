@@ -56,9 +56,15 @@ var requiredForTag = regexp.MustCompile(`^tag:[a-z0-9_-]{1,40}$`)
 // konvoj_document_rules). It checks nothing: the services and jobs call it
 // for a company they already hold.
 func LoadRules(ctx context.Context, db postgres.DBTX, companyID uuid.UUID) ([]Rule, error) {
+	return LoadHolderRules(ctx, db, companyID, HolderDriver)
+}
+
+// LoadHolderRules is LoadRules for the documents of a holder type:
+// drivers', vehicles' or trailers' (docs/fleet.md).
+func LoadHolderRules(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, holderType string) ([]Rule, error) {
 	rows, err := db.Query(ctx, `
 		SELECT document_type, required, required_for, lead_days, requires_review
-		FROM konvoj_document_rules($1) ORDER BY ord`, companyID)
+		FROM konvoj_document_rules($1, $2) ORDER BY ord`, companyID, holderType)
 	if err != nil {
 		return nil, fmt.Errorf("document rules of company %s: %w", companyID, err)
 	}
@@ -75,10 +81,28 @@ func LoadRules(ctx context.Context, db postgres.DBTX, companyID uuid.UUID) ([]Ru
 // role (403 Forbidden), the company exists (404), it is the caller's (403
 // AccessDenied).
 func (s *Service) Rules(ctx context.Context, p auth.Principal, companyID uuid.UUID) ([]Rule, error) {
+	return s.HolderRules(ctx, p, companyID, HolderDriver)
+}
+
+// HolderRules is Rules for the documents of a holder type (driver,
+// vehicle, trailer; another is 422, after the company's checks).
+func (s *Service) HolderRules(ctx context.Context, p auth.Principal, companyID uuid.UUID, holderType string) ([]Rule, error) {
 	if err := companyOf(ctx, s.db, p, auth.DocumentRules, companyID); err != nil {
 		return nil, err
 	}
-	return LoadRules(ctx, s.db, companyID)
+	if err := checkHolderType(holderType); err != nil {
+		return nil, err
+	}
+	return LoadHolderRules(ctx, s.db, companyID, holderType)
+}
+
+// checkHolderType refuses a holder type other than driver, vehicle and
+// trailer (422 holder_type).
+func checkHolderType(holderType string) error {
+	if !slices.Contains(HolderTypes, holderType) {
+		return apperr.Invalid("holder_type", "msg.list.holder_type")
+	}
+	return nil
 }
 
 // UpdateRules applies the changes that read fills once the company is
@@ -86,7 +110,17 @@ func (s *Service) Rules(ctx context.Context, p auth.Principal, companyID uuid.UU
 // rules.0.lead_days), writes an audit row per changed type, and returns
 // every rule.
 func (s *Service) UpdateRules(ctx context.Context, p auth.Principal, companyID uuid.UUID, read func(*RulesUpdate) error) ([]Rule, error) {
+	return s.UpdateHolderRules(ctx, p, companyID, HolderDriver, read)
+}
+
+// UpdateHolderRules is UpdateRules for the rules of a holder type (one
+// rule per type per holder type; a vehicle's or a trailer's required_for
+// is all or tag:<tag>).
+func (s *Service) UpdateHolderRules(ctx context.Context, p auth.Principal, companyID uuid.UUID, holderType string, read func(*RulesUpdate) error) ([]Rule, error) {
 	if err := companyOf(ctx, s.db, p, auth.DocumentRules, companyID); err != nil {
+		return nil, err
+	}
+	if err := checkHolderType(holderType); err != nil {
 		return nil, err
 	}
 	var u RulesUpdate
@@ -99,11 +133,11 @@ func (s *Service) UpdateRules(ctx context.Context, p auth.Principal, companyID u
 		if _, err := tx.Exec(ctx, `SELECT 1 FROM companies WHERE id = $1 FOR UPDATE`, companyID); err != nil {
 			return fmt.Errorf("lock company %s: %w", companyID, err)
 		}
-		before, err := LoadRules(ctx, tx, companyID)
+		before, err := LoadHolderRules(ctx, tx, companyID, holderType)
 		if err != nil {
 			return err
 		}
-		merged, err := MergeRules(before, u)
+		merged, err := mergeRules(before, u, holderType)
 		if err != nil {
 			return err
 		}
@@ -112,10 +146,13 @@ func (s *Service) UpdateRules(ctx context.Context, p auth.Principal, companyID u
 			if len(newV) == 0 {
 				continue
 			}
-			if err := storeRule(ctx, tx, companyID, r); err != nil {
+			if err := storeRule(ctx, tx, companyID, holderType, r); err != nil {
 				return err
 			}
 			oldV["document_type"], newV["document_type"] = r.DocumentType, r.DocumentType
+			if holderType != HolderDriver {
+				oldV["holder_type"], newV["holder_type"] = holderType, holderType
+			}
 			if err := audit.Record(ctx, tx, p, audit.Entry{
 				EntityType: "document_rule", EntityID: companyID, Action: "updated", OldValues: oldV, NewValues: newV,
 			}); err != nil {
@@ -160,14 +197,14 @@ func (s *Service) RequireReview(ctx context.Context, p auth.Principal, companyID
 	})
 }
 
-func storeRule(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, r Rule) error {
+func storeRule(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, holderType string, r Rule) error {
 	_, err := tx.Exec(ctx, `
-		INSERT INTO document_rules (company_id, document_type, required, required_for, lead_days, requires_review)
-		VALUES ($1, $2, $3, $4, $5, $6)
+		INSERT INTO document_rules (company_id, document_type, required, required_for, lead_days, requires_review, holder_type)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)
 		ON CONFLICT (company_id, holder_type, document_type) DO UPDATE SET required = EXCLUDED.required,
 			required_for = EXCLUDED.required_for, lead_days = EXCLUDED.lead_days,
 			requires_review = EXCLUDED.requires_review, updated_at = now()`,
-		companyID, r.DocumentType, r.Required, r.RequiredFor, r.LeadDays, r.RequiresReview)
+		companyID, r.DocumentType, r.Required, r.RequiredFor, r.LeadDays, r.RequiresReview, holderType)
 	if err != nil {
 		return fmt.Errorf("store document rule %s of company %s: %w", r.DocumentType, companyID, err)
 	}
@@ -184,7 +221,17 @@ func ruleValues(r Rule) map[string]any {
 // (lower-case letters, digits, _ and -, up to 40); lead_days a whole number
 // 0–MaxLeadDays. Field messages are keyed by the entry's index.
 func MergeRules(before []Rule, u RulesUpdate) ([]Rule, error) {
+	return mergeRules(before, u, HolderDriver)
+}
+
+// mergeRules is MergeRules for the rules of a holder type: non_eu is a
+// drivers' group only.
+func mergeRules(before []Rule, u RulesUpdate, holderType string) ([]Rule, error) {
 	out := slices.Clone(before)
+	known := Types
+	if holderType != HolderDriver {
+		known = BuiltInTypes(holderType)
+	}
 	var v apperr.Validation
 	if len(u.Rules) == 0 {
 		v.Add("rules", "msg.document_rules.rules_required")
@@ -203,7 +250,7 @@ func MergeRules(before []Rule, u RulesUpdate) ([]Rule, error) {
 			idx = slices.IndexFunc(out, func(r Rule) bool { return r.DocumentType == typ })
 		}
 		if idx < 0 {
-			v.Add(field("document_type"), "msg.document_rules.type_unknown", "allowed", Types)
+			v.Add(field("document_type"), "msg.document_rules.type_unknown", "allowed", known)
 			continue
 		}
 		if j, dup := seen[typ]; dup {
@@ -224,7 +271,7 @@ func MergeRules(before []Rule, u RulesUpdate) ([]Rule, error) {
 		}
 		if len(e.RequiredFor) > 0 {
 			var rf string
-			if err := json.Unmarshal(e.RequiredFor, &rf); err != nil || (rf != "all" && rf != "non_eu" && !requiredForTag.MatchString(rf)) {
+			if err := json.Unmarshal(e.RequiredFor, &rf); err != nil || (rf != "all" && (rf != "non_eu" || holderType != HolderDriver) && !requiredForTag.MatchString(rf)) {
 				v.Add(field("required_for"), "msg.document_rules.required_for")
 			} else {
 				r.RequiredFor = rf

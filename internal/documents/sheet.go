@@ -40,7 +40,7 @@ func (s *Service) Sheet(ctx context.Context, p auth.Principal, driverID, documen
 	driver, versions, err := sheetDriver(ctx, s.db, p, auth.DocumentsList, driverID, documentID, sh.ShowVersions, func(b *pgx.Batch) {
 		// The versions say how many files the document has: the files of
 		// the driver's other documents are not shown.
-		queueDocuments(b, p.CompanyID, driverID, nil, p.Today(), withFiles(p) && !sh.ShowVersions, &docs)
+		queueDocuments(b, p.CompanyID, HolderDriver, driverID, nil, p.Today(), withFiles(p) && !sh.ShowVersions, &docs)
 		if askReview {
 			b.Queue(`SELECT document_type, requires_review FROM konvoj_document_rules($1)`, p.CompanyID).Query(func(rows pgx.Rows) error {
 				var typ string

@@ -28,25 +28,31 @@ import (
 // company's own. LeadDays is the type's rule's (the document rules hold
 // it, for built-in and custom types alike).
 type DocumentType struct {
-	Code      string            `json:"code"`
-	Names     map[string]string `json:"names"`
-	HasExpiry bool              `json:"has_expiry"`
-	LeadDays  int               `json:"lead_days"`
-	CappedBy  *string           `json:"capped_by"`
-	Retired   bool              `json:"retired"`
-	BuiltIn   bool              `json:"built_in"`
+	Code string `json:"code"`
+	// HolderType is whose documents the type is for: driver (the
+	// default), vehicle or trailer (docs/fleet.md).
+	HolderType string            `json:"holder_type"`
+	Names      map[string]string `json:"names"`
+	HasExpiry  bool              `json:"has_expiry"`
+	LeadDays   int               `json:"lead_days"`
+	CappedBy   *string           `json:"capped_by"`
+	Retired    bool              `json:"retired"`
+	BuiltIn    bool              `json:"built_in"`
 }
 
 // TypeInput is the body of POST and PUT .../document-types: raw values,
 // so that validation can name the wrong field; PUT may send only the
 // fields it changes.
 type TypeInput struct {
-	Code      json.RawMessage `json:"code"`
-	Names     json.RawMessage `json:"names"`
-	HasExpiry json.RawMessage `json:"has_expiry"`
-	LeadDays  json.RawMessage `json:"lead_days"`
-	CappedBy  json.RawMessage `json:"capped_by"`
-	Retired   json.RawMessage `json:"retired"`
+	Code json.RawMessage `json:"code"`
+	// HolderType is set at create only (default driver); an update may
+	// repeat it unchanged.
+	HolderType json.RawMessage `json:"holder_type"`
+	Names      json.RawMessage `json:"names"`
+	HasExpiry  json.RawMessage `json:"has_expiry"`
+	LeadDays   json.RawMessage `json:"lead_days"`
+	CappedBy   json.RawMessage `json:"capped_by"`
+	Retired    json.RawMessage `json:"retired"`
 }
 
 // typeCode is the form of a custom type's code.
@@ -63,8 +69,12 @@ var builtinCaps = map[string]string{"work_permit": "residence_permit"}
 // letters, digits and _, up to 40).
 func ValidTypeCode(code string) bool { return typeCode.MatchString(code) }
 
-// IsBuiltIn reports whether code is one of the 14 built-in types.
-func IsBuiltIn(code string) bool { return slices.Contains(Types, code) }
+// IsBuiltIn reports whether code is a built-in type of any holder type
+// (the drivers' 14, the vehicles' and the trailers'): no custom type may
+// take one.
+func IsBuiltIn(code string) bool {
+	return slices.Contains(Types, code) || slices.Contains(VehicleTypes, code) || slices.Contains(TrailerTypes, code)
+}
 
 // TypeNames names a company's document types in a language: the built-in
 // types by the catalogues (doc.type.<code>), the custom ones by their
@@ -147,21 +157,24 @@ func TypeNamesFrom(ctx context.Context) TypeNames {
 
 // customType is a stored row of document_types.
 type customType struct {
-	Code      string
-	Names     map[string]string
-	HasExpiry bool
-	CappedBy  *string
-	Retired   bool
+	HolderType string
+	Code       string
+	Names      map[string]string
+	HasExpiry  bool
+	CappedBy   *string
+	Retired    bool
 }
 
+// loadCustomTypes returns the company's custom types of every holder type
+// (codes are unique in the company); ofHolder keeps one holder type's.
 func loadCustomTypes(ctx context.Context, db postgres.DBTX, companyID uuid.UUID) ([]customType, error) {
-	rows, err := db.Query(ctx, `SELECT code, names, has_expiry, capped_by, retired FROM document_types
+	rows, err := db.Query(ctx, `SELECT holder_type, code, names, has_expiry, capped_by, retired FROM document_types
 		WHERE company_id = $1 ORDER BY seq`, companyID)
 	if err != nil {
 		return nil, fmt.Errorf("document types of company %s: %w", companyID, err)
 	}
 	out, err := postgres.AppendRows(nil, rows, func(row pgx.Row, t *customType) error {
-		return row.Scan(&t.Code, &t.Names, &t.HasExpiry, &t.CappedBy, &t.Retired)
+		return row.Scan(&t.HolderType, &t.Code, &t.Names, &t.HasExpiry, &t.CappedBy, &t.Retired)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("document types of company %s: %w", companyID, err)
@@ -173,18 +186,40 @@ func loadCustomTypes(ctx context.Context, db postgres.DBTX, companyID uuid.UUID)
 // their order, then the custom ones, oldest first (retired ones too,
 // marked).
 func (s *Service) DocumentTypes(ctx context.Context, p auth.Principal, companyID uuid.UUID) ([]DocumentType, error) {
+	return s.HolderDocumentTypes(ctx, p, companyID, HolderDriver)
+}
+
+// HolderDocumentTypes is DocumentTypes for the documents of a holder type
+// (driver, vehicle, trailer; another is 422 after the company's checks):
+// its built-in types and the company's custom types for it.
+func (s *Service) HolderDocumentTypes(ctx context.Context, p auth.Principal, companyID uuid.UUID, holderType string) ([]DocumentType, error) {
 	if err := companyOf(ctx, s.db, p, auth.DocumentRules, companyID); err != nil {
 		return nil, err
 	}
-	return listTypes(ctx, s.db, companyID)
+	if err := checkHolderType(holderType); err != nil {
+		return nil, err
+	}
+	return listTypes(ctx, s.db, companyID, holderType)
 }
 
-func listTypes(ctx context.Context, db postgres.DBTX, companyID uuid.UUID) ([]DocumentType, error) {
-	custom, err := loadCustomTypes(ctx, db, companyID)
+// ofHolder keeps the custom types of a holder type.
+func ofHolder(types []customType, holderType string) []customType {
+	var out []customType
+	for _, t := range types {
+		if t.HolderType == holderType {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func listTypes(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, holderType string) ([]DocumentType, error) {
+	all, err := loadCustomTypes(ctx, db, companyID)
 	if err != nil {
 		return nil, err
 	}
-	rules, err := LoadRules(ctx, db, companyID)
+	custom := ofHolder(all, holderType)
+	rules, err := LoadHolderRules(ctx, db, companyID, holderType)
 	if err != nil {
 		return nil, err
 	}
@@ -192,14 +227,16 @@ func listTypes(ctx context.Context, db postgres.DBTX, companyID uuid.UUID) ([]Do
 	for _, r := range rules {
 		lead[r.DocumentType] = r.LeadDays
 	}
-	out := make([]DocumentType, 0, len(Types)+len(custom))
-	for _, code := range Types {
+	builtIn := BuiltInTypes(holderType)
+	out := make([]DocumentType, 0, len(builtIn)+len(custom))
+	for _, code := range builtIn {
 		names := map[string]string{}
 		for _, l := range i18n.Langs {
 			names[string(l)] = l.T("doc.type." + code)
 		}
-		t := DocumentType{Code: code, Names: names, HasExpiry: true, LeadDays: lead[code], BuiltIn: true}
-		if c, ok := builtinCaps[code]; ok {
+		t := DocumentType{Code: code, HolderType: holderType, Names: names, HasExpiry: !slices.Contains(noExpiryTypes, code),
+			LeadDays: lead[code], BuiltIn: true}
+		if c, ok := builtinCaps[code]; ok && holderType == HolderDriver {
 			t.CappedBy = &c
 		}
 		out = append(out, t)
@@ -209,7 +246,7 @@ func listTypes(ctx context.Context, db postgres.DBTX, companyID uuid.UUID) ([]Do
 		if !ok {
 			ld = storedLeadDays(ctx, db, companyID, c.Code)
 		}
-		out = append(out, DocumentType{Code: c.Code, Names: c.Names, HasExpiry: c.HasExpiry, LeadDays: ld, CappedBy: c.CappedBy, Retired: c.Retired})
+		out = append(out, DocumentType{Code: c.Code, HolderType: c.HolderType, Names: c.Names, HasExpiry: c.HasExpiry, LeadDays: ld, CappedBy: c.CappedBy, Retired: c.Retired})
 	}
 	return out, nil
 }
@@ -218,7 +255,8 @@ func listTypes(ctx context.Context, db postgres.DBTX, companyID uuid.UUID) ([]Do
 // in konvoj_document_rules; their row in document_rules stays).
 func storedLeadDays(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, code string) int {
 	var n int
-	if err := db.QueryRow(ctx, `SELECT lead_days FROM document_rules WHERE company_id = $1 AND document_type = $2`, companyID, code).Scan(&n); err != nil {
+	if err := db.QueryRow(ctx, `SELECT lead_days FROM document_rules WHERE company_id = $1 AND document_type = $2
+		AND holder_type = (SELECT t.holder_type FROM document_types t WHERE t.company_id = $1 AND t.code = $2)`, companyID, code).Scan(&n); err != nil {
 		return defaultLeadDays
 	}
 	return n
@@ -288,9 +326,14 @@ func (s *Service) CreateType(ctx context.Context, p auth.Principal, companyID uu
 		if err != nil {
 			return err
 		}
-		t := customType{HasExpiry: true}
+		t := customType{HolderType: HolderDriver, HasExpiry: true}
 		lead := defaultLeadDays
 		var v apperr.Validation
+		if !absent(in.HolderType) {
+			if json.Unmarshal(in.HolderType, &t.HolderType) != nil || !slices.Contains(HolderTypes, t.HolderType) {
+				v.Add("holder_type", "msg.list.holder_type")
+			}
+		}
 		generated := absent(in.Code)
 		if !generated {
 			if err := json.Unmarshal(in.Code, &t.Code); err != nil || !typeCode.MatchString(t.Code) {
@@ -301,8 +344,8 @@ func (s *Service) CreateType(ctx context.Context, p auth.Principal, companyID uu
 		if generated && !v.Has("names") {
 			t.Code = codeFromNames(t.Names, existing)
 		}
-		if !v.Has("code") && !v.Has("capped_by") {
-			checkCap(&v, existing, t)
+		if !v.Has("code") && !v.Has("capped_by") && !v.Has("holder_type") {
+			checkCap(&v, ofHolder(existing, t.HolderType), t)
 		}
 		if err := v.Err(); err != nil {
 			return err
@@ -310,25 +353,23 @@ func (s *Service) CreateType(ctx context.Context, p auth.Principal, companyID uu
 		if IsBuiltIn(t.Code) || slices.ContainsFunc(existing, func(c customType) bool { return c.Code == t.Code }) {
 			return apperr.Duplicate("msg.document_types.code_taken", "code", t.Code)
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO document_types (company_id, code, names, has_expiry, capped_by, retired)
-			VALUES ($1, $2, $3, $4, $5, $6)`, companyID, t.Code, t.Names, t.HasExpiry, t.CappedBy, t.Retired); err != nil {
+		if _, err := tx.Exec(ctx, `INSERT INTO document_types (company_id, code, names, has_expiry, capped_by, retired, holder_type)
+			VALUES ($1, $2, $3, $4, $5, $6, $7)`, companyID, t.Code, t.Names, t.HasExpiry, t.CappedBy, t.Retired, t.HolderType); err != nil {
 			if postgres.IsUniqueViolation(err, "document_types_pkey") {
 				return apperr.Duplicate("msg.document_types.code_taken", "code", t.Code)
 			}
 			return fmt.Errorf("insert document type %s: %w", t.Code, err)
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO document_rules (company_id, document_type, required, lead_days)
-			VALUES ($1, $2, false, $3)
+		if _, err := tx.Exec(ctx, `INSERT INTO document_rules (company_id, document_type, required, lead_days, holder_type)
+			VALUES ($1, $2, false, $3, $4)
 			ON CONFLICT (company_id, holder_type, document_type) DO UPDATE SET lead_days = EXCLUDED.lead_days, updated_at = now()`,
-			companyID, t.Code, lead); err != nil {
+			companyID, t.Code, lead, t.HolderType); err != nil {
 			return fmt.Errorf("store lead days of document type %s: %w", t.Code, err)
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO driver_documents (company_id, driver_id, type)
-			SELECT $1, d.id, $2 FROM drivers d WHERE d.company_id = $1
-			ON CONFLICT (driver_id, type) DO NOTHING`, companyID, t.Code); err != nil {
-			return fmt.Errorf("create documents of type %s: %w", t.Code, err)
+		if err := createTypeRecords(ctx, tx, companyID, t); err != nil {
+			return err
 		}
-		out = DocumentType{Code: t.Code, Names: t.Names, HasExpiry: t.HasExpiry, LeadDays: lead, CappedBy: t.CappedBy, Retired: t.Retired}
+		out = DocumentType{Code: t.Code, HolderType: t.HolderType, Names: t.Names, HasExpiry: t.HasExpiry, LeadDays: lead, CappedBy: t.CappedBy, Retired: t.Retired}
 		return audit.Record(ctx, tx, p, audit.Entry{EntityType: "document_type", EntityID: companyID, Action: "created",
 			NewValues: typeValues(out)})
 	})
@@ -378,15 +419,21 @@ func (s *Service) UpdateType(ctx context.Context, p auth.Principal, companyID uu
 				v.Add("code", "msg.document_types.code_fixed")
 			}
 		}
+		if !absent(in.HolderType) {
+			var sent string
+			if err := json.Unmarshal(in.HolderType, &sent); err != nil || sent != t.HolderType {
+				v.Add("holder_type", "msg.document_types.holder_type_fixed")
+			}
+		}
 		applyTypeInput(&v, in, &t, &lead, false)
 		if !v.Has("capped_by") {
-			checkCap(&v, existing, t)
+			checkCap(&v, ofHolder(existing, t.HolderType), t)
 		}
 		if err := v.Err(); err != nil {
 			return err
 		}
-		oldDT := DocumentType{Code: code, Names: before.Names, HasExpiry: before.HasExpiry, LeadDays: leadBefore, CappedBy: before.CappedBy, Retired: before.Retired}
-		out = DocumentType{Code: code, Names: t.Names, HasExpiry: t.HasExpiry, LeadDays: lead, CappedBy: t.CappedBy, Retired: t.Retired}
+		oldDT := DocumentType{Code: code, HolderType: t.HolderType, Names: before.Names, HasExpiry: before.HasExpiry, LeadDays: leadBefore, CappedBy: before.CappedBy, Retired: before.Retired}
+		out = DocumentType{Code: code, HolderType: t.HolderType, Names: t.Names, HasExpiry: t.HasExpiry, LeadDays: lead, CappedBy: t.CappedBy, Retired: t.Retired}
 		oldV, newV := audit.Diff(typeValues(oldDT), typeValues(out))
 		if len(newV) == 0 {
 			return nil
@@ -396,10 +443,10 @@ func (s *Service) UpdateType(ctx context.Context, p auth.Principal, companyID uu
 			return fmt.Errorf("update document type %s: %w", code, err)
 		}
 		if lead != leadBefore {
-			if _, err := tx.Exec(ctx, `INSERT INTO document_rules (company_id, document_type, required, lead_days)
-				VALUES ($1, $2, false, $3)
+			if _, err := tx.Exec(ctx, `INSERT INTO document_rules (company_id, document_type, required, lead_days, holder_type)
+				VALUES ($1, $2, false, $3, $4)
 				ON CONFLICT (company_id, holder_type, document_type) DO UPDATE SET lead_days = EXCLUDED.lead_days, updated_at = now()`,
-				companyID, code, lead); err != nil {
+				companyID, code, lead, t.HolderType); err != nil {
 				return fmt.Errorf("store lead days of document type %s: %w", code, err)
 			}
 		}
@@ -498,14 +545,17 @@ func langCodes() []string {
 }
 
 // checkCap checks t's capped_by: a built-in or live custom type of the
-// company, not t itself, and no chain that comes back to t.
+// company of t's holder type (existing holds that holder type's custom
+// types), not t itself, and no chain that comes back to t.
 func checkCap(v *apperr.Validation, existing []customType, t customType) {
 	if t.CappedBy == nil {
 		return
 	}
 	capOf := map[string]string{}
-	for k, c := range builtinCaps {
-		capOf[k] = c
+	if t.HolderType == HolderDriver {
+		for k, c := range builtinCaps {
+			capOf[k] = c
+		}
 	}
 	live := map[string]bool{}
 	for _, c := range existing {
@@ -518,7 +568,7 @@ func checkCap(v *apperr.Validation, existing []customType, t customType) {
 		}
 	}
 	target := *t.CappedBy
-	if !IsBuiltIn(target) && !live[target] {
+	if !slices.Contains(BuiltInTypes(t.HolderType), target) && !live[target] {
 		if target == t.Code {
 			v.Add("capped_by", "msg.document_types.cap_cycle", "code", t.Code)
 			return
@@ -546,13 +596,17 @@ func typeValues(t DocumentType) map[string]any {
 	for k, v := range t.Names {
 		names[k] = v
 	}
-	return map[string]any{"names": names, "has_expiry": t.HasExpiry, "lead_days": t.LeadDays, "capped_by": capped, "retired": t.Retired}
+	out := map[string]any{"names": names, "has_expiry": t.HasExpiry, "lead_days": t.LeadDays, "capped_by": capped, "retired": t.Retired}
+	if t.HolderType != HolderDriver && t.HolderType != "" {
+		out["holder_type"] = t.HolderType
+	}
+	return out
 }
 
-// customTypeCodes returns the codes of the company's custom types (retired
-// ones too), for a new driver's records.
+// customTypeCodes returns the codes of the company's custom types for
+// drivers (retired ones too), for a new driver's records.
 func customTypeCodes(ctx context.Context, db postgres.DBTX, companyID uuid.UUID) ([]string, error) {
-	rows, err := db.Query(ctx, `SELECT code FROM document_types WHERE company_id = $1 ORDER BY seq`, companyID)
+	rows, err := db.Query(ctx, `SELECT code FROM document_types WHERE company_id = $1 AND holder_type = 'driver' ORDER BY seq`, companyID)
 	if err != nil {
 		return nil, fmt.Errorf("document types of company %s: %w", companyID, err)
 	}
@@ -573,11 +627,36 @@ func LiveTypes(ctx context.Context, db postgres.DBTX, companyID uuid.UUID) ([]st
 		return nil, nil, err
 	}
 	codes, names := slices.Clone(Types), TypeNames{}
-	for _, t := range custom {
+	for _, t := range ofHolder(custom, HolderDriver) {
 		if !t.Retired {
 			codes = append(codes, t.Code)
 			names[t.Code] = t.Names
 		}
 	}
 	return codes, names, nil
+}
+
+// createTypeRecords gives every holder of the new custom type t's holder
+// type (deleted ones too, so that a restore finds it) an empty record of
+// it: every driver, or every vehicle or trailer.
+func createTypeRecords(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, t customType) error {
+	var sql string
+	switch t.HolderType {
+	case HolderVehicle:
+		sql = `INSERT INTO driver_documents (company_id, holder_type, vehicle_id, type)
+			SELECT $1, 'vehicle', v.id, $2 FROM vehicles v WHERE v.company_id = $1
+			ON CONFLICT (vehicle_id, type) DO NOTHING`
+	case HolderTrailer:
+		sql = `INSERT INTO driver_documents (company_id, holder_type, trailer_id, type)
+			SELECT $1, 'trailer', r.id, $2 FROM trailers r WHERE r.company_id = $1
+			ON CONFLICT (trailer_id, type) DO NOTHING`
+	default:
+		sql = `INSERT INTO driver_documents (company_id, driver_id, type)
+			SELECT $1, d.id, $2 FROM drivers d WHERE d.company_id = $1
+			ON CONFLICT (driver_id, type) DO NOTHING`
+	}
+	if _, err := tx.Exec(ctx, sql, companyID, t.Code); err != nil {
+		return fmt.Errorf("create documents of type %s: %w", t.Code, err)
+	}
+	return nil
 }

@@ -14,8 +14,17 @@ func (h *Handlers) mountDocumentRules(g *web.Routes) {
 	g.PUT("/companies/:company_id/document-rules", h.updateDocumentRules)
 }
 
+// ruleHolder is the holder type whose rules a request reads or writes
+// (?holder_type=vehicle|trailer; default driver).
+func ruleHolder(c echo.Context) string {
+	if h := c.QueryParam("holder_type"); h != "" {
+		return h
+	}
+	return documents.HolderDriver
+}
+
 func (h *Handlers) getDocumentRules(c echo.Context) error {
-	rules, err := h.Documents.Rules(c.Request().Context(), web.Principal(c), web.PathID(c, "company_id"))
+	rules, err := h.Documents.HolderRules(c.Request().Context(), web.Principal(c), web.PathID(c, "company_id"), ruleHolder(c))
 	if err != nil {
 		return err
 	}
@@ -23,7 +32,7 @@ func (h *Handlers) getDocumentRules(c echo.Context) error {
 }
 
 func (h *Handlers) updateDocumentRules(c echo.Context) error {
-	rules, err := h.Documents.UpdateRules(c.Request().Context(), web.Principal(c), web.PathID(c, "company_id"), func(u *documents.RulesUpdate) error {
+	rules, err := h.Documents.UpdateHolderRules(c.Request().Context(), web.Principal(c), web.PathID(c, "company_id"), ruleHolder(c), func(u *documents.RulesUpdate) error {
 		return web.Bind(c, u)
 	})
 	if err != nil {
@@ -39,7 +48,7 @@ func (h *Handlers) mountDocumentTypes(g *web.Routes) {
 }
 
 func (h *Handlers) listDocumentTypes(c echo.Context) error {
-	types, err := h.Documents.DocumentTypes(c.Request().Context(), web.Principal(c), web.PathID(c, "company_id"))
+	types, err := h.Documents.HolderDocumentTypes(c.Request().Context(), web.Principal(c), web.PathID(c, "company_id"), ruleHolder(c))
 	if err != nil {
 		return err
 	}

@@ -11,12 +11,15 @@ import (
 	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/export"
 	"github.com/konvoj/konvoj/internal/feed"
+	"github.com/konvoj/konvoj/internal/holders"
 	"github.com/konvoj/konvoj/internal/paging"
 	"github.com/konvoj/konvoj/web"
 )
 
 func (h *Handlers) mountDocuments(g *web.Routes) {
 	g.GET("/drivers/:driver_id/documents", h.listDocuments)
+	g.GET("/vehicles/:vehicle_id/documents", h.listFleetDocuments(holders.Vehicle, "vehicle_id"))
+	g.GET("/trailers/:trailer_id/documents", h.listFleetDocuments(holders.Trailer, "trailer_id"))
 	g.GET("/documents", h.documentsByExpiry)
 	g.PUT("/documents/:document_id", h.updateDocument)
 	g.POST("/documents/:document_id/files", h.uploadDocumentFile)
@@ -43,6 +46,18 @@ func (h *Handlers) listDocuments(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusOK, map[string]any{"data": docs})
+}
+
+// listFleetDocuments lists a vehicle's or a trailer's documents
+// (docs/fleet.md, "Documents of vehicles and trailers").
+func (h *Handlers) listFleetDocuments(kind holders.FleetKind, param string) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		docs, err := h.Documents.FleetRead(c.Request().Context(), web.Principal(c), kind, web.PathID(c, param))
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, map[string]any{"data": docs})
+	}
 }
 
 // documentsByExpiry lists the company's documents, one row each, by

@@ -35,6 +35,11 @@ func TestWebhookEveryEventType(t *testing.T) {
 	gone := admin.Post("/api/v0/drivers", map[string]any{"first_name": "Gone", "last_name": "Soon", "email": "gone@example.test"}).
 		Expect(http.StatusCreated).JSON()["id"].(string)
 	admin.Delete("/api/v0/drivers/" + gone).Expect(http.StatusNoContent)
+	for _, kind := range []struct{ path, typ string }{{"/api/v0/vehicles", "lkv"}, {"/api/v0/trailers", "mega"}} {
+		rec := admin.Post(kind.path, map[string]any{"type": kind.typ, "plate_number": kind.typ + " 1"}).Expect(http.StatusCreated).JSON()
+		admin.Put(kind.path+"/"+rec["id"].(string), map[string]any{"color": "red"}).Expect(http.StatusOK)
+		admin.Delete(kind.path + "/" + rec["id"].(string)).Expect(http.StatusNoContent)
+	}
 
 	// Documents: upload, metadata, a driver's upload reviewed by HR.
 	var docs struct {

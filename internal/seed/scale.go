@@ -258,6 +258,11 @@ func scaleCompany(ctx context.Context, tx pgx.Tx, name string, n int, super bool
 			[]any{id, o.DriversPerCompany}},
 		{"fleet numbers", `UPDATE companies SET vehicle_number_seq = $2::int, trailer_number_seq = ($2::int * 9 + 9) / 10 WHERE id = $1`,
 			[]any{id, o.DriversPerCompany}},
+		// Statistics of the rows so far: the planner takes tables loaded in
+		// this transaction for empty otherwise, and the joins below (a
+		// truck with its driver and trailer) ran as nested loops over
+		// whole tables.
+		{"statistics", `ANALYZE drivers, vehicles, trailers`, nil},
 		// The keys that make plates and VINs unique across vehicles and
 		// trailers (migrations/00049_fleet_identifiers.sql), which the
 		// records' trigger writes when triggers are on.
@@ -295,6 +300,7 @@ func scaleCompany(ctx context.Context, tx pgx.Tx, name string, n int, super bool
 			LEFT JOIN trailers t ON t.company_id = v.company_id AND t.internal_seq = v.internal_seq AND t.status = 'active'
 			WHERE v.company_id = $1 AND v.type = 'lkv' AND v.status = 'active' AND v.internal_seq % 10 < 7`,
 			[]any{id}},
+		{"statistics", `ANALYZE driver_documents, transport_units`, nil},
 		{"files", `
 			WITH f AS (
 				INSERT INTO document_files (company_id, document_id, filename, original_filename, mime_type, size_bytes, version,

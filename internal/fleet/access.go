@@ -17,6 +17,16 @@ import (
 // AccessDenied), and for a driver, that the record is in its active
 // transport unit (403 AccessDenied).
 
+// fleetKind is the kind of a record, vehicle or trailer, as internal/holders
+// names it: the loader's argument and its documents' holder_type.
+type fleetKind = holders.FleetKind
+
+// The two kinds.
+const (
+	vehicleKind = holders.Vehicle
+	trailerKind = holders.Trailer
+)
+
 // load loads the live record id of the kind for the caller's action a,
 // locked until the transaction ends when lock is set (an update or a
 // delete), with its summary, readiness and unit.

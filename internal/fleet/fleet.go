@@ -19,7 +19,6 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/konvoj/konvoj/internal/civil"
-	"github.com/konvoj/konvoj/internal/holders"
 	"github.com/konvoj/konvoj/internal/paging"
 )
 
@@ -33,8 +32,6 @@ var (
 	TrailerStatuses  = []string{"active", "in_service", "inactive"}
 	SortFields       = []string{"internal_number", "plate_number", "created_at"}
 	FrigoTag         = "frigo"
-	vehicleKind      = holders.Vehicle
-	trailerKind      = holders.Trailer
 	readyStatuses    = []string{"valid", "warning", "expiring_soon"}
 	defaultSortField = "internal_number"
 )

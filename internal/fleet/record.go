@@ -7,7 +7,6 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/konvoj/konvoj/internal/civil"
-	"github.com/konvoj/konvoj/internal/holders"
 	"github.com/konvoj/konvoj/internal/webhooks"
 )
 
@@ -98,7 +97,7 @@ func col[T any](name string, f func(r *record) *T) column {
 // kindSpec is what differs between vehicles and trailers in the store and
 // the service.
 type kindSpec struct {
-	kind     holders.FleetKind
+	kind     fleetKind
 	table    string // vehicles, trailers
 	prefix   string // VEH, TRL
 	seq      string // the companies column that numbers them

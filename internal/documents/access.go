@@ -379,11 +379,16 @@ func sheetDriver(ctx context.Context, q postgres.DBTX, p auth.Principal, a auth.
 
 // loadFleet loads vehicle or trailer id for the caller's action a
 // (holders.LoadFleet: role, existence, company, a driver's active unit).
-func loadFleet(ctx context.Context, q postgres.DBTX, p auth.Principal, a auth.Action, kind holders.FleetKind, id uuid.UUID) (holders.Fleet, error) {
-	return holders.LoadFleet(ctx, q, p, a, kind, id, false)
+// holderType is HolderVehicle or HolderTrailer.
+func loadFleet(ctx context.Context, q postgres.DBTX, p auth.Principal, a auth.Action, holderType string, id uuid.UUID) (holders.Fleet, error) {
+	return holders.LoadFleet(ctx, q, p, a, holders.FleetKind(holderType), id, false)
 }
 
 // withFleetFiles reports whether the caller sees the files of the
 // vehicles' and trailers' documents it lists: those who may handle them
 // (admins, dispatchers); the others see statuses only.
 func withFleetFiles(p auth.Principal) bool { return p.Grant(auth.FleetDocuments) != auth.Deny }
+
+// FleetFiles is withFleetFiles for the single read of a vehicle or a
+// trailer, which carries its documents.
+func FleetFiles(p auth.Principal) bool { return withFleetFiles(p) }

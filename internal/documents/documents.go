@@ -206,7 +206,7 @@ func QueueForDriver(b *pgx.Batch, companyID, driverID uuid.UUID, today civil.Dat
 // statements in one round trip): once b has run, *docs holds the
 // documents as GET /vehicles/{id}/documents lists them. It checks
 // nothing: the caller has loaded the record for the caller's action
-// (holders.LoadFleet).
+// (the fleet's access file).
 func QueueForHolder(b *pgx.Batch, companyID uuid.UUID, holderType string, holderID uuid.UUID, today civil.Date, withFiles bool, docs *[]Document) {
 	queueDocuments(b, companyID, holderType, holderID, nil, today, withFiles, docs)
 }

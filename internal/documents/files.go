@@ -14,7 +14,6 @@ import (
 	"github.com/konvoj/konvoj/internal/audit"
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/civil"
-	"github.com/konvoj/konvoj/internal/holders"
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/storage"
 	"github.com/konvoj/konvoj/internal/uploads"
@@ -493,8 +492,9 @@ func OpenStored(ctx context.Context, files storage.Store, d Download, path, disk
 // types of its holder type that apply to it (a light vehicle has no
 // tachograph calibration), without retired custom types, and, for callers
 // who may handle them, every file version.
-func (s *Service) FleetRead(ctx context.Context, p auth.Principal, kind holders.FleetKind, id uuid.UUID) ([]Document, error) {
-	f, err := loadFleet(ctx, s.db, p, auth.FleetRead, kind, id)
+// holderType is HolderVehicle or HolderTrailer.
+func (s *Service) FleetRead(ctx context.Context, p auth.Principal, holderType string, id uuid.UUID) ([]Document, error) {
+	f, err := loadFleet(ctx, s.db, p, auth.FleetRead, holderType, id)
 	if err != nil {
 		return nil, err
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/konvoj/konvoj/internal/civil"
+	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/paging"
 )
 
@@ -67,8 +68,11 @@ type Vehicle struct {
 	IsReady bool     `json:"is_ready"`
 	// CurrentUnit is the active transport unit the vehicle is in, or nil.
 	CurrentUnit *CurrentUnit `json:"current_unit"`
-	CreatedAt   time.Time    `json:"created_at"`
-	UpdatedAt   time.Time    `json:"updated_at"`
+	// Documents are its documents with status, on a single read only
+	// (ReadVehicle; docs/fleet.md).
+	Documents []documents.Document `json:"documents,omitempty"`
+	CreatedAt time.Time            `json:"created_at"`
+	UpdatedAt time.Time            `json:"updated_at"`
 }
 
 // Trailer is the full trailer object (create, read and update answers).
@@ -101,8 +105,11 @@ type Trailer struct {
 	Tags        []string     `json:"tags"`
 	IsReady     bool         `json:"is_ready"`
 	CurrentUnit *CurrentUnit `json:"current_unit"`
-	CreatedAt   time.Time    `json:"created_at"`
-	UpdatedAt   time.Time    `json:"updated_at"`
+	// Documents are its documents with status, on a single read only
+	// (ReadTrailer; docs/fleet.md).
+	Documents []documents.Document `json:"documents,omitempty"`
+	CreatedAt time.Time            `json:"created_at"`
+	UpdatedAt time.Time            `json:"updated_at"`
 }
 
 // CurrentUnit is the active transport unit a vehicle or trailer is in.

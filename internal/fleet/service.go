@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -9,6 +10,7 @@ import (
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/audit"
 	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/webhooks"
 )
@@ -42,13 +44,43 @@ func (s *Service) GetTrailer(ctx context.Context, p auth.Principal, a auth.Actio
 }
 
 // ReadVehicle is GetVehicle for reading the vehicle (GET /vehicles/{id}).
+// It carries the vehicle's documents with status (and their files for the
+// callers who may handle them).
 func (s *Service) ReadVehicle(ctx context.Context, p auth.Principal, id uuid.UUID) (Vehicle, error) {
-	return s.GetVehicle(ctx, p, auth.FleetRead, id)
+	v, err := s.GetVehicle(ctx, p, auth.FleetRead, id)
+	if err != nil {
+		return Vehicle{}, err
+	}
+	if v.Documents, err = s.documentsOf(ctx, p, documents.HolderVehicle, v.CompanyID, v.ID); err != nil {
+		return Vehicle{}, err
+	}
+	return v, nil
 }
 
 // ReadTrailer is GetTrailer for reading the trailer (GET /trailers/{id}).
 func (s *Service) ReadTrailer(ctx context.Context, p auth.Principal, id uuid.UUID) (Trailer, error) {
-	return s.GetTrailer(ctx, p, auth.FleetRead, id)
+	t, err := s.GetTrailer(ctx, p, auth.FleetRead, id)
+	if err != nil {
+		return Trailer{}, err
+	}
+	if t.Documents, err = s.documentsOf(ctx, p, documents.HolderTrailer, t.CompanyID, t.ID); err != nil {
+		return Trailer{}, err
+	}
+	return t, nil
+}
+
+// documentsOf is the documents of a record the caller has loaded, as
+// GET /vehicles/{id}/documents lists them; never nil, so that a single
+// read always carries the key.
+func (s *Service) documentsOf(ctx context.Context, p auth.Principal, holderType string, companyID, id uuid.UUID) ([]documents.Document, error) {
+	docs, err := documents.ForHolder(ctx, s.db, companyID, holderType, id, p.Today(), documents.FleetFiles(p))
+	if err != nil {
+		return nil, fmt.Errorf("documents of %s %s: %w", holderType, id, err)
+	}
+	if docs == nil {
+		docs = []documents.Document{}
+	}
+	return docs, nil
 }
 
 // UpdateVehicle changes the fields present in the input (a partial update)

@@ -18,8 +18,8 @@ import (
 const rlsSeedExtras = `
 WITH d AS (SELECT id FROM drivers WHERE company_id = $1 ORDER BY internal_seq LIMIT 1),
 v AS (
-	INSERT INTO vehicles (company_id, internal_number, internal_seq, type)
-	VALUES ($1, 'VEH-1', 1, 'lkv') RETURNING id
+	INSERT INTO vehicles (company_id, internal_number, internal_seq, type, plate_number)
+	VALUES ($1, 'VEH-1', 1, 'lkv', '1RLS 001') RETURNING id
 ),
 tr AS (
 	INSERT INTO trailers (company_id, internal_number, internal_seq, type)

@@ -11,15 +11,14 @@ import (
 	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/export"
 	"github.com/konvoj/konvoj/internal/feed"
-	"github.com/konvoj/konvoj/internal/holders"
 	"github.com/konvoj/konvoj/internal/paging"
 	"github.com/konvoj/konvoj/web"
 )
 
 func (h *Handlers) mountDocuments(g *web.Routes) {
 	g.GET("/drivers/:driver_id/documents", h.listDocuments)
-	g.GET("/vehicles/:vehicle_id/documents", h.listFleetDocuments(holders.Vehicle, "vehicle_id"))
-	g.GET("/trailers/:trailer_id/documents", h.listFleetDocuments(holders.Trailer, "trailer_id"))
+	g.GET("/vehicles/:vehicle_id/documents", h.listFleetDocuments(documents.HolderVehicle, "vehicle_id"))
+	g.GET("/trailers/:trailer_id/documents", h.listFleetDocuments(documents.HolderTrailer, "trailer_id"))
 	g.GET("/documents", h.documentsByExpiry)
 	g.PUT("/documents/:document_id", h.updateDocument)
 	g.POST("/documents/:document_id/files", h.uploadDocumentFile)
@@ -50,9 +49,9 @@ func (h *Handlers) listDocuments(c echo.Context) error {
 
 // listFleetDocuments lists a vehicle's or a trailer's documents
 // (docs/fleet.md, "Documents of vehicles and trailers").
-func (h *Handlers) listFleetDocuments(kind holders.FleetKind, param string) echo.HandlerFunc {
+func (h *Handlers) listFleetDocuments(holderType string, param string) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		docs, err := h.Documents.FleetRead(c.Request().Context(), web.Principal(c), kind, web.PathID(c, param))
+		docs, err := h.Documents.FleetRead(c.Request().Context(), web.Principal(c), holderType, web.PathID(c, param))
 		if err != nil {
 			return err
 		}

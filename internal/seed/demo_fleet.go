@@ -207,7 +207,7 @@ func (d *demo) fleetDocuments(ctx context.Context) error {
 			return err
 		}
 		for i, r := range group {
-			docs, err := d.s.Documents.FleetRead(ctx, d.dispatcher, r.kind, r.id)
+			docs, err := d.s.Documents.FleetRead(ctx, d.dispatcher, string(r.kind), r.id)
 			if err != nil {
 				return err
 			}

@@ -5,6 +5,11 @@ import "context"
 // ImportUploadData is the import page's first step: the upload form and
 // the template downloads.
 type ImportUploadData struct {
+	// Kind is what the page imports: drivers, vehicles or trailers.
+	Kind string
+	// Kinds are what the caller may import (the page offers the choice
+	// when there are several).
+	Kinds   []string
 	CSRF    string
 	MaxSize string
 	// Errors are the messages about the file.
@@ -15,6 +20,8 @@ type ImportUploadData struct {
 // progress; after a dry run, the column matching, the preview and the
 // confirmation; after a real run, what it did.
 type ImportData struct {
+	// Kind is what the import brings in: drivers, vehicles or trailers.
+	Kind string
 	CSRF string
 	// Token is the confirmation form's one-time token (internal/forms): a
 	// second click, or a resend on a poor connection, starts no second run.
@@ -148,4 +155,25 @@ func importCountLabel(ctx context.Context, dryRun bool, action string) string {
 		return T(ctx, "imports.count."+action)
 	}
 	return T(ctx, "imports.count."+action+"d")
+}
+
+// ImportBase is the address of the import pages of kind ("/drivers/import").
+func ImportBase(kind string) string { return "/" + kind + "/import" }
+
+// ImportTitleKey is the catalogue key of the import page's title of kind.
+func ImportTitleKey(kind string) string { return importKey(kind, "imports.title") }
+
+// importKey is the catalogue key of a text of the import pages that names
+// what is imported: the drivers' key itself, else the key of the kind
+// ("imports.title.vehicles").
+func importKey(kind, key string) string {
+	if kind == "" || kind == "drivers" {
+		return key
+	}
+	return key + "." + kind
+}
+
+// importT is T of a text of the import pages that names what is imported.
+func importT(ctx context.Context, kind, key string, args ...any) string {
+	return T(ctx, importKey(kind, key), args...)
 }

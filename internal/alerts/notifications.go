@@ -24,10 +24,15 @@ import (
 // Notification is an in-app notification as the API shows it; title and
 // body are in the caller's language.
 type Notification struct {
-	ID           uuid.UUID  `json:"id"`
-	Kind         string     `json:"kind"`
-	Stage        string     `json:"stage"`
-	DriverID     *uuid.UUID `json:"driver_id"`
+	ID       uuid.UUID  `json:"id"`
+	Kind     string     `json:"kind"`
+	Stage    string     `json:"stage"`
+	DriverID *uuid.UUID `json:"driver_id"`
+	// HolderType and HolderID name whose record the notification is about:
+	// a driver's (HolderID is then DriverID), a vehicle's or a trailer's
+	// (docs/fleet.md); both null for a notification about no holder.
+	HolderType   *string    `json:"holder_type"`
+	HolderID     *uuid.UUID `json:"holder_id"`
 	DocumentID   *uuid.UUID `json:"document_id"`
 	DocumentType *string    `json:"document_type"`
 	// PenaltyID is the disputed penalty of a penalty_dispute notification.
@@ -111,7 +116,10 @@ func (s *Service) List(ctx context.Context, p auth.Principal, f ListFilter) (pag
 		return paging.Page[Notification]{}, err
 	}
 	rows, err := s.db.Query(ctx, `
-		SELECT n.id, n.kind, coalesce(a.stage, n.stage, 'disabled'), coalesce(a.driver_id, n.driver_id), a.document_id, a.document_type, a.valid_until,
+		SELECT n.id, n.kind, coalesce(a.stage, n.stage, 'disabled'), coalesce(a.driver_id, n.driver_id),
+			CASE WHEN a.vehicle_id IS NOT NULL THEN 'vehicle' WHEN a.trailer_id IS NOT NULL THEN 'trailer'
+				WHEN coalesce(a.driver_id, n.driver_id) IS NOT NULL THEN 'driver' END,
+			coalesce(a.vehicle_id, a.trailer_id, a.driver_id, n.driver_id), a.document_id, a.document_type, a.valid_until,
 			coalesce(nullif(concat_ws(' ', d.first_name, d.last_name), ''), v.plate_number, t.plate_number, ''), n.read_at, n.created_at, f.review_reason, w.url, n.penalty_id,
 			pe.penalty_type, pe.incident_date, pe.status, pe.dispute_reason, pe.resolution, count(*) OVER ()
 		FROM notifications n
@@ -139,7 +147,7 @@ func (s *Service) List(ctx context.Context, p auth.Principal, f ListFilter) (pag
 		var driver string
 		var reason, hookURL *string
 		var pen disputed
-		if err := row.Scan(&n.ID, &n.Kind, &n.Stage, &n.DriverID, &n.DocumentID, &n.DocumentType, &until, &driver, &n.ReadAt, &n.CreatedAt, &reason, &hookURL,
+		if err := row.Scan(&n.ID, &n.Kind, &n.Stage, &n.DriverID, &n.HolderType, &n.HolderID, &n.DocumentID, &n.DocumentType, &until, &driver, &n.ReadAt, &n.CreatedAt, &reason, &hookURL,
 			&n.PenaltyID, &pen.Type, &pen.IncidentDate, &pen.Status, &pen.Reason, &pen.Resolution, &total); err != nil {
 			return err
 		}

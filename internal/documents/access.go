@@ -187,7 +187,7 @@ func loadDocumentTaking(ctx context.Context, q postgres.DBTX, p auth.Principal, 
 	}
 	err := q.QueryRow(ctx, sql, args...).Scan(targets...)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return docRecord{}, documentMissing(ctx, q, p, id)
+		return docRecord{}, documentMissing(ctx, q, p, a, id)
 	}
 	if err != nil {
 		return docRecord{}, fmt.Errorf("load document %s: %w", id, err)
@@ -200,8 +200,14 @@ func loadDocumentTaking(ctx context.Context, q postgres.DBTX, p auth.Principal, 
 
 // documentMissing is the answer for a document id that a lookup did not
 // find: another company's is 403 AccessDenied (row-level security hid it),
-// anything else (none, or a deleted driver's) 404.
-func documentMissing(ctx context.Context, q postgres.DBTX, p auth.Principal, id uuid.UUID) error {
+// anything else (none, or a deleted driver's) 404. A role that may do a
+// only on vehicles' and trailers' documents (a dispatcher's write) cannot
+// be told whose a missing document would be: it is answered as it was
+// before the fleet had documents, 403 Forbidden (docs/fleet.md).
+func documentMissing(ctx context.Context, q postgres.DBTX, p auth.Principal, a auth.Action, id uuid.UUID) error {
+	if err := p.Require(a); err != nil {
+		return err
+	}
 	return holders.Hidden(ctx, q, p, "driver_documents", id, apperr.NotFound("msg.common.not_found.document"))
 }
 
@@ -251,6 +257,9 @@ func loadFile(ctx context.Context, q postgres.DBTX, p auth.Principal, a auth.Act
 		&f.Review.Status, &f.Review.Reason, &f.Review.ReviewedBy, &f.Review.ReviewedAt, &r.Change}, r.Doc.scanTargets()...)
 	err := q.QueryRow(ctx, sql, id).Scan(append(targets, &r.Driver)...)
 	if errors.Is(err, pgx.ErrNoRows) {
+		if err := p.Require(a); err != nil {
+			return fileRecord{}, err // as documentMissing
+		}
 		return fileRecord{}, holders.Hidden(ctx, q, p, "document_files", id, apperr.NotFound("msg.common.not_found.file"))
 	}
 	if err != nil {

@@ -87,12 +87,16 @@ const (
 // creates a driver, updates one (Fields: each value it changes, old and
 // new, by field name, the document columns' too) or leaves one unchanged.
 // DriverID is the driver's (a new driver's only once a real run created
-// it).
+// it). An import of vehicles or trailers answers the same (Holder names
+// the kind, and DriverID is then the vehicle's or trailer's id, written as
+// vehicle_id or trailer_id: RowChange.MarshalJSON).
 type RowChange struct {
 	Row      int                    `json:"row"`
 	Action   string                 `json:"action"`
 	DriverID *uuid.UUID             `json:"driver_id"`
 	Fields   map[string]FieldChange `json:"fields"`
+	// Holder is "vehicle" or "trailer" for a fleet import, "" for drivers.
+	Holder string `json:"-"`
 }
 
 // FieldChange is a field's value before and after a row, as the API writes

@@ -14,6 +14,7 @@ import (
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/drivers"
+	"github.com/konvoj/konvoj/internal/fleet"
 	"github.com/konvoj/konvoj/internal/i18n"
 )
 
@@ -27,26 +28,36 @@ type Column struct {
 // Fields are the fields a company's columns may be matched to: the driver
 // fields, then the number and valid_until columns of each document type the
 // company uses (the 14 built-in types, then its live custom types).
+//
+// An import of vehicles or trailers has the fleet's fields of its kind
+// (fleet.ImportFields) and no document columns.
 type Fields struct {
+	kind  Kind
 	types []string
 	names documents.TypeNames
 }
 
 // BuiltinFields are the fields of a company without custom document types.
-func BuiltinFields() Fields { return Fields{types: documents.Types} }
+func BuiltinFields() Fields { return Fields{kind: Drivers, types: documents.Types} }
 
-// Fields returns the fields of the company's columns (companyID is the
-// caller's, checked by the access file, or a job's).
-func (s *Service) Fields(ctx context.Context, companyID uuid.UUID) (Fields, error) {
+// Fields returns the fields of the company's columns of an import of kind
+// (companyID is the caller's, checked by the access file, or a job's).
+func (s *Service) Fields(ctx context.Context, companyID uuid.UUID, kind Kind) (Fields, error) {
+	if kind.isFleet() {
+		return Fields{kind: kind}, nil
+	}
 	types, names, err := documents.LiveTypes(ctx, s.db, companyID)
 	if err != nil {
 		return Fields{}, err
 	}
-	return Fields{types: types, names: names}, nil
+	return Fields{kind: Drivers, types: types, names: names}, nil
 }
 
 // List is every field, the driver fields first.
 func (f Fields) List() []string {
+	if f.kind.isFleet() {
+		return slices.Clone(fleet.ImportFields(f.kind.fleetKind()))
+	}
 	return append(slices.Clone(drivers.ImportFields), drivers.DocumentColumns(f.types)...)
 }
 
@@ -60,6 +71,9 @@ func (f Fields) custom() []string {
 // language's words for "number" and "valid until".
 func (f Fields) alias(header string) string {
 	k := fold(header)
+	if f.kind.isFleet() {
+		return fleetAliases[f.kind]()[k]
+	}
 	if field, ok := aliases[k]; ok {
 		return field
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/internal/faults"
+	"github.com/konvoj/konvoj/internal/fleet"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/webhooks"
@@ -28,9 +29,11 @@ const SyncRows = 1000
 
 // Import is an import as the API answers it (docs/import-export.md).
 type Import struct {
-	ID     uuid.UUID `json:"id"`
-	Status string    `json:"status"` // queued, running, done, failed
-	DryRun bool      `json:"dry_run"`
+	ID uuid.UUID `json:"id"`
+	// Kind is what the import brings in (drivers, vehicles, trailers).
+	Kind   string `json:"-"`
+	Status string `json:"status"` // queued, running, done, failed
+	DryRun bool   `json:"dry_run"`
 	// Mode is how a real run treats rows with errors: all_or_nothing or
 	// valid_rows (drivers.ModeAllOrNothing, drivers.ModeValidRows).
 	Mode      string     `json:"mode"`
@@ -76,24 +79,27 @@ type Enqueuer func(ctx context.Context, id, companyID uuid.UUID) error
 type Service struct {
 	db      *pgxpool.Pool
 	drivers *drivers.Service
+	fleet   *fleet.Service
 	// enqueue queues a large import's job; nil runs it in the request.
 	enqueue  Enqueuer
 	Log      *slog.Logger
 	maxBytes int64
 }
 
-// NewService returns an imports service on db with the drivers service
-// that checks and writes the rows. enqueue queues the job of a large
-// import (nil: every import runs in its request, as in the job worker).
-func NewService(db *pgxpool.Pool, d *drivers.Service, maxBytes int64, enqueue Enqueuer) *Service {
+// NewService returns an imports service on db with the drivers and fleet
+// services that check and write the rows. enqueue queues the job of a
+// large import (nil: every import runs in its request, as in the job
+// worker).
+func NewService(db *pgxpool.Pool, d *drivers.Service, f *fleet.Service, maxBytes int64, enqueue Enqueuer) *Service {
 	if maxBytes <= 0 {
 		maxBytes = 20 << 20
 	}
-	return &Service{db: db, drivers: d, Log: slog.Default(), maxBytes: maxBytes, enqueue: enqueue}
+	return &Service{db: db, drivers: d, fleet: f, Log: slog.Default(), maxBytes: maxBytes, enqueue: enqueue}
 }
 
 // Upload is an uploaded file and the request's choices.
 type Upload struct {
+	Kind     Kind
 	Filename string
 	Data     []byte
 	DryRun   bool
@@ -109,9 +115,9 @@ type Upload struct {
 // file: ErrBusy (409) when none is free. body opens the upload once the
 // role may import (403 before a refused body). alwaysDryRun makes it a dry
 // run whatever the upload says (the page checks every file first).
-func (s *Service) Receive(ctx context.Context, p auth.Principal, body func() (*multipart.Reader, error), dryRun, mode string,
+func (s *Service) Receive(ctx context.Context, p auth.Principal, kind Kind, body func() (*multipart.Reader, error), dryRun, mode string,
 	alwaysDryRun bool) (Import, error) {
-	if err := importer(p); err != nil {
+	if err := importer(p, kind); err != nil {
 		return Import{}, err
 	}
 	mr, err := body()
@@ -130,13 +136,14 @@ func (s *Service) Receive(ctx context.Context, p auth.Principal, body func() (*m
 	if alwaysDryRun {
 		u.DryRun = true
 	}
+	u.Kind = kind
 	return s.start(ctx, p, u)
 }
 
 // UploadLimit is the largest file the caller may upload, for the upload
-// form; a role that may not import is 403.
-func (s *Service) UploadLimit(p auth.Principal) (int64, error) {
-	if err := importer(p); err != nil {
+// form of kind; a role that may not import it is 403.
+func (s *Service) UploadLimit(p auth.Principal, kind Kind) (int64, error) {
+	if err := importer(p, kind); err != nil {
 		return 0, err
 	}
 	return s.maxBytes, nil
@@ -152,7 +159,7 @@ func (s *Service) start(ctx context.Context, p auth.Principal, u Upload) (Import
 	if err != nil {
 		return Import{}, err
 	}
-	fields, err := s.Fields(ctx, company)
+	fields, err := s.Fields(ctx, company, u.Kind)
 	if err != nil {
 		return Import{}, err
 	}
@@ -175,12 +182,15 @@ func (s *Service) start(ctx context.Context, p auth.Principal, u Upload) (Import
 	if u.Mode == "" {
 		u.Mode = drivers.ModeAllOrNothing
 	}
+	if u.Kind == "" {
+		u.Kind = Drivers
+	}
 	err = s.db.QueryRow(ctx, `INSERT INTO imports (company_id, user_id, user_name, user_role, user_email, ip_address, user_agent,
-			status, dry_run, filename, file, mapping, rows, columns, unknown_columns, mode)
-		VALUES ($1, $2, NULLIF($3, ''), $4, NULLIF($5, ''), NULLIF($6, ''), NULLIF($7, ''), 'queued', $8, $9, $10, $11, $12, $13, $14, $15)
+			status, dry_run, filename, file, mapping, rows, columns, unknown_columns, mode, kind)
+		VALUES ($1, $2, NULLIF($3, ''), $4, NULLIF($5, ''), NULLIF($6, ''), NULLIF($7, ''), 'queued', $8, $9, $10, $11, $12, $13, $14, $15, $16)
 		RETURNING id`,
 		company, nilUUID(p.UserID), p.Name, string(p.Role), p.Email, p.IPAddress, truncate(p.UserAgent, 500),
-		u.DryRun, truncate(u.Filename, 255), u.Data, mapping, len(t.Rows), colsJSON, unknownJSON, u.Mode).Scan(&id)
+		u.DryRun, truncate(u.Filename, 255), u.Data, mapping, len(t.Rows), colsJSON, unknownJSON, u.Mode, string(u.Kind)).Scan(&id)
 	if err != nil {
 		return Import{}, fmt.Errorf("record import: %w", err)
 	}
@@ -230,7 +240,7 @@ func (s *Service) Again(ctx context.Context, p auth.Principal, id uuid.UUID, lan
 	defer end()
 	// The file is read once a place is taken: the places bound the files
 	// held at once.
-	u := Upload{Filename: earlier.Filename, DryRun: in.DryRun, Mode: in.Mode, Mapping: in.Mapping}
+	u := Upload{Kind: Kind(earlier.Kind), Filename: earlier.Filename, DryRun: in.DryRun, Mode: in.Mode, Mapping: in.Mapping}
 	err = s.db.QueryRow(ctx, `SELECT file FROM imports WHERE company_id = $1 AND id = $2`, p.CompanyID, id).Scan(&u.Data)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Import{}, apperr.NotFound("msg.imports.not_found")
@@ -280,7 +290,7 @@ func (s *Service) Preview(ctx context.Context, p auth.Principal, id uuid.UUID, l
 	if im.Status != "done" {
 		return pv, nil
 	}
-	if pv.Fields, err = s.Fields(ctx, p.CompanyID); err != nil {
+	if pv.Fields, err = s.Fields(ctx, p.CompanyID, Kind(im.Kind)); err != nil {
 		return Preview{}, err
 	}
 	end, err := begin(p.CompanyID)
@@ -336,20 +346,25 @@ func (s *Service) Preview(ctx context.Context, p auth.Principal, id uuid.UUID, l
 			pv.NewRows[r.Line] = r
 		}
 	}
-	if pv.Drivers, pv.Offices, err = s.names(ctx, p.CompanyID, driverIDs, officeIDs); err != nil {
+	if pv.Drivers, pv.Offices, err = s.names(ctx, p.CompanyID, Kind(im.Kind), driverIDs, officeIDs); err != nil {
 		return Preview{}, err
 	}
 	return pv, nil
 }
 
-// names reads the names of the company's live drivers and offices among
-// the ids, for the changes a page shows.
-func (s *Service) names(ctx context.Context, company uuid.UUID, driverIDs, officeIDs []uuid.UUID) (map[uuid.UUID]DriverName, map[uuid.UUID]string, error) {
+// names reads the names of the company's live drivers (or, for a fleet
+// import, vehicles or trailers: their plate) and offices among the ids,
+// for the changes a page shows.
+func (s *Service) names(ctx context.Context, company uuid.UUID, kind Kind, driverIDs, officeIDs []uuid.UUID) (map[uuid.UUID]DriverName, map[uuid.UUID]string, error) {
 	ds, os := map[uuid.UUID]DriverName{}, map[uuid.UUID]string{}
 	if len(driverIDs) == 0 && len(officeIDs) == 0 {
 		return ds, os, nil
 	}
-	rows, err := s.db.Query(ctx, `SELECT id, first_name || ' ' || last_name, internal_number FROM drivers
+	records := `SELECT id, first_name || ' ' || last_name, internal_number FROM drivers`
+	if kind.isFleet() {
+		records = `SELECT id, coalesce(plate_number, ''), internal_number FROM ` + string(kind)
+	}
+	rows, err := s.db.Query(ctx, records+`
 			WHERE company_id = $1 AND id = ANY($2) AND deleted_at IS NULL
 		UNION ALL
 		SELECT id, name, NULL FROM offices WHERE company_id = $1 AND id = ANY($3)`, company, driverIDs, officeIDs)
@@ -374,7 +389,7 @@ func (s *Service) names(ctx context.Context, company uuid.UUID, driverIDs, offic
 }
 
 // importColumns are the columns of an import that importRow.dest scans.
-const importColumns = `id, status, dry_run, mode, filename, rows, created, updated, unchanged, errors, changes, progress,
+const importColumns = `id, kind, status, dry_run, mode, filename, rows, created, updated, unchanged, errors, changes, progress,
 	mapping, columns, unknown_columns, created_at, finished_at, failure`
 
 // importRow is an import's row as stored, before decode.
@@ -387,7 +402,7 @@ type importRow struct {
 
 // dest are the scan targets of importColumns, after those of first.
 func (r *importRow) dest(first ...any) []any {
-	return append(first, &r.im.ID, &r.im.Status, &r.im.DryRun, &r.im.Mode, &r.im.Filename, &r.im.Rows, &r.im.Created, &r.im.Updated,
+	return append(first, &r.im.ID, &r.im.Kind, &r.im.Status, &r.im.DryRun, &r.im.Mode, &r.im.Filename, &r.im.Rows, &r.im.Created, &r.im.Updated,
 		&r.im.Unchanged, &r.errs, &r.changes, &r.im.Progress, &r.mapping, &r.cols, &r.unknown, &r.im.CreatedAt, &r.im.FinishedAt, &r.failure)
 }
 
@@ -438,7 +453,7 @@ func (s *Service) decode(ctx context.Context, db postgres.DBTX, r importRow, lan
 	if cols == nil {
 		// An import recorded before its columns were kept: matched again
 		// from its file.
-		cols, unknown = s.matchStored(ctx, db, company, id, im.Mapping)
+		cols, unknown = s.matchStored(ctx, db, company, id, Kind(im.Kind), im.Mapping)
 	}
 	_ = json.Unmarshal(cols, &im.Columns)
 	_ = json.Unmarshal(unknown, &im.Unknown)
@@ -448,7 +463,7 @@ func (s *Service) decode(ctx context.Context, db postgres.DBTX, r importRow, lan
 // matchStored matches the columns of an import's stored file (as JSON),
 // for an import recorded without them; nothing when the file cannot be
 // read.
-func (s *Service) matchStored(ctx context.Context, db postgres.DBTX, company, id uuid.UUID, mapping map[string]string) ([]byte, []byte) {
+func (s *Service) matchStored(ctx context.Context, db postgres.DBTX, company, id uuid.UUID, kind Kind, mapping map[string]string) ([]byte, []byte) {
 	var data []byte
 	if err := db.QueryRow(ctx, `SELECT file FROM imports WHERE company_id = $1 AND id = $2`, company, id).Scan(&data); err != nil {
 		return nil, nil
@@ -457,7 +472,7 @@ func (s *Service) matchStored(ctx context.Context, db postgres.DBTX, company, id
 	if err != nil {
 		return nil, nil
 	}
-	fields, err := s.Fields(ctx, company)
+	fields, err := s.Fields(ctx, company, kind)
 	if err != nil {
 		return nil, nil
 	}
@@ -488,14 +503,14 @@ func (s *Service) run(ctx context.Context, company, id uuid.UUID) error {
 	var p auth.Principal
 	var data, mapping []byte
 	var dryRun bool
-	var role, mode string
+	var role, mode, kindName string
 	var userID *uuid.UUID
 	var name, email, ip, ua *string
 	// Only a queued import starts: one that was run, or failed as cut
 	// off, is never run (again).
 	err := s.db.QueryRow(ctx, `UPDATE imports SET status = 'running', heartbeat_at = now() WHERE company_id = $1 AND id = $2 AND status = 'queued'
-		RETURNING file, mapping, dry_run, mode, user_id, user_name, user_role, user_email, ip_address, user_agent`, company, id).
-		Scan(&data, &mapping, &dryRun, &mode, &userID, &name, &role, &email, &ip, &ua)
+		RETURNING file, mapping, dry_run, mode, kind, user_id, user_name, user_role, user_email, ip_address, user_agent`, company, id).
+		Scan(&data, &mapping, &dryRun, &mode, &kindName, &userID, &name, &role, &email, &ip, &ua)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return fmt.Errorf("start import %s: not queued", id)
 	}
@@ -508,7 +523,8 @@ func (s *Service) run(ctx context.Context, company, id uuid.UUID) error {
 	if userID != nil {
 		p.UserID = *userID
 	}
-	if err := importer(p); err != nil {
+	kind := Kind(kindName)
+	if err := importer(p, kind); err != nil {
 		return s.fail(ctx, company, id, err)
 	}
 	var m map[string]string
@@ -517,7 +533,7 @@ func (s *Service) run(ctx context.Context, company, id uuid.UUID) error {
 	if err != nil {
 		return s.fail(ctx, company, id, err)
 	}
-	fields, err := s.Fields(ctx, company)
+	fields, err := s.Fields(ctx, company, kind)
 	if err != nil {
 		return s.fail(ctx, company, id, err)
 	}
@@ -546,6 +562,11 @@ func (s *Service) run(ctx context.Context, company, id uuid.UUID) error {
 		if err := s.finish(ctx, tx, company, id, res); err != nil {
 			return err
 		}
+		if kind != Drivers {
+			// import.completed is a driver import's event (docs/webhooks.md);
+			// the records' own events tell of a fleet import.
+			return nil
+		}
 		// A real run that changed the drivers (docs/webhooks.md).
 		im, err := s.load(ctx, tx, company, id, i18n.EN)
 		if err != nil {
@@ -554,8 +575,16 @@ func (s *Service) run(ctx context.Context, company, id uuid.UUID) error {
 		return webhooks.Emit(ctx, tx, company, webhooks.ImportCompleted, im)
 	}
 	validRows := mode == drivers.ModeValidRows
-	res, err := s.drivers.Import(ctx, p, rows, drivers.ImportOptions{ID: id, DryRun: dryRun, ValidRows: validRows,
-		Progress: progress, Finish: finish})
+	o := drivers.ImportOptions{ID: id, DryRun: dryRun, ValidRows: validRows, Progress: progress, Finish: finish}
+	var res drivers.ImportResult
+	switch kind {
+	case Vehicles:
+		res, err = s.fleet.ImportVehicles(ctx, p, rows, o)
+	case Trailers:
+		res, err = s.fleet.ImportTrailers(ctx, p, rows, o)
+	default:
+		res, err = s.drivers.Import(ctx, p, rows, o)
+	}
 	if err != nil {
 		return s.fail(ctx, company, id, err)
 	}

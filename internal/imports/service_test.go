@@ -12,6 +12,7 @@ import (
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/internal/fixtures"
+	"github.com/konvoj/konvoj/internal/fleet"
 	"github.com/konvoj/konvoj/internal/postgres/pgtest"
 )
 
@@ -21,7 +22,7 @@ func queuedImport(t *testing.T) (*Service, uuid.UUID, uuid.UUID) {
 	t.Helper()
 	db := pgtest.New(t)
 	company := fixtures.Company(t, db)
-	svc := NewService(db, drivers.NewService(db, nil), 0, func(context.Context, uuid.UUID, uuid.UUID) error { return nil })
+	svc := NewService(db, drivers.NewService(db, nil), fleet.NewService(db, nil), 0, func(context.Context, uuid.UUID, uuid.UUID) error { return nil })
 	p := auth.Principal{CompanyID: company, Role: auth.RoleHRManager, Name: "HR"}
 	var file strings.Builder
 	file.WriteString("first_name,last_name,email\n")

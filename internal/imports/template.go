@@ -15,6 +15,7 @@ import (
 	"github.com/konvoj/konvoj/internal/countries"
 	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/internal/export"
+	"github.com/konvoj/konvoj/internal/fleet"
 	"github.com/konvoj/konvoj/internal/i18n"
 )
 
@@ -24,6 +25,9 @@ import (
 // labels back (Fields.Match), so a header written with Label is always
 // recognised.
 func (f Fields) Label(lang i18n.Lang, field string) string {
+	if f.kind.isFleet() {
+		return lang.T("fleet.field." + field)
+	}
 	for _, t := range f.types {
 		switch field {
 		case t + "_number":
@@ -94,8 +98,12 @@ func exampleDriver(lang i18n.Lang, office string) map[string]sample {
 // date and document validity columns; the CSV holds the same two rows.
 // readFormat reads the requested format once the role may import (403
 // before a bad format's 400).
-func (s *Service) Template(ctx context.Context, p auth.Principal, lang i18n.Lang, readFormat func() (export.Format, error)) ([]byte, error) {
-	if err := importer(p); err != nil {
+//
+// The template of vehicles or trailers is the same with the kind's fields,
+// an example vehicle or trailer and drop-down lists of its closed fields
+// (type, status, use, fuel, refrigeration) and offices.
+func (s *Service) Template(ctx context.Context, p auth.Principal, kind Kind, lang i18n.Lang, readFormat func() (export.Format, error)) ([]byte, error) {
+	if err := importer(p, kind); err != nil {
 		return nil, err
 	}
 	format, err := readFormat()
@@ -114,7 +122,7 @@ func (s *Service) Template(ctx context.Context, p auth.Principal, lang i18n.Lang
 	if len(officeNames) > 0 {
 		first = officeNames[0]
 	}
-	fs, err := s.Fields(ctx, p.CompanyID)
+	fs, err := s.Fields(ctx, p.CompanyID, kind)
 	if err != nil {
 		return nil, err
 	}
@@ -124,6 +132,13 @@ func (s *Service) Template(ctx context.Context, p auth.Principal, lang i18n.Lang
 		headers[i] = fs.Label(lang, f)
 	}
 	example := exampleDriver(lang, first)
+	sheet, choices := lang.T("drivers.export.sheet"), func(string) []string { return nil }
+	if kind.isFleet() {
+		example = exampleFleet(kind, lang, first)
+		sheet, choices = lang.T("fleet.export.sheet."+string(kind.fleetKind())), func(field string) []string {
+			return fleetChoices(kind, lang, field)
+		}
+	}
 	row := make([]export.Cell, len(fields))
 	for i, f := range fields {
 		row[i] = example[f].cell()
@@ -145,7 +160,7 @@ func (s *Service) Template(ctx context.Context, p auth.Principal, lang i18n.Lang
 		}
 		return buf.Bytes(), nil
 	}
-	return templateXLSX(lang, fields, headers, example, officeNames)
+	return templateXLSX(lang, sheet, fields, headers, example, officeNames, choices)
 }
 
 // templateRows is how far down the XLSX's checks reach: the most rows an
@@ -154,10 +169,12 @@ const templateRows = MaxRows + 1
 
 // templateXLSX builds the workbook with excelize: the template is small,
 // so it is built whole (the exports stream theirs).
-func templateXLSX(lang i18n.Lang, fields, headers []string, example map[string]sample, offices []string) ([]byte, error) {
+// choices gives the drop-down list of a field of another kind than drivers
+// (nil: none of its own).
+func templateXLSX(lang i18n.Lang, sheet string, fields, headers []string, example map[string]sample, offices []string,
+	choices func(field string) []string) ([]byte, error) {
 	f := excelize.NewFile()
 	defer f.Close()
-	sheet := lang.T("drivers.export.sheet")
 	if err := f.SetSheetName("Sheet1", sheet); err != nil {
 		return nil, fmt.Errorf("template sheet: %w", err)
 	}
@@ -232,7 +249,9 @@ func templateXLSX(lang i18n.Lang, fields, headers []string, example map[string]s
 		dv := excelize.NewDataValidation(true)
 		dv.Sqref = fmt.Sprintf("%s2:%s%d", col, col, templateRows)
 		dv.SetError(excelize.DataValidationErrorStyleStop, headers[i], lang.T("imports.template.invalid"))
-		switch {
+		switch own := choices(field); {
+		case own != nil:
+			err = dv.SetDropList(own)
 		case field == "status":
 			err = dv.SetDropList(statuses)
 		case field == "contract_indefinite":
@@ -286,5 +305,48 @@ func setCell(f *excelize.File, sheet, cell string, v sample, dateStyle int) erro
 	return nil
 }
 
-// TemplateName is the template's file name, without the extension.
+// TemplateName is the drivers template's file name, without the
+// extension (Kind.TemplateName for every kind).
 const TemplateName = "drivers-import-template"
+
+// exampleFleet is the example row of a vehicles or trailers template: a
+// complete record that imports without an error, words in lang.
+func exampleFleet(kind Kind, lang i18n.Lang, office string) map[string]sample {
+	txt := func(s string) sample { return sample{text: s} }
+	word := func(field, value string) sample {
+		_, key := fleet.Choices(kind.fleetKind(), field)
+		return txt(lang.T(key(value)))
+	}
+	if kind == Trailers {
+		d := civil.NewDate(2020, time.May, 4)
+		return map[string]sample{
+			"type": word("type", "frigo"), "status": word("status", "active"), "plate_number": txt("2AB 3456"),
+			"vin": txt("WSM00000003123456"), "make": txt("Schmitz Cargobull"), "model": txt("S.KO COOL"), "year": txt("2020"),
+			"has_refrigeration": word("has_refrigeration", "true"), "temperature_min": txt("-25"), "temperature_max": txt("25"),
+			"volume_m3": txt("86,5"), "gross_weight_kg": txt("39000"), "payload_kg": txt("27000"), "axles": txt("3"),
+			"first_registration_date": sample{day: &d}, "office": txt(office),
+		}
+	}
+	d := civil.NewDate(2021, time.March, 15)
+	return map[string]sample{
+		"type": word("type", "lkv"), "status": word("status", "active"), "plate_number": txt("1AB 2345"),
+		"vin": txt("WDB9634031L123456"), "make": txt("Mercedes-Benz"), "model": txt("Actros"), "year": txt("2021"),
+		"fuel_type": word("fuel_type", "diesel"), "emission_class": txt("EURO 6"), "gross_weight_kg": txt("18000"),
+		"payload_kg": txt("10000"), "axles": txt("2"), "odometer_km": txt("350000"), "first_registration_date": sample{day: &d},
+		"office": txt(office), "tags": txt("adr"),
+	}
+}
+
+// fleetChoices is the drop-down list of a closed field of a vehicles or
+// trailers template, in lang (nil for another field).
+func fleetChoices(kind Kind, lang i18n.Lang, field string) []string {
+	values, key := fleet.Choices(kind.fleetKind(), field)
+	if values == nil {
+		return nil
+	}
+	out := make([]string, len(values))
+	for i, v := range values {
+		out[i] = lang.T(key(v))
+	}
+	return out
+}

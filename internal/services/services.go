@@ -91,15 +91,16 @@ func New(db *pgxpool.Pool, o Options) Set {
 		system = db
 	}
 	drv := drivers.NewService(db, o.CursorKey)
+	flt := fleet.NewService(db, o.CursorKey)
 	return Set{
 		Tenants: tenants.NewRequestService(db, system),
 		Audit:   audit.NewService(db),
 		Drivers: drv,
-		Imports: imports.NewService(db, drv, o.UploadMaxBytes, o.ImportQueue),
+		Imports: imports.NewService(db, drv, flt, o.UploadMaxBytes, o.ImportQueue),
 		Documents: documents.NewService(db, documents.Options{Files: o.Files, MaxBytes: o.UploadMaxBytes, CursorKey: o.CursorKey,
 			// A review's outcome is told to the driver like an alert.
 			ReviewNotifier: alerts.ReviewNotifier(o.PublicURL)}),
-		Fleet: fleet.NewService(db, o.CursorKey),
+		Fleet: flt,
 		Finance: finance.NewService(db, o.Files, o.UploadMaxBytes, o.CursorKey,
 			// Disputes call HR to act, and their resolution the driver.
 			alerts.DisputeNotifier()),

@@ -88,6 +88,18 @@ var apiRoutes = map[string]authzRoute{
 		notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
 	"GET /api/v0/imports/drivers/template": {action: auth.DriversImport,
 		notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
+	"POST /api/v0/imports/vehicles": {action: auth.FleetWrite, body: "upload",
+		notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
+	"GET /api/v0/imports/vehicles/template": {action: auth.FleetWrite,
+		notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
+	"POST /api/v0/imports/trailers": {action: auth.FleetWrite, body: "upload",
+		notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
+	"GET /api/v0/imports/trailers/template": {action: auth.FleetWrite,
+		notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
+	"GET /api/v0/vehicles/export": {action: auth.FleetRead, notApplicable: map[webtest.Refusal]string{
+		webtest.OtherCompany: collection, webtest.RoleRefused: everyRole, webtest.OtherDriver: ownList}},
+	"GET /api/v0/trailers/export": {action: auth.FleetRead, notApplicable: map[webtest.Refusal]string{
+		webtest.OtherCompany: collection, webtest.RoleRefused: everyRole, webtest.OtherDriver: ownList}},
 	"GET /api/v0/imports/{id}": {action: auth.DriversImport, ids: map[string]string{"id": webtest.KindImport},
 		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
 	"GET /api/v0/drivers/{id}": {action: auth.DriversRead, ids: driverIDs(),

@@ -927,9 +927,9 @@ func TestDocumentPermissions(t *testing.T) {
 	}
 	// The role check comes before the existence check.
 	env.As(company, auth.RoleAccountant).Get("/api/v0/drivers/"+uuid.NewString()+"/documents").ExpectError(http.StatusForbidden, "Forbidden")
-	// A dispatcher may upload vehicles' and trailers' documents: an unknown
-	// document is 404, a driver's document 403 Forbidden.
-	env.As(company, auth.RoleDispatcher).Post("/api/v0/documents/"+uuid.NewString()+"/files", "{}").ExpectError(http.StatusNotFound, "NotFound")
+	// A dispatcher may upload vehicles' and trailers' documents only: an
+	// unknown document and a driver's document are 403 Forbidden.
+	env.As(company, auth.RoleDispatcher).Post("/api/v0/documents/"+uuid.NewString()+"/files", "{}").ExpectError(http.StatusForbidden, "Forbidden")
 	env.As(company, auth.RoleDispatcher).Post("/api/v0/documents/"+docID.String()+"/files", "{}").ExpectError(http.StatusForbidden, "Forbidden")
 	env.As(company, auth.RoleDispatcher).Put("/api/v0/documents/"+docID.String(), "{not json").ExpectError(http.StatusForbidden, "Forbidden")
 	hr.Put("/api/v0/documents/"+uuid.NewString(), "{not json").ExpectError(http.StatusNotFound, "NotFound")

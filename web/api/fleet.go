@@ -14,11 +14,13 @@ import (
 // fleet.Service.
 func (h *Handlers) mountFleet(g *web.Routes) {
 	g.GET("/vehicles", h.listVehicles)
+	g.GET("/vehicles/export", h.exportVehicles)
 	g.POST("/vehicles", h.createVehicle)
 	g.GET("/vehicles/:id", h.getVehicle)
 	g.PUT("/vehicles/:id", h.updateVehicle)
 	g.DELETE("/vehicles/:id", h.deleteVehicle)
 	g.GET("/trailers", h.listTrailers)
+	g.GET("/trailers/export", h.exportTrailers)
 	g.POST("/trailers", h.createTrailer)
 	g.GET("/trailers/:id", h.getTrailer)
 	g.PUT("/trailers/:id", h.updateTrailer)

@@ -17,6 +17,7 @@ import (
 	"github.com/konvoj/konvoj/internal/alerts"
 	"github.com/konvoj/konvoj/internal/config"
 	"github.com/konvoj/konvoj/internal/drivers"
+	"github.com/konvoj/konvoj/internal/fleet"
 	"github.com/konvoj/konvoj/internal/imports"
 	"github.com/konvoj/konvoj/internal/jobs"
 	"github.com/konvoj/konvoj/internal/rating"
@@ -102,7 +103,7 @@ func (a *App) startJobs(ctx context.Context, o Options) error {
 	}
 	client, err := jobs.NewClient(system, rating.NewService(system), o.Server.Logger, jobs.Options{
 		Periodic: true, Scanner: alerts.NewScanner(system, cfg.PublicURL), Mailer: mailer,
-		Imports: imports.NewService(system, drivers.NewService(system, nil), cfg.UploadMaxBytes, nil), Files: a.Files,
+		Imports: imports.NewService(system, drivers.NewService(system, nil), fleet.NewService(system, nil), cfg.UploadMaxBytes, nil), Files: a.Files,
 		Webhooks: webhooks.NewSender(system, webhooks.Guard{AllowPrivate: cfg.WebhookAllowPrivate}, o.WebhookTLS, o.Server.Logger),
 		Sessions: sessions.NewService(system)})
 	if err != nil {

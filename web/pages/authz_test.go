@@ -44,6 +44,9 @@ var driverID = map[string]string{"id": webtest.KindDriver}
 
 var importID = map[string]string{"id": webtest.KindImport}
 
+// fleetImportID names the world's import of vehicles.
+var fleetImportID = map[string]string{"id": webtest.KindFleetImport}
+
 var webhookID = map[string]string{"id": webtest.KindWebhook}
 
 // ownNotifications: the caller's own notifications, which every role has.
@@ -162,6 +165,26 @@ var pageRoutes = map[string]pageRoute{
 	"POST /drivers/import/:id/mapping": {action: auth.DriversImport, ids: importID, form: url.Values{"field.0": {"last_name"}},
 		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
 	"POST /drivers/import/:id/confirm": {action: auth.DriversImport, ids: importID, form: url.Values{"form_token": {"2d6b8a0e-51c4-4f0e-9a3b-7c1e2f4d5a60"}},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"GET /vehicles/import":          {action: auth.FleetWrite, notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
+	"POST /vehicles/import":         {action: auth.FleetWrite, upload: true, notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
+	"GET /vehicles/import/template": {action: auth.FleetWrite, notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
+	"GET /vehicles/import/:id":      {action: auth.FleetWrite, ids: fleetImportID, notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"GET /vehicles/import/:id/progress": {action: auth.FleetWrite, ids: fleetImportID,
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"POST /vehicles/import/:id/mapping": {action: auth.FleetWrite, ids: fleetImportID, form: url.Values{"field.0": {"make"}},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"POST /vehicles/import/:id/confirm": {action: auth.FleetWrite, ids: fleetImportID, form: url.Values{"form_token": {"2d6b8a0e-51c4-4f0e-9a3b-7c1e2f4d5a60"}},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"GET /trailers/import":          {action: auth.FleetWrite, notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
+	"POST /trailers/import":         {action: auth.FleetWrite, upload: true, notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
+	"GET /trailers/import/template": {action: auth.FleetWrite, notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
+	"GET /trailers/import/:id":      {action: auth.FleetWrite, ids: fleetImportID, notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"GET /trailers/import/:id/progress": {action: auth.FleetWrite, ids: fleetImportID,
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"POST /trailers/import/:id/mapping": {action: auth.FleetWrite, ids: fleetImportID, form: url.Values{"field.0": {"make"}},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"POST /trailers/import/:id/confirm": {action: auth.FleetWrite, ids: fleetImportID, form: url.Values{"form_token": {"2d6b8a0e-51c4-4f0e-9a3b-7c1e2f4d5a60"}},
 		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
 	"GET /drivers/new": {action: auth.DriversCreate, notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
 	"POST /drivers/new": {action: auth.DriversCreate,

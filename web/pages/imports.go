@@ -42,37 +42,53 @@ const (
 	importCreateRows = 20
 )
 
+// Each kind (drivers, vehicles, trailers) has the same pages under its
+// own address (/drivers/import, /vehicles/import, /trailers/import); an
+// import's page is reached under any of them and links to its kind's.
 func (p *Pages) mountImports(r *web.Routes) {
-	r.GET("/drivers/import", p.importUpload)
-	r.POST("/drivers/import", p.importStart)
-	r.GET("/drivers/import/template", p.importTemplate)
-	r.GET("/drivers/import/:id", p.importPage)
-	r.GET("/drivers/import/:id/progress", p.importProgress)
-	r.POST("/drivers/import/:id/mapping", p.importMapping)
-	r.POST("/drivers/import/:id/confirm", p.importConfirm)
-}
-
-func importURL(id uuid.UUID) string { return "/drivers/import/" + id.String() }
-
-func (p *Pages) importUpload(c echo.Context) error {
-	if _, err := p.svc.Imports.UploadLimit(web.Principal(c)); err != nil {
-		return err
+	for _, kind := range imports.Kinds {
+		base := views.ImportBase(string(kind))
+		r.GET(base, p.importUpload(kind))
+		r.POST(base, p.importStart(kind))
+		r.GET(base+"/template", p.importTemplate(kind))
+		r.GET(base+"/:id", p.importPage)
+		r.GET(base+"/:id/progress", p.importProgress)
+		r.POST(base+"/:id/mapping", p.importMapping)
+		r.POST(base+"/:id/confirm", p.importConfirm)
 	}
-	return p.render(c, http.StatusOK, "imports.title", views.ImportUploadPage(p.importUploadData(c)))
 }
 
-func (p *Pages) importUploadData(c echo.Context) views.ImportUploadData {
+func importURL(kind string, id uuid.UUID) string { return views.ImportBase(kind) + "/" + id.String() }
+
+func (p *Pages) importUpload(kind imports.Kind) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if _, err := p.svc.Imports.UploadLimit(web.Principal(c), kind); err != nil {
+			return err
+		}
+		return p.render(c, http.StatusOK, views.ImportTitleKey(string(kind)), views.ImportUploadPage(p.importUploadData(c, kind)))
+	}
+}
+
+func (p *Pages) importUploadData(c echo.Context, kind imports.Kind) views.ImportUploadData {
 	lang := i18n.From(c.Request().Context())
-	return views.ImportUploadData{CSRF: csrfToken(c), MaxSize: formatSize(lang, p.svc.Imports.MaxBytes())}
+	d := views.ImportUploadData{Kind: string(kind), CSRF: csrfToken(c), MaxSize: formatSize(lang, p.svc.Imports.MaxBytes())}
+	for _, k := range imports.Importable(web.Principal(c)) {
+		d.Kinds = append(d.Kinds, string(k))
+	}
+	return d
 }
 
 // importStart checks an uploaded file as a dry run and opens its page; a
 // refused file comes back in the form.
-func (p *Pages) importStart(c echo.Context) error {
+func (p *Pages) importStart(kind imports.Kind) echo.HandlerFunc {
+	return func(c echo.Context) error { return p.importStarted(c, kind) }
+}
+
+func (p *Pages) importStarted(c echo.Context, kind imports.Kind) error {
 	ctx, pr := c.Request().Context(), web.Principal(c)
-	im, err := p.startImport(c, pr)
+	im, err := p.startImport(c, pr, kind)
 	if err == nil {
-		return p.redirect(c, importURL(im.ID))
+		return p.redirect(c, importURL(im.Kind, im.ID))
 	}
 	r, ok := refusalOf(i18n.From(ctx), err, p.svc.Imports.MaxBytes())
 	if !ok {
@@ -81,26 +97,28 @@ func (p *Pages) importStart(c echo.Context) error {
 	// Read what the browser still sends (bounded by the cap), so it gets
 	// the answer rather than a reset connection.
 	_, _ = io.Copy(io.Discard, c.Request().Body)
-	d := p.importUploadData(c)
+	d := p.importUploadData(c, kind)
 	d.Errors = append(d.Errors, r.messages()...)
 	if isHTMX(c) {
 		return p.fragment(c, r.status, views.ImportUploadForm(d))
 	}
-	return p.render(c, r.status, "imports.title", views.ImportUploadPage(d))
+	return p.render(c, r.status, views.ImportTitleKey(string(kind)), views.ImportUploadPage(d))
 }
 
 // startImport reads the upload as the API does, always as a dry run.
-func (p *Pages) startImport(c echo.Context, pr auth.Principal) (imports.Import, error) {
+func (p *Pages) startImport(c echo.Context, pr auth.Principal, kind imports.Kind) (imports.Import, error) {
 	body := func() (*multipart.Reader, error) { return web.UploadBody(c, p.svc.Imports.MaxBytes()) }
-	return p.svc.Imports.Receive(c.Request().Context(), pr, body, "", "", true)
+	return p.svc.Imports.Receive(c.Request().Context(), pr, kind, body, "", "", true)
 }
 
-// importTemplate downloads the template in the page's language.
-func (p *Pages) importTemplate(c echo.Context) error {
-	ctx, pr := c.Request().Context(), web.Principal(c)
-	return web.ExportBuilt(c, imports.TemplateName, func(readFormat func() (export.Format, error)) ([]byte, error) {
-		return p.svc.Imports.Template(ctx, pr, i18n.From(ctx), readFormat)
-	})
+// importTemplate downloads the kind's template in the page's language.
+func (p *Pages) importTemplate(kind imports.Kind) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		ctx, pr := c.Request().Context(), web.Principal(c)
+		return web.ExportBuilt(c, kind.TemplateName(), func(readFormat func() (export.Format, error)) ([]byte, error) {
+			return p.svc.Imports.Template(ctx, pr, kind, i18n.From(ctx), readFormat)
+		})
+	}
 }
 
 func (p *Pages) importPage(c echo.Context) error {
@@ -108,7 +126,7 @@ func (p *Pages) importPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return p.render(c, http.StatusOK, "imports.title", views.ImportPage(d))
+	return p.render(c, http.StatusOK, views.ImportTitleKey(d.Kind), views.ImportPage(d))
 }
 
 // importProgress is what the page polls while the import runs: the
@@ -133,7 +151,7 @@ func (p *Pages) importData(c echo.Context, id uuid.UUID) (views.ImportData, erro
 	if err != nil {
 		return views.ImportData{}, err
 	}
-	d := views.ImportData{CSRF: csrfToken(c), Token: forms.NewToken(), URL: importURL(id), Filename: pv.Filename, Status: pv.Status,
+	d := views.ImportData{Kind: pv.Kind, CSRF: csrfToken(c), Token: forms.NewToken(), URL: importURL(pv.Kind, id), Filename: pv.Filename, Status: pv.Status,
 		DryRun: pv.DryRun, Progress: pv.Progress, Rows: pv.Rows}
 	if d.Running() || d.Status == "failed" {
 		return d, nil
@@ -209,7 +227,7 @@ func (p *Pages) importMapping(c echo.Context) error {
 	if err != nil {
 		return p.importRefused(c, id, err)
 	}
-	return p.redirect(c, importURL(im.ID))
+	return p.redirect(c, importURL(im.Kind, im.ID))
 }
 
 // importConfirm runs a checked file for real, with its column matching,
@@ -247,7 +265,7 @@ func (p *Pages) importConfirm(c echo.Context) error {
 		}
 		return p.importRefused(c, id, err)
 	}
-	to := importURL(im.ID)
+	to := importURL(im.Kind, im.ID)
 	if err := p.svc.Forms.Finish(ctx, pr, claim, to); err != nil {
 		return err
 	}
@@ -266,7 +284,7 @@ func (p *Pages) importRefused(c echo.Context, id uuid.UUID, err error) error {
 		return derr
 	}
 	d.Errors = append(d.Errors, r.messages()...)
-	return p.render(c, r.status, "imports.title", views.ImportPage(d))
+	return p.render(c, r.status, views.ImportTitleKey(d.Kind), views.ImportPage(d))
 }
 
 // importChanges lists the import's changes as its page shows them: the
@@ -295,12 +313,12 @@ func importChanges(lang i18n.Lang, pv imports.Preview, d *views.ImportData) {
 			}
 			u := views.ImportUpdate{Row: c.Row}
 			if n, ok := pv.Drivers[*c.DriverID]; ok {
-				u.Driver, u.URL = n.Name+" ("+n.Number+")", driverURL(*c.DriverID)
+				u.Driver, u.URL = n.Name+" ("+n.Number+")", importRecordURL(pv.Kind, *c.DriverID)
 			}
 			for _, f := range pv.Fields.List() {
 				if fc, ok := c.Fields[f]; ok {
 					u.Fields = append(u.Fields, views.ImportFieldChange{Label: pv.Fields.Label(lang, f),
-						Old: importValueText(lang, f, fc.Old, pv.Offices), New: importValueText(lang, f, fc.New, pv.Offices)})
+						Old: importKindValueText(lang, pv.Kind, f, fc.Old, pv.Offices), New: importKindValueText(lang, pv.Kind, f, fc.New, pv.Offices)})
 				}
 			}
 			d.Updates = append(d.Updates, u)
@@ -312,9 +330,12 @@ func importChanges(lang i18n.Lang, pv imports.Preview, d *views.ImportData) {
 			r := pv.NewRows[c.Row]
 			nc := views.ImportCreate{Row: c.Row, Name: strings.TrimSpace(value(r, "first_name") + " " + value(r, "last_name")),
 				Email: value(r, "email")}
+			if pv.Kind != string(imports.Drivers) {
+				nc.Name, nc.Email = value(r, "plate_number"), value(r, "make")
+			}
 			if c.DriverID != nil {
 				if n, ok := pv.Drivers[*c.DriverID]; ok {
-					nc.Name, nc.URL = n.Name+" ("+n.Number+")", driverURL(*c.DriverID)
+					nc.Name, nc.URL = n.Name+" ("+n.Number+")", importRecordURL(pv.Kind, *c.DriverID)
 				}
 			}
 			d.Creates = append(d.Creates, nc)

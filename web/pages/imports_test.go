@@ -13,6 +13,7 @@ import (
 
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/drivers"
+	"github.com/konvoj/konvoj/internal/fleet"
 	"github.com/konvoj/konvoj/internal/imports"
 )
 
@@ -192,7 +193,7 @@ func TestImportPageProgress(t *testing.T) {
 	hr.get("/drivers/import/"+id+"/progress").expect(t, http.StatusOK).contains(t, `data-status="queued"`).lacks(t, "<html")
 
 	// The job's work, on the system pool as the job queue runs it.
-	jobs := imports.NewService(env.DB, drivers.NewService(env.DB, nil), 0, nil)
+	jobs := imports.NewService(env.DB, drivers.NewService(env.DB, nil), fleet.NewService(env.DB, nil), 0, nil)
 	if err := jobs.Run(context.Background(), company, uuid.MustParse(id)); err != nil {
 		t.Fatal(err)
 	}

@@ -33,6 +33,8 @@ type Tenant struct {
 	Outbox uuid.UUID
 	// Import is a finished driver import of the company, written directly.
 	Import uuid.UUID
+	// FleetImport is a checked import of vehicles (KindFleetImport).
+	FleetImport uuid.UUID
 	// Webhook is a webhook endpoint of the company and Delivery a delivery
 	// to it, written directly (the API refuses the test's local URLs).
 	Webhook, Delivery uuid.UUID
@@ -58,6 +60,8 @@ const (
 	KindCompany     = "company"
 	KindOutbox      = "outbox"
 	KindImport      = "import"
+	// KindFleetImport is an import of vehicles, which the fleet's roles read.
+	KindFleetImport = "fleet_import"
 	KindWebhook     = "webhook"
 	KindDelivery    = "delivery"
 	KindVehicle     = "vehicle"
@@ -94,6 +98,8 @@ func (t Tenant) ID(driver int, kind string) uuid.UUID {
 		return t.Outbox
 	case KindImport:
 		return t.Import
+	case KindFleetImport:
+		return t.FleetImport
 	case KindWebhook:
 		return t.Webhook
 	case KindDelivery:
@@ -123,6 +129,10 @@ func (e *Env) World() *World {
 		if err := e.DB.QueryRow(context.Background(), `INSERT INTO imports (company_id, user_role, status, dry_run, filename)
 			VALUES ($1, 'admin', 'done', true, 'drivers.csv') RETURNING id`, t.Company).Scan(&t.Import); err != nil {
 			e.T.Fatalf("world: import: %v", err)
+		}
+		if err := e.DB.QueryRow(context.Background(), `INSERT INTO imports (company_id, user_role, status, dry_run, filename, kind)
+			VALUES ($1, 'dispatcher', 'done', true, 'vehicles.csv', 'vehicles') RETURNING id`, t.Company).Scan(&t.FleetImport); err != nil {
+			e.T.Fatalf("world: fleet import: %v", err)
 		}
 		if err := e.DB.QueryRow(context.Background(), `WITH w AS (
 				INSERT INTO webhook_endpoints (company_id, url, events, secret, enabled)

@@ -239,6 +239,10 @@ func readEndpoints(fx fixtures) []endpointDef {
 		{"GET /drivers?document_status=expiring_soon", false, func(int) string {
 			return "/api/v0/drivers?document_status=expiring_soon&per_page=20"
 		}},
+		// The vehicles list beside the drivers list, with the same page
+		// size (the set has a vehicle per driver).
+		{"GET /vehicles sorted", false, func(int) string { return "/api/v0/vehicles?sort_by=plate_number&per_page=20" }},
+		{"GET /vehicles?document_status=expired", false, func(int) string { return "/api/v0/vehicles?document_status=expired&per_page=20" }},
 		{"GET /drivers/{id}", true, drv("")},
 		{"GET /drivers/{id}/documents", true, drv("/documents")},
 		{"GET /drivers/{id}/finance", true, drv("/finance?per_page=20")},

@@ -100,6 +100,7 @@ var demoDrivers = []struct{ first, last, country string }{
 
 // Demo creates the demo company once: offices, a user of each role, about
 // 50 drivers with documents in every status (real small PDF and PNG files),
+// 50 vehicles and 45 trailers with theirs, transport units,
 // six months of finance transactions with paid periods, penalties in every
 // state, orders and six months of ratings. A second run changes nothing.
 func Demo(ctx context.Context, s DemoServices, now time.Time) (DemoResult, error) {
@@ -138,6 +139,9 @@ func Demo(ctx context.Context, s DemoServices, now time.Time) (DemoResult, error
 		{"offices and users", d.officesAndUsers},
 		{"drivers", d.createDrivers},
 		{"documents", d.documents},
+		{"vehicles and trailers", d.createFleet},
+		{"vehicle and trailer documents", d.fleetDocuments},
+		{"transport units", d.transportUnits},
 		{"finance", d.finance},
 		{"penalties", d.penalties},
 		{"pay periods", d.payPeriods},
@@ -217,13 +221,16 @@ func DemoUserID(email string) uuid.UUID {
 }
 
 type demo struct {
-	s         DemoServices
-	company   uuid.UUID
-	loc       *time.Location
-	today     civil.Date
-	admin     auth.Principal
-	hr        auth.Principal
-	driverIDs []uuid.UUID
+	s          DemoServices
+	company    uuid.UUID
+	loc        *time.Location
+	today      civil.Date
+	admin      auth.Principal
+	hr         auth.Principal
+	dispatcher auth.Principal
+	driverIDs  []uuid.UUID
+	vehicles   []demoRecord
+	trailers   []demoRecord
 }
 
 func mustLocation(name string) *time.Location {
@@ -256,6 +263,8 @@ func (d *demo) officesAndUsers(ctx context.Context) error {
 			d.admin = d.principal(u.role, u.email, u.first+" "+u.last)
 		case auth.RoleHRManager:
 			d.hr = d.principal(u.role, u.email, u.first+" "+u.last)
+		case auth.RoleDispatcher:
+			d.dispatcher = d.principal(u.role, u.email, u.first+" "+u.last)
 		}
 	}
 	return nil

@@ -36,7 +36,7 @@ const ScaleMarker = "scale"
 // ScaleRevision names the shape of the generated data: a change to what
 // Scale generates raises it, and the benchmark, which keeps one database
 // per set and revision, seeds a new one instead of measuring the old data.
-const ScaleRevision = 2
+const ScaleRevision = 3
 
 // Scale generates the synthetic set inside PostgreSQL with set-based SQL
 // (generate_series), one transaction per company. Companies already seeded
@@ -209,12 +209,104 @@ func scaleCompany(ctx context.Context, tx pgx.Tx, name string, n int, super bool
 			FROM drivers d CROSS JOIN unnest($2::text[]) WITH ORDINALITY AS t(type, ord)
 			WHERE d.company_id = $1`,
 			[]any{id, documents.Types, today}},
+		// The fleet in the demo's proportions: a vehicle per driver (four
+		// trucks to one light vehicle) and nine trailers to ten drivers,
+		// with plates and VINs unique in the company.
+		{"vehicles", `
+			INSERT INTO vehicles (company_id, office_id, internal_number, internal_seq, type, status, assignment_mode,
+				plate_number, vin, make, model, year, fuel_type, emission_class, color, gross_weight_kg, payload_kg, axles,
+				odometer_km, first_registration_date, tags)
+			SELECT $1, (SELECT array_agg(id ORDER BY is_headquarters DESC) FROM offices WHERE company_id = $1)[1 + s % 2],
+				'VEH-' || lpad(s::text, greatest(4, length(s::text)), '0'), s, x.type,
+				CASE WHEN s % 41 = 0 THEN 'sold' WHEN s % 23 = 0 THEN 'inactive' WHEN s % 17 = 0 THEN 'in_service' ELSE 'active' END,
+				CASE WHEN x.type = 'pkv' THEN (ARRAY['assigned','pool','unassigned'])[1 + (s / 5) % 3] END,
+				(1 + (s - 1) / 10000) || 'AC ' || lpad(((s - 1) % 10000)::text, 4, '0'),
+				'TMBV' || lpad(upper(to_hex(s)), 13, '0'),
+				CASE WHEN x.type = 'lkv' THEN (ARRAY['Scania','Volvo','DAF','MAN','Mercedes-Benz','Iveco'])[1 + s % 6]
+					ELSE (ARRAY['Škoda','Volkswagen','Ford','Renault'])[1 + s % 4] END,
+				CASE WHEN x.type = 'lkv' THEN (ARRAY['R 450','FH 500','XF 480','TGX 18.470','Actros 1845','S-Way 490'])[1 + s % 6]
+					ELSE (ARRAY['Octavia','Transporter','Transit','Master'])[1 + s % 4] END,
+				2012 + s % 13,
+				CASE WHEN x.type = 'lkv' THEN 'diesel' ELSE (ARRAY['diesel','petrol','hybrid','electric'])[1 + s % 4] END,
+				CASE WHEN x.type = 'pkv' AND s % 4 = 3 THEN NULL WHEN s % 13 = 12 THEN 'EURO5' ELSE 'EURO6' END,
+				(ARRAY['bílá','stříbrná','modrá','červená','černá'])[1 + s % 5],
+				CASE WHEN x.type = 'lkv' THEN 18000 ELSE 3500 END, CASE WHEN x.type = 'lkv' THEN 11000 ELSE 1200 END,
+				CASE WHEN x.type = 'lkv' THEN 2 + s % 2 ELSE 2 END, 15000 + (s * 7919) % 900000,
+				make_date(2012 + s % 13, 1 + s % 12, 1 + s % 28),
+				CASE WHEN x.type = 'lkv' AND s % 10 = 0 THEN ARRAY['adr'] ELSE '{}' END
+			FROM generate_series(1, $2::int) s, LATERAL (SELECT CASE WHEN s % 5 = 0 THEN 'pkv' ELSE 'lkv' END AS type) x`,
+			[]any{id, o.DriversPerCompany}},
+		{"trailers", `
+			INSERT INTO trailers (company_id, office_id, internal_number, internal_seq, type, status, plate_number, vin, make, model,
+				year, has_refrigeration, temperature_min, temperature_max, volume_m3, color, gross_weight_kg, payload_kg, axles,
+				first_registration_date, tags)
+			SELECT $1, (SELECT array_agg(id ORDER BY is_headquarters DESC) FROM offices WHERE company_id = $1)[1 + s % 2],
+				'TRL-' || lpad(s::text, greatest(4, length(s::text)), '0'), s, x.type,
+				CASE WHEN s % 29 = 0 THEN 'inactive' WHEN s % 19 = 0 THEN 'in_service' ELSE 'active' END,
+				(1 + (s - 1) / 10000) || 'PB ' || lpad(((s - 1) % 10000)::text, 4, '0'),
+				'WSMT' || lpad(upper(to_hex(s)), 13, '0'),
+				(ARRAY['Schmitz Cargobull','Krone','Kögel','Wielton'])[1 + s % 4],
+				(ARRAY['S.CS','Profi Liner','Cargo','NS 3'])[1 + s % 4],
+				2012 + s % 13, x.type = 'frigo',
+				CASE WHEN x.type = 'frigo' THEN -25.00 END, CASE WHEN x.type = 'frigo' THEN 12.00 END,
+				CASE x.type WHEN 'mega' THEN 100.00 WHEN 'frigo' THEN 86.00 WHEN 'van' THEN 88.00 ELSE 90.00 END,
+				(ARRAY['bílá','šedá','modrá'])[1 + s % 3], 39000, 27000, 3,
+				make_date(2012 + s % 13, 1 + s % 12, 1 + s % 28),
+				CASE WHEN x.type = 'frigo' THEN ARRAY['frigo'] ELSE '{}' END || CASE WHEN s % 11 = 0 THEN ARRAY['adr'] ELSE '{}' END
+			FROM generate_series(1, ($2::int * 9 + 9) / 10) s,
+				LATERAL (SELECT (ARRAY['standard','tautliner','mega','frigo','standard','tautliner','van','frigo'])[1 + s % 8] AS type) x`,
+			[]any{id, o.DriversPerCompany}},
+		{"fleet numbers", `UPDATE companies SET vehicle_number_seq = $2::int, trailer_number_seq = ($2::int * 9 + 9) / 10 WHERE id = $1`,
+			[]any{id, o.DriversPerCompany}},
+		// Statistics of the rows so far: the planner takes tables loaded in
+		// this transaction for empty otherwise, and the joins below (a
+		// truck with its driver and trailer) ran as nested loops over
+		// whole tables.
+		{"statistics", `ANALYZE drivers, vehicles, trailers`, nil},
+		// The keys that make plates and VINs unique across vehicles and
+		// trailers (migrations/00049_fleet_identifiers.sql), which the
+		// records' trigger writes when triggers are on.
+		{"fleet identifiers", `
+			INSERT INTO fleet_identifiers (company_id, kind, key, holder_type, holder_id)
+			SELECT company_id, k.kind, k.key, h.holder, id FROM (
+				SELECT company_id, id, 'vehicle' AS holder, plate_number, vin FROM vehicles WHERE company_id = $1
+				UNION ALL SELECT company_id, id, 'trailer', plate_number, vin FROM trailers WHERE company_id = $1) h,
+				LATERAL (VALUES ('plate', konvoj_plate_key(h.plate_number)), ('vin', upper(h.vin))) k(kind, key)
+			WHERE k.key IS NOT NULL
+			ON CONFLICT DO NOTHING`,
+			[]any{id}},
+		// Each record's documents of the types that apply to it, dated
+		// as the drivers' are; a type without expiry has no date.
+		{"fleet documents", `
+			INSERT INTO driver_documents (company_id, holder_type, vehicle_id, trailer_id, type, number, country, valid_from, valid_until)
+			SELECT $1, h.holder, h.vehicle_id, h.trailer_id, b.type, upper(left(b.type, 2)) || h.internal_seq || '-' || b.ord, 'CZ',
+				$2::date - 400,
+				CASE WHEN NOT b.has_expiry OR (h.internal_seq + b.ord) % 11 = 0 THEN NULL
+					ELSE $2::date + (((h.internal_seq * 29 + b.ord * 13) % 760) - 60)::int END
+			FROM (
+				SELECT 'vehicle' AS holder, id AS vehicle_id, NULL::uuid AS trailer_id, type, internal_seq FROM vehicles WHERE company_id = $1
+				UNION ALL SELECT 'trailer', NULL, id, type, internal_seq FROM trailers WHERE company_id = $1
+			) h
+			CROSS JOIN LATERAL konvoj_builtin_document_types(h.holder) b
+			WHERE konvoj_fleet_type_applies(h.holder, h.type, b.type)`,
+			[]any{id, today}},
+		// Seven of ten active trucks on the road: the driver, the truck and
+		// the trailer of the same number, when all three are active.
+		{"transport units", `
+			INSERT INTO transport_units (company_id, driver_id, vehicle_id, trailer_id, assigned_at)
+			SELECT $1, d.id, v.id, t.id, now() - ((v.internal_seq % 300) || ' days')::interval
+			FROM vehicles v
+			JOIN drivers d ON d.company_id = v.company_id AND d.internal_seq = v.internal_seq AND d.status = 'active'
+			LEFT JOIN trailers t ON t.company_id = v.company_id AND t.internal_seq = v.internal_seq AND t.status = 'active'
+			WHERE v.company_id = $1 AND v.type = 'lkv' AND v.status = 'active' AND v.internal_seq % 10 < 7`,
+			[]any{id}},
+		{"statistics", `ANALYZE driver_documents, transport_units`, nil},
 		{"files", `
 			WITH f AS (
 				INSERT INTO document_files (company_id, document_id, filename, original_filename, mime_type, size_bytes, version,
 					is_current, storage_path, storage_disk, hash_sha256, uploaded_at)
 				SELECT $1, x.id, x.fname, x.type || '.pdf', 'application/pdf', 50000 + abs(hashtext(x.id::text)) % 900000, 1, true,
-					$1 || '/' || x.driver_id || '/' || x.type || '/' || x.fname, 'local',
+					$1 || '/' || x.holder_id || '/' || x.type || '/' || x.fname, 'local',
 					md5(x.id::text) || md5(x.type), now() - ((abs(hashtext(x.id::text)) % 300) || ' days')::interval
 				FROM (SELECT dd.*, 'v1_' || gen_random_uuid() || '.pdf' AS fname FROM driver_documents dd
 					WHERE dd.company_id = $1 AND abs(hashtext(dd.id::text)) % 6 <> 0) x

@@ -2,11 +2,16 @@ package seed_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/shopspring/decimal"
 
+	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/fleet"
+	"github.com/konvoj/konvoj/internal/paging"
 	"github.com/konvoj/konvoj/internal/postgres/pgtest"
 	"github.com/konvoj/konvoj/internal/rating"
 	"github.com/konvoj/konvoj/internal/seed"
@@ -88,4 +93,80 @@ func TestScaleSnapshotsCarryComponents(t *testing.T) {
 type snapshot struct {
 	total      string
 	components map[string]rating.ComponentView
+}
+
+// TestScaleFleet: the scale set's vehicles and trailers are what the fleet
+// service lists: a vehicle per driver (one in five a light vehicle with
+// its assignment mode), nine trailers to ten drivers (the refrigerated
+// ones tagged frigo), every record with the documents of its holder type,
+// the plates and VINs taken in the company's keys, and trucks in
+// transport units.
+func TestScaleFleet(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.New(t)
+	ids, err := seed.Scale(ctx, db, seed.ScaleOptions{Companies: 1, DriversPerCompany: 20, TransactionsPerDrv: 1, OrdersPerMonth: 1, Months: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := auth.Principal{UserID: uuid.New(), CompanyID: ids[0], Role: auth.RoleAdmin, CompanyTimezone: "Europe/Prague"}
+	svc := fleet.NewService(db, []byte("scale-test-cursor-key"))
+	all := func(params *fleet.ListParams) error { params.Page = paging.Request{Number: 1, Size: 100}; return nil }
+	vs, err := svc.ListVehicles(ctx, p, all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, err := svc.ListTrailers(ctx, p, all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vs.Total != 20 || ts.Total != 18 {
+		t.Fatalf("%d vehicles and %d trailers, want 20 and 18", vs.Total, ts.Total)
+	}
+	var pkv, units, ready int
+	for _, v := range vs.Items {
+		if v.Type == "pkv" {
+			pkv++
+			if v.AssignmentMode == nil {
+				t.Errorf("light vehicle %s has no assignment mode", v.InternalNumber)
+			}
+		}
+		if v.DocumentsSummary.Total < 4 {
+			t.Errorf("vehicle %s has %d documents", v.InternalNumber, v.DocumentsSummary.Total)
+		}
+		if v.CurrentUnit != nil {
+			units++
+		}
+		if v.IsReady {
+			ready++
+		}
+	}
+	if pkv != 4 || units == 0 || ready == 0 {
+		t.Errorf("%d light vehicles (want 4), %d in units, %d ready (want some of each)", pkv, units, ready)
+	}
+	for _, tr := range ts.Items {
+		if tr.HasRefrigeration != slices.Contains(tr.Tags, "frigo") || tr.DocumentsSummary.Total != 5 {
+			t.Errorf("trailer %s: refrigeration %v, tags %v, %d documents", tr.InternalNumber, tr.HasRefrigeration, tr.Tags, tr.DocumentsSummary.Total)
+		}
+	}
+	var keys int
+	if err := db.QueryRow(ctx, `SELECT count(*) FROM fleet_identifiers WHERE company_id = $1`, ids[0]).Scan(&keys); err != nil {
+		t.Fatal(err)
+	}
+	if keys != 2*(20+18) {
+		t.Errorf("%d plate and VIN keys, want %d", keys, 2*(20+18))
+	}
+	// The next created vehicle takes the next number and a seeded plate is taken.
+	in := func(plate string) func(*fleet.Input) error {
+		return func(in *fleet.Input) error {
+			_ = in.Set("type", "lkv")
+			return in.Set("plate_number", plate)
+		}
+	}
+	v, err := svc.CreateVehicle(ctx, p, in("9XY 0001"))
+	if err != nil || v.InternalNumber != "VEH-0021" {
+		t.Errorf("create after the seed: %s, %v; want VEH-0021", v.InternalNumber, err)
+	}
+	if _, err := svc.CreateVehicle(ctx, p, in("1pb-0000")); err == nil {
+		t.Error("a seeded trailer's plate was taken again")
+	}
 }

@@ -200,6 +200,19 @@ func (lp *ListParams) normalize(k kindSpec) error {
 	return v.Err()
 }
 
+// statusRanges are the document statuses (konvoj_document_status, docs/
+// drivers-and-documents.md) of a document dd as conditions on its file and
+// its valid_until, so that the filter reads a range of the fleet documents'
+// index on valid_until instead of working out the status of every document
+// of the company. TestStatusRangesMatchTheStatusRule keeps them in step.
+var statusRanges = map[string]string{
+	"no_data":       `dd.current_file_id IS NULL`,
+	"valid":         `dd.current_file_id IS NOT NULL AND (dd.valid_until IS NULL OR dd.valid_until > (SELECT today FROM co) + 30)`,
+	"warning":       `dd.current_file_id IS NOT NULL AND dd.valid_until BETWEEN (SELECT today FROM co) + 15 AND (SELECT today FROM co) + 30`,
+	"expiring_soon": `dd.current_file_id IS NOT NULL AND dd.valid_until BETWEEN (SELECT today FROM co) AND (SELECT today FROM co) + 14`,
+	"expired":       `dd.current_file_id IS NOT NULL AND dd.valid_until < (SELECT today FROM co)`,
+}
+
 // listQuery builds the list statement from fixed SQL fragments; every value
 // travels as an argument.
 type listQuery struct {
@@ -253,9 +266,13 @@ func (q *listQuery) where() string {
 		conds = append(conds, "r.id IN (SELECT s.id FROM konvoj_fleet_search($1, '"+string(k.kind)+"', "+q.args.Add(likeEscaper.Replace(w))+"::text) AS s(id))")
 	}
 	if len(lp.DocumentStatus) > 0 {
+		var statuses []string
+		for _, st := range lp.DocumentStatus {
+			statuses = append(statuses, "("+statusRanges[st]+")")
+		}
 		conds = append(conds, `r.id IN (SELECT dd.`+k.holderColumn()+` FROM driver_documents dd
 					WHERE dd.company_id = $1 AND dd.holder_type = '`+string(k.kind)+`'
-						AND konvoj_document_status(dd.current_file_id IS NOT NULL, dd.valid_until, (SELECT today FROM co)) = ANY (`+q.args.Add(lp.DocumentStatus)+`::text[]))`)
+						AND (`+strings.Join(statuses, " OR ")+`))`)
 	}
 	// Ready: active, and no required type without a usable document (one
 	// with a file that has not expired), each probed in the record's

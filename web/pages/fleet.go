@@ -166,6 +166,8 @@ func (p *Pages) mountFleet(r *web.Routes) {
 		r.POST(k.path+"/:id/edit", func(c echo.Context) error { return p.updateFleet(c, k) })
 		r.GET(k.path+"/:id/delete", func(c echo.Context) error { return p.confirmDeleteFleet(c, k) })
 		r.POST(k.path+"/:id/delete", func(c echo.Context) error { return p.deleteFleet(c, k) })
+		r.GET(k.path+"/:id/documents/:document_id", func(c echo.Context) error { return p.holderDocumentPage(c, k.kind) })
+		r.POST(k.path+"/:id/documents/:document_id", func(c echo.Context) error { return p.uploadHolderDocument(c, k.kind) })
 	}
 }
 
@@ -448,9 +450,8 @@ func (p *Pages) fleetPage(c echo.Context, k fleetKind) error {
 }
 
 // fleetDocuments fills the page's documents section with the documents
-// service's list of the record's documents, as the driver page's cards.
-// A vehicle's or trailer's document has no page of its own yet: its card
-// leads to the section.
+// service's list of the record's documents, as the driver page's cards,
+// each leading to the document's page.
 func (p *Pages) fleetDocuments(ctx context.Context, pr auth.Principal, lang i18n.Lang, k fleetKind, r fleetRecord, d *views.FleetPageData) error {
 	docs, err := k.documents(ctx, pr, r.ID)
 	if err != nil {
@@ -458,9 +459,7 @@ func (p *Pages) fleetDocuments(ctx context.Context, pr auth.Principal, lang i18n
 	}
 	d.ShowDocuments = true
 	for _, doc := range docs {
-		card := documentCard(lang, r.ID, doc)
-		card.URL = k.url(r.ID) + "#documents-title"
-		d.Documents = append(d.Documents, card)
+		d.Documents = append(d.Documents, documentCard(lang, k.kind, r.ID, doc))
 	}
 	return nil
 }

@@ -76,7 +76,7 @@ func TestFleetDocumentPages(t *testing.T) {
 	// Another record's path with the document: 404.
 	res = dana.post("/trailers/new", url.Values{"type": {"mega"}, "plate_number": {"2AB 0002"}}).expect(t, http.StatusSeeOther)
 	trailer := res.Header.Get("Location")
-	dana.get(trailer + path[len(vehicle):]).expect(t, http.StatusNotFound)
+	dana.get(trailer+path[len(vehicle):]).expect(t, http.StatusNotFound)
 	dana.upload(trailer+path[len(vehicle):], "a.pdf", pdf, nil, true).expect(t, http.StatusNotFound)
 	dana.get(fleetDocumentPath(t, env, trailer, "technical_inspection")).expect(t, http.StatusOK).
 		contains(t, `href="/trailers"`, "2AB 0002", `data-testid="upload-form"`)

@@ -10,8 +10,8 @@ import templruntime "github.com/a-h/templ/runtime"
 
 import "strconv"
 
-// DocumentPage is one document of a driver: its state, the upload of a new
-// version and the version history.
+// DocumentPage is one document of a driver, a vehicle or a trailer: its
+// state, the upload of a new version and the version history.
 func DocumentPage(d DocumentPageData) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
@@ -38,12 +38,12 @@ func DocumentPage(d DocumentPageData) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if d.Self {
-			templ_7745c5c3_Err = breadcrumbs(crumb{URL: d.Driver.URL, Label: T(ctx, "nav.my_profile")}, crumb{Label: DocType(ctx, d.Document.Type)}).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = breadcrumbs(crumb{URL: d.Holder.URL, Label: T(ctx, "nav.my_profile")}, crumb{Label: DocType(ctx, d.Document.Type)}).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		} else {
-			templ_7745c5c3_Err = breadcrumbs(crumb{URL: "/drivers", Label: T(ctx, "drivers.title")}, crumb{URL: d.Driver.URL, Label: d.Driver.Name}, crumb{Label: DocType(ctx, d.Document.Type)}).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = breadcrumbs(crumb{URL: d.List.URL, Label: T(ctx, d.List.Title)}, crumb{URL: d.Holder.URL, Label: d.Holder.Name}, crumb{Label: DocType(ctx, d.Document.Type)}).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -167,9 +167,18 @@ type DriverRef struct {
 	Number string
 }
 
+// ListRef is a list page above a record's: its address and its title's
+// text key.
+type ListRef struct {
+	URL, Title string
+}
+
 // DocumentPageData is one document: its state, upload form and history.
 type DocumentPageData struct {
-	Driver DriverRef
+	// Holder is whose document it is: a driver, a vehicle or a trailer
+	// (named by its plate); List is the list of such holders.
+	Holder DriverRef
+	List   ListRef
 	// Self is true when a driver looks at its own document.
 	Self     bool
 	Document DocumentCard

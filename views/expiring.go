@@ -27,6 +27,8 @@ type ExpiringResults struct {
 
 // ExpiringRow is one document of the list.
 type ExpiringRow struct {
+	// DriverURL, DriverName and DriverNumber are the holder's: a driver,
+	// a vehicle or a trailer (named by its plate).
 	DriverURL, DriverName, DriverNumber string
 	Type, DocURL, Number                string
 	ValidUntil                          string

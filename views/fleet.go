@@ -12,7 +12,8 @@ import "github.com/a-h/templ"
 type FleetListData struct {
 	Kind, Path string
 	Search     string
-	CanCreate  bool
+	// CanCreate offers the new record's form, CanImport the import.
+	CanCreate, CanImport bool
 	// Filter choices; Tags only when the records carry any.
 	Statuses, Types, Tags, Ready []Option
 	Results                      FleetResults

@@ -96,14 +96,14 @@ const (
 
 // uploadFolder names the folder of document $5's files in SQL, as
 // docRecord.folder does, when the caller may upload to it: its holder is
-// live; a driver's document when the caller may write drivers' ($9), of
-// the path's driver ($6, when it names one) and, for a caller limited to
+// live; of the path's holder ($6 of type $11, when it names one); a
+// driver's document when the caller may write drivers' ($9) and, for a caller limited to
 // its own records, the caller's ($7); a fleet document when the caller may
 // write those ($10); and it is of the caller's company ($8; row-level
 // security says so too).
 const uploadFolder = `SELECT concat_ws('/', d.company_id, d.holder_id, d.type)
 	FROM driver_documents d` + holderJoins + `
-	WHERE d.id = $5 AND ` + holderLive + ` AND ($6::uuid IS NULL OR d.driver_id = $6)
+	WHERE d.id = $5 AND ` + holderLive + ` AND ($6::uuid IS NULL OR (d.holder_id = $6 AND d.holder_type = $11))
 		AND CASE WHEN d.holder_type = 'driver' THEN $9::boolean AND ($7::uuid IS NULL OR d.driver_id = $7) ELSE $10::boolean END
 		AND d.company_id = $8`
 
@@ -114,7 +114,7 @@ const uploadFolder = `SELECT concat_ws('/', d.company_id, d.holder_id, d.type)
 // (403 Forbidden, before any query); when the statement finds no document
 // the caller may upload to, the step-by-step checks answer (403, 404).
 // The upload's transaction loads the document itself (loadDocumentTaking).
-func recordUpload(ctx context.Context, db *pgxpool.Pool, files storage.Store, p auth.Principal, driverID, documentID, fileID uuid.UUID) (uploads.Pending, error) {
+func recordUpload(ctx context.Context, db *pgxpool.Pool, files storage.Store, p auth.Principal, holder pathHolder, documentID, fileID uuid.UUID) (uploads.Pending, error) {
 	if err := requireAny(p, auth.DocumentsWrite); err != nil {
 		return uploads.Pending{}, err
 	}
@@ -127,14 +127,14 @@ func recordUpload(ctx context.Context, db *pgxpool.Pool, files storage.Store, p 
 		}
 	}
 	fleet := p.Grant(auth.FleetDocuments) != auth.Deny
-	var pathDriver *uuid.UUID
-	if driverID != uuid.Nil {
-		pathDriver = &driverID
+	var pathID *uuid.UUID
+	if holder.ID != uuid.Nil {
+		pathID = &holder.ID
 	}
 	pd, err := uploads.RecordPending(ctx, db, files, uploads.Object{Table: "document_files", CompanyID: p.CompanyID, ID: fileID,
-		FolderQuery: uploadFolder, FolderArgs: []any{documentID, pathDriver, only, p.CompanyID, drivers, fleet}})
+		FolderQuery: uploadFolder, FolderArgs: []any{documentID, pathID, only, p.CompanyID, drivers, fleet, holder.Type}})
 	if errors.Is(err, uploads.ErrNoFolder) {
-		return uploads.Pending{}, checkUpload(ctx, db, p, documentID, driverID)
+		return uploads.Pending{}, checkUpload(ctx, db, p, documentID, holder)
 	}
 	return pd, err
 }
@@ -212,13 +212,13 @@ func documentMissing(ctx context.Context, q postgres.DBTX, p auth.Principal, a a
 }
 
 // checkUpload answers an upload whose document recordUpload did not find:
-// the checks of loadDocument and the path's driver, in order.
-func checkUpload(ctx context.Context, q postgres.DBTX, p auth.Principal, id, driverID uuid.UUID) error {
+// the checks of loadDocument and the path's holder, in order.
+func checkUpload(ctx context.Context, q postgres.DBTX, p auth.Principal, id uuid.UUID, holder pathHolder) error {
 	d, err := loadDocument(ctx, q, p, auth.DocumentsWrite, id, false)
 	if err != nil {
 		return err
 	}
-	if driverID != uuid.Nil && d.DriverID != driverID {
+	if !holder.holds(d) {
 		return apperr.NotFound("msg.common.not_found.document")
 	}
 	return apperr.NotFound("msg.common.not_found.document") // gone meanwhile

@@ -98,7 +98,7 @@ func (s *Service) Read(ctx context.Context, p auth.Principal, driverID uuid.UUID
 // multipart body (part "file", optional parts number, country, valid_from,
 // valid_until, meta) and applies the metadata, all or nothing. driverID is
 // the driver the request's path names with the document (the document
-// page; uuid.Nil: none), whose document it must be (404). body opens the
+// page; uuid.Nil: none, the API's route), whose document it must be (404). body opens the
 // request's body once the caller is checked: a caller who may not upload
 // there is refused before anything is read.
 //
@@ -113,8 +113,32 @@ func (s *Service) Read(ctx context.Context, p auth.Principal, driverID uuid.UUID
 // If anything fails after the store write, including the commit, the
 // stored object is deleted again.
 func (s *Service) Upload(ctx context.Context, p auth.Principal, driverID, documentID uuid.UUID, body func() (*multipart.Reader, error)) (*File, error) {
+	return s.upload(ctx, p, pathHolder{Type: HolderDriver, ID: driverID}, documentID, body)
+}
+
+// UploadFleet is Upload from the document page of vehicle or trailer id
+// (holderType HolderVehicle or HolderTrailer), whose document it must be
+// (404).
+func (s *Service) UploadFleet(ctx context.Context, p auth.Principal, holderType string, id, documentID uuid.UUID, body func() (*multipart.Reader, error)) (*File, error) {
+	return s.upload(ctx, p, pathHolder{Type: holderType, ID: id}, documentID, body)
+}
+
+// pathHolder is the holder a request's path names with a document (ID
+// uuid.Nil: none).
+type pathHolder struct {
+	Type string
+	ID   uuid.UUID
+}
+
+// holds reports whether document d is the path's holder's (any document
+// when the path names none).
+func (h pathHolder) holds(d docRecord) bool {
+	return h.ID == uuid.Nil || (d.HolderType == h.Type && d.HolderID == h.ID)
+}
+
+func (s *Service) upload(ctx context.Context, p auth.Principal, holder pathHolder, documentID uuid.UUID, body func() (*multipart.Reader, error)) (*File, error) {
 	fileID := uuid.New()
-	pending, err := recordUpload(ctx, s.db, s.files, p, driverID, documentID, fileID)
+	pending, err := recordUpload(ctx, s.db, s.files, p, holder, documentID, fileID)
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +148,7 @@ func (s *Service) Upload(ctx context.Context, p auth.Principal, driverID, docume
 		return nil, err
 	}
 	defer up.Remove()
-	f, err := s.store(ctx, p, driverID, documentID, fileID, pending, up, ch)
+	f, err := s.store(ctx, p, holder, documentID, fileID, pending, up, ch)
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +167,7 @@ func (s *Service) readUpload(body func() (*multipart.Reader, error)) (*uploads.R
 	return readUpload(mr, s.maxBytes)
 }
 
-func (s *Service) store(ctx context.Context, p auth.Principal, driverID, documentID, fileID uuid.UUID, pending uploads.Pending,
+func (s *Service) store(ctx context.Context, p auth.Principal, holder pathHolder, documentID, fileID uuid.UUID, pending uploads.Pending,
 	up *uploads.Received, ch change) (*File, error) {
 	today := p.Today()
 	f := &File{
@@ -161,8 +185,8 @@ func (s *Service) store(ctx context.Context, p auth.Principal, driverID, documen
 		if err != nil {
 			return err
 		}
-		if driverID != uuid.Nil && doc.DriverID != driverID {
-			return apperr.NotFound("msg.common.not_found.document") // a document of another driver than the path's
+		if !holder.holds(doc) {
+			return apperr.NotFound("msg.common.not_found.document") // a document of another holder than the path's
 		}
 		if err := take.Taken(taken); err != nil {
 			return err

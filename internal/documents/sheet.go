@@ -2,6 +2,7 @@ package documents
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -10,11 +11,16 @@ import (
 	"github.com/konvoj/konvoj/internal/auth"
 )
 
-// Sheet is what the document page shows of one document of a driver.
+// Sheet is what the document page shows of one document of a driver, a
+// vehicle or a trailer.
 type Sheet struct {
-	DriverID     uuid.UUID
-	DriverName   string
-	DriverNumber string
+	// HolderType is the holder's (HolderDriver, HolderVehicle,
+	// HolderTrailer); HolderName names it (a driver's name, a vehicle's or
+	// a trailer's plate) and HolderNumber is its internal number.
+	HolderType   string
+	HolderID     uuid.UUID
+	HolderName   string
+	HolderNumber string
 	Document     Document
 	// Versions are the file versions, newest first, when ShowVersions;
 	// then Document.Files is left out (nil).
@@ -33,7 +39,7 @@ type Sheet struct {
 // and, for a caller who may read them, the document's versions, and for
 // one who may upload, whether its changes wait for review.
 func (s *Service) Sheet(ctx context.Context, p auth.Principal, driverID, documentID uuid.UUID) (*Sheet, error) {
-	sh := &Sheet{ShowVersions: mayReadFiles(p), CanUpload: mayWrite(p)}
+	sh := &Sheet{HolderType: HolderDriver, ShowVersions: mayReadFiles(p), CanUpload: mayWrite(p)}
 	var docs []Document
 	review := map[string]bool{}
 	askReview := sh.ShowVersions && sh.CanUpload && !reviewsOwnChanges(p)
@@ -57,7 +63,7 @@ func (s *Service) Sheet(ctx context.Context, p auth.Principal, driverID, documen
 		return nil, err
 	}
 	sh.Versions = versions
-	sh.DriverID, sh.DriverName, sh.DriverNumber = driver.ID, driver.Name, driver.Number
+	sh.HolderID, sh.HolderName, sh.HolderNumber = driver.ID, driver.Name, driver.Number
 	found := false
 	for _, d := range docs {
 		if d.ID == documentID {
@@ -69,4 +75,50 @@ func (s *Service) Sheet(ctx context.Context, p auth.Principal, driverID, documen
 	}
 	sh.Reviewed = askReview && review[sh.Document.Type]
 	return sh, nil
+}
+
+// FleetSheet loads document documentID of vehicle or trailer id
+// (holderType HolderVehicle or HolderTrailer) as the document page shows
+// it: the record (checked for auth.FleetRead: a driver only its own unit's),
+// its documents of live types, of which this one must be (404), and, for
+// a caller who may handle the fleet's documents (auth.FleetDocuments), the
+// document's versions and the upload. Their uploads count at once (no
+// review).
+func (s *Service) FleetSheet(ctx context.Context, p auth.Principal, holderType string, id, documentID uuid.UUID) (*Sheet, error) {
+	f, err := loadFleet(ctx, s.db, p, auth.FleetRead, holderType, id)
+	if err != nil {
+		return nil, err
+	}
+	files := withFleetFiles(p)
+	sh := &Sheet{HolderType: holderType, HolderID: f.ID, ShowVersions: files, CanUpload: files}
+	var docs []Document
+	b := &pgx.Batch{}
+	b.Queue(`SELECT internal_number, plate_number FROM `+fleetTable(holderType)+` WHERE id = $1 AND company_id = $2`, f.ID, f.CompanyID).
+		QueryRow(func(row pgx.Row) error { return row.Scan(&sh.HolderNumber, &sh.HolderName) })
+	queueDocuments(b, f.CompanyID, holderType, f.ID, nil, p.Today(), false, &docs)
+	if files {
+		b.Queue(versionsSQL, documentID, f.CompanyID).Query(func(rows pgx.Rows) error {
+			var err error
+			sh.Versions, err = scanVersions(rows)
+			return err
+		})
+	}
+	if err := s.db.SendBatch(ctx, b).Close(); err != nil {
+		return nil, fmt.Errorf("load document %s of %s %s: %w", documentID, holderType, id, err)
+	}
+	for _, d := range docs {
+		if d.ID == documentID {
+			sh.Document = d
+			return sh, nil
+		}
+	}
+	return nil, apperr.NotFound("msg.common.not_found.document")
+}
+
+// fleetTable is the table of a fleet holder type's records.
+func fleetTable(holderType string) string {
+	if holderType == HolderTrailer {
+		return "trailers"
+	}
+	return "vehicles"
 }

@@ -223,6 +223,14 @@ var pageRoutes = map[string]pageRoute{
 	"POST /vehicles/:id/edit":   {action: auth.FleetWrite, ids: vehicleID, form: url.Values{"color": {"blue"}}, notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
 	"GET /vehicles/:id/delete":  {action: auth.FleetWrite, ids: vehicleID, notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
 	"POST /vehicles/:id/delete": {action: auth.FleetWrite, ids: vehicleID, form: url.Values{}, notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"GET /vehicles/export": {action: auth.FleetRead, notApplicable: map[webtest.Refusal]string{
+		webtest.OtherCompany: collection, webtest.RoleRefused: everyRole, webtest.OtherDriver: ownUnit}},
+	"GET /vehicles/:id/documents/:document_id": {action: auth.FleetRead,
+		ids:           map[string]string{"id": webtest.KindVehicle, "document_id": webtest.KindVehicleDocument},
+		notApplicable: map[webtest.Refusal]string{webtest.RoleRefused: everyRole}},
+	"POST /vehicles/:id/documents/:document_id": {action: auth.FleetDocuments, upload: true,
+		ids:           map[string]string{"id": webtest.KindVehicle, "document_id": webtest.KindVehicleDocument},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
 	"GET /trailers": {action: auth.FleetRead, notApplicable: map[webtest.Refusal]string{
 		webtest.OtherCompany: collection, webtest.RoleRefused: everyRole, webtest.OtherDriver: ownUnit}},
 	"GET /trailers/new": {action: auth.FleetWrite, notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
@@ -233,6 +241,15 @@ var pageRoutes = map[string]pageRoute{
 	"POST /trailers/:id/edit":   {action: auth.FleetWrite, ids: trailerID, form: url.Values{"color": {"blue"}}, notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
 	"GET /trailers/:id/delete":  {action: auth.FleetWrite, ids: trailerID, notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
 	"POST /trailers/:id/delete": {action: auth.FleetWrite, ids: trailerID, form: url.Values{}, notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+
+	"GET /trailers/export": {action: auth.FleetRead, notApplicable: map[webtest.Refusal]string{
+		webtest.OtherCompany: collection, webtest.RoleRefused: everyRole, webtest.OtherDriver: ownUnit}},
+	"GET /trailers/:id/documents/:document_id": {action: auth.FleetRead,
+		ids:           map[string]string{"id": webtest.KindTrailer, "document_id": webtest.KindTrailerDocument},
+		notApplicable: map[webtest.Refusal]string{webtest.RoleRefused: everyRole}},
+	"POST /trailers/:id/documents/:document_id": {action: auth.FleetDocuments, upload: true,
+		ids:           map[string]string{"id": webtest.KindTrailer, "document_id": webtest.KindTrailerDocument},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
 
 	"GET /document-reviews": {action: auth.DocumentsReview, notApplicable: map[webtest.Refusal]string{
 		webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},

@@ -1,6 +1,7 @@
 package pages
 
 import (
+	"context"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
+	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/views"
@@ -18,29 +20,48 @@ import (
 // documentPage is one document of a driver: status, upload form and
 // version history, each shown only to roles that may use it.
 func (p *Pages) documentPage(c echo.Context) error {
-	d, err := p.documentData(c, web.PathID(c, "id"), web.PathID(c, "document_id"))
+	return p.holderDocumentPage(c, documents.HolderDriver)
+}
+
+// holderDocumentPage is one document of a driver, a vehicle or a trailer
+// (holderType), as documentPage.
+func (p *Pages) holderDocumentPage(c echo.Context, holderType string) error {
+	d, err := p.documentData(c, holderType, web.PathID(c, "id"), web.PathID(c, "document_id"))
 	if err != nil {
 		return err
 	}
 	return p.renderTitled(c, http.StatusOK, views.DocType(c.Request().Context(), d.Document.Type), views.DocumentPage(d))
 }
 
+// documentSheet loads a holder's document through the documents service:
+// a driver's with Sheet, a vehicle's or a trailer's with FleetSheet.
+func (p *Pages) documentSheet(ctx context.Context, pr auth.Principal, holderType string, holderID, documentID uuid.UUID) (*documents.Sheet, error) {
+	if holderType == documents.HolderDriver {
+		return p.svc.Documents.Sheet(ctx, pr, holderID, documentID)
+	}
+	return p.svc.Documents.FleetSheet(ctx, pr, holderType, holderID, documentID)
+}
+
 // documentData loads what the document page shows through the documents
-// service: the driver, the document, its versions.
-func (p *Pages) documentData(c echo.Context, driverID, documentID uuid.UUID) (views.DocumentPageData, error) {
+// service: the holder, the document, its versions.
+func (p *Pages) documentData(c echo.Context, holderType string, holderID, documentID uuid.UUID) (views.DocumentPageData, error) {
 	pr := web.Principal(c)
 	ctx := c.Request().Context()
 	lang := i18n.From(ctx)
-	sh, err := p.svc.Documents.Sheet(ctx, pr, driverID, documentID)
+	sh, err := p.documentSheet(ctx, pr, holderType, holderID, documentID)
 	if err != nil {
 		return views.DocumentPageData{}, err
 	}
 	d := views.DocumentPageData{
-		Driver:       views.DriverRef{URL: driverURL(sh.DriverID), Name: sh.DriverName, Number: sh.DriverNumber},
-		Self:         pr.DriverID != nil && *pr.DriverID == sh.DriverID,
+		Holder:       views.DriverRef{URL: holderURL(sh.HolderType, sh.HolderID), Name: sh.HolderName, Number: sh.HolderNumber},
+		List:         views.ListRef{URL: holdersURL(sh.HolderType), Title: "drivers.title"},
+		Self:         sh.HolderType == documents.HolderDriver && pr.DriverID != nil && *pr.DriverID == sh.HolderID,
 		CanUpload:    sh.CanUpload,
 		ShowVersions: sh.ShowVersions,
-		Document:     documentCard(lang, sh.DriverID, sh.Document),
+		Document:     documentCard(lang, sh.HolderType, sh.HolderID, sh.Document),
+	}
+	if sh.HolderType != documents.HolderDriver {
+		d.List.Title = views.FleetTitleKey(sh.HolderType)
 	}
 	if sh.ShowVersions {
 		d.Document.Versions = len(sh.Versions)
@@ -78,15 +99,26 @@ func (p *Pages) documentData(c echo.Context, driverID, documentID uuid.UUID) (vi
 // static/upload.js (an htmx-style request) gets the document panel, a
 // plain form post the whole page, or after success a redirect.
 func (p *Pages) uploadDocument(c echo.Context) error {
+	return p.uploadHolderDocument(c, documents.HolderDriver)
+}
+
+// uploadHolderDocument is uploadDocument on the page of a driver's, a
+// vehicle's or a trailer's document (holderType).
+func (p *Pages) uploadHolderDocument(c echo.Context, holderType string) error {
 	req := c.Request()
 	ctx := req.Context()
 	lang := i18n.From(ctx)
-	driverID, documentID := web.PathID(c, "id"), web.PathID(c, "document_id")
-	f, err := p.svc.Documents.Upload(ctx, web.Principal(c), driverID, documentID, func() (*multipart.Reader, error) {
-		return web.UploadBody(c, p.svc.Documents.MaxBytes())
-	})
+	holderID, documentID := web.PathID(c, "id"), web.PathID(c, "document_id")
+	body := func() (*multipart.Reader, error) { return web.UploadBody(c, p.svc.Documents.MaxBytes()) }
+	var f *documents.File
+	var err error
+	if holderType == documents.HolderDriver {
+		f, err = p.svc.Documents.Upload(ctx, web.Principal(c), holderID, documentID, body)
+	} else {
+		f, err = p.svc.Documents.UploadFleet(ctx, web.Principal(c), holderType, holderID, documentID, body)
+	}
 	if err == nil {
-		return p.uploaded(c, driverID, documentID, f)
+		return p.uploaded(c, holderType, holderID, documentID, f)
 	}
 	r, ok := refusalOf(lang, err, p.svc.Documents.MaxBytes())
 	if !ok {
@@ -95,7 +127,7 @@ func (p *Pages) uploadDocument(c echo.Context) error {
 	// Read what the browser still sends (bounded by the cap), so it gets
 	// the answer rather than a reset connection.
 	_, _ = io.Copy(io.Discard, req.Body)
-	d, derr := p.documentData(c, driverID, documentID)
+	d, derr := p.documentData(c, holderType, holderID, documentID)
 	if derr != nil {
 		return derr
 	}
@@ -106,16 +138,16 @@ func (p *Pages) uploadDocument(c echo.Context) error {
 // uploaded answers a stored upload: a redirect after a plain form post,
 // the document panel with a notice for static/upload.js. A version that
 // waits for review says so.
-func (p *Pages) uploaded(c echo.Context, driverID, documentID uuid.UUID, f *documents.File) error {
+func (p *Pages) uploaded(c echo.Context, holderType string, holderID, documentID uuid.UUID, f *documents.File) error {
 	notice, version := "upload.done", f.Version
 	if f.Review.Status == documents.ReviewPending {
 		notice = "upload.pending"
 	}
 	if !isHTMX(c) {
 		p.flash(c, views.FlashSuccess, notice, "version", strconv.Itoa(version))
-		return p.redirect(c, driverURL(driverID)+"/documents/"+documentID.String())
+		return p.redirect(c, holderDocumentURL(holderType, holderID, documentID))
 	}
-	d, err := p.documentData(c, driverID, documentID)
+	d, err := p.documentData(c, holderType, holderID, documentID)
 	if err != nil {
 		return err
 	}

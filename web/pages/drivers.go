@@ -512,7 +512,7 @@ func (p *Pages) driverPage(c echo.Context) error {
 		data.PenaltiesURL = penaltiesURL(d.ID)
 	}
 	for _, doc := range d.Documents {
-		card := documentCard(lang, d.ID, doc)
+		card := documentCard(lang, documents.HolderDriver, d.ID, doc)
 		data.Documents = append(data.Documents, card)
 		if card.Status == "no_data" {
 			data.Missing++
@@ -540,12 +540,14 @@ func byUrgency(docs []views.DocumentCard, statuses ...string) []views.DocumentCa
 	return out
 }
 
-func documentCard(lang i18n.Lang, driverID uuid.UUID, doc documents.Document) views.DocumentCard {
+// documentCard is a document of holder holderID (of holderType) as a card
+// that links to the document's page.
+func documentCard(lang i18n.Lang, holderType string, holderID uuid.UUID, doc documents.Document) views.DocumentCard {
 	// The badge, the date, the days left and the cause follow one date:
 	// the effective one (the capping document's while a cap limits this
 	// one), docs/drivers-and-documents.md, "Validity chains".
 	card := views.DocumentCard{
-		ID: doc.ID.String(), URL: driverURL(driverID) + "/documents/" + doc.ID.String(), Type: doc.Type,
+		ID: doc.ID.String(), URL: holderDocumentURL(holderType, holderID, doc.ID), Type: doc.Type,
 		Status: doc.Status, Number: deref(doc.Number), Days: doc.EffectiveDays, Versions: -1,
 	}
 	if doc.Country != nil {

@@ -248,8 +248,8 @@ func expiringResults(lang i18n.Lang, st expiringState, res documents.ExpiryList)
 	r.ExportXLSX = withParam(withQuery("/documents/export", q), "format", "xlsx")
 	for _, it := range res.Items {
 		row := views.ExpiringRow{
-			DriverURL: driverURL(it.HolderID), DriverName: it.Holder.Name, DriverNumber: it.Holder.InternalNumber,
-			Type: it.Type, DocURL: documentURL(it.HolderID, it.ID), Number: deref(it.Number),
+			DriverURL: holderURL(it.HolderType, it.HolderID), DriverName: it.Holder.Name, DriverNumber: it.Holder.InternalNumber,
+			Type: it.Type, DocURL: holderDocumentURL(it.HolderType, it.HolderID, it.ID), Number: deref(it.Number),
 			Status: it.EffectiveStatus, Days: it.DaysUntilExpiry,
 		}
 		if it.ValidUntil != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/drivers"
+	"github.com/konvoj/konvoj/internal/export"
 	"github.com/konvoj/konvoj/internal/fleet"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/internal/paging"
@@ -70,6 +71,8 @@ type fleetKind struct {
 	update   func(context.Context, auth.Principal, uuid.UUID, func(*fleet.Input) error) (fleetRecord, error)
 	remove   func(context.Context, auth.Principal, uuid.UUID) (fleetRecord, error)
 	tags     func(context.Context, auth.Principal) ([]string, error)
+	// export writes the filtered list as a table (the API's export).
+	export func(context.Context, auth.Principal, func(*fleet.ListParams) error, i18n.Lang, func() (export.Writer, error)) error
 	// documents lists a record's documents (the documents service's).
 	documents func(context.Context, auth.Principal, uuid.UUID) ([]documents.Document, error)
 }
@@ -109,7 +112,8 @@ func (p *Pages) vehicleKind() fleetKind {
 			v, err := s.DeleteVehicle(ctx, pr, id)
 			return vehicleRecord(v), err
 		},
-		tags: s.VehicleTags,
+		tags:   s.VehicleTags,
+		export: s.ExportVehicles,
 		documents: func(ctx context.Context, pr auth.Principal, id uuid.UUID) ([]documents.Document, error) {
 			return p.svc.Documents.FleetRead(ctx, pr, "vehicle", id)
 		},
@@ -144,7 +148,8 @@ func (p *Pages) trailerKind() fleetKind {
 			t, err := s.DeleteTrailer(ctx, pr, id)
 			return trailerRecord(t), err
 		},
-		tags: s.TrailerTags,
+		tags:   s.TrailerTags,
+		export: s.ExportTrailers,
 		documents: func(ctx context.Context, pr auth.Principal, id uuid.UUID) ([]documents.Document, error) {
 			return p.svc.Documents.FleetRead(ctx, pr, "trailer", id)
 		},
@@ -159,6 +164,7 @@ func (p *Pages) mountFleet(r *web.Routes) {
 	p.addOwnNav(views.NavItem{Href: "/trailers", Label: "nav.trailers", Icon: "truck", Description: "nav.trailers.about"}, auth.FleetRead, hidden)
 	for _, k := range []fleetKind{p.vehicleKind(), p.trailerKind()} {
 		r.GET(k.path, func(c echo.Context) error { return p.fleetList(c, k) })
+		r.GET(k.path+"/export", func(c echo.Context) error { return p.exportFleet(c, k) })
 		r.GET(k.path+"/new", func(c echo.Context) error { return p.newFleet(c, k) })
 		r.POST(k.path+"/new", func(c echo.Context) error { return p.createFleet(c, k) })
 		r.GET(k.path+"/:id", func(c echo.Context) error { return p.fleetPage(c, k) })
@@ -166,6 +172,8 @@ func (p *Pages) mountFleet(r *web.Routes) {
 		r.POST(k.path+"/:id/edit", func(c echo.Context) error { return p.updateFleet(c, k) })
 		r.GET(k.path+"/:id/delete", func(c echo.Context) error { return p.confirmDeleteFleet(c, k) })
 		r.POST(k.path+"/:id/delete", func(c echo.Context) error { return p.deleteFleet(c, k) })
+		r.GET(k.path+"/:id/documents/:document_id", func(c echo.Context) error { return p.holderDocumentPage(c, k.kind) })
+		r.POST(k.path+"/:id/documents/:document_id", func(c echo.Context) error { return p.uploadHolderDocument(c, k.kind) })
 	}
 }
 
@@ -333,7 +341,8 @@ func (p *Pages) fleetList(c echo.Context, k fleetKind) error {
 	if err != nil {
 		return err
 	}
-	d := views.FleetListData{Kind: k.kind, Path: k.path, Search: st.Search, CanCreate: shows(pr, auth.FleetWrite), Results: results}
+	d := views.FleetListData{Kind: k.kind, Path: k.path, Search: st.Search, CanCreate: shows(pr, auth.FleetWrite),
+		CanImport: shows(pr, auth.FleetWrite), Results: results}
 	for _, s := range k.statuses {
 		d.Statuses = append(d.Statuses, views.Option{Value: s, Label: lang.T("fleet.status." + s), Selected: slices.Contains(st.Status, s)})
 	}
@@ -372,6 +381,18 @@ func (p *Pages) fleetResults(lang i18n.Lang, k fleetKind, st fleetState, res pag
 		}
 		r.Columns = append(r.Columns, sc)
 	}
+	// The downloads carry the list's filters and sort (not its page).
+	all := st
+	all.Page = 1
+	_, query, _ := strings.Cut(all.url(), "?")
+	with := func(format string) string {
+		path := k.path + "/export"
+		if query != "" {
+			path += "?" + query
+		}
+		return withParam(path, "format", format)
+	}
+	r.ExportCSV, r.ExportXLSX = with("csv"), with("xlsx")
 	for _, it := range res.Items {
 		row := views.FleetRow{URL: k.url(it.ID), Number: it.Number, Plate: it.Plate, Type: k.typeLabel(lang, it.Type),
 			MakeModel: strings.TrimSpace(deref(it.Make) + " " + deref(it.Model)), Status: it.Status, Ready: it.Ready}
@@ -388,6 +409,27 @@ func (p *Pages) fleetResults(lang i18n.Lang, k fleetKind, st fleetState, res pag
 		r.Rows = append(r.Rows, row)
 	}
 	return r
+}
+
+// exportFleet downloads the filtered vehicles or trailers list, the API's
+// export on the same service (docs/import-export.md): the list page's
+// filters and sort; the service checks the caller, then the format.
+func (p *Pages) exportFleet(c echo.Context, k fleetKind) error {
+	pr := web.Principal(c)
+	ctx := c.Request().Context()
+	format, ferr := export.FormatParam(c.QueryParam("format"))
+	st := readFleetState(k.path, c.QueryParams())
+	lang := i18n.From(ctx)
+	name := strings.TrimPrefix(k.path, "/")
+	return web.Export(c, format, name+"-"+pr.Today().String(), lang.T("fleet.export.sheet."+k.kind), func(start func() (export.Writer, error)) error {
+		return k.export(ctx, pr, func(lp *fleet.ListParams) error {
+			if ferr != nil {
+				return ferr
+			}
+			*lp = st.params()
+			return nil
+		}, lang, start)
+	})
 }
 
 // notReadyReason says why a record is not ready: a status other than
@@ -448,9 +490,8 @@ func (p *Pages) fleetPage(c echo.Context, k fleetKind) error {
 }
 
 // fleetDocuments fills the page's documents section with the documents
-// service's list of the record's documents, as the driver page's cards.
-// A vehicle's or trailer's document has no page of its own yet: its card
-// leads to the section.
+// service's list of the record's documents, as the driver page's cards,
+// each leading to the document's page.
 func (p *Pages) fleetDocuments(ctx context.Context, pr auth.Principal, lang i18n.Lang, k fleetKind, r fleetRecord, d *views.FleetPageData) error {
 	docs, err := k.documents(ctx, pr, r.ID)
 	if err != nil {
@@ -458,9 +499,7 @@ func (p *Pages) fleetDocuments(ctx context.Context, pr auth.Principal, lang i18n
 	}
 	d.ShowDocuments = true
 	for _, doc := range docs {
-		card := documentCard(lang, r.ID, doc)
-		card.URL = k.url(r.ID) + "#documents-title"
-		d.Documents = append(d.Documents, card)
+		d.Documents = append(d.Documents, documentCard(lang, k.kind, r.ID, doc))
 	}
 	return nil
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/countries"
+	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/internal/paging"
@@ -24,6 +25,29 @@ import (
 )
 
 func driverURL(id uuid.UUID) string { return "/drivers/" + id.String() }
+
+// holdersURL is the list of a document holder type's records: drivers
+// (holderType "driver"), vehicles ("vehicle") or trailers ("trailer").
+func holdersURL(holderType string) string {
+	switch holderType {
+	case documents.HolderVehicle:
+		return "/vehicles"
+	case documents.HolderTrailer:
+		return "/trailers"
+	}
+	return "/drivers"
+}
+
+// holderURL is the page of a document's holder of holderType (holdersURL's).
+func holderURL(holderType string, id uuid.UUID) string {
+	return holdersURL(holderType) + "/" + id.String()
+}
+
+// holderDocumentURL is the page of document documentID of a holder
+// (holderURL's holder types).
+func holderDocumentURL(holderType string, holderID, documentID uuid.UUID) string {
+	return holderURL(holderType, holderID) + "/documents/" + documentID.String()
+}
 
 func fullName(d drivers.Driver) string {
 	parts := []string{d.FirstName}

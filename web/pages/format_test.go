@@ -3,6 +3,9 @@ package pages
 import (
 	"testing"
 
+	"github.com/google/uuid"
+
+	"github.com/konvoj/konvoj/internal/alerts"
 	"github.com/konvoj/konvoj/internal/i18n"
 )
 
@@ -29,5 +32,29 @@ func TestFormatSizeUsesBinaryUnits(t *testing.T) {
 		if got := formatSize(i18n.CS, tc.n); got != tc.cs {
 			t.Errorf("formatSize(cs, %d) = %q, want %q", tc.n, got, tc.cs)
 		}
+	}
+}
+
+// A holder's page and its documents' pages: a driver's, a vehicle's, a
+// trailer's; a notification about a vehicle's document opens that page.
+func TestHolderURLs(t *testing.T) {
+	holder, doc := uuid.MustParse("11111111-1111-4111-8111-111111111111"), uuid.MustParse("22222222-2222-4222-8222-222222222222")
+	for typ, want := range map[string]string{"driver": "/drivers/", "vehicle": "/vehicles/", "trailer": "/trailers/"} {
+		if got := holderURL(typ, holder); got != want+holder.String() {
+			t.Errorf("holderURL(%s) = %q", typ, got)
+		}
+		if got := holderDocumentURL(typ, holder, doc); got != want+holder.String()+"/documents/"+doc.String() {
+			t.Errorf("holderDocumentURL(%s) = %q", typ, got)
+		}
+	}
+	vehicle := "vehicle"
+	n := alerts.Notification{Kind: alerts.KindAlert, Stage: alerts.StageLead, HolderType: &vehicle, HolderID: &holder, DocumentID: &doc}
+	if got := notificationLink(n); got != "/vehicles/"+holder.String()+"/documents/"+doc.String() {
+		t.Errorf("a vehicle's document notification links to %q", got)
+	}
+	driver := "driver"
+	n = alerts.Notification{Kind: alerts.KindAlert, Stage: alerts.StageLead, DriverID: &holder, HolderType: &driver, HolderID: &holder, DocumentID: &doc}
+	if got := notificationLink(n); got != documentURL(holder, doc) {
+		t.Errorf("a driver's document notification links to %q", got)
 	}
 }

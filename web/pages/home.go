@@ -317,7 +317,7 @@ func (p *Pages) driverHome(ctx context.Context, pr auth.Principal, lang i18n.Lan
 func ptr[T any](v T) *T { return &v }
 
 func documentURL(driverID, documentID uuid.UUID) string {
-	return driverURL(driverID) + "/documents/" + documentID.String()
+	return holderDocumentURL(documents.HolderDriver, driverID, documentID)
 }
 
 func penaltyURL(driverID, penaltyID uuid.UUID) string {

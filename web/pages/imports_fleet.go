@@ -17,7 +17,7 @@ func importRecordURL(kind string, id uuid.UUID) string {
 	if kind == string(imports.Drivers) || kind == "" {
 		return driverURL(id)
 	}
-	return "/" + kind + "/" + id.String()
+	return holderURL(string(fleetKindOf(kind)), id)
 }
 
 // fleetKindOf is the holder type of a fleet import's kind (vehicles:

@@ -56,7 +56,8 @@ func (p *Pages) notifications(c echo.Context) error {
 // notificationLink is the page a notification is about, where its reader
 // acts on it: an upload waiting for review opens the review queue, a
 // dispute the penalty, a disabled endpoint the webhooks; the other
-// document notifications (stages, review outcomes) the document's page.
+// document notifications (stages, review outcomes) the document's page,
+// a driver's, a vehicle's or a trailer's.
 func notificationLink(n alerts.Notification) string {
 	switch {
 	case n.Kind == alerts.KindWebhookDisabled:
@@ -65,8 +66,12 @@ func notificationLink(n alerts.Notification) string {
 		return penaltyURL(*n.DriverID, *n.PenaltyID)
 	case n.Kind == alerts.KindReview && n.Stage == alerts.StageRequested:
 		return reviewQueueURL
+	case n.HolderType != nil && n.HolderID != nil && n.DocumentID != nil:
+		return holderDocumentURL(*n.HolderType, *n.HolderID, *n.DocumentID)
 	case n.DriverID != nil && n.DocumentID != nil:
 		return documentURL(*n.DriverID, *n.DocumentID)
+	case n.HolderType != nil && n.HolderID != nil:
+		return holderURL(*n.HolderType, *n.HolderID)
 	case n.DriverID != nil:
 		return driverURL(*n.DriverID)
 	}

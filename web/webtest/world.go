@@ -43,9 +43,11 @@ type Tenant struct {
 // Records are one driver's records, by kind.
 type Records struct {
 	Driver, Document, File, Transaction, Period, Penalty, Evidence uuid.UUID
-	// Vehicle and Trailer are the driver's active transport unit's.
-	Vehicle, Trailer uuid.UUID
-	Email, LastName  string
+	// Vehicle and Trailer are the driver's active transport unit's;
+	// VehicleDocument and TrailerDocument their technical inspections.
+	Vehicle, Trailer                 uuid.UUID
+	VehicleDocument, TrailerDocument uuid.UUID
+	Email, LastName                  string
 }
 
 // Record kinds: the names the authorization tables use for path ids.
@@ -66,6 +68,10 @@ const (
 	KindDelivery    = "delivery"
 	KindVehicle     = "vehicle"
 	KindTrailer     = "trailer"
+	// KindVehicleDocument and KindTrailerDocument are the technical
+	// inspections of the driver's unit's vehicle and trailer.
+	KindVehicleDocument = "vehicle_document"
+	KindTrailerDocument = "trailer_document"
 	// KindUser is the tenant's admin user.
 	KindUser = "user"
 )
@@ -92,6 +98,10 @@ func (t Tenant) ID(driver int, kind string) uuid.UUID {
 		return r.Vehicle
 	case KindTrailer:
 		return r.Trailer
+	case KindVehicleDocument:
+		return r.VehicleDocument
+	case KindTrailerDocument:
+		return r.TrailerDocument
 	case KindCompany:
 		return t.Company
 	case KindOutbox:
@@ -194,6 +204,12 @@ func (e *Env) records(admin *Caller, lastName string) Records {
 	if _, err := e.DB.Exec(context.Background(), `INSERT INTO transport_units (company_id, driver_id, vehicle_id, trailer_id)
 		VALUES ($1, $2, $3, $4)`, admin.CompanyID, r.Driver, r.Vehicle, r.Trailer); err != nil {
 		e.T.Fatalf("world: transport unit: %v", err)
+	}
+	if err := e.DB.QueryRow(context.Background(), `SELECT
+			(SELECT id FROM driver_documents WHERE vehicle_id = $1 AND type = 'technical_inspection'),
+			(SELECT id FROM driver_documents WHERE trailer_id = $2 AND type = 'technical_inspection')`,
+		r.Vehicle, r.Trailer).Scan(&r.VehicleDocument, &r.TrailerDocument); err != nil {
+		e.T.Fatalf("world: fleet documents: %v", err)
 	}
 	return r
 }

@@ -17,18 +17,6 @@ import (
 // tenant table the test finds empty needs a row here.
 const rlsSeedExtras = `
 WITH d AS (SELECT id FROM drivers WHERE company_id = $1 ORDER BY internal_seq LIMIT 1),
-v AS (
-	INSERT INTO vehicles (company_id, internal_number, internal_seq, type, plate_number)
-	VALUES ($1, 'VEH-1', 1, 'lkv', '1RLS 001') RETURNING id
-),
-tr AS (
-	INSERT INTO trailers (company_id, internal_number, internal_seq, type)
-	VALUES ($1, 'TRL-1', 1, 'standard') RETURNING id
-),
-tu AS (
-	INSERT INTO transport_units (company_id, driver_id, vehicle_id, trailer_id)
-	SELECT $1, d.id, v.id, tr.id FROM d, v, tr RETURNING id
-),
 al AS (
 	INSERT INTO audit_logs (company_id, entity_type, entity_id, action)
 	SELECT $1, 'driver', d.id, 'created' FROM d RETURNING id
@@ -117,7 +105,7 @@ ik AS (
 	INSERT INTO idempotency_keys (company_id, key, method, path, expires_at)
 	VALUES ($1, 'rls-test', 'POST', '/api/v0/drivers', now() + interval '1 day') RETURNING company_id
 )
-SELECT (SELECT count(*) FROM tu) + (SELECT count(*) FROM al) + (SELECT count(*) FROM fa) + (SELECT count(*) FROM rr)
+SELECT (SELECT count(*) FROM al) + (SELECT count(*) FROM fa) + (SELECT count(*) FROM rr)
 	+ (SELECT count(*) FROM pe) + (SELECT count(*) FROM ev) + (SELECT count(*) FROM rc) + (SELECT count(*) FROM dd)
 	+ (SELECT count(*) FROM fs)
 	+ (SELECT count(*) FROM dr) + (SELECT count(*) FROM ar) + (SELECT count(*) FROM nt) + (SELECT count(*) FROM ns)

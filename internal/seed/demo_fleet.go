@@ -14,7 +14,6 @@ import (
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/fleet"
-	"github.com/konvoj/konvoj/internal/holders"
 )
 
 // The demo's fleet (docs/fleet.md): 40 trucks and 10 light vehicles for
@@ -122,7 +121,7 @@ func (d *demo) createFleet(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("vehicle %s: %w", fields["plate_number"], err)
 		}
-		d.vehicles = append(d.vehicles, demoRecord{id: v.ID, kind: holders.Vehicle, tags: v.Tags, active: v.Status == "active", lkv: v.Type == "lkv"})
+		d.vehicles = append(d.vehicles, demoRecord{id: v.ID, kind: documents.HolderVehicle, tags: v.Tags, active: v.Status == "active", lkv: v.Type == "lkv"})
 	}
 	for i := range demoTrailers {
 		typ := fleet.TrailerTypes[i%len(fleet.TrailerTypes)]
@@ -167,7 +166,7 @@ func (d *demo) createFleet(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("trailer %s: %w", fields["plate_number"], err)
 		}
-		d.trailers = append(d.trailers, demoRecord{id: t.ID, kind: holders.Trailer, tags: t.Tags, active: t.Status == "active"})
+		d.trailers = append(d.trailers, demoRecord{id: t.ID, kind: documents.HolderTrailer, tags: t.Tags, active: t.Status == "active"})
 	}
 	return nil
 }
@@ -176,7 +175,7 @@ func (d *demo) createFleet(ctx context.Context) error {
 // it.
 type demoRecord struct {
 	id     uuid.UUID
-	kind   holders.FleetKind
+	kind   string // documents.HolderVehicle, HolderTrailer
 	tags   []string
 	active bool
 	lkv    bool // a truck
@@ -202,12 +201,12 @@ func (d *demo) fleetDocuments(ctx context.Context) error {
 		if len(group) == 0 {
 			continue
 		}
-		rules, err := documents.LoadHolderRules(ctx, d.s.DB, d.company, string(group[0].kind))
+		rules, err := documents.LoadHolderRules(ctx, d.s.DB, d.company, group[0].kind)
 		if err != nil {
 			return err
 		}
 		for i, r := range group {
-			docs, err := d.s.Documents.FleetRead(ctx, d.dispatcher, string(r.kind), r.id)
+			docs, err := d.s.Documents.FleetRead(ctx, d.dispatcher, r.kind, r.id)
 			if err != nil {
 				return err
 			}

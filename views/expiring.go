@@ -8,7 +8,10 @@ type ExpiringData struct {
 	// Statuses are the effective statuses (checkboxes), Types the
 	// company's document types.
 	Statuses, Types []Option
-	Results         ExpiringResults
+	// Holders are whose documents to list: drivers', vehicles',
+	// trailers' (shown to roles that see the fleet).
+	Holders []Option
+	Results ExpiringResults
 }
 
 // ExpiringResults is the table of documents, its sort links and pager.

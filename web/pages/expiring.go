@@ -39,8 +39,10 @@ type expiringState struct {
 	// Within is expiring_within in days (0: any date). An address without
 	// it and without a status filter means expiringDefaultDays; "any"
 	// asks for no window.
-	Within            int
-	Status, Types     []string
+	Within        int
+	Status, Types []string
+	// Holders are the holder types listed (none: every one).
+	Holders           []string
 	SortBy, SortOrder string
 	Page              int
 }
@@ -50,6 +52,7 @@ func readExpiringState(q url.Values) expiringState {
 	s := expiringState{
 		Status:    listValues(q, "status"),
 		Types:     listValues(q, "type"),
+		Holders:   listValues(q, "holder_type"),
 		SortBy:    q.Get("sort_by"),
 		SortOrder: q.Get("sort_order"),
 	}
@@ -67,7 +70,7 @@ func readExpiringState(q url.Values) expiringState {
 
 // params turns the state into the service's parameters.
 func (s expiringState) params() documents.ExpiryParams {
-	ep := documents.ExpiryParams{Status: s.Status, Type: s.Types, SortBy: s.SortBy, SortOrder: s.SortOrder,
+	ep := documents.ExpiryParams{Status: s.Status, Type: s.Types, HolderType: s.Holders, SortBy: s.SortBy, SortOrder: s.SortOrder,
 		Page: paging.Request{Number: s.Page, Size: expiringPerPage}}
 	if s.Within != 0 {
 		ep.ExpiringWithin = &s.Within
@@ -85,6 +88,8 @@ func (s *expiringState) drop(fields map[string][]string) {
 			s.Status = nil
 		case "type":
 			s.Types = nil
+		case "holder_type":
+			s.Holders = nil
 		case "sort_by":
 			s.SortBy = ""
 		case "sort_order":
@@ -108,6 +113,9 @@ func (s expiringState) query() url.Values {
 	}
 	if len(s.Types) > 0 {
 		q.Set("type", strings.Join(s.Types, ","))
+	}
+	if len(s.Holders) > 0 {
+		q.Set("holder_type", strings.Join(s.Holders, ","))
 	}
 	if s.SortBy != "" && s.SortBy != "valid_until" {
 		q.Set("sort_by", s.SortBy)
@@ -181,6 +189,16 @@ func (p *Pages) expiringList(c echo.Context) error {
 	for code := range names {
 		if !documents.IsBuiltIn(code) {
 			custom = append(custom, code)
+		}
+	}
+	if shows(pr, auth.FleetRead) {
+		for _, h := range []string{documents.HolderDriver, documents.HolderVehicle, documents.HolderTrailer} {
+			d.Holders = append(d.Holders, views.Option{Value: h, Label: lang.T("expiring.filter.holder." + h), Selected: slices.Contains(st.Holders, h)})
+		}
+		for _, code := range append(slices.Clone(documents.VehicleTypes), documents.TrailerTypes...) {
+			if !slices.Contains(codes, code) {
+				codes = append(codes, code)
+			}
 		}
 	}
 	sort.Strings(custom)

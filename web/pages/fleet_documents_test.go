@@ -104,3 +104,45 @@ func TestFleetDocumentPages(t *testing.T) {
 	dana.get("/trailers").expect(t, http.StatusOK).contains(t, `href="/trailers/export?format=xlsx"`, `href="/trailers/import"`)
 	hr.get("/vehicles").expect(t, http.StatusOK).contains(t, `href="/vehicles/export?format=csv"`).lacks(t, `href="/vehicles/import"`)
 }
+
+// TestFleetDocumentsOnTheHomePage: the dispatcher's home counts the
+// fleet's documents expired and due within 30 days, each linked to the
+// documents list filtered to vehicles and trailers, which lists only
+// theirs; the list's holder filter keeps the choice in its address.
+func TestFleetDocumentsOnTheHomePage(t *testing.T) {
+	env := devEnv(t)
+	company := env.Company("Acme", "free")
+	dana := signIn(t, env, company, auth.RoleDispatcher, "dana@acme.test", "en")
+	res := dana.post("/vehicles/new", url.Values{"type": {"lkv"}, "status": {"active"}, "plate_number": {"1AB 2345"}}).
+		expect(t, http.StatusSeeOther)
+	vehicle := res.Header.Get("Location")
+	today, err := time.Parse(time.DateOnly, webtest.Today())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pdf := []byte("%PDF-1.7\nfleet document")
+	for typ, until := range map[string]time.Time{
+		"technical_inspection":   today.AddDate(0, 0, -3),
+		"liability_insurance":    today.AddDate(0, 0, 12),
+		"tachograph_calibration": today.AddDate(0, 0, 25),
+		"community_licence_copy": today.AddDate(1, 0, 0),
+	} {
+		dana.upload(fleetDocumentPath(t, env, vehicle, typ), typ+".pdf", pdf,
+			map[string]string{"valid_until": until.Format(time.DateOnly)}, true).expect(t, http.StatusSeeOther)
+	}
+	home := dana.get("/").expect(t, http.StatusOK)
+	home.contains(t,
+		`href="/documents?holder_type=vehicle%2Ctrailer&amp;status=expired"`,
+		`data-count="home.fleet.documents_expired"><span class="text-2xl font-semibold tabular-nums">1</span>`,
+		"vehicle and trailer documents expired",
+		`href="/documents?holder_type=vehicle%2Ctrailer"`,
+		`data-count="home.fleet.documents_due"><span class="text-2xl font-semibold tabular-nums">2</span>`,
+		"vehicle and trailer documents due within 30 days")
+	doc := func(typ string) string { return `href="` + fleetDocumentPath(t, env, vehicle, typ) + `"` }
+	dana.get("/documents?holder_type=vehicle%2Ctrailer&status=expired").expect(t, http.StatusOK).
+		contains(t, "1AB 2345", doc("technical_inspection"), `<option value="vehicle" selected>Vehicles</option>`).
+		lacks(t, doc("liability_insurance"))
+	dana.get("/documents?holder_type=vehicle,trailer").expect(t, http.StatusOK).
+		contains(t, doc("liability_insurance"), doc("tachograph_calibration")).lacks(t, doc("community_licence_copy"), doc("technical_inspection"))
+	dana.get("/documents?holder_type=driver").expect(t, http.StatusOK).lacks(t, doc("liability_insurance"))
+}

@@ -167,8 +167,30 @@ func (p *Pages) homeFleet(ctx context.Context, pr auth.Principal) (*views.HomeFl
 		}
 		out.Counts = append(out.Counts, views.HomeCount{Label: "home.fleet." + k.kind + "s_not_ready", Count: res.Total, URL: st.url()})
 	}
+	// Their documents that expired or are due within the fleet's usual
+	// lead time, each linked to the documents list filtered alike.
+	fleetDocs := []string{documents.HolderVehicle, documents.HolderTrailer}
+	for _, c := range []struct {
+		label string
+		st    expiringState
+	}{
+		{"home.fleet.documents_expired", expiringState{Status: []string{"expired"}, Holders: fleetDocs, Page: 1}},
+		{"home.fleet.documents_due", expiringState{Within: fleetDueDays, Holders: fleetDocs, Page: 1}},
+	} {
+		ep := c.st.params()
+		ep.Page.Size = 1
+		res, err := p.svc.Documents.Expiring(ctx, pr, expiryParams(ep))
+		if err != nil {
+			return nil, err
+		}
+		out.Counts = append(out.Counts, views.HomeCount{Label: c.label, Count: res.Total, URL: c.st.url()})
+	}
 	return out, nil
 }
+
+// fleetDueDays is the window of the home page's count of the fleet's
+// documents due: the lead time of most of their types (docs/fleet.md).
+const fleetDueDays = 30
 
 // stageListURL is the documents list (the "Documents expiring" page) of
 // a document alert stage: the expired ones, those expiring soon, and for

@@ -20,8 +20,8 @@ type Stream struct {
 	Status int
 	Header http.Header
 	// Body is the answer's body when the stream was refused.
-	Body   []byte
-	C      chan Message
+	Body []byte
+	C    chan Message
 	// Ended is closed when the server ends the stream.
 	Ended  chan struct{}
 	cancel context.CancelFunc

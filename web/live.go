@@ -312,3 +312,19 @@ func (s *Server) APIStream(c echo.Context) error {
 	}
 	return s.Stream(c, recheck, until)
 }
+
+// Streams is how many live-update streams are open on this instance.
+func (s *Server) Streams() int {
+	if s.hub == nil {
+		return 0
+	}
+	return s.hub.Streams()
+}
+
+// Dropped is how many streams this instance dropped for not reading.
+func (s *Server) Dropped() int64 {
+	if s.hub == nil {
+		return 0
+	}
+	return s.hub.Dropped.Load()
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/konvoj/konvoj/internal/audit"
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/documents"
+	"github.com/konvoj/konvoj/internal/patch"
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/webhooks"
 )
@@ -224,7 +225,7 @@ func (s *Service) delete(ctx context.Context, p auth.Principal, k kindSpec, id u
 // refrigeration gets the frigo tag.
 func (s *Service) validate(ctx context.Context, p auth.Principal, k kindSpec, in Input, r *record, creating bool, oldOffice *uuid.UUID) error {
 	var v apperr.Validation
-	k.apply(in, r, creating, facts{today: p.Today()}, &v)
+	k.apply(in, r, creating, patch.Facts{Today: p.Today()}, &v)
 	if r.OfficeID != nil && !v.Has("office_id") && (oldOffice == nil || *oldOffice != *r.OfficeID) {
 		ok, err := officeExists(ctx, s.db, r.CompanyID, *r.OfficeID)
 		if err != nil {

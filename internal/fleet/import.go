@@ -314,7 +314,7 @@ func (s *Service) importRows(ctx context.Context, p auth.Principal, k kindSpec, 
 				if err != nil {
 					return err
 				}
-				out, err := k.loadRow(ctx, tx, company, id)
+				out, err := k.loadRow(ctx, tx, company, id, false)
 				if err != nil {
 					return err
 				}
@@ -329,7 +329,7 @@ func (s *Service) importRows(ctx context.Context, p auth.Principal, k kindSpec, 
 					return err
 				}
 			}
-			if err := k.update(ctx, tx, &next); err != nil {
+			if err := k.update(ctx, tx, &next, fx.Today); err != nil {
 				return err
 			}
 			updated = append(updated, next.ID)
@@ -382,7 +382,7 @@ func (k kindSpec) emitImported(ctx context.Context, tx pgx.Tx, company uuid.UUID
 		event string
 	}{{created, k.created}, {updated, k.updated}} {
 		for _, id := range ids.ids {
-			r, err := k.loadRow(ctx, tx, company, id)
+			r, err := k.loadRow(ctx, tx, company, id, false)
 			if err != nil {
 				return err
 			}

@@ -115,7 +115,7 @@ func BenchmarkLiveStreams(b *testing.B) {
 		b.ReportMetric(float64(cpu.Microseconds())/float64(streams)/elapsed.Seconds(), "cpu-µs/stream/s")
 		b.ReportMetric(float64(frames.Load())/elapsed.Seconds(), "frames/s")
 		b.ReportMetric(float64(perSecond*seconds)/produced.Seconds(), "events/s")
-		b.ReportMetric((elapsed - produced).Seconds()*1000, "drain-ms")
+		b.ReportMetric((elapsed-produced).Seconds()*1000, "drain-ms")
 	}
 }
 

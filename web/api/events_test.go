@@ -4,19 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/redis/go-redis/v9"
 
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/fixtures"
 	"github.com/konvoj/konvoj/internal/live"
-	"github.com/konvoj/konvoj/internal/ratelimit"
 	"github.com/konvoj/konvoj/internal/webhooks"
 	"github.com/konvoj/konvoj/web/webtest"
 )
@@ -324,20 +321,7 @@ func TestLiveEventsCommitOrder(t *testing.T) {
 // TestLiveStreamCeilings: a user's sixth stream is refused with 429 and
 // retry_after, the limits kept in Redis (shared by instances).
 func TestLiveStreamCeilings(t *testing.T) {
-	url := os.Getenv("REDIS_URL")
-	if url == "" {
-		url = "redis://127.0.0.1:6379/0"
-	}
-	opt, err := redis.ParseURL(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	client := redis.NewClient(opt)
-	defer client.Close()
-	if err := client.Ping(context.Background()).Err(); err != nil {
-		t.Skipf("no Redis: %v", err)
-	}
-	env := webtest.New(t, webtest.WithLimiter(ratelimit.NewRedis(client, "konvoj:test:"+uuid.NewString()+":")))
+	env := webtest.New(t, webtest.WithLimiter(webtest.RedisLimiter(t)))
 	co := env.Company("Ceilings", "enterprise")
 	admin := env.As(co, auth.RoleAdmin)
 	var open []*webtest.Stream

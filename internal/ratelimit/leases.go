@@ -110,8 +110,8 @@ func (m *MemoryLeases) Acquire(_ context.Context, key, holder string, max int, t
 func (m *MemoryLeases) Renew(_ context.Context, key, holder string, ttl time.Duration) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if held := m.keys[key]; held != nil {
-		held[holder] = time.Now().Add(ttl)
+	if _, ok := m.keys[key][holder]; ok {
+		m.keys[key][holder] = time.Now().Add(ttl)
 	}
 	return nil
 }

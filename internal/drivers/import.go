@@ -379,18 +379,28 @@ type importChange struct {
 }
 
 // emitImported writes the driver.created and driver.updated events of an
-// import (docs/webhooks.md; the live streams record every event).
+// import (docs/webhooks.md; the live streams record every event): the
+// drivers read back and their events written importChunk at a time.
 func emitImported(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, changed []importChange) error {
-	for _, c := range changed {
-		d, err := loadDriverRow(ctx, tx, companyID, c.id, false)
+	for chunk := range slices.Chunk(changed, importChunk) {
+		at := map[uuid.UUID]int{} // the file's order
+		ids := make([]uuid.UUID, len(chunk))
+		for i, c := range chunk {
+			ids[i], at[c.id] = c.id, i
+		}
+		drivers, err := loadDriverRows(ctx, tx, companyID, ids)
 		if err != nil {
 			return err
 		}
-		event := webhooks.DriverUpdated
-		if c.created {
-			event = webhooks.DriverCreated
+		slices.SortFunc(drivers, func(a, b Driver) int { return at[a.ID] - at[b.ID] })
+		events := make([]webhooks.Event, len(drivers))
+		for i, d := range drivers {
+			events[i] = webhooks.Event{Type: webhooks.DriverUpdated, Data: d}
+			if chunk[at[d.ID]].created {
+				events[i].Type = webhooks.DriverCreated
+			}
 		}
-		if err := webhooks.Emit(ctx, tx, companyID, event, d); err != nil {
+		if err := webhooks.EmitMany(ctx, tx, companyID, events); err != nil {
 			return err
 		}
 	}

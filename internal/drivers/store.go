@@ -144,6 +144,24 @@ func queueDriver(b *pgx.Batch, companyID, id uuid.UUID, forUpdate bool, d *Drive
 	})
 }
 
+// loadDriverRows reads the company's live drivers of ids (an import's, for
+// its events) in one statement, in no particular order.
+func loadDriverRows(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, ids []uuid.UUID) ([]Driver, error) {
+	rows, err := db.Query(ctx, `SELECT `+driverColumns+`, `+readyExpr+`
+		FROM drivers d
+		CROSS JOIN LATERAL (`+companyFacts+` WHERE c.id = d.company_id) co
+		`+summaryJoin+`
+		WHERE d.company_id = $2 AND d.id = ANY ($1) AND d.deleted_at IS NULL`, ids, companyID)
+	if err != nil {
+		return nil, fmt.Errorf("get drivers: %w", err)
+	}
+	out, err := postgres.AppendRows(nil, rows, func(row pgx.Row, d *Driver) error { return scanDriver(row, d) })
+	if err != nil {
+		return nil, fmt.Errorf("get drivers: %w", err)
+	}
+	return out, nil
+}
+
 // scanDriver scans driverColumns and readyExpr into d.
 func scanDriver(row pgx.Row, d *Driver) error {
 	return row.Scan(&d.ID, &d.CompanyID, &d.OfficeID, &d.InternalNumber, &d.FirstName, &d.LastName,

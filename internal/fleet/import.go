@@ -370,19 +370,27 @@ func abs(n int) int {
 	return n
 }
 
+// eventChunk is how many records an import reads back per statement for
+// their events.
+const eventChunk = 500
+
 // emitImported writes the created and updated events of an import's
-// records (the live streams record every event).
+// records (the live streams record every event), eventChunk at a time.
 func (k kindSpec) emitImported(ctx context.Context, tx pgx.Tx, company uuid.UUID, created, updated []uuid.UUID) error {
 	for _, ids := range []struct {
 		ids   []uuid.UUID
 		event string
 	}{{created, k.created}, {updated, k.updated}} {
-		for _, id := range ids.ids {
-			r, err := k.loadRow(ctx, tx, company, id, false)
+		for chunk := range slices.Chunk(ids.ids, eventChunk) {
+			records, err := k.loadRows(ctx, tx, company, chunk)
 			if err != nil {
 				return err
 			}
-			if err := webhooks.Emit(ctx, tx, company, ids.event, k.answer(r)); err != nil {
+			events := make([]webhooks.Event, len(records))
+			for i, r := range records {
+				events[i] = webhooks.Event{Type: ids.event, Data: k.answer(r)}
+			}
+			if err := webhooks.EmitMany(ctx, tx, company, events); err != nil {
 				return err
 			}
 		}

@@ -53,13 +53,12 @@ type Event struct {
 	restrictedErr    error
 }
 
-// InsertSQL is the statement (or WITH part) that writes an event, with the
-// company, type, driver and body as parameters $company, $type, $driver,
-// $body: webhooks.Emit runs it in the statement that looks up the
-// endpoints, so an event costs the change no extra round trip.
-func InsertSQL(company, typ, driver, body int) string {
-	return fmt.Sprintf(`INSERT INTO live_events (company_id, type, driver_id, body) VALUES ($%d, $%d, $%d, $%d)`,
-		company, typ, driver, body)
+// InsertManySQL is InsertSQL for many events of one company: the types,
+// drivers and bodies are parameters holding arrays, in the events' order.
+func InsertManySQL(company, types, drivers, bodies int) string {
+	return fmt.Sprintf(`INSERT INTO live_events (company_id, type, driver_id, body)
+		SELECT $%d, e.type, e.driver_id, e.body FROM unnest($%d::text[], $%d::uuid[], $%d::text[]) WITH ORDINALITY AS e (type, driver_id, body, n)
+		ORDER BY e.n`, company, types, drivers, bodies)
 }
 
 // SubjectOf reads the driver an event's body is about: the entity's id for

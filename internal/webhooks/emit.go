@@ -79,40 +79,75 @@ func EnqueueTx(ctx context.Context, tx pgx.Tx, endpoints []uuid.UUID) error {
 // committed one is delivered even after a crash. data is the entity as the
 // API returns it, or About when the driver it concerns is not in it.
 func Emit(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, eventType string, data any) error {
-	var subject *uuid.UUID
-	if a, ok := data.(About); ok {
-		subject, data = &a.Driver, a.Data
-		if a.Driver == uuid.Nil {
-			subject = nil
-		}
+	return EmitMany(ctx, tx, companyID, []Event{{Type: eventType, Data: data}})
+}
+
+// Event is one event of EmitMany: its type and data, as Emit takes them.
+type Event struct {
+	Type string
+	Data any
+}
+
+// EmitMany is Emit for the events of one transaction that changes many
+// records (an import): their live events are written in one statement and
+// the endpoints read once, so the cost per record is its share of a
+// statement; the deliveries of an event that an endpoint wants are
+// written as Emit writes them.
+func EmitMany(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, events []Event) error {
+	if len(events) == 0 {
+		return nil
 	}
 	now := time.Now().UTC().Truncate(time.Microsecond)
-	body, err := json.Marshal(Body{Type: eventType, Timestamp: now, Data: data})
-	if err != nil {
-		return fmt.Errorf("webhook event %s: %w", eventType, err)
+	types := make([]string, len(events))
+	subjects := make([]*uuid.UUID, len(events))
+	bodies := make([]string, len(events))
+	for i, e := range events {
+		data := e.Data
+		var subject *uuid.UUID
+		if a, ok := data.(About); ok {
+			data = a.Data
+			if a.Driver != uuid.Nil {
+				subject = &a.Driver
+			}
+		}
+		body, err := json.Marshal(Body{Type: e.Type, Timestamp: now, Data: data})
+		if err != nil {
+			return fmt.Errorf("event %s: %w", e.Type, err)
+		}
+		if subject == nil {
+			subject = live.SubjectOf(e.Type, body)
+		}
+		types[i], subjects[i], bodies[i] = e.Type, subject, string(body)
 	}
-	if subject == nil {
-		subject = live.SubjectOf(eventType, body)
-	}
-	// One statement: the live event, and the endpoints that want it.
-	rows, err := tx.Query(ctx, `WITH live AS (`+live.InsertSQL(1, 2, 3, 4)+`)
-		SELECT id FROM webhook_endpoints
-		WHERE company_id = $1 AND enabled AND (events @> ARRAY[$2] OR events @> ARRAY['*'])`,
-		companyID, eventType, subject, string(body))
+	// One statement: the live events, and the endpoints with what they want.
+	rows, err := tx.Query(ctx, `WITH live AS (`+live.InsertManySQL(1, 2, 3, 4)+`)
+		SELECT id, events FROM webhook_endpoints WHERE company_id = $1 AND enabled AND events && ($2::text[] || ARRAY['*'])`,
+		companyID, types, subjects, bodies)
 	if err != nil {
-		return fmt.Errorf("event %s: %w", eventType, err)
+		return fmt.Errorf("events %s…: %w", types[0], err)
 	}
-	endpoints, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+	type endpoint struct {
+		id     uuid.UUID
+		events []string
+	}
+	endpoints, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (endpoint, error) {
+		var e endpoint
+		return e, row.Scan(&e.id, &e.events)
+	})
 	if err != nil {
-		return fmt.Errorf("event %s: %w", eventType, err)
+		return fmt.Errorf("events %s…: %w", types[0], err)
 	}
 	if len(endpoints) == 0 {
 		return nil
 	}
 	// One job per endpoint and transaction: an endpoint that already got a
 	// delivery in this transaction (a bulk import) has its job.
+	ids := make([]uuid.UUID, len(endpoints))
+	for i, e := range endpoints {
+		ids[i] = e.id
+	}
 	rows, err = tx.Query(ctx, `SELECT DISTINCT endpoint_id FROM webhook_deliveries
-		WHERE endpoint_id = ANY($1) AND status = 'pending' AND xmin = pg_current_xact_id()::xid`, endpoints)
+		WHERE endpoint_id = ANY($1) AND status = 'pending' AND xmin = pg_current_xact_id()::xid`, ids)
 	if err != nil {
 		return fmt.Errorf("webhook jobs of this transaction: %w", err)
 	}
@@ -120,10 +155,27 @@ func Emit(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, eventType string,
 	if err != nil {
 		return fmt.Errorf("webhook jobs of this transaction: %w", err)
 	}
-	if _, err := emitBody(ctx, tx, companyID, eventType, now, body, endpoints); err != nil {
-		return err
+	var enqueue []uuid.UUID
+	for i, t := range types {
+		var wanting []uuid.UUID
+		for _, e := range endpoints {
+			if slices.Contains(e.events, t) || slices.Contains(e.events, "*") {
+				wanting = append(wanting, e.id)
+			}
+		}
+		if len(wanting) == 0 {
+			continue
+		}
+		if _, err := emitBody(ctx, tx, companyID, t, now, []byte(bodies[i]), wanting); err != nil {
+			return err
+		}
+		for _, id := range wanting {
+			if !slices.Contains(queued, id) && !slices.Contains(enqueue, id) {
+				enqueue = append(enqueue, id)
+			}
+		}
 	}
-	return EnqueueTx(ctx, tx, slices.DeleteFunc(endpoints, func(id uuid.UUID) bool { return slices.Contains(queued, id) }))
+	return EnqueueTx(ctx, tx, enqueue)
 }
 
 // About is an event's data with the driver it concerns, for an entity

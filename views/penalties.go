@@ -9,9 +9,12 @@ type PenaltyCard struct {
 	Driver DriverRef
 	// Type and Status are codes ("speeding", "disputed").
 	Type         string
-	Status       string
-	Amount       string
-	IncidentDate string
+	Status string
+	// Amount is negative, a deduction as the pay pages write it;
+	// Deduction is the same without its sign, for sentences ("… is
+	// deducted from your pay").
+	Amount, Deduction string
+	IncidentDate      string
 	Description  string
 	Location     string
 	// Dispute: the driver's reason and when it was filed; ReviewDue is the
@@ -67,7 +70,9 @@ type PenaltyPageData struct {
 	CanDispute     bool
 	CanResolve     bool
 	CanAddEvidence bool
-	CSRF           string
+	// ConfirmAccept asks the driver once more before accepting.
+	ConfirmAccept bool
+	CSRF          string
 	// Dispute, Accept, Evidence and Resolve are the forms with their values
 	// and messages (key "" for a message about the form as a whole).
 	Dispute  PenaltyForm

@@ -63,7 +63,7 @@ func penaltyCard(lang i18n.Lang, pr auth.Principal, pen finance.Penalty) views.P
 		// A deduction, so negative, as on the home and pay pages.
 		Amount: lang.Money(pen.Amount.Decimal().Neg(), pen.Currency), Deduction: lang.Money(pen.Amount.Decimal(), pen.Currency),
 		IncidentDate: lang.Date(pen.IncidentDate),
-		Description: pen.Description, Location: deref(pen.Location), DisputeReason: deref(pen.DisputeReason),
+		Description:  pen.Description, Location: deref(pen.Location), DisputeReason: deref(pen.DisputeReason),
 		Resolution: deref(pen.Resolution), ResolvedBy: deref(pen.ResolvedBy),
 	}
 	if pen.DisputeSubmittedAt != nil {

@@ -529,6 +529,10 @@ func (p *Pages) driverPage(c echo.Context) error {
 		slices.SortStableFunc(data.Documents, func(a, b views.DocumentCard) int {
 			return notUploaded(a) - notUploaded(b)
 		})
+		// ... but before the valid ones.
+		slices.SortStableFunc(data.Documents, func(a, b views.DocumentCard) int {
+			return boolRank(a.Status == "valid") - boolRank(b.Status == "valid")
+		})
 	}
 	return p.render(c, http.StatusOK, "drivers.title", views.DriverPage(data))
 }
@@ -537,6 +541,13 @@ func (p *Pages) driverPage(c echo.Context) error {
 // (it sorts after the others), else 0.
 func notUploaded(c views.DocumentCard) int {
 	if c.Optional && c.Status == "no_data" {
+		return 1
+	}
+	return 0
+}
+
+func boolRank(b bool) int {
+	if b {
 		return 1
 	}
 	return 0

@@ -256,7 +256,7 @@ func TestDriverOnPhone(t *testing.T) {
 		!regexp.MustCompile(`^Code 95`).MatchString(items[2]) {
 		t.Errorf("attention: %q", items)
 	}
-	must(t, expect.Locator(page.GetByTestId("attention-missing")).ToContainText("Documents without a file: 10."))
+	must(t, expect.Locator(page.GetByTestId("attention-missing")).ToContainText("Documents without a file: 1."))
 	grid := page.Locator("[data-testid=document-grid] > li > a")
 	must(t, expect.Locator(grid.First()).ToHaveAttribute("data-status", "expired"))
 	must(t, expect.Locator(grid.Nth(3)).ToHaveAttribute("data-status", "no_data"))

@@ -79,7 +79,7 @@ func TestPenaltyDisputeOnPhone(t *testing.T) {
 	row := me.Locator("[data-testid=penalty-list] a")
 	must(t, expect.Locator(row).ToHaveCount(1))
 	must(t, expect.Locator(row.Locator("[data-penalty-status]")).ToHaveText("Waiting for you"))
-	must(t, expect.Locator(row.GetByTestId("penalty-amount")).ToHaveText("CZK\u00a01,500.00"))
+	must(t, expect.Locator(row.GetByTestId("penalty-amount")).ToHaveText("-CZK\u00a01,500.00"))
 	app.Screenshots(t, me, "penalties-driver")
 	app.CheckA11y(t, me)
 	_, err = me.Goto(app.URL + "/")
@@ -142,7 +142,7 @@ func TestPenaltyDisputeOnPhone(t *testing.T) {
 	// The driver's penalty now shows the reduced amount and the outcome.
 	_, err = me.Reload()
 	must(t, err)
-	must(t, expect.Locator(me.GetByTestId("penalty-amount")).ToHaveText("CZK\u00a0500.00"))
+	must(t, expect.Locator(me.GetByTestId("penalty-amount")).ToHaveText("-CZK\u00a0500.00"))
 	must(t, expect.Locator(me.GetByTestId("outcome")).ToContainText("Amount deducted: CZK\u00a0500.00"))
 	must(t, expect.Locator(me.GetByTestId("outcome")).ToContainText("The sign was partly hidden."))
 	app.Screenshots(t, me, "penalty-resolved")

@@ -158,6 +158,9 @@ type DocumentCard struct {
 	// document's own end of validity ("" without one).
 	LimitedBy     string
 	OwnValidUntil string
+	// Optional: the company's rules do not require the type of the
+	// driver, so without a file it is "not uploaded", not missing.
+	Optional bool
 }
 
 // DriverRef names a driver on pages below its own.

@@ -136,6 +136,8 @@ type HomeMonthTotal struct {
 
 // DriverHome is a driver's own to-dos and pay.
 type DriverHome struct {
+	// Name is the driver record's first and last name, the greeting's.
+	Name       string
 	ProfileURL string
 	PayURL     string
 	// Missing are the required documents with no file.

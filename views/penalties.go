@@ -8,12 +8,15 @@ type PenaltyCard struct {
 	// Driver is the penalty's driver (the dispute queue shows it).
 	Driver DriverRef
 	// Type and Status are codes ("speeding", "disputed").
-	Type         string
-	Status       string
-	Amount       string
-	IncidentDate string
-	Description  string
-	Location     string
+	Type   string
+	Status string
+	// Amount is negative, a deduction as the pay pages write it;
+	// Deduction is the same without its sign, for sentences ("… is
+	// deducted from your pay").
+	Amount, Deduction string
+	IncidentDate      string
+	Description       string
+	Location          string
 	// Dispute: the driver's reason and when it was filed; ReviewDue is the
 	// date HR is to review it by, Overdue when that date has passed.
 	DisputeReason string
@@ -67,7 +70,9 @@ type PenaltyPageData struct {
 	CanDispute     bool
 	CanResolve     bool
 	CanAddEvidence bool
-	CSRF           string
+	// ConfirmAccept asks the driver once more before accepting.
+	ConfirmAccept bool
+	CSRF          string
 	// Dispute, Accept, Evidence and Resolve are the forms with their values
 	// and messages (key "" for a message about the form as a whole).
 	Dispute  PenaltyForm

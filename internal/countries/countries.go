@@ -89,3 +89,27 @@ func Named(name string) (string, bool) {
 	code, ok := byName()[strings.ToLower(strings.TrimSpace(name))]
 	return code, ok
 }
+
+// icaoOnly are the issuing-state codes of ICAO Doc 9303 part 3 that are not
+// ISO 3166-1 alpha-3: Germany's "D" and the British nationality classes,
+// and Kosovo's RKS.
+var icaoOnly = map[string]string{"D": "DE", "GBD": "GB", "GBN": "GB", "GBO": "GB", "GBP": "GB", "GBS": "GB", "RKS": "XK"}
+
+// FromICAO is the alpha-2 code of an issuing state or nationality as a
+// machine readable zone writes it ("CZE" → CZ, "D" → DE); ok is false for
+// codes of no country (organisations such as UNO, stateless XXA, the
+// specimens' UTO).
+func FromICAO(code string) (string, bool) {
+	code = strings.ToUpper(strings.Trim(code, " <"))
+	if c, ok := icaoOnly[code]; ok {
+		return c, true
+	}
+	if len(code) != 3 || strings.Trim(code, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "" {
+		return "", false
+	}
+	r, err := language.ParseRegion(code)
+	if err != nil || !r.IsCountry() || !codes[r.String()] {
+		return "", false
+	}
+	return r.String(), true
+}

@@ -38,3 +38,13 @@ func TestCodes(t *testing.T) {
 		t.Error("Codes returns the package's own slice")
 	}
 }
+
+func TestFromICAO(t *testing.T) {
+	for in, want := range map[string]string{"CZE": "CZ", "SVK": "SK", "UKR": "UA", "POL": "PL", "ROU": "RO", "D<<": "DE", "D": "DE",
+		"GBR": "GB", "GBD": "GB", "RKS": "XK", "UTO": "", "XXA": "", "UNO": "", "EUE": "", "": "", "CZ": ""} {
+		got, ok := FromICAO(in)
+		if got != want || ok != (want != "") {
+			t.Errorf("FromICAO(%q) = %q %v, want %q", in, got, ok, want)
+		}
+	}
+}

@@ -199,6 +199,9 @@ func (s *Service) store(ctx context.Context, p auth.Principal, holder pathHolder
 		if err := checkExpiry(ctx, tx, doc.CompanyID, doc.Type, ch); err != nil {
 			return err
 		}
+		if err := checkMRZ(ch, after); err != nil {
+			return err
+		}
 		// A driver's own upload of a type under review waits for HR: it
 		// is stored as a pending version, and the document (current file,
 		// metadata, status) stays as it is until the version is approved.
@@ -383,6 +386,9 @@ func (s *Service) Update(ctx context.Context, p auth.Principal, documentID uuid.
 			return err
 		}
 		if err := checkExpiry(ctx, tx, loaded.CompanyID, loaded.Type, ch); err != nil {
+			return err
+		}
+		if err := checkMRZ(ch, after); err != nil {
 			return err
 		}
 		hasFile := loaded.CurrentFile != nil

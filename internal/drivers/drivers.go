@@ -64,6 +64,11 @@ type Driver struct {
 	// nil: the company's.
 	Language *string `json:"language"`
 	IsReady  bool    `json:"is_ready"`
+	// RequiredTypes are the document types the company's rules require of
+	// the driver (by citizenship and tags), set by the single-driver read:
+	// the pages call a document of another type without a file "not
+	// uploaded" rather than missing.
+	RequiredTypes []string `json:"-"`
 	// Documents is filled on the single-driver read only: with files for
 	// callers who may list documents, statuses only for the dispatcher, and
 	// left out (the key is absent) for roles that may not list documents.

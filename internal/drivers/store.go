@@ -123,7 +123,7 @@ func loadDriverRow(ctx context.Context, db postgres.DBTX, companyID, id uuid.UUI
 // *found says whether the company has a live driver with the id, and *d is
 // it. The loaders (access.go) send it alone or with the driver's documents.
 func queueDriver(b *pgx.Batch, companyID, id uuid.UUID, forUpdate bool, d *Driver, found *bool) {
-	sql := `SELECT ` + driverColumns + `, ` + readyExpr + `
+	sql := `SELECT ` + driverColumns + `, ` + readyExpr + `, ` + requiredOf + `
 		FROM drivers d
 		CROSS JOIN LATERAL (` + companyFacts + ` WHERE c.id = d.company_id) co
 		` + summaryJoin + `
@@ -132,7 +132,7 @@ func queueDriver(b *pgx.Batch, companyID, id uuid.UUID, forUpdate bool, d *Drive
 		sql += ` FOR UPDATE OF d`
 	}
 	b.Queue(sql, id, companyID).QueryRow(func(row pgx.Row) error {
-		err := scanDriver(row, d)
+		err := scanDriver(row, d, &d.RequiredTypes)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return nil
 		}
@@ -163,11 +163,11 @@ func loadDriverRows(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, 
 }
 
 // scanDriver scans driverColumns and readyExpr into d.
-func scanDriver(row pgx.Row, d *Driver) error {
-	return row.Scan(&d.ID, &d.CompanyID, &d.OfficeID, &d.InternalNumber, &d.FirstName, &d.LastName,
+func scanDriver(row pgx.Row, d *Driver, more ...any) error {
+	return row.Scan(append([]any{&d.ID, &d.CompanyID, &d.OfficeID, &d.InternalNumber, &d.FirstName, &d.LastName,
 		&d.MiddleName, &d.BirthDate, &d.Citizenship, &d.RodneCislo, &d.Email, &d.Phone, &d.RegistrationAddress,
 		&d.ResidenceAddress, &d.Status, &d.HireDate, &d.FireDate, &d.ContractFrom, &d.ContractTo, &d.ContractIndefinite,
-		&d.WorkLocation, &d.BankCountry, &d.BankAccount, &d.IBAN, &d.SWIFT, &d.Flags, &d.Tags, &d.Language, &d.CreatedAt, &d.UpdatedAt, &d.IsReady)
+		&d.WorkLocation, &d.BankCountry, &d.BankAccount, &d.IBAN, &d.SWIFT, &d.Flags, &d.Tags, &d.Language, &d.CreatedAt, &d.UpdatedAt, &d.IsReady}, more...)...)
 }
 
 // writableColumns are the columns a create or update writes, in the order of

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/google/uuid"
@@ -92,8 +93,30 @@ type Component struct {
 	Weight     decimal.Decimal
 	// Contribution is Score × Weight / 100 (0 when not applicable).
 	Contribution decimal.Decimal
-	Details      string
-	Meta         map[string]any
+	// Details is the English sentence of the API's details; Explanation
+	// says the same as a code and parameters, which the pages word in the
+	// reader's language.
+	Details     string
+	Explanation Explanation
+	Meta        map[string]any
+}
+
+// Explanation is a component's details as data: Code names the sentence
+// (metric.case, "penalties_amount.total"), Params its values as text in
+// fixed forms: counts and decimals as "12" or "1000.50", months "YYYY-MM",
+// days "YYYY-MM-DD", currencies ISO codes, and missing_fields the codes of
+// ProfileFields joined by commas (docs/rating.md, "Details").
+type Explanation struct {
+	Code   string            `json:"code"`
+	Params map[string]string `json:"params"`
+}
+
+func explain(code string, kv ...string) Explanation {
+	p := make(map[string]string, len(kv)/2)
+	for i := 0; i+1 < len(kv); i += 2 {
+		p[kv[i]] = kv[i+1]
+	}
+	return Explanation{Code: code, Params: p}
 }
 
 // Result is a driver's rating for a month.
@@ -156,7 +179,7 @@ func scoreMetric(m MetricConfig, in Inputs, period Period, currency string) Comp
 	case Activity:
 		return activity(in.Orders, in.CompanyUsesOrders, th, period)
 	}
-	return Component{Applicable: false, Details: "Unknown metric.", Meta: map[string]any{}}
+	return Component{Applicable: false, Details: "Unknown metric.", Explanation: explain("unknown"), Meta: map[string]any{}}
 }
 
 // documentExpiration: the mean over the required documents of 100 (valid),
@@ -170,7 +193,7 @@ func documentExpiration(docs []DocState, warningDays decimal.Decimal, period Per
 	if len(docs) == 0 {
 		s := hundred
 		return Component{Raw: &s, Score: s, Applicable: true,
-			Details: "No document types are required.", Meta: map[string]any{"required": 0, "as_of": asOf}}
+			Details: "No document types are required.", Explanation: explain("document_expiration.none_required", "as_of", asOf), Meta: map[string]any{"required": 0, "as_of": asOf}}
 	}
 	counts := map[string]int{}
 	var points int64
@@ -192,6 +215,8 @@ func documentExpiration(docs []DocState, warningDays decimal.Decimal, period Per
 		Raw: &raw, Score: mean, Applicable: true,
 		Details: fmt.Sprintf("%d of %d required documents expire within %d days, %d expired or missing (as of %s).",
 			expiring, len(docs), w, bad, asOf),
+		Explanation: explain("document_expiration.summary", "expiring", strconv.Itoa(expiring), "required", strconv.Itoa(len(docs)),
+			"warning_days", strconv.Itoa(w), "bad", strconv.Itoa(bad), "as_of", asOf),
 		Meta: map[string]any{
 			"required": len(docs), "as_of": asOf, "expiring_within_warning_days": expiring,
 			"valid": counts["valid"], "warning": counts["warning"], "expiring_soon": counts["expiring_soon"],
@@ -205,10 +230,12 @@ func penaltiesCount(n int, maxCount decimal.Decimal, period Period) Component {
 	raw := decimal.NewFromInt(int64(n))
 	score := hundred.Mul(decimal.Max(zero, one.Sub(raw.Div(maxCount))))
 	details := fmt.Sprintf("No penalties with an incident in %s (limit %s).", period, maxCount)
+	ex := explain("penalties_count.none", "period", period.String(), "max_count", maxCount.String())
 	if n > 0 {
 		details = fmt.Sprintf("%s with an incident in %s (limit %s).", plural(n, "penalty", "penalties"), period, maxCount)
+		ex = explain("penalties_count.some", "count", strconv.Itoa(n), "period", period.String(), "max_count", maxCount.String())
 	}
-	return Component{Raw: &raw, Score: score, Applicable: true, Details: details,
+	return Component{Raw: &raw, Score: score, Applicable: true, Details: details, Explanation: ex,
 		Meta: map[string]any{"penalties": n, "max_count": num(maxCount)}}
 }
 
@@ -220,6 +247,8 @@ func penaltiesAmount(sum, maxAmount decimal.Decimal, period Period, currency str
 	return Component{Raw: &raw, Score: score, Applicable: true,
 		Details: fmt.Sprintf("Penalties with an incident in %s total %s %s (limit %s %s).",
 			period, sum.StringFixed(2), currency, maxAmount.StringFixed(2), currency),
+		Explanation: explain("penalties_amount.total", "period", period.String(), "amount", sum.StringFixed(2),
+			"max_amount", maxAmount.StringFixed(2), "currency", currency),
 		Meta: map[string]any{"amount": json.Number(sum.StringFixed(2)), "max_amount": num(maxAmount), "currency": currency}}
 }
 
@@ -243,13 +272,15 @@ func profileCompleteness(filled []string, required decimal.Decimal) Component {
 	raw := decimal.NewFromInt(int64(n))
 	score := hundred.Mul(decimal.Min(one, raw.Div(required)))
 	details := fmt.Sprintf("%d of %d profile fields filled", n, len(ProfileFields))
+	ex := explain("profile_completeness.filled", "filled", strconv.Itoa(n), "fields", strconv.Itoa(len(ProfileFields)),
+		"required", required.String(), "missing_fields", strings.Join(missing, ","))
 	if !required.Equal(decimal.NewFromInt(int64(len(ProfileFields)))) {
 		details += fmt.Sprintf(" (%s needed for the full score)", required)
 	}
 	if len(missing) > 0 {
 		details += "; missing: " + strings.Join(missing, ", ")
 	}
-	return Component{Raw: &raw, Score: score, Applicable: true, Details: details + ".",
+	return Component{Raw: &raw, Score: score, Applicable: true, Details: details + ".", Explanation: ex,
 		Meta: map[string]any{"filled": n, "fields": len(ProfileFields), "missing_fields": missing}}
 }
 
@@ -260,8 +291,9 @@ func profileCompleteness(filled []string, required decimal.Decimal) Component {
 func uploadTimeliness(delays []int, avgDays decimal.Decimal, period Period) Component {
 	if len(delays) == 0 {
 		return Component{Score: hundred, Applicable: true,
-			Details: fmt.Sprintf("No document needed renewal in %s.", period),
-			Meta:    map[string]any{"renewals": 0, "avg_days": num(avgDays)}}
+			Details:     fmt.Sprintf("No document needed renewal in %s.", period),
+			Explanation: explain("document_upload_timeliness.none", "period", period.String()),
+			Meta:        map[string]any{"renewals": 0, "avg_days": num(avgDays)}}
 	}
 	total := 0
 	for _, d := range delays {
@@ -274,6 +306,8 @@ func uploadTimeliness(delays []int, avgDays decimal.Decimal, period Period) Comp
 	return Component{Raw: &raw, Score: score, Applicable: true,
 		Details: fmt.Sprintf("%s in %s, on average %s days after the previous expiry (0 points at %s days).",
 			plural(len(delays), "renewal", "renewals"), period, mean.Round(1).String(), limit),
+		Explanation: explain("document_upload_timeliness.mean", "renewals", strconv.Itoa(len(delays)), "period", period.String(),
+			"mean_days", mean.Round(1).String(), "limit_days", limit.String()),
 		Meta: map[string]any{"renewals": len(delays), "mean_delay_days": num(raw), "avg_days": num(avgDays)}}
 }
 
@@ -283,13 +317,16 @@ func activity(orders int, companyUsesOrders bool, minOrders decimal.Decimal, per
 	raw := decimal.NewFromInt(int64(orders))
 	if !companyUsesOrders {
 		return Component{Raw: &raw, Score: zero, Applicable: false,
-			Details: fmt.Sprintf("Not applicable: the company has no orders in %s, so activity is left out of the total.", period),
-			Meta:    map[string]any{"orders": orders, "min_orders_per_month": num(minOrders)}}
+			Details:     fmt.Sprintf("Not applicable: the company has no orders in %s, so activity is left out of the total.", period),
+			Explanation: explain("activity.not_applicable", "period", period.String()),
+			Meta:        map[string]any{"orders": orders, "min_orders_per_month": num(minOrders)}}
 	}
 	score := hundred.Mul(decimal.Min(one, raw.Div(minOrders)))
 	return Component{Raw: &raw, Score: score, Applicable: true,
 		Details: fmt.Sprintf("%s of %s expected in %s.", plural(orders, "order", "orders"), minOrders, period),
-		Meta:    map[string]any{"orders": orders, "min_orders_per_month": num(minOrders)}}
+		Explanation: explain("activity.orders", "orders", strconv.Itoa(orders), "min_orders", minOrders.String(),
+			"period", period.String()),
+		Meta: map[string]any{"orders": orders, "min_orders_per_month": num(minOrders)}}
 }
 
 func plural(n int, one, many string) string {

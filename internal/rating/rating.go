@@ -33,6 +33,9 @@ type ComponentView struct {
 	Details      string       `json:"details"`
 	RawValue     *json.Number `json:"raw_value"`
 	Applicable   bool         `json:"applicable"`
+	// Explanation is Details as a code and parameters; snapshots stored
+	// before it was kept have none.
+	Explanation *Explanation `json:"explanation,omitempty"`
 }
 
 // Recalculated is the answer of a recalculation.

@@ -86,6 +86,10 @@ func componentViews(r Result) map[string]ComponentView {
 			Score: json.Number(c.Score.StringFixed(2)), Weight: num(c.Weight),
 			Contribution: num(c.Contribution), Details: c.Details, Applicable: c.Applicable,
 		}
+		if c.Explanation.Code != "" {
+			ex := c.Explanation
+			sc.Explanation = &ex
+		}
 		if c.Raw != nil {
 			n := num(c.Raw.Round(4))
 			sc.RawValue = &n

@@ -511,10 +511,14 @@ func (p *Pages) driverPage(c echo.Context) error {
 	if shows(pr, auth.PenaltiesRead) {
 		data.PenaltiesURL = penaltiesURL(d.ID)
 	}
+	// Only the company's required types are missing without a file; a
+	// type it does not require (A1 for Switzerland, a new custom type) is
+	// "not uploaded", in grey, after them (docs/web-app.md).
 	for _, doc := range d.Documents {
 		card := documentCard(lang, documents.HolderDriver, d.ID, doc)
+		card.Optional = !slices.Contains(d.RequiredTypes, doc.Type)
 		data.Documents = append(data.Documents, card)
-		if card.Status == "no_data" {
+		if card.Status == "no_data" && !card.Optional {
 			data.Missing++
 		}
 	}
@@ -522,8 +526,31 @@ func (p *Pages) driverPage(c echo.Context) error {
 	if self {
 		// On the driver's phone what needs doing comes first.
 		data.Documents = byUrgency(data.Documents, "expired", "expiring_soon", "warning", "no_data", "valid")
+		slices.SortStableFunc(data.Documents, func(a, b views.DocumentCard) int {
+			return notUploaded(a) - notUploaded(b)
+		})
+		// ... but before the valid ones.
+		slices.SortStableFunc(data.Documents, func(a, b views.DocumentCard) int {
+			return boolRank(a.Status == "valid") - boolRank(b.Status == "valid")
+		})
 	}
 	return p.render(c, http.StatusOK, "drivers.title", views.DriverPage(data))
+}
+
+// notUploaded is 1 for a document of a type not required without a file
+// (it sorts after the others), else 0.
+func notUploaded(c views.DocumentCard) int {
+	if c.Optional && c.Status == "no_data" {
+		return 1
+	}
+	return 0
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // byUrgency returns the documents in the given statuses, in that order

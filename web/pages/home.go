@@ -53,6 +53,9 @@ func (p *Pages) home(c echo.Context) error {
 		if d.Driver, err = p.driverHome(ctx, pr, lang, *pr.DriverID); err != nil {
 			return err
 		}
+		// The driver is greeted by its record's name, not by its account's
+		// display name, which may be missing (its e-mail address then).
+		d.Name = d.Driver.Name
 	default:
 		if shows(pr, auth.DocumentsList) {
 			if d.Documents, err = p.homeDocuments(ctx, pr, lang); err != nil {
@@ -283,7 +286,7 @@ func (p *Pages) driverHome(ctx context.Context, pr auth.Principal, lang i18n.Lan
 	if err != nil {
 		return nil, err
 	}
-	notReady, err := p.svc.Drivers.NotReady(ctx, pr, 1)
+	drv, err := p.svc.Drivers.Read(ctx, pr, id)
 	if err != nil {
 		return nil, err
 	}
@@ -297,7 +300,7 @@ func (p *Pages) driverHome(ctx context.Context, pr auth.Principal, lang i18n.Lan
 		return nil, err
 	}
 
-	out := &views.DriverHome{ProfileURL: driverURL(id), PayURL: payURL(id), Month: spanText(lang, today.MonthStart(), today)}
+	out := &views.DriverHome{Name: strings.TrimSpace(drv.FirstName + " " + drv.LastName), ProfileURL: driverURL(id), PayURL: payURL(id), Month: spanText(lang, today.MonthStart(), today)}
 	for _, st := range due.Stages {
 		for _, doc := range st.Documents {
 			days := doc.DaysLeft
@@ -305,11 +308,11 @@ func (p *Pages) driverHome(ctx context.Context, pr auth.Principal, lang i18n.Lan
 				ValidUntil: lang.Date(doc.ValidUntil), Days: &days})
 		}
 	}
-	for _, n := range notReady.Items {
-		for _, m := range n.Missing {
-			if m.Status == "no_data" && m.DocumentID != uuid.Nil {
-				out.Missing = append(out.Missing, views.DriverTodo{Type: m.Type, Status: m.Status, URL: documentURL(id, m.DocumentID)})
-			}
+	// The required documents without a file; a type the company does not
+	// require of the driver is no task.
+	for _, doc := range drv.Documents {
+		if doc.Status == "no_data" && slices.Contains(drv.RequiredTypes, doc.Type) {
+			out.Missing = append(out.Missing, views.DriverTodo{Type: doc.Type, Status: doc.Status, URL: documentURL(id, doc.ID)})
 		}
 	}
 	loc := pr.Location()

@@ -60,8 +60,10 @@ func penaltyCard(lang i18n.Lang, pr auth.Principal, pen finance.Penalty) views.P
 	loc := pr.Location()
 	card := views.PenaltyCard{
 		ID: pen.ID.String(), URL: penaltyURL(pen.DriverID, pen.ID), Type: pen.PenaltyType, Status: pen.Status,
-		Amount: lang.Money(pen.Amount.Decimal(), pen.Currency), IncidentDate: lang.Date(pen.IncidentDate),
-		Description: pen.Description, Location: deref(pen.Location), DisputeReason: deref(pen.DisputeReason),
+		// A deduction, so negative, as on the home and pay pages.
+		Amount: lang.Money(pen.Amount.Decimal().Neg(), pen.Currency), Deduction: lang.Money(pen.Amount.Decimal(), pen.Currency),
+		IncidentDate: lang.Date(pen.IncidentDate),
+		Description:  pen.Description, Location: deref(pen.Location), DisputeReason: deref(pen.DisputeReason),
 		Resolution: deref(pen.Resolution), ResolvedBy: deref(pen.ResolvedBy),
 	}
 	if pen.DisputeSubmittedAt != nil {
@@ -113,7 +115,7 @@ func (p *Pages) penaltyList(c echo.Context) error {
 	}
 	d := views.PenaltyListData{
 		Driver: driver, Self: pr.DriverID != nil && *pr.DriverID == driverID,
-		Total: lang.Money(list.Summary.TotalPenalties.Decimal(), list.Summary.Currency),
+		Total: lang.Money(list.Summary.TotalPenalties.Decimal().Neg(), list.Summary.Currency),
 	}
 	if shows(pr, auth.PenaltiesManage) {
 		d.NewURL = penaltiesURL(driverID) + "/new"
@@ -209,8 +211,22 @@ func (p *Pages) refusedPenaltyForm(c echo.Context, err error, form func(*views.P
 	return p.penaltyAnswer(c, r.status, d)
 }
 
-// acceptPenalty records the driver's acceptance.
+// acceptPenalty records the driver's acceptance once it is confirmed: the
+// page's Accept button posts without confirm=yes and gets the question
+// (what is deducted, Yes or Cancel) in the page, so one tap never agrees
+// to a deduction, with or without JavaScript. A caller who could not
+// accept gets the service's refusal either way.
 func (p *Pages) acceptPenalty(c echo.Context) error {
+	if c.FormValue("confirm") != "yes" {
+		d, err := p.penaltyData(c)
+		if err != nil {
+			return err
+		}
+		if d.CanAccept {
+			d.ConfirmAccept = true
+			return p.penaltyAnswer(c, http.StatusOK, d)
+		}
+	}
 	pen, err := p.svc.Finance.AcceptPenalty(c.Request().Context(), web.Principal(c), web.PathID(c, "id"), web.PathID(c, "penalty_id"))
 	if err != nil {
 		return p.refusedPenaltyForm(c, err, acceptForm, nil)

@@ -201,7 +201,10 @@ func TestPenaltyPagesEvidenceRules(t *testing.T) {
 	me.sendForm(own+"/evidence", url.Values{"note": {"the mirror was broken before"}}, formFile{"m.png", pngPhoto}).
 		expect(t, http.StatusSeeOther)
 	me.sendForm(own+"/evidence", url.Values{}).expect(t, http.StatusUnprocessableEntity).contains(t, `id="evidence-files-error"`)
-	me.follow(t, me.post(own+"/accept", nil)).expect(t, http.StatusOK).contains(t, "You accepted the penalty.", "Accepted").
+	// Accept asks first: the question, nothing accepted yet.
+	me.post(own+"/accept", nil).expect(t, http.StatusOK).contains(t, `data-testid="accept-confirm"`, "CZK\u00a0500.00 will be deducted from your pay",
+		`name="confirm" value="yes"`, `data-penalty-status="pending"`).lacks(t, `data-testid="dispute-form"`)
+	me.follow(t, me.post(own+"/accept", url.Values{"confirm": {"yes"}})).expect(t, http.StatusOK).contains(t, "You accepted the penalty.", "Accepted").
 		lacks(t, `data-testid="evidence-form"`)
 	me.sendForm(own+"/evidence", url.Values{}, formFile{"late.png", pngPhoto}).expect(t, http.StatusConflict).
 		contains(t, "Evidence can be added to a pending or disputed penalty only")

@@ -91,7 +91,7 @@ func (p *Pages) driverRating(c echo.Context) error {
 		sc, w, con := numberDecimal(cv.Score), numberDecimal(cv.Weight), numberDecimal(cv.Contribution)
 		b := views.ComponentBar{
 			Metric: m, Score: scoreText(lang, sc), ScoreValue: sc.StringFixed(2), Weight: scoreText(lang, w),
-			Contribution: scoreText(lang, con), Details: cv.Details, Applicable: cv.Applicable,
+			Contribution: scoreText(lang, con), Details: componentDetails(lang, cv), Applicable: cv.Applicable,
 			Percent: sc.InexactFloat64(),
 		}
 		if cv.Applicable && sumWeight.IsPositive() {
@@ -240,12 +240,24 @@ func adviceItems(ctx context.Context, metric string, cv rating.ComponentView, in
 			if lang == i18n.EN {
 				name = lowerFirst(name) // "renew your medical examination"
 			}
+			// The effective days: a document capped by another (a work
+			// permit under an expired residence permit) counts to the
+			// cap's date, and renewing the cap is what helps.
 			days := 0
-			if ok && doc.DaysUntilExpiry != nil {
-				days = *doc.DaysUntilExpiry
+			if ok && doc.EffectiveDays != nil {
+				days = *doc.EffectiveDays
 			}
 			switch {
-			case ds.Status == "no_data" || !ok || doc.DaysUntilExpiry == nil:
+			case ok && doc.LimitedBy != nil && ds.Status != "valid":
+				capName := views.DocType(ctx, *doc.LimitedBy)
+				if lang == i18n.EN {
+					capName = lowerFirst(capName)
+				}
+				it.Text = lang.T("rating.advice.doc_limited", "document", name, "cap", capName)
+				if capDoc, found := byType[*doc.LimitedBy]; found {
+					it.URL = documentURL(drv.ID, capDoc.ID)
+				}
+			case ds.Status == "no_data" || !ok || doc.EffectiveDays == nil:
 				it.Text = lang.T("rating.advice.doc_missing", "document", name)
 			case days < 0:
 				it.Text = lang.T("rating.advice.doc_expired", "document", name, "days", strconv.Itoa(-days))
@@ -281,7 +293,7 @@ func adviceItems(ctx context.Context, metric string, cv rating.ComponentView, in
 		items = append(items, views.AdviceItem{Text: lang.T("rating.advice.activity", "orders", strconv.Itoa(in.Orders))})
 	}
 	if len(items) == 0 {
-		items = append(items, views.AdviceItem{Text: cv.Details})
+		items = append(items, views.AdviceItem{Text: componentDetails(lang, cv)})
 	}
 	return items
 }

@@ -266,7 +266,7 @@ func (s *Service) ReviewFile(ctx context.Context, p auth.Principal, documentID, 
 			}
 		}
 		out = Decision{File: &f, DocumentType: doc.Type, DriverName: r.Driver}
-		return webhooks.Emit(ctx, tx, doc.CompanyID, webhooks.DocumentReviewCompleted, out.File)
+		return webhooks.Emit(ctx, tx, doc.CompanyID, webhooks.DocumentReviewCompleted, webhooks.About{Driver: doc.DriverID, Data: out.File})
 	})
 	if err != nil {
 		return Decision{}, err

@@ -224,6 +224,10 @@ type listQuery struct {
 	after     *cursor
 	feed      *feed.Query
 	args      postgres.Args
+	// storedTotal, set by where when the filters allow it: an offset
+	// page's total read from what triggers keep (fleet_counts,
+	// fleet_expiry) instead of counted. Empty: counted.
+	storedTotal string
 }
 
 // likeEscaper escapes LIKE wildcards so a search for "50%" means the text.
@@ -245,12 +249,6 @@ func (q *listQuery) where() string {
 		conds = append(conds, `r.id IN (SELECT u.`+k.holderColumn()+` FROM transport_units u WHERE u.company_id = $1
 					AND u.driver_id = `+q.args.Add(*q.only)+` AND u.unassigned_at IS NULL AND u.deleted_at IS NULL)`)
 	}
-	if len(lp.Status) > 0 {
-		conds = append(conds, "r.status = ANY ("+q.args.Add(lp.Status)+"::text[])")
-	}
-	if len(lp.Type) > 0 {
-		conds = append(conds, "r.type = ANY ("+q.args.Add(lp.Type)+"::text[])")
-	}
 	if len(lp.OfficeIDs) > 0 {
 		conds = append(conds, "r.office_id = ANY ("+q.args.Add(lp.OfficeIDs)+"::uuid[])")
 	}
@@ -266,7 +264,26 @@ func (q *listQuery) where() string {
 	for _, w := range words {
 		conds = append(conds, "r.id IN (SELECT s.id FROM konvoj_fleet_search($1, '"+string(k.kind)+"', "+q.args.Add(likeEscaper.Replace(w))+"::text) AS s(id))")
 	}
-	if len(lp.DocumentStatus) > 0 {
+	switch lp.IsReady {
+	case "true":
+		conds = append(conds, readyCond(k))
+	case "false":
+		conds = append(conds, "NOT "+readyCond(k))
+	}
+	// Every condition but the company's live records, the status, the
+	// type and the document status is above this line, so any filter
+	// added there turns counting back on.
+	filtered := q.feed != nil || len(conds) > 2
+	expired := len(lp.DocumentStatus) == 1 && lp.DocumentStatus[0] == "expired"
+	switch {
+	case expired:
+		// The records with an expired document from a day up to today,
+		// which fleet_expiry keeps (migrations/00058_fleet_expiry_counts.sql);
+		// the OR keeps it a subplan hashed once, as below.
+		conds = append(conds, `(r.id IN (SELECT e.holder_id FROM fleet_expiry e
+					WHERE e.company_id = $1 AND e.holder_type = '`+string(k.kind)+`'
+						AND e.expired_from <= (SELECT today FROM co)) OR false)`)
+	case len(lp.DocumentStatus) > 0:
 		var statuses []string
 		for _, st := range lp.DocumentStatus {
 			statuses = append(statuses, "("+statusRanges[st]+")")
@@ -281,20 +298,51 @@ func (q *listQuery) where() string {
 					WHERE dd.company_id = $1 AND dd.holder_type = '`+string(k.kind)+`'
 						AND (`+strings.Join(statuses, " OR ")+`)) OR false)`)
 	}
-	// Ready: active, and no required type without a usable document (one
-	// with a file that has not expired), each probed in the record's
-	// leaf of its documents' index.
-	readyCond := `(r.status = 'active' AND NOT EXISTS (
+	statuses, types := "", ""
+	if len(lp.Status) > 0 {
+		statuses = q.args.Add(lp.Status)
+		conds = append(conds, "r.status = ANY ("+statuses+"::text[])")
+	}
+	if len(lp.Type) > 0 {
+		types = q.args.Add(lp.Type)
+		conds = append(conds, "r.type = ANY ("+types+"::text[])")
+	}
+	q.storedTotal = ""
+	switch {
+	case filtered:
+	case len(lp.DocumentStatus) == 0:
+		q.storedTotal = k.countedTotal(statuses, types)
+	case expired && statuses == "" && types == "":
+		q.storedTotal = `(SELECT count(*) FILTER (WHERE e.live) FROM fleet_expiry e
+				WHERE e.company_id = $1 AND e.holder_type = '` + string(k.kind) + `'
+					AND e.expired_from <= (SELECT today FROM co))`
+	}
+	return strings.Join(conds, "\n\t\t\t\tAND ")
+}
+
+// readyCond is is_ready=true over records r: active, and no required type
+// without a usable document (one with a file that has not expired), each
+// probed in the record's leaf of its documents' index.
+func readyCond(k kindSpec) string {
+	return `(r.status = 'active' AND NOT EXISTS (
 					SELECT 1 FROM unnest(` + k.required() + `) AS t(type)
 					WHERE NOT EXISTS (SELECT 1 FROM driver_documents dd WHERE dd.` + k.holderColumn() + ` = r.id AND dd.type = t.type
 						AND dd.current_file_id IS NOT NULL AND (dd.valid_until IS NULL OR dd.valid_until >= (SELECT today FROM co)))))`
-	switch lp.IsReady {
-	case "true":
-		conds = append(conds, readyCond)
-	case "false":
-		conds = append(conds, "NOT "+readyCond)
+}
+
+// countedTotal is the total of a list of the company's live records of the
+// kind of the statuses and types asked (each the filter's argument, empty:
+// all): the sum of fleet_counts, which triggers keep
+// (migrations/00058_fleet_expiry_counts.sql).
+func (k kindSpec) countedTotal(statuses, types string) string {
+	cond := ""
+	if statuses != "" {
+		cond += " AND n.status = ANY (" + statuses + "::text[])"
 	}
-	return strings.Join(conds, "\n\t\t\t\tAND ")
+	if types != "" {
+		cond += " AND n.type = ANY (" + types + "::text[])"
+	}
+	return "(SELECT coalesce(sum(n.live), 0) FROM fleet_counts n WHERE n.company_id = $1 AND n.holder_type = '" + string(k.kind) + "'" + cond + ")"
 }
 
 // keyset is the condition "after the cursor row" in the sort order, with
@@ -343,7 +391,11 @@ func (q *listQuery) run(ctx context.Context, db postgres.DBTX) ([]record, []*str
 		// row: counted with the page (count(*) OVER ()), every matching
 		// record was read in order and ranked, 20,000 on a 20,000-vehicle
 		// company for a page of 20 (docs/performance.md, "The vehicles list").
-		total = fmt.Sprintf("(SELECT count(*) FROM %s r WHERE %s)", k.table, where)
+		// Without other filters it is read from what triggers keep.
+		total = q.storedTotal
+		if total == "" {
+			total = fmt.Sprintf("(SELECT count(*) FROM %s r WHERE %s)", k.table, where)
+		}
 		limit, offset = q.args.Add(lp.Page.Size), q.args.Add(lp.Page.Offset())
 	}
 	outerOrder := fmt.Sprintf("p.sort_key::%s %s NULLS LAST, r.id %s", col.cast, dir, dir)

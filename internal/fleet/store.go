@@ -358,3 +358,19 @@ func (k kindSpec) notFoundErr() error {
 	}
 	return apperr.NotFound("msg.common.not_found.vehicle")
 }
+
+// CompactCounts folds each company's rows of fleet_counts into one per
+// holder type, status and type, in every company
+// (migrations/00058_fleet_expiry_counts.sql; the daily job
+// compact_driver_counts, on the system pool). Rows that writes add
+// meanwhile are not yet seen by the delete, so they stay, and every sum is
+// the same before and after.
+func CompactCounts(ctx context.Context, db postgres.DBTX) error {
+	if _, err := db.Exec(ctx, `
+		WITH gone AS (DELETE FROM fleet_counts RETURNING company_id, holder_type, status, type, live)
+		INSERT INTO fleet_counts (company_id, holder_type, status, type, live)
+		SELECT company_id, holder_type, status, type, sum(live) FROM gone GROUP BY 1, 2, 3, 4 HAVING sum(live) <> 0`); err != nil {
+		return fmt.Errorf("compact fleet counts: %w", err)
+	}
+	return nil
+}

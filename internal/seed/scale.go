@@ -302,7 +302,7 @@ func scaleCompany(ctx context.Context, tx pgx.Tx, name string, n int, super bool
 			[]any{id}},
 		// document_effective and driver_expiry too: the files below update
 		// every document's file, and the triggers read both per driver.
-		{"statistics", `ANALYZE driver_documents, document_effective, driver_expiry, transport_units`, nil},
+		{"statistics", `ANALYZE driver_documents, document_effective, driver_expiry, fleet_expiry, transport_units`, nil},
 		{"files", `
 			WITH f AS (
 				INSERT INTO document_files (company_id, document_id, filename, original_filename, mime_type, size_bytes, version,

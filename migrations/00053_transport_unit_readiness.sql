@@ -44,6 +44,14 @@ CREATE TABLE transport_unit_changes (
 CREATE INDEX transport_unit_changes_company_idx ON transport_unit_changes (company_id, id);
 SELECT konvoj_enable_tenant_rls('transport_unit_changes');
 
+-- The last company-local day whose start recomputed the company's units
+-- (the daily job runs each day's start once).
+CREATE TABLE transport_unit_days (
+    company_id uuid PRIMARY KEY REFERENCES companies (id),
+    day        date NOT NULL
+);
+SELECT konvoj_enable_tenant_rls('transport_unit_days');
+
 -- Notifications about a unit (kind transport_unit, stage not_ready or ready).
 ALTER TABLE notifications ADD COLUMN unit_id uuid;
 ALTER TABLE notifications DROP CONSTRAINT notifications_stage_check;
@@ -458,6 +466,7 @@ ALTER TABLE notifications DROP CONSTRAINT notifications_stage_check;
 ALTER TABLE notifications ADD CONSTRAINT notifications_stage_check CHECK (stage IN ('filed', 'resolved'));
 ALTER TABLE notifications DROP COLUMN unit_id;
 DROP TABLE transport_unit_changes;
+DROP TABLE transport_unit_days;
 DROP INDEX transport_units_trailer_idx;
 DROP INDEX transport_units_vehicle_idx;
 DROP INDEX transport_units_driver_idx;

@@ -16,6 +16,7 @@ import (
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/storage"
+	"github.com/konvoj/konvoj/internal/units"
 	"github.com/konvoj/konvoj/internal/uploads"
 	"github.com/konvoj/konvoj/internal/webhooks"
 )
@@ -283,7 +284,11 @@ func (s *Service) store(ctx context.Context, p auth.Principal, holder pathHolder
 		}); err != nil {
 			return err
 		}
-		return emitWanted(ctx, tx, doc, today, webhooks.DocumentFileUploaded, wanted)
+		if err := emitWanted(ctx, tx, doc, today, webhooks.DocumentFileUploaded, wanted); err != nil {
+			return err
+		}
+		// The holder's transport unit may have changed readiness.
+		return units.Flush(ctx, tx, doc.CompanyID)
 	})
 	if err != nil {
 		return nil, err
@@ -412,6 +417,9 @@ func (s *Service) Update(ctx context.Context, p auth.Principal, documentID uuid.
 				return err
 			}
 			if err := emitDocument(ctx, tx, loaded, today, webhooks.DocumentUpdated); err != nil {
+				return err
+			}
+			if err := units.Flush(ctx, tx, loaded.CompanyID); err != nil {
 				return err
 			}
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/textin"
+	"github.com/konvoj/konvoj/internal/units"
 	"github.com/konvoj/konvoj/internal/webhooks"
 )
 
@@ -266,7 +267,15 @@ func (s *Service) ReviewFile(ctx context.Context, p auth.Principal, documentID, 
 			}
 		}
 		out = Decision{File: &f, DocumentType: doc.Type, DriverName: r.Driver}
-		return webhooks.Emit(ctx, tx, doc.CompanyID, webhooks.DocumentReviewCompleted, out.File)
+		if err := webhooks.Emit(ctx, tx, doc.CompanyID, webhooks.DocumentReviewCompleted, out.File); err != nil {
+			return err
+		}
+		if newStatus != ReviewApproved {
+			return nil
+		}
+		// An approved version is the document's current one: its holder's
+		// transport unit may have changed readiness.
+		return units.Flush(ctx, tx, doc.CompanyID)
 	})
 	if err != nil {
 		return Decision{}, err

@@ -12,6 +12,7 @@ import (
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/postgres"
+	"github.com/konvoj/konvoj/internal/units"
 	"github.com/konvoj/konvoj/internal/webhooks"
 )
 
@@ -187,6 +188,12 @@ func (s *Service) update(ctx context.Context, p auth.Principal, k kindSpec, id u
 			OldValues: oldValues, NewValues: newValues}); err != nil {
 			return err
 		}
+		if err := unitsAfter(ctx, tx, p, k, cur.CompanyID, id, newValues); err != nil {
+			return err
+		}
+		if out.Status == "sold" {
+			out.CurrentUnit = nil // it left its unit
+		}
 		return webhooks.Emit(ctx, tx, cur.CompanyID, k.updated, k.answer(out))
 	})
 	if err != nil {
@@ -239,6 +246,24 @@ func (s *Service) validate(ctx context.Context, p auth.Principal, k kindSpec, in
 	}
 	if k.kind == trailerKind {
 		r.Tags = withFrigo(*r)
+	}
+	return nil
+}
+
+// unitsAfter follows a vehicle's or trailer's change in its transport unit
+// (docs/dispatch.md): a sold vehicle leaves its unit, and a change of what
+// the unit's readiness reads (status, type, tags) tells the unit's change
+// of readiness. Other changes cost no statement.
+func unitsAfter(ctx context.Context, tx pgx.Tx, p auth.Principal, k kindSpec, companyID, id uuid.UUID, changed map[string]any) error {
+	if st, ok := changed["status"]; ok && k.kind == vehicleKind && fmt.Sprint(st) == "sold" {
+		if err := units.EndOf(ctx, tx, p, companyID, "vehicle_id", id); err != nil {
+			return err
+		}
+	}
+	for _, c := range []string{"status", "type", "tags"} {
+		if _, ok := changed[c]; ok {
+			return units.Flush(ctx, tx, companyID)
+		}
 	}
 	return nil
 }

@@ -172,15 +172,18 @@ LANGUAGE sql STABLE PARALLEL SAFE AS $$
                 'holder_id', j.holder_id, 'document_type', j.document_type,
                 'since', CASE WHEN j.code = 'document_expired' THEN j.until + 1 END)) ORDER BY j.hpos, j.pos, j.document_type)
                 FILTER (WHERE j.code IS NOT NULL), '[]') AS reasons,
-            (array_agg(ARRAY[j.until::text, j.holder_type, j.document_type] ORDER BY j.until, j.hpos, j.pos)
-                FILTER (WHERE j.document_type IS NOT NULL AND j.has_file AND j.until IS NOT NULL))[1] AS lim
+            min(j.until) FILTER (WHERE j.document_type IS NOT NULL AND j.has_file) AS lim_until,
+            (array_agg(j.holder_type ORDER BY j.until, j.hpos, j.pos)
+                FILTER (WHERE j.document_type IS NOT NULL AND j.has_file AND j.until IS NOT NULL))[1] AS lim_holder,
+            (array_agg(j.document_type ORDER BY j.until, j.hpos, j.pos)
+                FILTER (WHERE j.document_type IS NOT NULL AND j.has_file AND j.until IS NOT NULL))[1] AS lim_type
         FROM judged j
         GROUP BY j.key
     )
     SELECT u.key, a.reasons = '[]'::jsonb, a.reasons,
-        CASE WHEN a.reasons = '[]'::jsonb THEN a.lim[1]::date END,
-        CASE WHEN a.reasons = '[]'::jsonb THEN a.lim[2] END,
-        CASE WHEN a.reasons = '[]'::jsonb THEN a.lim[3] END
+        CASE WHEN a.reasons = '[]'::jsonb THEN a.lim_until END,
+        CASE WHEN a.reasons = '[]'::jsonb THEN a.lim_holder END,
+        CASE WHEN a.reasons = '[]'::jsonb THEN a.lim_type END
     FROM u JOIN agg a ON a.key = u.key
 $$;
 -- +goose StatementEnd

@@ -39,7 +39,7 @@ type Notification struct {
 	PenaltyID *uuid.UUID `json:"penalty_id"`
 	// UnitID is the transport unit of a transport_unit notification
 	// (docs/dispatch.md); the key is absent on the other kinds.
-	UnitID *uuid.UUID `json:"unit_id,omitempty"`
+	UnitID    *uuid.UUID `json:"unit_id,omitempty"`
 	Title     string     `json:"title"`
 	Body      string     `json:"body"`
 	ReadAt    *time.Time `json:"read_at"`

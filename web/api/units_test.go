@@ -479,8 +479,8 @@ func TestTransportUnitAccess(t *testing.T) {
 	drv.Get("/api/v0/transport-units/" + u.ID.String()).Expect(http.StatusOK)
 	drv.Get("/api/v0/transport-units/" + u.ID.String() + "/readiness").Expect(http.StatusOK)
 	drv.Get("/api/v0/drivers/" + d.String() + "/readiness").Expect(http.StatusOK)
-	drv.Get("/api/v0/transport-units/" + u2.ID.String()).ExpectError(http.StatusForbidden, "AccessDenied")
-	drv.Get("/api/v0/drivers/" + d2.String() + "/readiness").ExpectError(http.StatusForbidden, "AccessDenied")
+	drv.Get("/api/v0/transport-units/"+u2.ID.String()).ExpectError(http.StatusForbidden, "AccessDenied")
+	drv.Get("/api/v0/drivers/"+d2.String()+"/readiness").ExpectError(http.StatusForbidden, "AccessDenied")
 	drv.Post("/api/v0/transport-units/"+u.ID.String()+"/unassign", nil).ExpectError(http.StatusForbidden, "Forbidden")
 	var mine struct {
 		Data []unitRead `json:"data"`
@@ -490,9 +490,9 @@ func TestTransportUnitAccess(t *testing.T) {
 		t.Fatalf("the driver's list: %+v", mine.Data)
 	}
 
-	w.dispatcher.Get("/api/v0/transport-units/" + ou.ID.String()).ExpectError(http.StatusForbidden, "AccessDenied")
+	w.dispatcher.Get("/api/v0/transport-units/"+ou.ID.String()).ExpectError(http.StatusForbidden, "AccessDenied")
 	w.dispatcher.Post("/api/v0/transport-units/"+ou.ID.String()+"/unassign", nil).ExpectError(http.StatusForbidden, "AccessDenied")
-	w.dispatcher.Get("/api/v0/transport-units/" + uuid.NewString()).ExpectError(http.StatusNotFound, "NotFound")
+	w.dispatcher.Get("/api/v0/transport-units/"+uuid.NewString()).ExpectError(http.StatusNotFound, "NotFound")
 	w.dispatcher.Post("/api/v0/transport-units", map[string]any{"driver_id": ou.Driver.ID, "vehicle_id": ou.Vehicle.ID}).
 		ExpectError(http.StatusForbidden, "AccessDenied")
 	if got := webtest.Value[bool](t, env, `SELECT unassigned_at IS NULL FROM transport_units WHERE id = $1`, ou.ID); !got {

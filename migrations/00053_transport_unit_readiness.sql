@@ -21,8 +21,9 @@ ALTER TABLE transport_units
     -- The document that sets ready_until, for the digest's lead window.
     ADD COLUMN ready_limit_holder text,
     ADD COLUMN ready_limit_type text,
-    -- The company-local day readiness was last worked out for; NULL until
-    -- the first time (a new unit's first readiness is no change).
+    -- The company-local day the stored readiness last changed (or was
+    -- first worked out); NULL until the first time (a new unit's first
+    -- readiness is no change).
     ADD COLUMN readiness_on date;
 
 -- The units list's default order and the history of a holder.
@@ -229,8 +230,10 @@ BEGIN
             ready_limit_holder = r.limit_holder, ready_limit_type = r.limit_type, readiness_on = day
         FROM r
         WHERE t.id = r.key AND t.company_id = company
-            AND (t.is_ready, t.not_ready_reasons, t.ready_until, t.ready_limit_holder, t.ready_limit_type, t.readiness_on)
-                IS DISTINCT FROM (r.is_ready, r.reasons, r.ready_until, r.limit_holder, r.limit_type, day)
+            -- Only what changed is written: a day start rewrites no row
+            -- whose readiness stays as it was.
+            AND ((t.is_ready, t.not_ready_reasons, t.ready_until, t.ready_limit_holder, t.ready_limit_type)
+                IS DISTINCT FROM (r.is_ready, r.reasons, r.ready_until, r.limit_holder, r.limit_type) OR t.readiness_on IS NULL)
         RETURNING t.id, t.is_ready
     ), queued AS (
         INSERT INTO transport_unit_changes (company_id, unit_id, previous_is_ready)

@@ -118,6 +118,9 @@ func (s *Service) Update(ctx context.Context, p auth.Principal, id uuid.UUID, re
 		if err := webhooks.Emit(ctx, tx, cur.CompanyID, webhooks.DriverUpdated, out); err != nil {
 			return err
 		}
+		if !out.inUnit {
+			return nil
+		}
 		return unitsAfter(ctx, tx, p, cur.CompanyID, id, newValues)
 	})
 	if err != nil {
@@ -204,7 +207,7 @@ func (s *Service) write(ctx context.Context, companyID uuid.UUID, fn func(tx pgx
 	return nil
 }
 
-// unitsAfter follows a driver's change in its transport unit
+// unitsAfter follows a change of a driver in an active transport unit
 // (docs/dispatch.md): a terminated driver leaves its unit, and a change of
 // what the unit's readiness reads (status, citizenship, tags) tells the
 // unit's change of readiness. Other changes cost no statement.

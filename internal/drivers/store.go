@@ -145,11 +145,11 @@ func queueDriver(b *pgx.Batch, companyID, id uuid.UUID, forUpdate bool, d *Drive
 }
 
 // scanDriver scans driverColumns and readyExpr into d.
-func scanDriver(row pgx.Row, d *Driver) error {
-	return row.Scan(&d.ID, &d.CompanyID, &d.OfficeID, &d.InternalNumber, &d.FirstName, &d.LastName,
+func scanDriver(row pgx.Row, d *Driver, extra ...any) error {
+	return row.Scan(append([]any{&d.ID, &d.CompanyID, &d.OfficeID, &d.InternalNumber, &d.FirstName, &d.LastName,
 		&d.MiddleName, &d.BirthDate, &d.Citizenship, &d.RodneCislo, &d.Email, &d.Phone, &d.RegistrationAddress,
 		&d.ResidenceAddress, &d.Status, &d.HireDate, &d.FireDate, &d.ContractFrom, &d.ContractTo, &d.ContractIndefinite,
-		&d.WorkLocation, &d.BankCountry, &d.BankAccount, &d.IBAN, &d.SWIFT, &d.Flags, &d.Tags, &d.Language, &d.CreatedAt, &d.UpdatedAt, &d.IsReady)
+		&d.WorkLocation, &d.BankCountry, &d.BankAccount, &d.IBAN, &d.SWIFT, &d.Flags, &d.Tags, &d.Language, &d.CreatedAt, &d.UpdatedAt, &d.IsReady}, extra...)...)
 }
 
 // writableColumns are the columns a create or update writes, in the order of
@@ -297,8 +297,10 @@ func updateDriver(ctx context.Context, tx postgres.DBTX, d *Driver) error {
 		WHERE d.company_id = $1 AND d.id = $2 AND d.deleted_at IS NULL
 		RETURNING `+driverColumns+`, (SELECT `+readyExpr+`
 			FROM (`+companyFacts+` WHERE c.id = d.company_id) co
-			`+summaryJoin+`)`, append([]any{d.CompanyID, d.ID}, vals...)...)
-	if err := scanDriver(row, d); err != nil {
+			`+summaryJoin+`),
+			EXISTS (SELECT FROM transport_units tu WHERE tu.driver_id = d.id AND tu.unassigned_at IS NULL AND tu.deleted_at IS NULL)`,
+		append([]any{d.CompanyID, d.ID}, vals...)...)
+	if err := scanDriver(row, d, &d.inUnit); err != nil {
 		return wrapWriteErr(err, "update driver "+d.ID.String())
 	}
 	return nil

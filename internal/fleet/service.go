@@ -188,11 +188,13 @@ func (s *Service) update(ctx context.Context, p auth.Principal, k kindSpec, id u
 			OldValues: oldValues, NewValues: newValues}); err != nil {
 			return err
 		}
-		if err := unitsAfter(ctx, tx, p, k, cur.CompanyID, id, newValues); err != nil {
-			return err
-		}
-		if out.Status == "sold" {
-			out.CurrentUnit = nil // it left its unit
+		if out.CurrentUnit != nil {
+			if err := unitsAfter(ctx, tx, p, k, cur.CompanyID, id, newValues); err != nil {
+				return err
+			}
+			if out.Status == "sold" {
+				out.CurrentUnit = nil // it left its unit
+			}
 		}
 		return webhooks.Emit(ctx, tx, cur.CompanyID, k.updated, k.answer(out))
 	})
@@ -250,7 +252,7 @@ func (s *Service) validate(ctx context.Context, p auth.Principal, k kindSpec, in
 	return nil
 }
 
-// unitsAfter follows a vehicle's or trailer's change in its transport unit
+// unitsAfter follows a change of a vehicle or trailer in an active transport unit
 // (docs/dispatch.md): a sold vehicle leaves its unit, and a change of what
 // the unit's readiness reads (status, type, tags) tells the unit's change
 // of readiness. Other changes cost no statement.

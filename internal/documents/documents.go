@@ -198,25 +198,15 @@ func CreateForDrivers(ctx context.Context, tx postgres.DBTX, companyID uuid.UUID
 // them with statements of its own in one round trip: once b has run,
 // *docs holds the documents.
 func QueueForDriver(b *pgx.Batch, companyID, driverID uuid.UUID, today civil.Date, withFiles bool, docs *[]Document) {
-	queueDocuments(b, companyID, HolderDriver, driverID, nil, today, withFiles, docs)
-}
-
-// QueueForHolder adds the statements of a vehicle's or a trailer's
-// documents to b (the single read of a fleet record, with its own
-// statements in one round trip): once b has run, *docs holds the
-// documents as GET /vehicles/{id}/documents lists them. It checks
-// nothing: the caller has loaded the record for the caller's action
-// (the fleet's access file).
-func QueueForHolder(b *pgx.Batch, companyID uuid.UUID, holderType string, holderID uuid.UUID, today civil.Date, withFiles bool, docs *[]Document) {
-	queueDocuments(b, companyID, holderType, holderID, nil, today, withFiles, docs)
+	queueDocuments(b, companyID, HolderDriver, driverID, "", nil, today, withFiles, docs)
 }
 
 // ForHolder returns a vehicle's or a trailer's documents (QueueForHolder)
 // on db.
-func ForHolder(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, holderType string, holderID uuid.UUID, today civil.Date, withFiles bool) ([]Document, error) {
+func ForHolder(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, holderType string, holderID uuid.UUID, kind string, today civil.Date, withFiles bool) ([]Document, error) {
 	var docs []Document
 	b := &pgx.Batch{}
-	queueDocuments(b, companyID, holderType, holderID, nil, today, withFiles, &docs)
+	queueDocuments(b, companyID, holderType, holderID, kind, nil, today, withFiles, &docs)
 	if err := db.SendBatch(ctx, b).Close(); err != nil {
 		return nil, err
 	}
@@ -241,7 +231,7 @@ func DocumentOf(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, hold
 func queryDocuments(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, holderType string, holderID uuid.UUID, docID *uuid.UUID, today civil.Date, withFiles bool) ([]Document, error) {
 	var docs []Document
 	b := &pgx.Batch{}
-	queueDocuments(b, companyID, holderType, holderID, docID, today, withFiles, &docs)
+	queueDocuments(b, companyID, holderType, holderID, "", docID, today, withFiles, &docs)
 	if err := db.SendBatch(ctx, b).Close(); err != nil {
 		return nil, err
 	}
@@ -258,14 +248,14 @@ func queryDocuments(ctx context.Context, db postgres.DBTX, companyID uuid.UUID, 
 // chains and retired types); a vehicle's or a trailer's work out those of
 // its holder type, and a list leaves out the types that do not apply to
 // the vehicle's kind (a light vehicle has no tachograph calibration).
-func queueDocuments(b *pgx.Batch, companyID uuid.UUID, holderType string, holderID uuid.UUID, docID *uuid.UUID, today civil.Date, withFiles bool, docs *[]Document) {
+func queueDocuments(b *pgx.Batch, companyID uuid.UUID, holderType string, holderID uuid.UUID, kind string, docID *uuid.UUID, today civil.Date, withFiles bool, docs *[]Document) {
 	b.Queue(`
 		WITH co AS MATERIALIZED (
 			SELECT CASE WHEN $5 = 'driver' THEN f.chains ELSE konvoj_document_chains($1, $5) END AS chains,
 				CASE WHEN $3::uuid IS NOT NULL THEN '{}'
 					WHEN $5 = 'driver' THEN f.retired ELSE konvoj_retired_document_types($1, $5) END AS hidden,
 				konvoj_document_type_order($1, $5) AS type_order,
-				CASE WHEN $5 = 'vehicle' THEN (SELECT v.type FROM vehicles v WHERE v.id = $2 AND v.company_id = $1) END AS kind
+				CASE WHEN $5 = 'vehicle' THEN $6::text END AS kind
 			FROM company_document_facts f WHERE f.company_id = $1
 		)
 		SELECT d.id, d.holder_type, d.holder_id, d.driver_id, d.type, d.number, d.country, d.valid_from, d.valid_until,
@@ -275,7 +265,7 @@ func queueDocuments(b *pgx.Batch, companyID uuid.UUID, holderType string, holder
 		JOIN driver_documents d ON d.id = st.id AND d.company_id = $1
 		WHERE ($3::uuid IS NULL OR d.id = $3) AND d.holder_type = $5
 			AND ($3::uuid IS NOT NULL OR konvoj_fleet_type_applies($5, co.kind, d.type))
-		ORDER BY array_position(co.type_order, d.type), d.type`, companyID, holderID, docID, today, holderType).
+		ORDER BY array_position(co.type_order, d.type), d.type`, companyID, holderID, docID, today, holderType, kind).
 		Query(func(rows pgx.Rows) error {
 			got, err := postgres.AppendRows(nil, rows, func(row pgx.Row, d *Document) error {
 				var driverID *uuid.UUID

@@ -87,7 +87,7 @@ func (s *Service) Read(ctx context.Context, p auth.Principal, driverID uuid.UUID
 	var docs []Document
 	today := p.Today()
 	_, err := loadDriverWith(ctx, s.db, p, auth.DocumentsList, driverID, func(b *pgx.Batch) {
-		queueDocuments(b, p.CompanyID, HolderDriver, driverID, nil, today, withFiles(p), &docs)
+		queueDocuments(b, p.CompanyID, HolderDriver, driverID, "", nil, today, withFiles(p), &docs)
 	})
 	if err != nil {
 		return nil, err
@@ -548,5 +548,5 @@ func (s *Service) FleetRead(ctx context.Context, p auth.Principal, holderType st
 	if err != nil {
 		return nil, err
 	}
-	return ForHolder(ctx, s.db, f.CompanyID, string(f.Kind), f.ID, p.Today(), withFleetFiles(p))
+	return ForHolder(ctx, s.db, f.CompanyID, string(f.Kind), f.ID, f.Type, p.Today(), withFleetFiles(p))
 }

@@ -46,7 +46,7 @@ func (s *Service) Sheet(ctx context.Context, p auth.Principal, driverID, documen
 	driver, versions, err := sheetDriver(ctx, s.db, p, auth.DocumentsList, driverID, documentID, sh.ShowVersions, func(b *pgx.Batch) {
 		// The versions say how many files the document has: the files of
 		// the driver's other documents are not shown.
-		queueDocuments(b, p.CompanyID, HolderDriver, driverID, nil, p.Today(), withFiles(p) && !sh.ShowVersions, &docs)
+		queueDocuments(b, p.CompanyID, HolderDriver, driverID, "", nil, p.Today(), withFiles(p) && !sh.ShowVersions, &docs)
 		if askReview {
 			b.Queue(`SELECT document_type, requires_review FROM konvoj_document_rules($1)`, p.CompanyID).Query(func(rows pgx.Rows) error {
 				var typ string
@@ -95,7 +95,7 @@ func (s *Service) FleetSheet(ctx context.Context, p auth.Principal, holderType s
 	b := &pgx.Batch{}
 	b.Queue(`SELECT internal_number, plate_number FROM `+fleetTable(holderType)+` WHERE id = $1 AND company_id = $2`, f.ID, f.CompanyID).
 		QueryRow(func(row pgx.Row) error { return row.Scan(&sh.HolderNumber, &sh.HolderName) })
-	queueDocuments(b, f.CompanyID, holderType, f.ID, nil, p.Today(), false, &docs)
+	queueDocuments(b, f.CompanyID, holderType, f.ID, f.Type, nil, p.Today(), false, &docs)
 	if files {
 		b.Queue(versionsSQL, documentID, f.CompanyID).Query(func(rows pgx.Rows) error {
 			var err error

@@ -99,7 +99,7 @@ func checkOwnFields(p auth.Principal, in Input) error {
 	if p.Grant(auth.DriversUpdate) != auth.Own {
 		return nil
 	}
-	return in.checkDriverFields()
+	return checkDriverFields(in)
 }
 
 // EditableFields are the fields the caller may change on a driver's

@@ -12,6 +12,7 @@ import (
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/countries"
 	"github.com/konvoj/konvoj/internal/i18n"
+	"github.com/konvoj/konvoj/internal/patch"
 )
 
 // importValue turns one cell's text into the field's value of an Input, as
@@ -136,7 +137,7 @@ func importWording(field, text string, m i18n.Message) i18n.Message {
 		}
 		return i18n.M("msg.imports.country", "value", text, "example", example)
 	case "msg.common.not_date", "msg.common.date_iso":
-		return i18n.M("msg.imports.date", "field", label(field), "value", text)
+		return i18n.M("msg.imports.date", "field", patch.Label(field), "value", text)
 	case "msg.common.email":
 		return i18n.M("msg.imports.email", "value", text)
 	case "msg.drivers.status":
@@ -146,7 +147,7 @@ func importWording(field, text string, m i18n.Message) i18n.Message {
 		}
 		return i18n.M("msg.imports.status", "value", text, "allowed", allowed)
 	case "msg.drivers.contract_indefinite":
-		return i18n.M("msg.imports.yes_no", "field", label(field), "value", text)
+		return i18n.M("msg.imports.yes_no", "field", patch.Label(field), "value", text)
 	case "msg.drivers.iban":
 		return i18n.M("msg.imports.iban", "value", text)
 	case "msg.drivers.swift":

@@ -90,7 +90,7 @@ func TestApplyPartialUpdate(t *testing.T) {
 
 	next := cur
 	var v apperr.Validation
-	input(t, `{"phone": null, "middle_name": "  ", "citizenship": "sk", "swift": "gibaczpx", "unknown": 1, "internal_number": "X"}`).apply(&next, false, czFacts, &v)
+	apply(input(t, `{"phone": null, "middle_name": "  ", "citizenship": "sk", "swift": "gibaczpx", "unknown": 1, "internal_number": "X"}`), &next, false, czFacts, &v)
 	if errs := fieldErrors(t, &v); errs != nil {
 		t.Fatalf("unexpected errors %v", errs)
 	}
@@ -105,7 +105,7 @@ func TestApplyPartialUpdate(t *testing.T) {
 	// reported on the field that was sent.
 	next = cur
 	v = apperr.Validation{}
-	input(t, `{"contract_to": "2024-12-31"}`).apply(&next, false, czFacts, &v)
+	apply(input(t, `{"contract_to": "2024-12-31"}`), &next, false, czFacts, &v)
 	errs := fieldErrors(t, &v)
 	if got := errs["contract_to"]; len(got) != 1 || got[0] != "The contract to must be a date after contract from." {
 		t.Fatalf("errors %v", errs)
@@ -114,7 +114,7 @@ func TestApplyPartialUpdate(t *testing.T) {
 	// Required fields may not be cleared.
 	next = cur
 	v = apperr.Validation{}
-	input(t, `{"first_name": null, "email": "", "status": null, "contract_indefinite": null}`).apply(&next, false, czFacts, &v)
+	apply(input(t, `{"first_name": null, "email": "", "status": null, "contract_indefinite": null}`), &next, false, czFacts, &v)
 	errs = fieldErrors(t, &v)
 	for field, msg := range map[string]string{
 		"first_name":          "The first name field is required.",
@@ -156,7 +156,7 @@ func TestBirthDateAndPhone(t *testing.T) {
 	} {
 		d := Driver{FirstName: "Jan", LastName: "Novák", Email: "jan@example.cz", Status: "active"}
 		var v apperr.Validation
-		input(t, c.body).apply(&d, false, c.facts, &v)
+		apply(input(t, c.body), &d, false, c.facts, &v)
 		errs := fieldErrors(t, &v)
 		if stored, ok := strings.CutPrefix(c.want, "="); ok {
 			got := ""
@@ -179,11 +179,11 @@ func TestBirthDateAndPhone(t *testing.T) {
 
 func TestCheckDriverFields(t *testing.T) {
 	allowed := input(t, `{"phone": "1", "iban": null, "registration_address": "x", "something_else": 1}`)
-	if err := allowed.checkDriverFields(); err != nil {
+	if err := checkDriverFields(allowed); err != nil {
 		t.Fatalf("allowed fields refused: %v", err)
 	}
 	for _, body := range []string{`{"phone": "1", "first_name": "X"}`, `{"status": "active"}`, `{"internal_number": "DRV-1"}`} {
-		err := input(t, body).checkDriverFields()
+		err := checkDriverFields(input(t, body))
 		if apperr.KindOf(err) != apperr.KindForbidden {
 			t.Errorf("%s: %v, want Forbidden", body, err)
 		}
@@ -239,7 +239,7 @@ func TestInputSet(t *testing.T) {
 	mid := "Petr"
 	d := Driver{MiddleName: &mid}
 	var v apperr.Validation
-	in.apply(&d, false, czFacts, &v)
+	apply(in, &d, false, czFacts, &v)
 	if v.Err() != nil || d.Phone == nil || *d.Phone != "+420777123456" || d.MiddleName != nil {
 		t.Fatalf("apply after Set: %+v, %v", d, v.Err())
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/feed"
 	"github.com/konvoj/konvoj/internal/paging"
+	"github.com/konvoj/konvoj/internal/patch"
 )
 
 // ListParams are the list's query parameters. Several values of one filter
@@ -213,7 +214,7 @@ func (lp *ListParams) normalize() error {
 	}
 	for i, t := range lp.Tags {
 		lp.Tags[i] = strings.ToLower(strings.TrimSpace(t))
-		if !tagPattern.MatchString(lp.Tags[i]) {
+		if !patch.TagPattern.MatchString(lp.Tags[i]) {
 			v.Add("tag", "msg.list.tag", "max", MaxTagLength)
 			break
 		}

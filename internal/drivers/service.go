@@ -178,7 +178,7 @@ type checked struct {
 // fields, and that a newly set office is live (office reports that).
 func checkInput(in Input, d *Driver, creating bool, oldOffice *uuid.UUID, facts Facts, office func(uuid.UUID) (bool, error)) checked {
 	var c checked
-	in.apply(d, creating, facts, &c.v)
+	apply(in, d, creating, facts, &c.v)
 	if d.OfficeID != nil && !c.v.Has("office_id") && (oldOffice == nil || *oldOffice != *d.OfficeID) {
 		ok, err := office(*d.OfficeID)
 		if err != nil {

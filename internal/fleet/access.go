@@ -2,9 +2,11 @@ package fleet
 
 import (
 	"context"
+	"errors"
 
 	"github.com/google/uuid"
 
+	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/holders"
 	"github.com/konvoj/konvoj/internal/postgres"
@@ -29,13 +31,25 @@ const (
 
 // load loads the live record id of the kind for the caller's action a,
 // locked until the transaction ends when lock is set (an update or a
-// delete), with its summary, readiness and unit.
+// delete), with its summary, readiness and unit, in one statement: the
+// role first (403 Forbidden, before any query), then the record of the
+// caller's company (none: 404, or 403 AccessDenied when it is another
+// company's), then for a driver that it is in the driver's active unit.
 func (k kindSpec) load(ctx context.Context, db postgres.DBTX, p auth.Principal, a auth.Action, id uuid.UUID, lock bool) (record, error) {
-	f, err := holders.LoadFleet(ctx, db, p, a, k.kind, id, lock)
+	if err := p.Require(a); err != nil {
+		return record{}, err
+	}
+	r, err := k.loadRow(ctx, db, p.CompanyID, id, lock)
+	if errors.Is(err, errNoRecord) {
+		return record{}, holders.Hidden(ctx, db, p, k.table, id, k.notFoundErr())
+	}
 	if err != nil {
 		return record{}, err
 	}
-	return k.loadRow(ctx, db, f.CompanyID, f.ID)
+	if p.Grant(a) == auth.Own && (p.DriverID == nil || r.CurrentUnit == nil || r.CurrentUnit.Driver.ID != *p.DriverID) {
+		return record{}, apperr.AccessDenied()
+	}
+	return r, nil
 }
 
 // collection is the check of the company's vehicles or trailers for action

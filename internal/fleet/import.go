@@ -17,6 +17,7 @@ import (
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/drivers"
 	"github.com/konvoj/konvoj/internal/i18n"
+	"github.com/konvoj/konvoj/internal/patch"
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/webhooks"
 )
@@ -147,7 +148,7 @@ func (s *Service) importRows(ctx context.Context, p auth.Principal, k kindSpec, 
 	addErr := func(row int, field string, m i18n.Message) {
 		res.Errors = append(res.Errors, drivers.ImportError{Row: row, Field: field, Message: m})
 	}
-	fx := facts{today: p.Today()}
+	fx := patch.Facts{Today: p.Today()}
 	targets := make([]fleetTarget, 0, len(rows))
 	seenPlate, seenVIN := map[string]int{}, map[string]int{}
 	seenRecord := map[uuid.UUID]int{}
@@ -313,7 +314,7 @@ func (s *Service) importRows(ctx context.Context, p auth.Principal, k kindSpec, 
 				if err != nil {
 					return err
 				}
-				out, err := k.loadRow(ctx, tx, company, id)
+				out, err := k.loadRow(ctx, tx, company, id, false)
 				if err != nil {
 					return err
 				}
@@ -328,7 +329,7 @@ func (s *Service) importRows(ctx context.Context, p auth.Principal, k kindSpec, 
 					return err
 				}
 			}
-			if err := k.update(ctx, tx, &next); err != nil {
+			if err := k.update(ctx, tx, &next, fx.Today); err != nil {
 				return err
 			}
 			updated = append(updated, next.ID)
@@ -381,7 +382,7 @@ func (k kindSpec) emitImported(ctx context.Context, tx pgx.Tx, company uuid.UUID
 		event string
 	}{{created, k.created}, {updated, k.updated}} {
 		for _, id := range ids.ids {
-			r, err := k.loadRow(ctx, tx, company, id)
+			r, err := k.loadRow(ctx, tx, company, id, false)
 			if err != nil {
 				return err
 			}
@@ -530,12 +531,12 @@ func (k kindSpec) importValue(in *Input, v *apperr.Validation, field, text strin
 			set(field, b)
 			return
 		}
-		v.Add(field, "msg.imports.yes_no", "field", label(field), "value", text)
+		v.Add(field, "msg.imports.yes_no", "field", patch.Label(field), "value", text)
 		return
 	case "year", "gross_weight_kg", "payload_kg", "axles", "odometer_km":
 		n, err := strconv.ParseInt(numberText(text), 10, 64)
 		if err != nil {
-			v.Add(field, "msg.imports.number", "field", label(field), "value", text)
+			v.Add(field, "msg.imports.number", "field", patch.Label(field), "value", text)
 			return
 		}
 		set(field, n)
@@ -543,7 +544,7 @@ func (k kindSpec) importValue(in *Input, v *apperr.Validation, field, text strin
 	case "temperature_min", "temperature_max", "volume_m3":
 		d, err := decimal.NewFromString(strings.ReplaceAll(numberText(text), ",", "."))
 		if err != nil {
-			v.Add(field, "msg.imports.number", "field", label(field), "value", text)
+			v.Add(field, "msg.imports.number", "field", patch.Label(field), "value", text)
 			return
 		}
 		set(field, json.RawMessage(d.String()))
@@ -553,7 +554,7 @@ func (k kindSpec) importValue(in *Input, v *apperr.Validation, field, text strin
 			set(field, d.String())
 			return
 		}
-		v.Add(field, "msg.imports.date", "field", label(field), "value", text)
+		v.Add(field, "msg.imports.date", "field", patch.Label(field), "value", text)
 		return
 	case "tags":
 		var tags []string
@@ -631,9 +632,9 @@ func (k kindSpec) importWording(field, text string, m i18n.Message) i18n.Message
 		for i, v := range values {
 			allowed[i] = i18n.M(key(v))
 		}
-		return i18n.M("msg.imports.choice", "field", label(field), "value", text, "allowed", allowed)
+		return i18n.M("msg.imports.choice", "field", patch.Label(field), "value", text, "allowed", allowed)
 	case "msg.common.not_date":
-		return i18n.M("msg.imports.date", "field", label(field), "value", text)
+		return i18n.M("msg.imports.date", "field", patch.Label(field), "value", text)
 	}
 	return m
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/feed"
 	"github.com/konvoj/konvoj/internal/paging"
+	"github.com/konvoj/konvoj/internal/patch"
 	"github.com/konvoj/konvoj/internal/postgres"
 )
 
@@ -173,7 +174,7 @@ func (lp *ListParams) normalize(k kindSpec) error {
 	}
 	for i, t := range lp.Tags {
 		lp.Tags[i] = strings.ToLower(strings.TrimSpace(t))
-		if !tagPattern.MatchString(lp.Tags[i]) {
+		if !patch.TagPattern.MatchString(lp.Tags[i]) {
 			v.Add("tag", "msg.list.tag", "max", 40)
 			break
 		}

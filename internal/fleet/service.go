@@ -11,6 +11,7 @@ import (
 	"github.com/konvoj/konvoj/internal/audit"
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/documents"
+	"github.com/konvoj/konvoj/internal/patch"
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/units"
 	"github.com/konvoj/konvoj/internal/webhooks"
@@ -52,7 +53,7 @@ func (s *Service) ReadVehicle(ctx context.Context, p auth.Principal, id uuid.UUI
 	if err != nil {
 		return Vehicle{}, err
 	}
-	if v.Documents, err = s.documentsOf(ctx, p, documents.HolderVehicle, v.CompanyID, v.ID); err != nil {
+	if v.Documents, err = s.documentsOf(ctx, p, documents.HolderVehicle, v.CompanyID, v.ID, v.Type); err != nil {
 		return Vehicle{}, err
 	}
 	return v, nil
@@ -64,7 +65,7 @@ func (s *Service) ReadTrailer(ctx context.Context, p auth.Principal, id uuid.UUI
 	if err != nil {
 		return Trailer{}, err
 	}
-	if t.Documents, err = s.documentsOf(ctx, p, documents.HolderTrailer, t.CompanyID, t.ID); err != nil {
+	if t.Documents, err = s.documentsOf(ctx, p, documents.HolderTrailer, t.CompanyID, t.ID, t.Type); err != nil {
 		return Trailer{}, err
 	}
 	return t, nil
@@ -73,8 +74,8 @@ func (s *Service) ReadTrailer(ctx context.Context, p auth.Principal, id uuid.UUI
 // documentsOf is the documents of a record the caller has loaded, as
 // GET /vehicles/{id}/documents lists them; never nil, so that a single
 // read always carries the key.
-func (s *Service) documentsOf(ctx context.Context, p auth.Principal, holderType string, companyID, id uuid.UUID) ([]documents.Document, error) {
-	docs, err := documents.ForHolder(ctx, s.db, companyID, holderType, id, p.Today(), documents.FleetFiles(p))
+func (s *Service) documentsOf(ctx context.Context, p auth.Principal, holderType string, companyID, id uuid.UUID, kind string) ([]documents.Document, error) {
+	docs, err := documents.ForHolder(ctx, s.db, companyID, holderType, id, kind, p.Today(), documents.FleetFiles(p))
 	if err != nil {
 		return nil, fmt.Errorf("documents of %s %s: %w", holderType, id, err)
 	}
@@ -141,7 +142,7 @@ func (s *Service) create(ctx context.Context, p auth.Principal, k kindSpec, read
 		if err != nil {
 			return err
 		}
-		if out, err = k.loadRow(ctx, tx, p.CompanyID, id); err != nil {
+		if out, err = k.loadRow(ctx, tx, p.CompanyID, id, false); err != nil {
 			return err
 		}
 		if err := audit.Record(ctx, tx, p, audit.Entry{EntityType: string(k.kind), EntityID: id, Action: "created", NewValues: k.auditValues(out)}); err != nil {
@@ -180,7 +181,7 @@ func (s *Service) update(ctx context.Context, p auth.Principal, k kindSpec, id u
 				return err
 			}
 		}
-		if err := k.update(ctx, tx, &next); err != nil {
+		if err := k.update(ctx, tx, &next, p.Today()); err != nil {
 			return err
 		}
 		out = next
@@ -233,7 +234,7 @@ func (s *Service) delete(ctx context.Context, p auth.Principal, k kindSpec, id u
 // refrigeration gets the frigo tag.
 func (s *Service) validate(ctx context.Context, p auth.Principal, k kindSpec, in Input, r *record, creating bool, oldOffice *uuid.UUID) error {
 	var v apperr.Validation
-	k.apply(in, r, creating, facts{today: p.Today()}, &v)
+	k.apply(in, r, creating, patch.Facts{Today: p.Today()}, &v)
 	if r.OfficeID != nil && !v.Has("office_id") && (oldOffice == nil || *oldOffice != *r.OfficeID) {
 		ok, err := officeExists(ctx, s.db, r.CompanyID, *r.OfficeID)
 		if err != nil {

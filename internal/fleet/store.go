@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/konvoj/konvoj/internal/apperr"
+	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/postgres"
 )
 
@@ -24,7 +25,13 @@ import (
 // company's time zone) and its rules of the kind's holder type (alias ru:
 // the required types with whom they are required for), each read once.
 func (k kindSpec) facts(company string) string {
-	return `co AS MATERIALIZED (SELECT konvoj_today(c.timezone) AS today FROM companies c WHERE c.id = ` + company + `),
+	return k.factsOf(company, `SELECT konvoj_today(c.timezone) AS today FROM companies c WHERE c.id = `+company)
+}
+
+// factsOf is facts whose today is the query today (a statement that
+// knows it already).
+func (k kindSpec) factsOf(company, today string) string {
+	return `co AS MATERIALIZED (` + today + `),
 		ru AS MATERIALIZED (SELECT r.document_type, r.required_for FROM konvoj_document_rules(` + company + `, '` + string(k.kind) + `') r WHERE r.required)`
 }
 
@@ -143,8 +150,9 @@ func (k kindSpec) scan(row pgx.Row, r *record) error {
 
 // loadRow reads the company's live record id of the kind with its
 // summary, readiness and unit, without access checks (access.go checks;
-// a create reads back what it wrote). 404 when there is none.
-func (k kindSpec) loadRow(ctx context.Context, db postgres.DBTX, companyID, id uuid.UUID) (record, error) {
+// a create reads back what it wrote), locked until the transaction ends
+// when lock is set. errNoRecord when there is none.
+func (k kindSpec) loadRow(ctx context.Context, db postgres.DBTX, companyID, id uuid.UUID, lock bool) (record, error) {
 	sql := `WITH ` + k.facts("$1") + `
 		SELECT ` + k.selectColumns() + `
 		FROM ` + k.table + ` r
@@ -152,16 +160,23 @@ func (k kindSpec) loadRow(ctx context.Context, db postgres.DBTX, companyID, id u
 		` + k.summary() + `
 		` + k.unit() + `
 		WHERE r.company_id = $1 AND r.id = $2 AND r.deleted_at IS NULL`
+	if lock {
+		sql += ` FOR UPDATE OF r`
+	}
 	var r record
 	err := k.scan(db.QueryRow(ctx, sql, companyID, id), &r)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return record{}, k.notFoundErr()
+		return record{}, errNoRecord
 	}
 	if err != nil {
 		return record{}, fmt.Errorf("get %s %s: %w", k.kind, id, err)
 	}
 	return r, nil
 }
+
+// errNoRecord is loadRow's answer when the company has no live record of
+// that id: the access file words it (404, or 403 for another company's).
+var errNoRecord = errors.New("no such record")
 
 // writable are the kind's writable column names and the record's values.
 func (k kindSpec) writable(r record) (string, []any) {
@@ -229,16 +244,22 @@ func (k kindSpec) addDocuments(ctx context.Context, tx postgres.DBTX, companyID,
 }
 
 // update writes every writable column of r (the merged record, locked by
-// the loader) and reads it back as written.
-func (k kindSpec) update(ctx context.Context, tx postgres.DBTX, r *record) error {
+// the loader) and answers it as written, with its summary, readiness and
+// unit, in the same statement; today is the company's (the loader read
+// the company's facts).
+func (k kindSpec) update(ctx context.Context, tx postgres.DBTX, r *record, today civil.Date) error {
 	names, vals := k.writable(*r)
-	if _, err := tx.Exec(ctx, `UPDATE `+k.table+` SET (`+names+`) = ROW(`+placeholders(3, len(vals))+`)
-		WHERE company_id = $1 AND id = $2 AND deleted_at IS NULL`, append([]any{r.CompanyID, r.ID}, vals...)...); err != nil {
+	sql := `WITH ` + k.factsOf("$1", `SELECT $3::date AS today`) + `,
+		r AS (UPDATE ` + k.table + ` SET (` + names + `) = ROW(` + placeholders(4, len(vals)) + `)
+			WHERE company_id = $1 AND id = $2 AND deleted_at IS NULL RETURNING *)
+		SELECT ` + k.selectColumns() + `
+		FROM r
+		CROSS JOIN co
+		` + k.summary() + `
+		` + k.unit()
+	var out record
+	if err := k.scan(tx.QueryRow(ctx, sql, append([]any{r.CompanyID, r.ID, today}, vals...)...), &out); err != nil {
 		return writeErr(err, "update "+string(k.kind)+" "+r.ID.String())
-	}
-	out, err := k.loadRow(ctx, tx, r.CompanyID, r.ID)
-	if err != nil {
-		return err
 	}
 	*r = out
 	return nil

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/konvoj/konvoj/internal/alerts"
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/fixtures"
@@ -497,5 +498,37 @@ func TestTransportUnitAccess(t *testing.T) {
 		ExpectError(http.StatusForbidden, "AccessDenied")
 	if got := webtest.Value[bool](t, env, `SELECT unassigned_at IS NULL FROM transport_units WHERE id = $1`, ou.ID); !got {
 		t.Fatal("another company's unit ended")
+	}
+}
+
+// TestDispatchersDigestListsUnitsAboutToStop: the day's scan puts in each
+// dispatcher's e-mail the units whose ready_until entered the lead window
+// of the document that sets it (a vehicle's insurance: 30 days) that day.
+func TestDispatchersDigestListsUnitsAboutToStop(t *testing.T) {
+	env := webtest.New(t)
+	w := newUnitWorld(t, env, "Units digest")
+	w.dispatcher.Get("/api/v0/notifications").Expect(http.StatusOK) // the user exists
+	d, v := w.readyDriver(t), w.vehicle(t, "lkv", "active")
+	w.setUntil(t, v, "liability_insurance", w.today.AddDays(30))
+	u := w.assign(t, w.dispatcher, d, v, nil)
+	if !u.IsReady || *u.ReadyUntil != w.today.AddDays(30) {
+		t.Fatalf("the unit: %+v", u)
+	}
+	res, err := alerts.NewScanner(env.DB, "https://konvoj.example").Scan(context.Background(), w.company, w.today, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, c := range res.Calls {
+		if c.Kind == alerts.KindUnit && c.UserID == w.dispatcher.UserID && c.DriverID == d {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("no unit in the dispatcher's calls: %+v", res.Calls)
+	}
+	mail := webtest.Value[string](t, env, `SELECT text_body FROM outbox WHERE company_id = $1 AND lower(recipient) = lower($2)`, w.company, w.dispatcher.Email)
+	if !strings.Contains(mail, u.Vehicle.InternalNumber) {
+		t.Fatalf("the dispatcher's e-mail: %s", mail)
 	}
 }

@@ -44,11 +44,11 @@ func newCompressor() func(http.Handler) http.Handler {
 // middleware: an error is answered inside it (c.Error), while the
 // compressor is still open, rather than by Echo after the chain returned.
 // A range request is answered as is: its bytes are of the stored
-// representation.
+// representation. A live-update stream too: each event must leave at once.
 func (s *Server) compress(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
-		if r.Header.Get("Range") != "" || r.Header.Get("Accept-Encoding") == "" {
+		if r.Header.Get("Range") != "" || r.Header.Get("Accept-Encoding") == "" || streamPaths[r.URL.Path] {
 			return next(c)
 		}
 		res := c.Response()

@@ -10,6 +10,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/konvoj/konvoj/internal/live"
 )
 
 // metrics holds the Prometheus registry of one server (one per server, so
@@ -18,9 +20,13 @@ type metrics struct {
 	reg      *prometheus.Registry
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
+
+	// The live-update streams (docs/live-updates.md).
+	streams               prometheus.Gauge
+	sent, replays, resets prometheus.Counter
 }
 
-func newMetrics(db *pgxpool.Pool, limiter any) *metrics {
+func newMetrics(db *pgxpool.Pool, limiter any, hub *live.Hub) *metrics {
 	m := &metrics{
 		reg: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -30,6 +36,16 @@ func newMetrics(db *pgxpool.Pool, limiter any) *metrics {
 			Name: "konvoj_http_request_duration_seconds", Help: "HTTP request latency by route, method and status.",
 			Buckets: []float64{.002, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
 		}, []string{"route", "method", "status"}),
+	}
+	m.streams = prometheus.NewGauge(prometheus.GaugeOpts{Name: "konvoj_live_streams", Help: "Live-update streams open on this instance."})
+	m.sent = prometheus.NewCounter(prometheus.CounterOpts{Name: "konvoj_live_events_sent_total", Help: "Live-update events sent to streams (replayed ones included)."})
+	m.replays = prometheus.NewCounter(prometheus.CounterOpts{Name: "konvoj_live_replays_total", Help: "Live-update streams that resumed from a Last-Event-ID."})
+	m.resets = prometheus.NewCounter(prometheus.CounterOpts{Name: "konvoj_live_resets_total", Help: "Resumes told to reload (event: reset): what they missed is past the replay window."})
+	m.reg.MustRegister(m.streams, m.sent, m.replays, m.resets)
+	if hub != nil {
+		m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "konvoj_live_dropped_total", Help: "Live-update streams dropped because their client did not read.",
+		}, func() float64 { return float64(hub.Dropped.Load()) }))
 	}
 	m.reg.MustRegister(m.requests, m.latency,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))

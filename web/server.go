@@ -24,6 +24,7 @@ import (
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/config"
 	"github.com/konvoj/konvoj/internal/idempotency"
+	"github.com/konvoj/konvoj/internal/live"
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/ratelimit"
 	"github.com/konvoj/konvoj/internal/tenants"
@@ -58,6 +59,11 @@ type Options struct {
 	// is taken over only after it (web/idempotency.go). Zero means
 	// DefaultDeadlines.
 	Deadlines Deadlines
+	// Hub hands the committed live events to this instance's streams
+	// (internal/live); nil: GET /api/v0/events answers 500.
+	Hub *live.Hub
+	// Live shapes the streams (zero: DefaultLiveOptions).
+	Live LiveOptions
 }
 
 // Server is the HTTP server of the whole product.
@@ -83,6 +89,11 @@ type Server struct {
 	renderPageError ErrorPageRenderer
 	// compressor is the compression library's middleware (compress).
 	compressor func(http.Handler) http.Handler
+
+	// hub, live and leases serve the live-update streams (live.go).
+	hub    *live.Hub
+	live   LiveOptions
+	leases ratelimit.Leases
 }
 
 // ErrorPageRenderer renders the HTML error page of a request outside the
@@ -120,7 +131,7 @@ func NewServer(o Options, tenants *tenants.Service, errorPages ErrorPageRenderer
 		opts:     o,
 		log:      o.Logger,
 		tenants:  tenants,
-		metrics:  newMetrics(o.DB, o.Limiter),
+		metrics:  newMetrics(o.DB, o.Limiter, o.Hub),
 		limiter:  o.Limiter,
 		verifier: o.Verifier,
 
@@ -129,6 +140,10 @@ func NewServer(o Options, tenants *tenants.Service, errorPages ErrorPageRenderer
 
 		renderPageError: errorPages,
 		compressor:      newCompressor(),
+
+		hub:    o.Hub,
+		live:   o.Live.withDefaults(),
+		leases: leasesOf(o.Limiter),
 	}
 	e.HTTPErrorHandler = s.errorHandler
 	e.Use(s.compress, s.neverSilentOK, s.requestID, s.securityHeaders, s.metrics.middleware, s.logRequests, s.recoverPanics, s.bodies)

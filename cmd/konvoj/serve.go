@@ -130,6 +130,9 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		log.Info("interrupted imports failed", slog.Int64("imports", n))
 	}
 	httpSrv := web.HTTPServer(cfg.HTTPAddr, srv.Echo, deadlines)
+	// Open live-update streams never finish on their own: the shutdown
+	// ends them first, and their clients reconnect to another instance.
+	httpSrv.RegisterOnShutdown(srv.CloseStreams)
 	errc := make(chan error, 2)
 	go func() {
 		log.Info("konvoj listening", slog.String("addr", cfg.HTTPAddr), slog.String("public_url", cfg.PublicURL))

@@ -217,10 +217,6 @@ type StageChange struct {
 // emitStages writes a document.status_changed webhook event for each
 // recorded lead, expiring_soon and expired stage (docs/webhooks.md).
 func emitStages(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, date civil.Date, alerts []Alert) error {
-	wanted, err := webhooks.Wanted(ctx, tx, companyID, webhooks.DocumentStatusChanged)
-	if err != nil || !wanted {
-		return err
-	}
 	for _, a := range alerts {
 		if a.Stage != StageLead && a.Stage != StageExpiringSoon && a.Stage != StageExpired {
 			continue

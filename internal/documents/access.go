@@ -16,7 +16,6 @@ import (
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/storage"
 	"github.com/konvoj/konvoj/internal/uploads"
-	"github.com/konvoj/konvoj/internal/webhooks"
 )
 
 // This file is where the documents area decides access (docs/errors.md,
@@ -157,16 +156,15 @@ func (d *docRecord) scanTargets() []any {
 // caller's own for a caller limited to its own (403 AccessDenied).
 // With lock the row stays locked for the rest of q's transaction.
 func loadDocument(ctx context.Context, q postgres.DBTX, p auth.Principal, a auth.Action, id uuid.UUID, lock bool) (docRecord, error) {
-	return loadDocumentTaking(ctx, q, p, a, id, lock, "", nil, nil, "", nil)
+	return loadDocumentTaking(ctx, q, p, a, id, lock, "", nil, nil)
 }
 
 // loadDocumentTaking is loadDocument whose statement runs take too, a
 // data-modifying query as a WITH (an upload's pending record,
-// uploads.Take.SQL, with takeArgs from $2), and asks whether a webhook
-// endpoint of the caller's company wants event: *taken says whether take
-// returned a row, *wanted the endpoints' answer.
+// uploads.Take.SQL, with takeArgs from $2): *taken says whether take
+// returned a row.
 func loadDocumentTaking(ctx context.Context, q postgres.DBTX, p auth.Principal, a auth.Action, id uuid.UUID, lock bool,
-	take string, takeArgs []any, taken *bool, event string, wanted *bool) (docRecord, error) {
+	take string, takeArgs []any, taken *bool) (docRecord, error) {
 	if err := requireAny(p, a); err != nil {
 		return docRecord{}, err
 	}
@@ -175,10 +173,9 @@ func loadDocumentTaking(ctx context.Context, q postgres.DBTX, p auth.Principal, 
 	targets := d.scanTargets()
 	args := []any{id}
 	if take != "" {
-		n := 2 + len(takeArgs)
-		sql = `WITH taken AS (` + take + `) SELECT ` + documentColumns + `, EXISTS (SELECT FROM taken), ` + webhooks.WantedSQL(n, n+1)
-		targets = append(targets, taken, wanted)
-		args = append(append(args, takeArgs...), p.CompanyID, []string{event})
+		sql = `WITH taken AS (` + take + `) SELECT ` + documentColumns + `, EXISTS (SELECT FROM taken)`
+		targets = append(targets, taken)
+		args = append(args, takeArgs...)
 	}
 	sql += ` FROM driver_documents d` + holderJoins + `
 		WHERE d.id = $1 AND ` + holderLive

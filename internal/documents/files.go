@@ -179,10 +179,9 @@ func (s *Service) store(ctx context.Context, p auth.Principal, holder pathHolder
 	}
 	err := uploads.StoreRecorded(ctx, s.db, s.files, up, pending, func(tx pgx.Tx, take uploads.Take, put func(string) error) error {
 		// One statement loads and locks the document, takes the pending
-		// record and asks whether anyone listens for the event.
-		var taken, wanted bool
-		doc, err := loadDocumentTaking(ctx, tx, p, auth.DocumentsWrite, documentID, true, take.SQL(2), take.Args(), &taken,
-			webhooks.DocumentFileUploaded, &wanted)
+		// record.
+		var taken bool
+		doc, err := loadDocumentTaking(ctx, tx, p, auth.DocumentsWrite, documentID, true, take.SQL(2), take.Args(), &taken)
 		if err != nil {
 			return err
 		}
@@ -267,7 +266,7 @@ func (s *Service) store(ctx context.Context, p auth.Principal, holder pathHolder
 					return err
 				}
 			}
-			return emitWanted(ctx, tx, doc, today, webhooks.DocumentFileUploaded, wanted)
+			return emitDocument(ctx, tx, doc, today, webhooks.DocumentFileUploaded)
 		}
 		inUnit, err := saveDocument(ctx, tx, doc, after, &f.ID)
 		if err != nil {
@@ -285,7 +284,7 @@ func (s *Service) store(ctx context.Context, p auth.Principal, holder pathHolder
 		}); err != nil {
 			return err
 		}
-		if err := emitWanted(ctx, tx, doc, today, webhooks.DocumentFileUploaded, wanted); err != nil {
+		if err := emitDocument(ctx, tx, doc, today, webhooks.DocumentFileUploaded); err != nil {
 			return err
 		}
 		return flushUnits(ctx, tx, doc.CompanyID, inUnit)
@@ -299,19 +298,6 @@ func (s *Service) store(ctx context.Context, p auth.Principal, holder pathHolder
 // emitDocument writes a webhook event whose data is the document as the
 // API returns it to HR (with its files), docs/webhooks.md.
 func emitDocument(ctx context.Context, tx pgx.Tx, doc docRecord, today civil.Date, event string) error {
-	wanted, err := webhooks.Wanted(ctx, tx, doc.CompanyID, event)
-	if err != nil {
-		return err
-	}
-	return emitWanted(ctx, tx, doc, today, event, wanted)
-}
-
-// emitWanted is emitDocument for a caller that asked whether anyone
-// listens (webhooks.WantedSQL) in a statement of its own.
-func emitWanted(ctx context.Context, tx pgx.Tx, doc docRecord, today civil.Date, event string, wanted bool) error {
-	if !wanted {
-		return nil
-	}
 	docs, err := queryDocuments(ctx, tx, doc.CompanyID, doc.HolderType, doc.HolderID, &doc.ID, today, true)
 	if err != nil {
 		return fmt.Errorf("document %s: %w", doc.ID, err)

@@ -268,7 +268,7 @@ func (s *Service) ReviewFile(ctx context.Context, p auth.Principal, documentID, 
 			}
 		}
 		out = Decision{File: &f, DocumentType: doc.Type, DriverName: r.Driver}
-		if err := webhooks.Emit(ctx, tx, doc.CompanyID, webhooks.DocumentReviewCompleted, out.File); err != nil {
+		if err := webhooks.Emit(ctx, tx, doc.CompanyID, webhooks.DocumentReviewCompleted, webhooks.About{Driver: doc.DriverID, Data: out.File}); err != nil {
 			return err
 		}
 		// An approved version is the document's current one: its holder's

@@ -379,13 +379,8 @@ type importChange struct {
 }
 
 // emitImported writes the driver.created and driver.updated events of an
-// import (docs/webhooks.md), reading the drivers back only when an
-// endpoint wants them.
+// import (docs/webhooks.md; the live streams record every event).
 func emitImported(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, changed []importChange) error {
-	wanted, err := webhooks.Wanted(ctx, tx, companyID, webhooks.DriverCreated, webhooks.DriverUpdated)
-	if err != nil || !wanted {
-		return err
-	}
 	for _, c := range changed {
 		d, err := loadDriverRow(ctx, tx, companyID, c.id, false)
 		if err != nil {

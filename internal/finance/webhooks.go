@@ -21,10 +21,6 @@ var transactionEvents = map[string]string{
 
 // emitTransaction writes an event about the transaction id as it now is.
 func emitTransaction(ctx context.Context, tx pgx.Tx, companyID, driverID, id uuid.UUID, event string) error {
-	wanted, err := webhooks.Wanted(ctx, tx, companyID, event)
-	if err != nil || !wanted {
-		return err
-	}
 	t, err := getTransaction(ctx, tx, companyID, driverID, id, false)
 	if err != nil {
 		return err
@@ -49,19 +45,11 @@ func emitMoved(ctx context.Context, tx pgx.Tx, t Transaction, from string) error
 	if !ok || t.Status == from {
 		return nil
 	}
-	wanted, err := webhooks.Wanted(ctx, tx, t.CompanyID, event)
-	if err != nil || !wanted {
-		return err
-	}
 	return webhooks.Emit(ctx, tx, t.CompanyID, event, t)
 }
 
 // emitPenalty writes an event about the penalty id as it now is.
 func emitPenalty(ctx context.Context, tx pgx.Tx, companyID, driverID, id uuid.UUID, event string) error {
-	wanted, err := webhooks.Wanted(ctx, tx, companyID, event)
-	if err != nil || !wanted {
-		return err
-	}
 	pen, err := getPenalty(ctx, tx, companyID, driverID, id, false)
 	if err != nil {
 		return err
@@ -77,18 +65,10 @@ func emitMovedPenalty(ctx context.Context, tx pgx.Tx, pen *Penalty, event string
 		return err
 	}
 	*pen = pens[0]
-	wanted, err := webhooks.Wanted(ctx, tx, pen.CompanyID, event)
-	if err != nil || !wanted {
-		return err
-	}
 	return webhooks.Emit(ctx, tx, pen.CompanyID, event, *pen)
 }
 
 // emitPeriod writes an event about the period per as its move left it.
 func emitPeriod(ctx context.Context, tx pgx.Tx, per Period, event string) error {
-	wanted, err := webhooks.Wanted(ctx, tx, per.CompanyID, event)
-	if err != nil || !wanted {
-		return err
-	}
 	return webhooks.Emit(ctx, tx, per.CompanyID, event, per)
 }

@@ -371,12 +371,8 @@ func abs(n int) int {
 }
 
 // emitImported writes the created and updated events of an import's
-// records, reading them back only when an endpoint wants them.
+// records (the live streams record every event).
 func (k kindSpec) emitImported(ctx context.Context, tx pgx.Tx, company uuid.UUID, created, updated []uuid.UUID) error {
-	wanted, err := webhooks.Wanted(ctx, tx, company, k.created, k.updated)
-	if err != nil || !wanted {
-		return err
-	}
 	for _, ids := range []struct {
 		ids   []uuid.UUID
 		event string

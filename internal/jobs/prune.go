@@ -9,6 +9,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/konvoj/konvoj/internal/alerts"
+	"github.com/konvoj/konvoj/internal/live"
 	"github.com/konvoj/konvoj/internal/webhooks"
 )
 
@@ -36,7 +37,8 @@ type PruneOutboxWorker struct {
 	Now func() time.Time
 }
 
-// Work prunes the webhook outbox, then the e-mail outbox.
+// Work prunes the webhook outbox, the e-mail outbox, then the live
+// events older than live.Window (docs/live-updates.md).
 func (w *PruneOutboxWorker) Work(ctx context.Context, _ *river.Job[PruneOutboxArgs]) error {
 	now := time.Now()
 	if w.Now != nil {
@@ -50,9 +52,13 @@ func (w *PruneOutboxWorker) Work(ctx context.Context, _ *river.Job[PruneOutboxAr
 	if err != nil {
 		return err
 	}
-	if hooks.Deliveries+hooks.Events+mails > 0 {
+	events, err := live.Prune(ctx, w.DB, now)
+	if err != nil {
+		return err
+	}
+	if hooks.Deliveries+hooks.Events+mails+events > 0 {
 		w.Log.InfoContext(ctx, "outbox pruned", slog.Int64("webhook_deliveries", hooks.Deliveries),
-			slog.Int64("webhook_events", hooks.Events), slog.Int64("emails", mails))
+			slog.Int64("webhook_events", hooks.Events), slog.Int64("emails", mails), slog.Int64("live_events", events))
 	}
 	return nil
 }

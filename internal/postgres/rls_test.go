@@ -75,6 +75,9 @@ nt AS (
 ns AS (
 	INSERT INTO notification_settings (user_id, company_id) SELECT id, $1 FROM us ON CONFLICT DO NOTHING RETURNING user_id
 ),
+lh AS (
+	INSERT INTO live_horizons (company_id, pruned_to) VALUES ($1, 0) ON CONFLICT DO NOTHING RETURNING company_id
+),
 ob AS (
 	INSERT INTO outbox (company_id, kind, recipient, language, subject, text_body, html_body)
 	VALUES ($1, 'digest', 'hr@example.test', 'en', 'Subject', 'Text', '<p>HTML</p>') RETURNING id

@@ -308,7 +308,9 @@ func scaleCompany(ctx context.Context, tx pgx.Tx, name string, n int, super bool
 			LEFT JOIN trailers t ON t.company_id = d.company_id AND t.internal_seq = d.internal_seq AND t.status <> 'inactive'
 			WHERE d.company_id = $1 AND d.internal_seq % 2 = 0 AND d.status <> 'terminated' AND d.deleted_at IS NULL`,
 			[]any{id}},
-		{"statistics", `ANALYZE driver_documents, transport_units`, nil},
+		// document_effective and driver_expiry too: the files below update
+		// every document's file, and the triggers read both per driver.
+		{"statistics", `ANALYZE driver_documents, document_effective, driver_expiry, transport_units`, nil},
 		{"files", `
 			WITH f AS (
 				INSERT INTO document_files (company_id, document_id, filename, original_filename, mime_type, size_bytes, version,

@@ -142,6 +142,17 @@ func (s *Service) Start(ctx context.Context, id auth.Identity, p auth.Principal,
 // ErrNoSession. An expired session found here is deleted; a live one has
 // its last_seen_at moved to now when it is older than TouchEvery.
 func (s *Service) Resolve(ctx context.Context, secret string) (Session, error) {
+	return s.resolve(ctx, secret, true)
+}
+
+// Check is Resolve without moving last_seen_at: an open live-update stream
+// checks its session again and again (docs/live-updates.md), and an open
+// page is not activity that keeps a session alive.
+func (s *Service) Check(ctx context.Context, secret string) (Session, error) {
+	return s.resolve(ctx, secret, false)
+}
+
+func (s *Service) resolve(ctx context.Context, secret string, touch bool) (Session, error) {
 	if raw, err := base64.RawURLEncoding.DecodeString(secret); err != nil || len(raw) != secretBytes {
 		return Session{}, ErrNoSession
 	}
@@ -174,7 +185,7 @@ func (s *Service) Resolve(ctx context.Context, secret string) (Session, error) {
 		}
 		return Session{}, ErrNoSession
 	}
-	if now.Sub(sess.LastSeenAt) >= TouchEvery {
+	if touch && now.Sub(sess.LastSeenAt) >= TouchEvery {
 		// Two requests at once both write: the later time wins.
 		if _, err := s.db.Exec(ctx, `UPDATE web_sessions SET last_seen_at = $3
 			WHERE id = $1 AND company_id = $2 AND last_seen_at < $3`, sess.ID, sess.CompanyID, now); err != nil {

@@ -62,7 +62,7 @@ func Flush(ctx context.Context, tx pgx.Tx, companyID uuid.UUID) error {
 		if !u.Active() || u.IsReady == prev {
 			continue
 		}
-		if err := webhooks.Emit(ctx, tx, companyID, webhooks.UnitReadinessChanged, ReadinessChange{Unit: u, PreviousIsReady: prev}); err != nil {
+		if err := webhooks.Emit(ctx, tx, companyID, webhooks.UnitReadinessChanged, about(u, ReadinessChange{Unit: u, PreviousIsReady: prev})); err != nil {
 			return err
 		}
 		stage := StageNotReady

@@ -113,7 +113,7 @@ func (s *Service) Assign(ctx context.Context, p auth.Principal, read func(*Assig
 		if err := audit.Record(ctx, tx, p, audit.Entry{EntityType: "transport_unit", EntityID: id, Action: "assigned", NewValues: auditValues(u)}); err != nil {
 			return err
 		}
-		return webhooks.Emit(ctx, tx, p.CompanyID, webhooks.UnitAssigned, u)
+		return webhooks.Emit(ctx, tx, p.CompanyID, webhooks.UnitAssigned, about(u, u))
 	})
 	if what := takenBy(err); what != "" {
 		return Unit{}, s.taken(ctx, p, what, in.DriverID, in.VehicleID, in.TrailerID)
@@ -252,7 +252,7 @@ func (s *Service) ChangeTrailer(ctx context.Context, p auth.Principal, id uuid.U
 			OldValues: oldValues, NewValues: newValues}); err != nil {
 			return err
 		}
-		if err := webhooks.Emit(ctx, tx, cur.companyID, webhooks.UnitUpdated, u); err != nil {
+		if err := webhooks.Emit(ctx, tx, cur.companyID, webhooks.UnitUpdated, about(u, u)); err != nil {
 			return err
 		}
 		return Flush(ctx, tx, cur.companyID)
@@ -307,7 +307,7 @@ func end(ctx context.Context, tx pgx.Tx, p auth.Principal, u Unit, at time.Time)
 		OldValues: map[string]any{"unassigned_at": nil}, NewValues: map[string]any{"unassigned_at": at}}); err != nil {
 		return Unit{}, err
 	}
-	if err := webhooks.Emit(ctx, tx, u.companyID, webhooks.UnitUnassigned, u); err != nil {
+	if err := webhooks.Emit(ctx, tx, u.companyID, webhooks.UnitUnassigned, about(u, u)); err != nil {
 		return Unit{}, err
 	}
 	return u, nil
@@ -439,4 +439,10 @@ func tripDays(p auth.Principal, on, through *civil.Date) (civil.Date, civil.Date
 		return civil.Date{}, civil.Date{}, apperr.Invalid("through", "msg.units.through_before_on")
 	}
 	return from, to, nil
+}
+
+// about is an event's data with the unit's driver, whose live stream
+// carries the events of its own unit (docs/live-updates.md).
+func about(u Unit, data any) webhooks.About {
+	return webhooks.About{Driver: u.Driver.ID, Data: data}
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivertype"
+
+	"github.com/konvoj/konvoj/internal/live"
 )
 
 // DeliverArgs delivers an endpoint's due deliveries in order. A job is
@@ -70,20 +72,39 @@ func EnqueueTx(ctx context.Context, tx pgx.Tx, endpoints []uuid.UUID) error {
 	return nil
 }
 
-// Emit writes an event of the company and one delivery per enabled endpoint
-// that subscribes to it, on tx, the transaction of the change: a rolled
-// back change sends nothing, a committed one is delivered even after a
-// crash. data is the entity as the API returns it. Nothing is written when
-// no endpoint wants the event.
+// Emit writes an event of the company on tx, the transaction of the change:
+// always the live event of the company's streams (internal/live,
+// docs/live-updates.md), and the webhook event with one delivery per enabled
+// endpoint that subscribes to it. A rolled back change sends nothing, a
+// committed one is delivered even after a crash. data is the entity as the
+// API returns it, or About when the driver it concerns is not in it.
 func Emit(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, eventType string, data any) error {
-	rows, err := tx.Query(ctx, `SELECT id FROM webhook_endpoints
-		WHERE company_id = $1 AND enabled AND (events @> ARRAY[$2] OR events @> ARRAY['*'])`, companyID, eventType)
+	var subject *uuid.UUID
+	if a, ok := data.(About); ok {
+		subject, data = &a.Driver, a.Data
+		if a.Driver == uuid.Nil {
+			subject = nil
+		}
+	}
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	body, err := json.Marshal(Body{Type: eventType, Timestamp: now, Data: data})
 	if err != nil {
-		return fmt.Errorf("webhook endpoints of %s: %w", eventType, err)
+		return fmt.Errorf("webhook event %s: %w", eventType, err)
+	}
+	if subject == nil {
+		subject = live.SubjectOf(eventType, body)
+	}
+	// One statement: the live event, and the endpoints that want it.
+	rows, err := tx.Query(ctx, `WITH live AS (`+live.InsertSQL(1, 2, 3, 4)+`)
+		SELECT id FROM webhook_endpoints
+		WHERE company_id = $1 AND enabled AND (events @> ARRAY[$2] OR events @> ARRAY['*'])`,
+		companyID, eventType, subject, string(body))
+	if err != nil {
+		return fmt.Errorf("event %s: %w", eventType, err)
 	}
 	endpoints, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
 	if err != nil {
-		return fmt.Errorf("webhook endpoints of %s: %w", eventType, err)
+		return fmt.Errorf("event %s: %w", eventType, err)
 	}
 	if len(endpoints) == 0 {
 		return nil
@@ -99,29 +120,18 @@ func Emit(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, eventType string,
 	if err != nil {
 		return fmt.Errorf("webhook jobs of this transaction: %w", err)
 	}
-	if _, err := emit(ctx, tx, companyID, eventType, data, endpoints); err != nil {
+	if _, err := emitBody(ctx, tx, companyID, eventType, now, body, endpoints); err != nil {
 		return err
 	}
 	return EnqueueTx(ctx, tx, slices.DeleteFunc(endpoints, func(id uuid.UUID) bool { return slices.Contains(queued, id) }))
 }
 
-// Wanted reports whether an enabled endpoint of the company wants any of
-// the event types, so a bulk change (an import) reads its entities back
-// for events only when someone listens.
-func Wanted(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, eventTypes ...string) (bool, error) {
-	var ok bool
-	if err := tx.QueryRow(ctx, `SELECT `+WantedSQL(1, 2), companyID, eventTypes).Scan(&ok); err != nil {
-		return false, fmt.Errorf("webhook endpoints: %w", err)
-	}
-	return ok, nil
-}
-
-// WantedSQL is Wanted's test as an SQL expression, for a caller that asks
-// it in a statement it runs anyway: the company is the parameter $company,
-// the event types (a text array) $events.
-func WantedSQL(company, events int) string {
-	return fmt.Sprintf(`EXISTS (SELECT FROM webhook_endpoints
-		WHERE company_id = $%d AND enabled AND (events && $%d::text[] OR events @> ARRAY['*']))`, company, events)
+// About is an event's data with the driver it concerns, for an entity
+// whose JSON does not name its driver (a reviewed file): a driver's live
+// stream carries only the events about its own record.
+type About struct {
+	Driver uuid.UUID
+	Data   any
 }
 
 // Body is what a delivery sends: the event's type, when it happened and
@@ -140,6 +150,11 @@ func emit(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, eventType string,
 	if err != nil {
 		return nil, fmt.Errorf("webhook event %s: %w", eventType, err)
 	}
+	return emitBody(ctx, tx, companyID, eventType, now, body, endpoints)
+}
+
+// emitBody writes the event with its body and its deliveries.
+func emitBody(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, eventType string, now time.Time, body []byte, endpoints []uuid.UUID) ([]uuid.UUID, error) {
 	var eventID uuid.UUID
 	if err := tx.QueryRow(ctx, `INSERT INTO webhook_events (company_id, type, occurred_at, body) VALUES ($1, $2, $3, $4) RETURNING id`,
 		companyID, eventType, now, string(body)).Scan(&eventID); err != nil {

@@ -48,6 +48,9 @@ func Mount(s *web.Server, h *Handlers) {
 	h.mountEvidence(g)
 	h.mountWebhooks(g)
 	h.mountUsers(g)
+	// The live-update stream (docs/live-updates.md): every caller, its
+	// company's events as it may read them.
+	g.GET("/events", s.APIStream)
 
 	for _, p := range PlannedPaths {
 		g.Any(p, notImplemented)

@@ -72,6 +72,11 @@ func driverIDs(extra ...string) map[string]string {
 var apiRoutes = map[string]authzRoute{
 	"GET /api/v0/openapi.json": {notApplicable: map[webtest.Refusal]string{
 		webtest.OtherCompany: "public document", webtest.RoleRefused: "public document", webtest.OtherDriver: "public document"}},
+	// The live-update stream: every role, each event filtered by what the
+	// caller may read (TestLiveEventsReachTheirReaders), never refused.
+	"GET /api/v0/events": {notApplicable: map[webtest.Refusal]string{
+		webtest.OtherCompany: "the caller's own company's stream: no path id", webtest.RoleRefused: everyRole,
+		webtest.OtherDriver: "events are filtered per caller, not refused"}},
 	"GET /api/v0/audit-logs": {action: auth.AuditRead, notApplicable: map[webtest.Refusal]string{
 		webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
 

@@ -21,5 +21,5 @@ func TestStatementsOfAnUpload(t *testing.T) {
 	hr.Get("/api/v0/drivers/" + driver.String()) // the caller's identity is cached: the upload counts its own statements
 	st.Take()
 	mustUpload(t, hr, doc, filePart("passport.pdf", samplePDF(t, 2_000)))
-	st.CheckStatements(t, "POST /documents/{id}/files", 9)
+	st.CheckStatements(t, "POST /documents/{id}/files", 11) // 8, and the live event: the document read back (2) and written (1)
 }

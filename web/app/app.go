@@ -20,6 +20,7 @@ import (
 	"github.com/konvoj/konvoj/internal/fleet"
 	"github.com/konvoj/konvoj/internal/imports"
 	"github.com/konvoj/konvoj/internal/jobs"
+	"github.com/konvoj/konvoj/internal/live"
 	"github.com/konvoj/konvoj/internal/rating"
 	"github.com/konvoj/konvoj/internal/services"
 	"github.com/konvoj/konvoj/internal/sessions"
@@ -77,8 +78,19 @@ func New(ctx context.Context, o Options) (*App, error) {
 	if err != nil {
 		return nil, fmt.Errorf("build pages: %w", err)
 	}
+	// The live updates' hub: one listening connection and a reader of the
+	// events for this instance's streams (docs/live-updates.md).
+	var hub *live.Hub
+	if o.Server.System != nil {
+		hub = live.NewHub(o.Server.System, live.HubOptions{Log: o.Server.Logger})
+		hub.Start()
+		o.Server.Hub = hub
+	}
 	s := web.NewServer(o.Server, svc.Tenants, p.RenderError)
 	a := &App{Server: s, Services: svc, Files: files}
+	if hub != nil {
+		a.closers = append(a.closers, hub.Close)
+	}
 	api.Mount(s, &api.Handlers{Set: svc})
 	p.Mount(s)
 	if o.Jobs {

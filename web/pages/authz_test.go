@@ -87,7 +87,12 @@ var pageRoutes = map[string]pageRoute{
 	"GET /audit":        {action: auth.AuditRead, notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
 	"GET /audit/export": {action: auth.AuditRead, notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
 
-	"GET /notifications":           {notApplicable: ownNotifications},
+	"GET /notifications": {notApplicable: ownNotifications},
+	// The live-update stream (docs/live-updates.md): every role, each event
+	// filtered by what the caller may read, never refused.
+	"GET /events": {notApplicable: map[webtest.Refusal]string{
+		webtest.OtherCompany: "the caller's own company's stream: no path id", webtest.RoleRefused: everyRole,
+		webtest.OtherDriver: "events are filtered per caller, not refused"}},
 	"POST /notifications/read-all": {form: url.Values{}, notApplicable: ownNotifications},
 	"POST /notifications/settings": {form: url.Values{"email.document_alert": {"false"}}, notApplicable: ownNotifications},
 	"POST /notifications/:id/read": {form: url.Values{}, notApplicable: map[webtest.Refusal]string{

@@ -121,6 +121,7 @@ func (p *Pages) Mount(s *web.Server) {
 	p.mountReview(app)
 	p.mountOutbox(app)
 	p.mountUsers(app)
+	p.mountEvents(app, s)
 }
 
 // render writes a full page: the shell (navigation, language switch,

@@ -1,15 +1,10 @@
 package pages_test
 
 import (
-	"context"
 	"net/http"
-	"os"
 	"strconv"
 	"testing"
 	"time"
-
-	"github.com/google/uuid"
-	"github.com/redis/go-redis/v9"
 
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/fixtures"
@@ -22,22 +17,7 @@ import (
 func TestPagesHaveTheirOwnRateLimit(t *testing.T) {
 	stores := map[string]func(t *testing.T) ratelimit.Store{
 		"memory": func(*testing.T) ratelimit.Store { return ratelimit.NewMemory() },
-		"redis": func(t *testing.T) ratelimit.Store {
-			url := os.Getenv("REDIS_URL")
-			if url == "" {
-				url = "redis://127.0.0.1:6379/0"
-			}
-			opt, err := redis.ParseURL(url)
-			if err != nil {
-				t.Fatal(err)
-			}
-			c := redis.NewClient(opt)
-			t.Cleanup(func() { c.Close() })
-			if err := c.Ping(context.Background()).Err(); err != nil {
-				t.Fatalf("Redis at %s does not answer (make test starts one): %v", url, err)
-			}
-			return ratelimit.NewRedis(c, "konvoj-test:"+uuid.NewString()+":")
-		},
+		"redis":  func(t *testing.T) ratelimit.Store { return webtest.RedisLimiter(t) },
 	}
 	for name, store := range stores {
 		t.Run(name, func(t *testing.T) {

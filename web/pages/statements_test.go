@@ -25,10 +25,10 @@ func TestStatementsOfAPageUpload(t *testing.T) {
 	st.Take()
 	hr.upload(path, "passport.pdf", []byte("%PDF-1.7\nthe passport"), map[string]string{"number": "P 123"}, true).
 		expect(t, http.StatusSeeOther)
-	st.CheckStatements(t, "POST "+path, 12)
+	st.CheckStatements(t, "POST "+path, 13) // 11, and the live event: the document read back (2)
 
 	hr.Header.Set("HX-Request", "true")
 	hr.upload(path, "renewed.pdf", []byte("%PDF-1.7\nthe renewed passport"), map[string]string{"number": "P 456"}, true).
 		expect(t, http.StatusOK).contains(t, `id="document-panel"`, "Version 2 was uploaded.", "renewed.pdf", "P 456")
-	st.CheckStatements(t, "POST "+path+" (the script's request)", 12)
+	st.CheckStatements(t, "POST "+path+" (the script's request)", 15)
 }

@@ -123,6 +123,32 @@ func ReadTwice(list []Statement) []string {
 	return twice
 }
 
+// withoutEventReadBack leaves out the SELECTs right before an event's write
+// (webhooks.Emit's statement, which writes the live event): an event
+// carries its entity as the change left it, so the entity is read back once
+// after the write, on purpose (docs/live-updates.md). Every other statement
+// is held to reading a row once.
+func withoutEventReadBack(list []Statement) []Statement {
+	out := make([]Statement, 0, len(list))
+	for i, st := range list {
+		readBack := false
+		for j := i; j < len(list); j++ {
+			sql := strings.ToUpper(strings.TrimSpace(list[j].SQL))
+			if strings.Contains(sql, "INSERT INTO LIVE_EVENTS") {
+				readBack = j > i
+				break
+			}
+			if !strings.HasPrefix(sql, "SELECT") && !strings.HasPrefix(sql, "WITH CO AS") {
+				break
+			}
+		}
+		if !readBack {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
 // CheckStatements fails t when the statements since the last Take number
 // more than budget or read a row twice, listing them; it logs them
 // otherwise.
@@ -136,7 +162,7 @@ func (s *Statements) CheckStatements(t testing.TB, name string, budget int) {
 	if len(list) > budget {
 		t.Errorf("%s ran %d statements, budget %d:%s", name, len(list), budget, b.String())
 	}
-	if twice := ReadTwice(list); len(twice) > 0 {
+	if twice := ReadTwice(withoutEventReadBack(list)); len(twice) > 0 {
 		t.Errorf("%s read rows twice: %v%s", name, twice, b.String())
 	}
 	t.Logf("%s: %d statements%s", name, len(list), b.String())

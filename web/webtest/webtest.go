@@ -133,6 +133,7 @@ func New(t testing.TB, opts ...Option) *Env {
 	}
 	srv := httptest.NewServer(a.Echo)
 	t.Cleanup(func() {
+		a.CloseStreams() // open streams would hold srv.Close up
 		srv.Close()
 		a.Close()
 		cancel()

@@ -20,6 +20,27 @@ type ErrorBody struct {
 	Errors     map[string][]string `json:"errors,omitempty"`
 	RetryAfter *int                `json:"retry_after,omitempty"`
 	RequestID  string              `json:"request_id,omitempty"`
+	// Extra are the error's own keys (apperr.Error.Body), beside these.
+	Extra map[string]any `json:"-"`
+}
+
+// MarshalJSON writes the body with its extra keys.
+func (b ErrorBody) MarshalJSON() ([]byte, error) {
+	type plain ErrorBody
+	out, err := json.Marshal(plain(b))
+	if err != nil || len(b.Extra) == 0 {
+		return out, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(out, &m); err != nil {
+		return nil, err
+	}
+	for k, v := range b.Extra {
+		if _, taken := m[k]; !taken {
+			m[k] = v
+		}
+	}
+	return json.Marshal(m)
 }
 
 // statusOf maps a domain error kind to its HTTP status and error name, the
@@ -80,7 +101,7 @@ func ToBody(err error, requestID string) (int, ErrorBody, bool) {
 		if status == http.StatusInternalServerError {
 			break
 		}
-		return status, ErrorBody{Error: name, Message: ae.Message, Errors: ae.Fields}, false
+		return status, ErrorBody{Error: name, Message: ae.Message, Errors: ae.Fields, Extra: ae.Body}, false
 	case errors.As(err, &syn), errors.As(err, &ute):
 		return http.StatusBadRequest, ErrorBody{Error: "BadRequest", Message: "The request body is not valid JSON."}, false
 	case errors.As(err, &he):

@@ -32,6 +32,50 @@ type Call struct {
 	// A dispute's: the penalty and what the notification says of it.
 	PenaltyID *uuid.UUID
 	Penalty   disputed
+	// A transport unit's about to stop being ready (KindUnit; ValidUntil
+	// is its ready_until): its vehicle.
+	VehicleID     *uuid.UUID
+	VehicleNumber string
+}
+
+// unitCalls are the company's ready transport units whose ready_until
+// entered the lead window of the document that sets it since the previous
+// scan (after it, through date), one call per active dispatcher: the
+// dispatchers' daily e-mail lists them (docs/dispatch.md). The rules' lead
+// days are read once per statement.
+func unitCalls(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, date civil.Date) ([]Call, error) {
+	rows, err := tx.Query(ctx, `
+		WITH prev AS MATERIALIZED (
+			SELECT coalesce(max(run_date), $2::date - 1) AS d FROM alert_runs WHERE company_id = $1 AND run_date < $2
+		), ru AS MATERIALIZED (
+			SELECT h.holder, r.document_type, r.lead_days
+			FROM (VALUES ('driver'), ('vehicle'), ('trailer')) h(holder)
+			CROSS JOIN LATERAL konvoj_document_rules($1, h.holder) r
+		), u AS (
+			SELECT tu.driver_id, tu.vehicle_id, tu.ready_until
+			FROM transport_units tu
+			JOIN ru ON ru.holder = tu.ready_limit_holder AND ru.document_type = tu.ready_limit_type
+			CROSS JOIN prev
+			WHERE tu.company_id = $1 AND tu.unassigned_at IS NULL AND tu.deleted_at IS NULL AND tu.is_ready
+				AND tu.ready_until - ru.lead_days > prev.d AND tu.ready_until - ru.lead_days <= $2
+		)
+		SELECT us.id, d.id, concat_ws(' ', d.first_name, d.last_name), d.internal_number, v.id, v.internal_number, u.ready_until
+		FROM u
+		JOIN drivers d ON d.id = u.driver_id AND d.company_id = $1
+		JOIN vehicles v ON v.id = u.vehicle_id AND v.company_id = $1
+		CROSS JOIN users us
+		WHERE us.company_id = $1 AND us.is_active AND us.role = 'dispatcher'
+		ORDER BY u.ready_until, d.internal_seq, us.id`, companyID, date)
+	if err != nil {
+		return nil, fmt.Errorf("units about to stop being ready: %w", err)
+	}
+	return postgres.AppendRows(nil, rows, func(row pgx.Row, c *Call) error {
+		c.Kind, c.Stage = KindUnit, StageLead
+		var until civil.Date
+		err := row.Scan(&c.UserID, &c.DriverID, &c.DriverName, &c.InternalNumber, &c.VehicleID, &c.VehicleNumber, &until)
+		c.ValidUntil = &until
+		return err
+	})
 }
 
 // takeCalls takes the company's calls to act not yet in a day's e-mail,
@@ -101,6 +145,10 @@ func callLines(base string, l i18n.Lang, co company, calls []Call, withDriver bo
 			ln.Driver = c.InternalNumber + " " + c.DriverName
 		}
 		switch {
+		case c.Kind == KindUnit && c.VehicleID != nil && c.ValidUntil != nil:
+			ln.Document = l.T("mail.digest.unit_line", "driver", c.InternalNumber, "vehicle", c.VehicleNumber, "date", l.Date(*c.ValidUntil))
+			ln.ValidUntil = l.T("mail.digest.units_intro")
+			ln.Link = base + "/vehicles/" + c.VehicleID.String()
 		case c.Kind == KindDispute && c.PenaltyID != nil:
 			_, body := c.Penalty.texts(l, c.Stage, c.DriverName)
 			kind, date := "", ""

@@ -37,6 +37,9 @@ type Notification struct {
 	DocumentType *string    `json:"document_type"`
 	// PenaltyID is the disputed penalty of a penalty_dispute notification.
 	PenaltyID *uuid.UUID `json:"penalty_id"`
+	// UnitID is the transport unit of a transport_unit notification
+	// (docs/dispatch.md); the key is absent on the other kinds.
+	UnitID    *uuid.UUID `json:"unit_id,omitempty"`
 	Title     string     `json:"title"`
 	Body      string     `json:"body"`
 	ReadAt    *time.Time `json:"read_at"`
@@ -121,7 +124,7 @@ func (s *Service) List(ctx context.Context, p auth.Principal, f ListFilter) (pag
 				WHEN coalesce(a.driver_id, n.driver_id) IS NOT NULL THEN 'driver' END,
 			coalesce(a.vehicle_id, a.trailer_id, a.driver_id, n.driver_id), a.document_id, a.document_type, a.valid_until,
 			coalesce(nullif(concat_ws(' ', d.first_name, d.last_name), ''), v.plate_number, t.plate_number, ''), n.read_at, n.created_at, f.review_reason, w.url, n.penalty_id,
-			pe.penalty_type, pe.incident_date, pe.status, pe.dispute_reason, pe.resolution, count(*) OVER ()
+			pe.penalty_type, pe.incident_date, pe.status, pe.dispute_reason, pe.resolution, n.unit_id, tv.internal_number, count(*) OVER ()
 		FROM notifications n
 		LEFT JOIN document_alerts a ON a.id = n.alert_id AND a.company_id = n.company_id
 		LEFT JOIN drivers d ON d.id = coalesce(a.driver_id, n.driver_id) AND d.company_id = n.company_id
@@ -133,6 +136,9 @@ func (s *Service) List(ctx context.Context, p auth.Principal, f ListFilter) (pag
 		LEFT JOIN webhook_endpoints w ON w.id = n.webhook_id AND w.company_id = n.company_id
 		-- A disputed penalty (docs/alerts.md, "Calls to act"); one deleted since still shows.
 		LEFT JOIN penalties pe ON pe.id = n.penalty_id AND pe.company_id = n.company_id
+		-- A transport unit whose readiness changed (docs/dispatch.md), named by its vehicle.
+		LEFT JOIN transport_units tu ON tu.id = n.unit_id AND tu.company_id = n.company_id
+		LEFT JOIN vehicles tv ON tv.id = tu.vehicle_id AND tv.company_id = n.company_id
 		WHERE n.company_id = $1 AND n.user_id = $2 AND ($3::boolean IS NULL OR (n.read_at IS NULL) = $3)
 			AND (n.alert_id IS NULL OR d.id IS NOT NULL OR v.deleted_at IS NULL AND v.id IS NOT NULL
 				OR t.deleted_at IS NULL AND t.id IS NOT NULL)
@@ -147,9 +153,14 @@ func (s *Service) List(ctx context.Context, p auth.Principal, f ListFilter) (pag
 		var driver string
 		var reason, hookURL *string
 		var pen disputed
+		var vehicle *string
 		if err := row.Scan(&n.ID, &n.Kind, &n.Stage, &n.DriverID, &n.HolderType, &n.HolderID, &n.DocumentID, &n.DocumentType, &until, &driver, &n.ReadAt, &n.CreatedAt, &reason, &hookURL,
-			&n.PenaltyID, &pen.Type, &pen.IncidentDate, &pen.Status, &pen.Reason, &pen.Resolution, &total); err != nil {
+			&n.PenaltyID, &pen.Type, &pen.IncidentDate, &pen.Status, &pen.Reason, &pen.Resolution, &n.UnitID, &vehicle, &total); err != nil {
 			return err
+		}
+		if n.Kind == KindUnit {
+			n.Title, n.Body = unitTexts(lang, n.Stage, driver, vehicle)
+			return nil
 		}
 		if n.Kind == KindDispute {
 			n.Title, n.Body = pen.texts(lang, n.Stage, driver)
@@ -306,4 +317,22 @@ func (s *Service) UpdateSettings(ctx context.Context, p auth.Principal, u Settin
 
 func absentJSON(raw json.RawMessage) bool {
 	return len(raw) == 0 || string(raw) == "null"
+}
+
+// KindUnit is the notification of a transport unit that stopped or
+// started being ready (docs/dispatch.md), to dispatchers and admins; it
+// has no e-mail (the dispatchers' digest lists the units about to stop).
+const KindUnit = "transport_unit"
+
+// unitTexts are a transport unit notification's title and body: the
+// driver and the vehicle's internal number, and what the stage means.
+func unitTexts(lang i18n.Lang, stage, driver string, vehicle *string) (string, string) {
+	v := ""
+	if vehicle != nil {
+		v = *vehicle
+	}
+	if stage == "ready" {
+		return lang.T("notify.unit.ready.title", "driver", driver, "vehicle", v), lang.T("notify.unit.ready.body")
+	}
+	return lang.T("notify.unit.not_ready.title", "driver", driver, "vehicle", v), lang.T("notify.unit.not_ready.body")
 }

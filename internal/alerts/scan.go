@@ -186,6 +186,11 @@ func (s *Scanner) run(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, date 
 	if res.Calls, err = takeCalls(ctx, tx, companyID); err != nil {
 		return res, err
 	}
+	units, err := unitCalls(ctx, tx, companyID, date)
+	if err != nil {
+		return res, err
+	}
+	res.Calls = append(res.Calls, units...)
 	if len(res.Alerts) == 0 && len(res.Calls) == 0 {
 		return res, nil
 	}

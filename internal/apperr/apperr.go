@@ -49,8 +49,20 @@ type Error struct {
 	FieldTexts map[string][]i18n.Message
 	// Fields is FieldTexts in English, as the API shows them.
 	Fields map[string][]string
+	// Body holds extra keys of the API's error body: a conflict names the
+	// record in the way by its id (a transport unit's unit_id).
+	Body map[string]any
 	// Err is the underlying cause, kept for logs, never shown to callers.
 	Err error
+}
+
+// With adds the key to the API's error body.
+func (e *Error) With(key string, value any) *Error {
+	if e.Body == nil {
+		e.Body = map[string]any{}
+	}
+	e.Body[key] = value
+	return e
 }
 
 func (e *Error) Error() string {

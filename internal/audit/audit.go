@@ -198,7 +198,7 @@ type Filter struct {
 
 // EntityTypes are the values of entity_type.
 var EntityTypes = []string{"driver", "vehicle", "trailer", "document", "document_file", "finance_transaction", "penalty", "finance_period", "rating_config",
-	"document_rule", "document_type", "webhook_endpoint", "user", "company"}
+	"document_rule", "document_type", "webhook_endpoint", "user", "company", "transport_unit"}
 
 // Actions are every action the services record, for the page's filter and
 // texts (audit.action.<action>). TestEveryRecordedActionIsListed reads the
@@ -245,6 +245,7 @@ const subjectJoin = `LEFT JOIN LATERAL (
 				WHEN 'finance_transaction' THEN (SELECT t.driver_id FROM finance_transactions t WHERE t.company_id = a.company_id AND t.id = a.entity_id)
 				WHEN 'penalty' THEN (SELECT pn.driver_id FROM penalties pn WHERE pn.company_id = a.company_id AND pn.id = a.entity_id)
 				WHEN 'finance_period' THEN (SELECT fp.driver_id FROM finance_periods fp WHERE fp.company_id = a.company_id AND fp.id = a.entity_id)
+				WHEN 'transport_unit' THEN (SELECT tu.driver_id FROM transport_units tu WHERE tu.company_id = a.company_id AND tu.id = a.entity_id)
 			END AS driver_id,
 			CASE a.entity_type
 				WHEN 'document' THEN a.entity_id

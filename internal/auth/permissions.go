@@ -37,6 +37,8 @@ const (
 	FleetRead        Action = "fleet.read"        // vehicles and trailers: list, read, their documents' list (a driver: those of its active unit)
 	FleetWrite       Action = "fleet.write"       // vehicles and trailers: create, update, delete, import
 	FleetDocuments   Action = "fleet.documents"   // vehicles' and trailers' documents: upload, update metadata, files, review
+	UnitsRead        Action = "units.read"        // transport units: list, read, readiness; a driver's readiness (a driver: its own)
+	UnitsWrite       Action = "units.write"       // transport units: assign, change the trailer, unassign
 )
 
 // Grant says how far a role may go with an action.
@@ -91,6 +93,8 @@ var Matrix = map[Action]map[Role]Grant{
 	FleetRead:        {RoleAdmin: All, RoleHRManager: All, RoleAccountant: All, RoleDispatcher: All, RoleDriver: Own},
 	FleetWrite:       {RoleAdmin: All, RoleDispatcher: All},
 	FleetDocuments:   {RoleAdmin: All, RoleDispatcher: All},
+	UnitsRead:        {RoleAdmin: All, RoleHRManager: All, RoleDispatcher: All, RoleDriver: Own},
+	UnitsWrite:       {RoleAdmin: All, RoleDispatcher: All},
 	// Every user, its own sessions only (the sessions service never looks
 	// at another user's).
 	SessionsOwn: {RoleAdmin: All, RoleHRManager: All, RoleAccountant: All, RoleDispatcher: All, RoleDriver: All},

@@ -45,6 +45,8 @@ var matrixTable = map[Action]string{
 	FleetRead:        "yes yes yes yes own",
 	FleetWrite:       "yes no no yes no",
 	FleetDocuments:   "yes no no yes no",
+	UnitsRead:        "yes yes no yes own",
+	UnitsWrite:       "yes no no yes no",
 }
 
 func TestMatrixMatchesDecisions(t *testing.T) {

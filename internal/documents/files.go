@@ -16,6 +16,7 @@ import (
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/storage"
+	"github.com/konvoj/konvoj/internal/units"
 	"github.com/konvoj/konvoj/internal/uploads"
 	"github.com/konvoj/konvoj/internal/webhooks"
 )
@@ -270,7 +271,8 @@ func (s *Service) store(ctx context.Context, p auth.Principal, holder pathHolder
 			}
 			return emitDocument(ctx, tx, doc, today, webhooks.DocumentFileUploaded)
 		}
-		if err := saveDocument(ctx, tx, doc, after, &f.ID); err != nil {
+		inUnit, err := saveDocument(ctx, tx, doc, after, &f.ID)
+		if err != nil {
 			return err
 		}
 		oldValues, newValues := audit.Diff(before.auditValues(doc.CurrentFile != nil, today), after.auditValues(true, today))
@@ -285,7 +287,10 @@ func (s *Service) store(ctx context.Context, p auth.Principal, holder pathHolder
 		}); err != nil {
 			return err
 		}
-		return emitDocument(ctx, tx, doc, today, webhooks.DocumentFileUploaded)
+		if err := emitDocument(ctx, tx, doc, today, webhooks.DocumentFileUploaded); err != nil {
+			return err
+		}
+		return flushUnits(ctx, tx, doc.CompanyID, inUnit)
 	})
 	if err != nil {
 		return nil, err
@@ -322,28 +327,45 @@ func clearCurrent(ctx context.Context, tx pgx.Tx, doc docRecord) error {
 // number and validity with the document (each version its own: an
 // approved version takes them, a corrected document corrects its current
 // version), in the same statement.
-func saveDocument(ctx context.Context, tx pgx.Tx, doc docRecord, m metadata, currentFile *uuid.UUID) error {
+func saveDocument(ctx context.Context, tx pgx.Tx, doc docRecord, m metadata, currentFile *uuid.UUID) (inUnit bool, err error) {
 	meta := m.Meta
 	if len(meta) == 0 {
 		meta = json.RawMessage(`{}`)
 	}
-	_, err := tx.Exec(ctx, `
+	// The statement also says whether the holder is in an active transport
+	// unit, whose readiness the write may have changed (docs/dispatch.md):
+	// only then is the change told, in one more statement.
+	err = tx.QueryRow(ctx, `
 		WITH d AS (
 			UPDATE driver_documents
 			SET number = $2, country = $3, valid_from = $4, valid_until = $5, meta = $6,
 				current_file_id = coalesce($7, current_file_id), updated_at = now()
 			WHERE id = $1 AND company_id = $8
-			RETURNING current_file_id
+			RETURNING current_file_id, holder_id
+		), f AS (
+			UPDATE document_files f SET number = $2, valid_from = $4, valid_until = $5, updated_at = now()
+			FROM d
+			WHERE f.company_id = $8 AND f.id = d.current_file_id
+				AND (f.number, f.valid_from, f.valid_until) IS DISTINCT FROM ($2::text, $4::date, $5::date)
+			RETURNING 1
 		)
-		UPDATE document_files f SET number = $2, valid_from = $4, valid_until = $5, updated_at = now()
-		FROM d
-		WHERE f.company_id = $8 AND f.id = d.current_file_id
-			AND (f.number, f.valid_from, f.valid_until) IS DISTINCT FROM ($2::text, $4::date, $5::date)`,
-		doc.ID, m.Number, m.Country, m.ValidFrom, m.ValidUntil, meta, currentFile, doc.CompanyID)
+		SELECT EXISTS (SELECT FROM d JOIN transport_units tu ON tu.company_id = $8
+				AND (tu.driver_id = d.holder_id OR tu.vehicle_id = d.holder_id OR tu.trailer_id = d.holder_id)
+			WHERE tu.unassigned_at IS NULL AND tu.deleted_at IS NULL)`,
+		doc.ID, m.Number, m.Country, m.ValidFrom, m.ValidUntil, meta, currentFile, doc.CompanyID).Scan(&inUnit)
 	if err != nil {
-		return fmt.Errorf("update document %s: %w", doc.ID, err)
+		return false, fmt.Errorf("update document %s: %w", doc.ID, err)
 	}
-	return nil
+	return inUnit, nil
+}
+
+// flushUnits tells the change of readiness of the transport unit of a
+// document's holder, when it is in one.
+func flushUnits(ctx context.Context, tx pgx.Tx, companyID uuid.UUID, inUnit bool) error {
+	if !inUnit {
+		return nil
+	}
+	return units.Flush(ctx, tx, companyID)
 }
 
 // Update changes document documentID's metadata (PUT /documents/{id}):
@@ -394,7 +416,8 @@ func (s *Service) Update(ctx context.Context, p auth.Principal, documentID uuid.
 		hasFile := loaded.CurrentFile != nil
 		oldValues, newValues := audit.Diff(before.auditValues(hasFile, today), after.auditValues(hasFile, today))
 		if len(newValues) > 0 {
-			if err := saveDocument(ctx, tx, loaded, after, nil); err != nil {
+			inUnit, err := saveDocument(ctx, tx, loaded, after, nil)
+			if err != nil {
 				return err
 			}
 			if err := audit.Record(ctx, tx, p, audit.Entry{
@@ -404,6 +427,9 @@ func (s *Service) Update(ctx context.Context, p auth.Principal, documentID uuid.
 				return err
 			}
 			if err := emitDocument(ctx, tx, loaded, today, webhooks.DocumentUpdated); err != nil {
+				return err
+			}
+			if err := flushUnits(ctx, tx, loaded.CompanyID, inUnit); err != nil {
 				return err
 			}
 		}

@@ -238,8 +238,10 @@ func (s *Service) ReviewFile(ctx context.Context, p auth.Principal, documentID, 
 		f.Review.Status, f.Review.Reason, f.Review.ReviewedBy = newStatus, reason, &p.UserID
 		oldValues := map[string]any{"review_status": ReviewPending}
 		newValues := map[string]any{"file_id": fileID, "version": f.Version, "review_status": newStatus, "review_reason": reason}
+		inUnit := false
 		if newStatus == ReviewApproved {
-			if err := saveDocument(ctx, tx, doc, after, &fileID); err != nil {
+			var err error
+			if inUnit, err = saveDocument(ctx, tx, doc, after, &fileID); err != nil {
 				return err
 			}
 			o, n := audit.Diff(before.auditValues(doc.CurrentFile != nil, today), after.auditValues(true, today))
@@ -266,7 +268,12 @@ func (s *Service) ReviewFile(ctx context.Context, p auth.Principal, documentID, 
 			}
 		}
 		out = Decision{File: &f, DocumentType: doc.Type, DriverName: r.Driver}
-		return webhooks.Emit(ctx, tx, doc.CompanyID, webhooks.DocumentReviewCompleted, webhooks.About{Driver: doc.DriverID, Data: out.File})
+		if err := webhooks.Emit(ctx, tx, doc.CompanyID, webhooks.DocumentReviewCompleted, webhooks.About{Driver: doc.DriverID, Data: out.File}); err != nil {
+			return err
+		}
+		// An approved version is the document's current one: its holder's
+		// transport unit may have changed readiness.
+		return flushUnits(ctx, tx, doc.CompanyID, inUnit)
 	})
 	if err != nil {
 		return Decision{}, err

@@ -15,6 +15,7 @@ import (
 	"github.com/konvoj/konvoj/internal/audit"
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/postgres"
+	"github.com/konvoj/konvoj/internal/units"
 )
 
 // Rule is a company's rule for one document type (docs/alerts.md): whether
@@ -160,7 +161,8 @@ func (s *Service) UpdateHolderRules(ctx context.Context, p auth.Principal, compa
 			}
 		}
 		out = merged
-		return nil
+		// A rule's change may change transport units' readiness.
+		return units.Flush(ctx, tx, companyID)
 	})
 	if err != nil {
 		return nil, err

@@ -20,6 +20,7 @@ import (
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/textin"
+	"github.com/konvoj/konvoj/internal/units"
 )
 
 // DocumentType is a document type as GET /companies/{id}/document-types
@@ -451,8 +452,12 @@ func (s *Service) UpdateType(ctx context.Context, p auth.Principal, companyID uu
 			}
 		}
 		oldV["code"], newV["code"] = code, code
-		return audit.Record(ctx, tx, p, audit.Entry{EntityType: "document_type", EntityID: companyID, Action: "updated",
-			OldValues: oldV, NewValues: newV})
+		if err := audit.Record(ctx, tx, p, audit.Entry{EntityType: "document_type", EntityID: companyID, Action: "updated",
+			OldValues: oldV, NewValues: newV}); err != nil {
+			return err
+		}
+		// A type retired or back may change transport units' readiness.
+		return units.Flush(ctx, tx, companyID)
 	})
 	if err != nil {
 		return DocumentType{}, err

@@ -78,6 +78,9 @@ type Driver struct {
 	// personalHidden: the caller may not read the personal fields
 	// (auth.PersonalFields); they are cleared and their keys left out.
 	personalHidden bool
+	// inUnit: an update found the driver in an active transport unit
+	// (docs/dispatch.md), whose readiness the change may have changed.
+	inUnit bool
 }
 
 // PersonalHidden reports whether the personal fields were withheld from

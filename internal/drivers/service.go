@@ -3,6 +3,7 @@ package drivers
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -12,6 +13,7 @@ import (
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/postgres"
 	"github.com/konvoj/konvoj/internal/tenants"
+	"github.com/konvoj/konvoj/internal/units"
 	"github.com/konvoj/konvoj/internal/webhooks"
 )
 
@@ -113,7 +115,13 @@ func (s *Service) Update(ctx context.Context, p auth.Principal, id uuid.UUID, re
 			OldValues: oldValues, NewValues: newValues}); err != nil {
 			return err
 		}
-		return webhooks.Emit(ctx, tx, cur.CompanyID, webhooks.DriverUpdated, out)
+		if err := webhooks.Emit(ctx, tx, cur.CompanyID, webhooks.DriverUpdated, out); err != nil {
+			return err
+		}
+		if !out.inUnit {
+			return nil
+		}
+		return unitsAfter(ctx, tx, p, cur.CompanyID, id, newValues)
 	})
 	if err != nil {
 		return Driver{}, err
@@ -138,7 +146,11 @@ func (s *Service) Delete(ctx context.Context, p auth.Principal, id uuid.UUID) (D
 		if err := audit.Record(ctx, tx, p, audit.Entry{EntityType: entityType, EntityID: id, Action: "deleted", OldValues: cur.auditValues()}); err != nil {
 			return err
 		}
-		return webhooks.Emit(ctx, tx, cur.CompanyID, webhooks.DriverDeleted, cur)
+		if err := webhooks.Emit(ctx, tx, cur.CompanyID, webhooks.DriverDeleted, cur); err != nil {
+			return err
+		}
+		// A deleted driver leaves its transport unit (docs/dispatch.md).
+		return units.EndOf(ctx, tx, p, cur.CompanyID, "driver_id", id)
 	})
 	if err != nil {
 		return Driver{}, err
@@ -192,5 +204,23 @@ func (s *Service) write(ctx context.Context, companyID uuid.UUID, fn func(tx pgx
 		return err
 	}
 	tenants.CompanyChanged(companyID)
+	return nil
+}
+
+// unitsAfter follows a change of a driver in an active transport unit
+// (docs/dispatch.md): a terminated driver leaves its unit, and a change of
+// what the unit's readiness reads (status, citizenship, tags) tells the
+// unit's change of readiness. Other changes cost no statement.
+func unitsAfter(ctx context.Context, tx pgx.Tx, p auth.Principal, companyID, id uuid.UUID, changed map[string]any) error {
+	if st, ok := changed["status"]; ok && fmt.Sprint(st) == "terminated" {
+		if err := units.EndOf(ctx, tx, p, companyID, "driver_id", id); err != nil {
+			return err
+		}
+	}
+	for _, k := range []string{"status", "citizenship", "tags"} {
+		if _, ok := changed[k]; ok {
+			return units.Flush(ctx, tx, companyID)
+		}
+	}
 	return nil
 }

@@ -315,8 +315,10 @@ func updateDriver(ctx context.Context, tx postgres.DBTX, d *Driver) error {
 		WHERE d.company_id = $1 AND d.id = $2 AND d.deleted_at IS NULL
 		RETURNING `+driverColumns+`, (SELECT `+readyExpr+`
 			FROM (`+companyFacts+` WHERE c.id = d.company_id) co
-			`+summaryJoin+`)`, append([]any{d.CompanyID, d.ID}, vals...)...)
-	if err := scanDriver(row, d); err != nil {
+			`+summaryJoin+`),
+			EXISTS (SELECT FROM transport_units tu WHERE tu.driver_id = d.id AND tu.unassigned_at IS NULL AND tu.deleted_at IS NULL)`,
+		append([]any{d.CompanyID, d.ID}, vals...)...)
+	if err := scanDriver(row, d, &d.inUnit); err != nil {
 		return wrapWriteErr(err, "update driver "+d.ID.String())
 	}
 	return nil

@@ -13,6 +13,7 @@ import (
 	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/patch"
 	"github.com/konvoj/konvoj/internal/postgres"
+	"github.com/konvoj/konvoj/internal/units"
 	"github.com/konvoj/konvoj/internal/webhooks"
 )
 
@@ -188,6 +189,14 @@ func (s *Service) update(ctx context.Context, p auth.Principal, k kindSpec, id u
 			OldValues: oldValues, NewValues: newValues}); err != nil {
 			return err
 		}
+		if out.CurrentUnit != nil {
+			if err := unitsAfter(ctx, tx, p, k, cur.CompanyID, id, newValues); err != nil {
+				return err
+			}
+			if out.Status == "sold" {
+				out.CurrentUnit = nil // it left its unit
+			}
+		}
 		return webhooks.Emit(ctx, tx, cur.CompanyID, k.updated, k.answer(out))
 	})
 	if err != nil {
@@ -240,6 +249,24 @@ func (s *Service) validate(ctx context.Context, p auth.Principal, k kindSpec, in
 	}
 	if k.kind == trailerKind {
 		r.Tags = withFrigo(*r)
+	}
+	return nil
+}
+
+// unitsAfter follows a change of a vehicle or trailer in an active transport unit
+// (docs/dispatch.md): a sold vehicle leaves its unit, and a change of what
+// the unit's readiness reads (status, type, tags) tells the unit's change
+// of readiness. Other changes cost no statement.
+func unitsAfter(ctx context.Context, tx pgx.Tx, p auth.Principal, k kindSpec, companyID, id uuid.UUID, changed map[string]any) error {
+	if st, ok := changed["status"]; ok && k.kind == vehicleKind && fmt.Sprint(st) == "sold" {
+		if err := units.EndOf(ctx, tx, p, companyID, "vehicle_id", id); err != nil {
+			return err
+		}
+	}
+	for _, c := range []string{"status", "type", "tags"} {
+		if _, ok := changed[c]; ok {
+			return units.Flush(ctx, tx, companyID)
+		}
 	}
 	return nil
 }

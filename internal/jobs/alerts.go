@@ -9,11 +9,13 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 
 	"github.com/konvoj/konvoj/internal/alerts"
 	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/civil"
+	"github.com/konvoj/konvoj/internal/units"
 )
 
 // The expiry alerts (docs/alerts.md): a periodic job asks every few minutes
@@ -148,6 +150,15 @@ func (w *EnqueueAlertScansWorker) Work(ctx context.Context, _ *river.Job[Enqueue
 	for _, d := range due {
 		params = append(params, river.InsertManyParams{Args: ScanCompanyAlertsArgs{CompanyID: d.CompanyID, Date: d.Date.String()}})
 	}
+	// The start of each company day works its transport units' readiness
+	// out again (docs/dispatch.md), on the same clock.
+	days, err := units.DueDays(ctx, w.Scanner.DB(), now())
+	if err != nil {
+		return err
+	}
+	for _, d := range days {
+		params = append(params, river.InsertManyParams{Args: StartUnitDayArgs{CompanyID: d.CompanyID, Date: d.Date.String()}})
+	}
 	if w.Mailer != nil && w.Mailer.Configured() {
 		unsent, err := alerts.Unsent(ctx, w.Scanner.DB(), 1000)
 		if err != nil {
@@ -163,5 +174,43 @@ func (w *EnqueueAlertScansWorker) Work(ctx context.Context, _ *river.Job[Enqueue
 	if _, err := river.ClientFromContext[pgx.Tx](ctx).InsertMany(ctx, params); err != nil {
 		return fmt.Errorf("enqueue alert scans: %w", err)
 	}
+	return nil
+}
+
+// StartUnitDayArgs starts one company's day for its transport units:
+// their readiness worked out for the local day date, and the changes told.
+type StartUnitDayArgs struct {
+	CompanyID uuid.UUID `json:"company_id"`
+	Date      string    `json:"date"` // YYYY-MM-DD, company-local
+}
+
+// Kind names the job in the queue.
+func (StartUnitDayArgs) Kind() string { return "start_unit_day" }
+
+// InsertOpts makes the job unique per company and day.
+func (StartUnitDayArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{UniqueOpts: river.UniqueOpts{ByArgs: true}}
+}
+
+// StartUnitDayWorker runs a company's day start (units.StartDay: once per
+// company and day, one transaction).
+type StartUnitDayWorker struct {
+	river.WorkerDefaults[StartUnitDayArgs]
+	DB  *pgxpool.Pool
+	Log *slog.Logger
+}
+
+// Work starts the day; an error makes River retry the job.
+func (w *StartUnitDayWorker) Work(ctx context.Context, job *river.Job[StartUnitDayArgs]) error {
+	date, err := civil.Parse(job.Args.Date)
+	if err != nil {
+		return river.JobCancel(fmt.Errorf("start the unit day of %s: %w", job.Args.CompanyID, err))
+	}
+	n, err := units.StartDay(ctx, w.DB, job.Args.CompanyID, date)
+	if err != nil {
+		return err
+	}
+	w.Log.InfoContext(ctx, "unit day started", slog.String("company_id", job.Args.CompanyID.String()),
+		slog.String("date", job.Args.Date), slog.Int("changed", n))
 	return nil
 }

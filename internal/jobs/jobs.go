@@ -395,6 +395,7 @@ func NewClient(db *pgxpool.Pool, ratings *rating.Service, log *slog.Logger, o Op
 	}
 	if o.Scanner != nil {
 		river.AddWorker(workers, &ScanCompanyAlertsWorker{Scanner: o.Scanner, Mailer: o.Mailer, Log: log})
+		river.AddWorker(workers, &StartUnitDayWorker{DB: o.Scanner.DB(), Log: log})
 		river.AddWorker(workers, &DeliverEmailWorker{Mailer: o.Mailer})
 		river.AddWorker(workers, &EnqueueAlertScansWorker{Scanner: o.Scanner, Mailer: o.Mailer, Now: o.Now})
 	}

@@ -75,6 +75,12 @@ nt AS (
 ns AS (
 	INSERT INTO notification_settings (user_id, company_id) SELECT id, $1 FROM us ON CONFLICT DO NOTHING RETURNING user_id
 ),
+tuc AS (
+	INSERT INTO transport_unit_changes (company_id, unit_id, previous_is_ready) VALUES ($1, gen_random_uuid(), false) RETURNING id
+),
+tud AS (
+	INSERT INTO transport_unit_days (company_id, day) VALUES ($1, current_date) ON CONFLICT DO NOTHING RETURNING company_id
+),
 lh AS (
 	INSERT INTO live_horizons (company_id, pruned_to) VALUES ($1, 0) ON CONFLICT DO NOTHING RETURNING company_id
 ),

@@ -11,9 +11,11 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/konvoj/konvoj/internal/apperr"
 	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/fleet"
+	"github.com/konvoj/konvoj/internal/units"
 )
 
 // The demo's fleet (docs/fleet.md): 40 trucks and 10 light vehicles for
@@ -26,7 +28,7 @@ const (
 	demoVans     = 10
 	demoTrailers = 45
 	// demoUnits is how many drivers the demo puts in a transport unit.
-	demoUnits = 12
+	demoUnits = 35
 )
 
 // demoTruckModels and demoVanModels are makes and models with the
@@ -273,48 +275,83 @@ func demoRequired(rules []documents.Rule, docType string, tags []string) bool {
 	return false
 }
 
-// transportUnits puts the first active drivers on the road, each with an
-// active truck and, but for the last, an active trailer (Jan Novák, the
-// demo driver user, among them).
-//
-// There is no service for transport units yet, so they are written here
-// with one statement; once one exists, this step should go through it.
+// transportUnits puts drivers on the road as the dispatcher does, through
+// the units service: every driver who has not left with a vehicle that is
+// neither sold nor out of use (in service too), a truck with a trailer that
+// is not out of use but for every fifth, so that the board shows units in
+// every state: ready, not ready for each reason (a driver on leave, a
+// vehicle or trailer in service, a document expired or missing). Then the
+// technical inspection of a few ready units' vehicles runs out within the
+// week (a metadata change through the documents service), so that some
+// units stop being ready soon.
 func (d *demo) transportUnits(ctx context.Context) error {
-	var trucks, trailers []uuid.UUID
-	for _, v := range d.vehicles {
-		if v.lkv && v.active {
-			trucks = append(trucks, v.id)
-		}
+	var vehicles, trailers []uuid.UUID
+	rows, err := d.s.DB.Query(ctx, `SELECT id FROM vehicles WHERE company_id = $1 AND status IN ('active', 'in_service')
+		AND deleted_at IS NULL ORDER BY type, internal_seq`, d.company)
+	if err != nil {
+		return err
 	}
-	for _, t := range d.trailers {
-		if t.active {
-			trailers = append(trailers, t.id)
-		}
+	if vehicles, err = pgx.CollectRows(rows, pgx.RowTo[uuid.UUID]); err != nil {
+		return err
 	}
-	var drivers, unitTrucks, unitTrailers []uuid.UUID
-	rows, err := d.s.DB.Query(ctx, `SELECT id FROM drivers WHERE company_id = $1 AND status = 'active' AND deleted_at IS NULL
+	if rows, err = d.s.DB.Query(ctx, `SELECT id FROM trailers WHERE company_id = $1 AND status IN ('active', 'in_service')
+		AND deleted_at IS NULL ORDER BY internal_seq`, d.company); err != nil {
+		return err
+	}
+	if trailers, err = pgx.CollectRows(rows, pgx.RowTo[uuid.UUID]); err != nil {
+		return err
+	}
+	rows, err = d.s.DB.Query(ctx, `SELECT id FROM drivers WHERE company_id = $1 AND status IN ('active', 'on_leave') AND deleted_at IS NULL
 		ORDER BY internal_seq LIMIT $2`, d.company, demoUnits)
 	if err != nil {
 		return err
 	}
-	if drivers, err = pgx.CollectRows(rows, pgx.RowTo[uuid.UUID]); err != nil {
+	drivers, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+	if err != nil {
 		return err
 	}
-	n := min(len(drivers), len(trucks))
-	drivers = drivers[:n]
-	for i := range n {
-		unitTrucks = append(unitTrucks, trucks[i])
-		var trailer uuid.UUID // none: a truck running solo
-		if i < n-1 && i < len(trailers) {
-			trailer = trailers[i]
+	var ready []units.Unit
+	next := 0
+	for i, driverID := range drivers {
+		if i >= len(vehicles) {
+			break
 		}
-		unitTrailers = append(unitTrailers, trailer)
+		in := units.AssignInput{DriverID: &driverID, VehicleID: &vehicles[i]}
+		if i%5 != 4 && next < len(trailers) {
+			in.TrailerID = &trailers[next]
+			next++
+		}
+		assigned := d.today.AddDays(-9 * (i + 1)).Time()
+		in.AssignedAt = &assigned
+		u, err := d.s.Units.Assign(ctx, d.dispatcher, func(x *units.AssignInput) error { *x = in; return nil })
+		if apperr.KindOf(err) == apperr.KindValidation {
+			// A van takes no trailer: it runs solo.
+			in.TrailerID = nil
+			u, err = d.s.Units.Assign(ctx, d.dispatcher, func(x *units.AssignInput) error { *x = in; return nil })
+		}
+		if err != nil {
+			return fmt.Errorf("assign driver %s: %w", driverID, err)
+		}
+		if u.IsReady {
+			ready = append(ready, u)
+		}
 	}
-	_, err = d.s.DB.Exec(ctx, `
-		INSERT INTO transport_units (company_id, driver_id, vehicle_id, trailer_id, assigned_at)
-		SELECT $1, u.driver_id, u.vehicle_id, nullif(u.trailer_id, '00000000-0000-0000-0000-000000000000'),
-			now() - (u.n * 9 || ' days')::interval
-		FROM unnest($2::uuid[], $3::uuid[], $4::uuid[]) WITH ORDINALITY AS u(driver_id, vehicle_id, trailer_id, n)`,
-		d.company, drivers, unitTrucks, unitTrailers)
-	return err
+	// Every third ready unit's vehicle has its inspection run out within
+	// the week: ready still, but not for long.
+	for i := 0; i < len(ready); i += 3 {
+		var doc uuid.UUID
+		if err := d.s.DB.QueryRow(ctx, `SELECT id FROM driver_documents WHERE vehicle_id = $1 AND type = 'technical_inspection'`,
+			ready[i].Vehicle.ID).Scan(&doc); err != nil {
+			return err
+		}
+		until := d.today.AddDays(2 + i%5)
+		if _, err := d.s.Documents.Update(ctx, d.dispatcher, doc, func(body *map[string]json.RawMessage) error {
+			*body = map[string]json.RawMessage{"valid_from": json.RawMessage(`"` + until.AddMonths(-12).String() + `"`),
+				"valid_until": json.RawMessage(`"` + until.String() + `"`)}
+			return nil
+		}); err != nil {
+			return fmt.Errorf("inspection of vehicle %s: %w", ready[i].Vehicle.ID, err)
+		}
+	}
+	return nil
 }

@@ -74,8 +74,22 @@ func TestDemoFleet(t *testing.T) {
 	if got := one(`SELECT count(*)::text FROM trailers WHERE company_id = $1 AND 'adr' = ANY (tags)`); got == "0" {
 		t.Error("no trailer tagged adr")
 	}
-	if units := one(`SELECT count(*)::text FROM transport_units WHERE company_id = $1`); units != "12" {
-		t.Errorf("%s transport units, want 12", units)
+	if units := one(`SELECT count(*)::text FROM transport_units WHERE company_id = $1 AND unassigned_at IS NULL`); units != "35" {
+		t.Errorf("%s transport units, want 35", units)
+	}
+	// Units in every state of readiness.
+	for _, c := range []struct{ what, sql string }{
+		{"ready", `SELECT count(*)::text FROM transport_units WHERE company_id = $1 AND is_ready AND (ready_until IS NULL OR ready_until > current_date + 7)`},
+		{"ready, not for long", `SELECT count(*)::text FROM transport_units WHERE company_id = $1 AND is_ready AND ready_until <= current_date + 7`},
+		{"driver not active", `SELECT count(*)::text FROM transport_units WHERE company_id = $1 AND not_ready_reasons @> '[{"code": "driver_not_active"}]'`},
+		{"vehicle not active", `SELECT count(*)::text FROM transport_units WHERE company_id = $1 AND not_ready_reasons @> '[{"code": "vehicle_not_active"}]'`},
+		{"trailer not active", `SELECT count(*)::text FROM transport_units WHERE company_id = $1 AND not_ready_reasons @> '[{"code": "trailer_not_active"}]'`},
+		{"a document expired", `SELECT count(*)::text FROM transport_units WHERE company_id = $1 AND not_ready_reasons @> '[{"code": "document_expired"}]'`},
+		{"a document missing", `SELECT count(*)::text FROM transport_units WHERE company_id = $1 AND not_ready_reasons @> '[{"code": "document_missing"}]'`},
+	} {
+		if got := one(c.sql); got == "0" {
+			t.Errorf("no transport unit %s", c.what)
+		}
 	}
 	for _, holder := range []string{"vehicle", "trailer"} {
 		got := strs(`SELECT DISTINCT konvoj_document_status(d.current_file_id IS NOT NULL, d.valid_until, konvoj_today('Europe/Prague'))

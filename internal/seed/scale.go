@@ -36,7 +36,7 @@ const ScaleMarker = "scale"
 // ScaleRevision names the shape of the generated data: a change to what
 // Scale generates raises it, and the benchmark, which keeps one database
 // per set and revision, seeds a new one instead of measuring the old data.
-const ScaleRevision = 3
+const ScaleRevision = 4
 
 // Scale generates the synthetic set inside PostgreSQL with set-based SQL
 // (generate_series), one transaction per company. Companies already seeded
@@ -290,15 +290,23 @@ func scaleCompany(ctx context.Context, tx pgx.Tx, name string, n int, super bool
 			CROSS JOIN LATERAL konvoj_builtin_document_types(h.holder) b
 			WHERE konvoj_fleet_type_applies(h.holder, h.type, b.type)`,
 			[]any{id, today}},
-		// Seven of ten active trucks on the road: the driver, the truck and
-		// the trailer of the same number, when all three are active.
+		// Every second driver (the even numbers) on the road, unless
+		// terminated: with the vehicle of its number, or of the number
+		// before when that one is sold or out of use, and a truck with the
+		// trailer of its number when that one is not out of use (units of
+		// every state: in service, on leave, documents expired or missing).
 		{"transport units", `
 			INSERT INTO transport_units (company_id, driver_id, vehicle_id, trailer_id, assigned_at)
-			SELECT $1, d.id, v.id, t.id, now() - ((v.internal_seq % 300) || ' days')::interval
-			FROM vehicles v
-			JOIN drivers d ON d.company_id = v.company_id AND d.internal_seq = v.internal_seq AND d.status = 'active'
-			LEFT JOIN trailers t ON t.company_id = v.company_id AND t.internal_seq = v.internal_seq AND t.status = 'active'
-			WHERE v.company_id = $1 AND v.type = 'lkv' AND v.status = 'active' AND v.internal_seq % 10 < 7`,
+			SELECT $1, d.id, v.id, CASE WHEN v.type = 'lkv' THEN t.id END, now() - ((d.internal_seq % 300) || ' days')::interval
+			FROM drivers d
+			CROSS JOIN LATERAL (
+				SELECT v.id, v.type FROM vehicles v
+				WHERE v.company_id = d.company_id AND v.internal_seq IN (d.internal_seq, d.internal_seq - 1)
+					AND v.status NOT IN ('sold', 'inactive')
+				ORDER BY v.internal_seq DESC LIMIT 1
+			) v
+			LEFT JOIN trailers t ON t.company_id = d.company_id AND t.internal_seq = d.internal_seq AND t.status <> 'inactive'
+			WHERE d.company_id = $1 AND d.internal_seq % 2 = 0 AND d.status <> 'terminated' AND d.deleted_at IS NULL`,
 			[]any{id}},
 		// document_effective and driver_expiry too: the files below update
 		// every document's file, and the triggers read both per driver.
@@ -315,6 +323,9 @@ func scaleCompany(ctx context.Context, tx pgx.Tx, name string, n int, super bool
 				RETURNING id, document_id)
 			UPDATE driver_documents dd SET current_file_id = f.id FROM f WHERE dd.id = f.document_id`,
 			[]any{id}},
+		// The units' readiness from the documents and statuses above
+		// (the triggers that keep it are off while the set loads).
+		{"unit readiness", `SELECT konvoj_refresh_units($1, NULL)`, []any{id}},
 		{"periods", `
 			INSERT INTO finance_periods (company_id, driver_id, period_start, period_end, status, currency)
 			SELECT $1, d.id, m::date, (m + interval '1 month - 1 day')::date,

@@ -21,6 +21,7 @@ import (
 	"github.com/konvoj/konvoj/internal/sessions"
 	"github.com/konvoj/konvoj/internal/storage"
 	"github.com/konvoj/konvoj/internal/tenants"
+	"github.com/konvoj/konvoj/internal/units"
 	"github.com/konvoj/konvoj/internal/webhooks"
 )
 
@@ -31,7 +32,9 @@ type Set struct {
 	Drivers   *drivers.Service
 	Documents *documents.Service
 	// Fleet are the company's vehicles and trailers.
-	Fleet   *fleet.Service
+	Fleet *fleet.Service
+	// Units are the company's transport units and their readiness.
+	Units   *units.Service
 	Finance *finance.Service
 	Rating  *rating.Service
 	// Notifications are the caller's own alerts and e-mail settings.
@@ -101,6 +104,7 @@ func New(db *pgxpool.Pool, o Options) Set {
 			// A review's outcome is told to the driver like an alert.
 			ReviewNotifier: alerts.ReviewNotifier(o.PublicURL)}),
 		Fleet: flt,
+		Units: units.NewService(db),
 		Finance: finance.NewService(db, o.Files, o.UploadMaxBytes, o.CursorKey,
 			// Disputes call HR to act, and their resolution the driver.
 			alerts.DisputeNotifier()),

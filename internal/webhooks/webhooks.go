@@ -60,6 +60,10 @@ const (
 	PenaltyResolved            = "penalty.resolved"
 	RatingMonthCompleted       = "rating.month_completed"
 	ImportCompleted            = "import.completed"
+	UnitAssigned               = "transport_unit.assigned"
+	UnitUpdated                = "transport_unit.updated"
+	UnitUnassigned             = "transport_unit.unassigned"
+	UnitReadinessChanged       = "transport_unit.readiness_changed"
 	TestEvent                  = "webhook.test"
 	allEvents                  = "*"
 	maxURL, maxDescription     = 2000, 500
@@ -80,6 +84,7 @@ var Events = []string{
 	PeriodClosed, PeriodPaid, PeriodReopened,
 	PenaltyCreated, PenaltyDisputed, PenaltyAccepted, PenaltyResolved,
 	RatingMonthCompleted, ImportCompleted,
+	UnitAssigned, UnitUpdated, UnitUnassigned, UnitReadinessChanged,
 }
 
 // Endpoint is a registered receiver as the API shows it; Secret is set

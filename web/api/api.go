@@ -38,6 +38,7 @@ func Mount(s *web.Server, h *Handlers) {
 	h.mountSessions(g)
 	h.mountDrivers(g)
 	h.mountFleet(g)
+	h.mountUnits(g)
 	h.mountImports(g)
 	h.mountRating(g)
 	h.mountFinance(g)

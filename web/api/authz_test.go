@@ -134,6 +134,19 @@ var apiRoutes = map[string]authzRoute{
 	"DELETE /api/v0/trailers/{id}": {action: auth.FleetWrite, ids: map[string]string{"id": webtest.KindTrailer},
 		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
 
+	"GET /api/v0/transport-units": {action: auth.UnitsRead, notApplicable: map[webtest.Refusal]string{
+		webtest.OtherCompany: collection, webtest.OtherDriver: ownList}},
+	"POST /api/v0/transport-units": {action: auth.UnitsWrite,
+		body:          map[string]any{"driver_id": "00000000-0000-4000-8000-000000000001", "vehicle_id": "00000000-0000-4000-8000-000000000002"},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
+	"GET /api/v0/transport-units/{id}": {action: auth.UnitsRead, ids: map[string]string{"id": webtest.KindUnit}},
+	"PUT /api/v0/transport-units/{id}": {action: auth.UnitsWrite, ids: map[string]string{"id": webtest.KindUnit},
+		body: map[string]any{"trailer_id": nil}, notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"POST /api/v0/transport-units/{id}/unassign": {action: auth.UnitsWrite, ids: map[string]string{"id": webtest.KindUnit},
+		notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"GET /api/v0/transport-units/{id}/readiness": {action: auth.UnitsRead, ids: map[string]string{"id": webtest.KindUnit}},
+	"GET /api/v0/drivers/{id}/readiness":         {action: auth.UnitsRead, ids: driverIDs()},
+
 	"GET /api/v0/documents": {action: auth.DocumentsExpiry, notApplicable: map[webtest.Refusal]string{
 		webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
 	"GET /api/v0/drivers/{driver_id}/documents": {action: auth.DocumentsList,

@@ -41,6 +41,18 @@ func TestWebhookEveryEventType(t *testing.T) {
 		admin.Delete(kind.path + "/" + rec["id"].(string)).Expect(http.StatusNoContent)
 	}
 
+	// A transport unit: assigned, its trailer dropped (its readiness, set
+	// ready beforehand, worked out again: not ready), ended.
+	veh := admin.Post("/api/v0/vehicles", map[string]any{"type": "lkv", "plate_number": "unit 1"}).Expect(http.StatusCreated).JSON()["id"].(string)
+	trl := admin.Post("/api/v0/trailers", map[string]any{"type": "mega", "plate_number": "unit 2"}).Expect(http.StatusCreated).JSON()["id"].(string)
+	unit := admin.Post("/api/v0/transport-units", map[string]any{"driver_id": id, "vehicle_id": veh, "trailer_id": trl}).
+		Expect(http.StatusCreated).JSON()["id"].(string)
+	if _, err := env.DB.Exec(ctx, `UPDATE transport_units SET is_ready = true WHERE id = $1`, unit); err != nil {
+		t.Fatal(err)
+	}
+	admin.Put("/api/v0/transport-units/"+unit, map[string]any{"trailer_id": nil}).Expect(http.StatusOK)
+	admin.Post("/api/v0/transport-units/"+unit+"/unassign", nil).Expect(http.StatusOK)
+
 	// Documents: upload, metadata, a driver's upload reviewed by HR.
 	var docs struct {
 		Data []struct {

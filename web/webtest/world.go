@@ -47,7 +47,9 @@ type Records struct {
 	// VehicleDocument and TrailerDocument their technical inspections.
 	Vehicle, Trailer                 uuid.UUID
 	VehicleDocument, TrailerDocument uuid.UUID
-	Email, LastName                  string
+	// Unit is the driver's active transport unit.
+	Unit            uuid.UUID
+	Email, LastName string
 }
 
 // Record kinds: the names the authorization tables use for path ids.
@@ -74,6 +76,8 @@ const (
 	KindTrailerDocument = "trailer_document"
 	// KindUser is the tenant's admin user.
 	KindUser = "user"
+	// KindUnit is the driver's active transport unit.
+	KindUnit = "unit"
 )
 
 // ID is the record of the kind (KindCompany: the tenant's company).
@@ -116,6 +120,8 @@ func (t Tenant) ID(driver int, kind string) uuid.UUID {
 		return t.Delivery
 	case KindUser:
 		return t.Admin.UserID
+	case KindUnit:
+		return r.Unit
 	}
 	panic("webtest: unknown record kind " + kind)
 }
@@ -201,8 +207,8 @@ func (e *Env) records(admin *Caller, lastName string) Records {
 	admin.Post("/api/v0/trailers", map[string]any{"type": "standard", "plate_number": "T" + uuid.NewString()[:8]}).
 		Expect(http.StatusCreated).Decode(&trl)
 	r.Vehicle, r.Trailer = veh.ID, trl.ID
-	if _, err := e.DB.Exec(context.Background(), `INSERT INTO transport_units (company_id, driver_id, vehicle_id, trailer_id)
-		VALUES ($1, $2, $3, $4)`, admin.CompanyID, r.Driver, r.Vehicle, r.Trailer); err != nil {
+	if err := e.DB.QueryRow(context.Background(), `INSERT INTO transport_units (company_id, driver_id, vehicle_id, trailer_id)
+		VALUES ($1, $2, $3, $4) RETURNING id`, admin.CompanyID, r.Driver, r.Vehicle, r.Trailer).Scan(&r.Unit); err != nil {
 		e.T.Fatalf("world: transport unit: %v", err)
 	}
 	if err := e.DB.QueryRow(context.Background(), `SELECT

@@ -20,7 +20,7 @@ import (
 
 // FS holds the assets.
 //
-//go:embed app.css htmx.min.js upload.js finance.js forms.js rating.js nav.js tables.js favicon.ico apidocs
+//go:embed app.css htmx.min.js upload.js finance.js forms.js rating.js nav.js tables.js live.js favicon.ico apidocs
 var FS embed.FS
 
 var (

@@ -28,6 +28,7 @@
   var pending = new Map(); // event name -> driver ids ('' when none is named)
   var timer = null;
   var owed = new Set(); // parts an event changed while they were being edited
+  var backoff = 2000; // before opening a stream the browser gave up on
 
   function parts() {
     return document.querySelectorAll('[data-live-on]');
@@ -37,7 +38,10 @@
     return (el.getAttribute('data-live-on') || '').split(/\s+/).filter(Boolean);
   }
 
+  // status shows the "reconnecting" marks while the stream is down; the
+  // page's data-live says "open" or "down" (what the browser tests wait for).
   function status(down) {
+    document.documentElement.setAttribute('data-live', down ? 'down' : 'open');
     document.querySelectorAll('[data-live-status]').forEach(function (el) {
       el.hidden = !down;
     });
@@ -128,8 +132,18 @@
     }
     if (source === null) {
       source = new EventSource('/events');
-      source.addEventListener('open', function () { status(false); });
-      source.addEventListener('error', function () { status(true); });
+      source.addEventListener('open', function () { status(false); backoff = 2000; });
+      source.addEventListener('error', function () {
+        status(true);
+        if (source !== null && source.readyState === 2) {
+          // Closed for good (an answer that is not a stream: a proxy's
+          // 502, a 429): the browser will not retry, so try again later.
+          source = null;
+          listening = {};
+          setTimeout(listen, backoff);
+          backoff = Math.min(backoff * 2, 60000);
+        }
+      });
       source.addEventListener('reset', function (e) { heard('reset', e); });
     }
     els.forEach(function (el) {

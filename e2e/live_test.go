@@ -69,7 +69,7 @@ func TestPagesUpdateLive(t *testing.T) {
 	// HR's page shows it without a reload: the queue and the bell.
 	must(t, expect.Locator(hr.GetByTestId("review-item")).ToHaveCount(1))
 	must(t, expect.Locator(hr.GetByTestId("review-item").Locator("h2")).ToHaveText("Medical examination of Petr Malý, version 1"))
-	must(t, expect.Locator(visibleBell(hr).GetByTestId("bell-count")).ToHaveText(strconv.Itoa(unread + 1)))
+	must(t, expect.Locator(visibleBell(hr).GetByTestId("bell-count")).ToHaveText(strconv.Itoa(unread+1)))
 	if u := hr.URL(); u != app.URL+"/document-reviews" {
 		t.Errorf("HR's page moved to %s", u)
 	}

@@ -161,6 +161,28 @@ func TestLiveEventsReachTheirReaders(t *testing.T) {
 			t.Fatalf("admin without personal fields: %s", m.Data)
 		}
 	}
+
+	// A document event: the dispatcher reads documents without their files
+	// and gets the document without them; the admin with them.
+	docID := uuid.MustParse(documentOf(t, admin, mine, "passport")["id"].(string))
+	mustUpload(t, admin, docID, filePart("passport.pdf", samplePDF(t, 300)))
+	uploaded := func(ms []webtest.Message) map[string]any {
+		t.Helper()
+		for _, m := range ms {
+			if m.Event == webhooks.DocumentFileUploaded {
+				return data(t, m)
+			}
+		}
+		t.Fatalf("no %s among %v", webhooks.DocumentFileUploaded, kinds(ms))
+		return nil
+	}
+	d := uploaded(drain(sDispatcher))
+	if _, ok := d["files"]; ok || d["id"] != docID.String() || d["driver_id"] != mine.String() || d["status"] == nil {
+		t.Fatalf("dispatcher's document event: %v", d)
+	}
+	if files, _ := uploaded(drain(sAdmin))["files"].([]any); len(files) != 1 {
+		t.Fatalf("admin's document event without its file: %v", files)
+	}
 }
 
 // TestLiveEventsResume: Last-Event-ID (or last_event_id) replays exactly

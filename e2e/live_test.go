@@ -19,8 +19,9 @@ func streamOpen(t *testing.T, page playwright.Page) {
 }
 
 // Pages update live (docs/live-updates.md): HR's bell and review queue
-// show a driver's upload, and the accountant's approval queue drops a row
-// a colleague approved, without a reload; while the stream is cut the
+// show a driver's upload, the driver's page in another tab HR's approval,
+// and the accountant's approval queue drops a row a colleague approved,
+// without a reload; while the stream is cut the
 // header says it reconnects, and stops once it is back.
 func TestPagesUpdateLive(t *testing.T) {
 	app := newApp(t)
@@ -73,6 +74,19 @@ func TestPagesUpdateLive(t *testing.T) {
 	if u := hr.URL(); u != app.URL+"/document-reviews" {
 		t.Errorf("HR's page moved to %s", u)
 	}
+
+	// HR approves in the queue; the driver's page, open in another tab,
+	// shows the document valid without a reload.
+	tab, err := hr.Context().NewPage()
+	must(t, err)
+	_, err = tab.Goto(app.URL + "/drivers/" + ids["petr.maly@acme.test"].String())
+	must(t, err)
+	medical := tab.GetByTestId("document-medical_examination")
+	must(t, expect.Locator(medical).ToHaveAttribute("data-status", "no_data"))
+	streamOpen(t, tab)
+	must(t, hr.GetByTestId("review-approve").Click())
+	must(t, expect.Locator(hr.GetByTestId("review-empty")).ToBeVisible())
+	must(t, expect.Locator(medical).ToHaveAttribute("data-status", "valid"))
 
 	// The accountant's queue drops the row a colleague approves.
 	acc := app.SignIn(t, company, auth.RoleAccountant, Person{Email: "adam@acme.test", FirstName: "Adam", LastName: "Účetní"})

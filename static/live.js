@@ -29,6 +29,7 @@
   var timer = null;
   var owed = new Set(); // parts an event changed while they were being edited
   var backoff = 2000; // before opening a stream the browser gave up on
+  var missed = false; // events may have been missed while no stream was open
 
   function parts() {
     return document.querySelectorAll('[data-live-on]');
@@ -111,10 +112,10 @@
   function heard(name, e) {
     var driver = '';
     try {
-      var data = JSON.parse(e.data).data || {};
+      var data = JSON.parse(e.data || '{}').data || {};
       driver = data.driver_id || (name.indexOf('driver.') === 0 ? data.id : '') || '';
     } catch (err) {
-      // Not JSON (a reset): no driver named.
+      // Not the webhook body (a reset's id): no driver named.
     }
     if (!pending.has(name)) {
       pending.set(name, new Set());
@@ -131,20 +132,31 @@
       return;
     }
     if (source === null) {
-      source = new EventSource('/events');
-      source.addEventListener('open', function () { status(false); backoff = 2000; });
-      source.addEventListener('error', function () {
+      var es = new EventSource('/events');
+      source = es;
+      es.addEventListener('open', function () {
+        status(false);
+        backoff = 2000;
+        if (missed) {
+          // A new stream starts at the newest event: what came in between
+          // is refetched as after a reset.
+          missed = false;
+          heard('reset', {});
+        }
+      });
+      es.addEventListener('error', function () {
         status(true);
-        if (source !== null && source.readyState === 2) {
+        if (source === es && es.readyState === 2) {
           // Closed for good (an answer that is not a stream: a proxy's
           // 502, a 429): the browser will not retry, so try again later.
           source = null;
           listening = {};
+          missed = true;
           setTimeout(listen, backoff);
           backoff = Math.min(backoff * 2, 60000);
         }
       });
-      source.addEventListener('reset', function (e) { heard('reset', e); });
+      es.addEventListener('reset', function (e) { heard('reset', e); });
     }
     els.forEach(function (el) {
       namesOf(el).forEach(function (name) {

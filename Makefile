@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 GO ?= go
 
-.PHONY: run stop test build generate css htmx assets check bench bench-go fmt vet tidy tools
+.PHONY: run stop test build generate css htmx workbox icons assets check bench bench-go fmt vet tidy tools
 
 ## run: build, start a private PostgreSQL under ./data (unless DATABASE_URL is set), migrate, seed the demo, serve on HTTP_ADDR (:8080)
 run: build
@@ -36,8 +36,18 @@ htmx: node_modules
 apidocs: node_modules
 	cp node_modules/swagger-ui-dist/swagger-ui-bundle.js node_modules/swagger-ui-dist/swagger-ui.css node_modules/swagger-ui-dist/LICENSE static/apidocs/
 
-## assets: templ components, CSS, htmx and Swagger UI, all regenerated
-assets: generate css htmx apidocs
+## workbox: copy the pinned Workbox runtime (package.json) into static/workbox, which the service worker loads from (committed)
+workbox: node_modules
+	mkdir -p static/workbox
+	cp node_modules/workbox-sw/build/workbox-sw.js node_modules/workbox-sw/LICENSE static/workbox/
+	for m in core routing strategies precaching; do cp node_modules/workbox-$$m/build/workbox-$$m.prod.js static/workbox/; done
+
+## icons: draw the installed app's icons into static/icons (committed)
+icons:
+	$(GO) run static/icons/gen.go
+
+## assets: templ components, CSS, htmx, Swagger UI and Workbox, all regenerated
+assets: generate css htmx apidocs workbox
 
 node_modules: package.json package-lock.json
 	npm ci --no-audit --no-fund

@@ -9,8 +9,9 @@ import (
 )
 
 // The committed static/app.css must be what `make css` builds from the
-// current templates, and static/htmx.min.js the pinned npm file: a class
-// added to a template without rebuilding would silently do nothing.
+// current templates, and static/htmx.min.js and static/workbox/ the pinned
+// npm files: a class added to a template without rebuilding would
+// silently do nothing.
 func TestCommittedAssetsAreCurrent(t *testing.T) {
 	t.Parallel()
 	bin := filepath.Join(repoRoot, "node_modules", ".bin", "tailwindcss")
@@ -35,5 +36,19 @@ func TestCommittedAssetsAreCurrent(t *testing.T) {
 	copied, _ := os.ReadFile(filepath.Join(repoRoot, "static", "htmx.min.js"))
 	if !bytes.Equal(pinned, copied) {
 		t.Error("static/htmx.min.js differs from the pinned htmx.org: run `make htmx` and commit it")
+	}
+	workbox := map[string]string{"workbox-sw.js": "workbox-sw/build/workbox-sw.js", "LICENSE": "workbox-sw/LICENSE"}
+	for _, m := range []string{"core", "routing", "strategies", "precaching"} {
+		workbox["workbox-"+m+".prod.js"] = "workbox-" + m + "/build/workbox-" + m + ".prod.js"
+	}
+	for name, src := range workbox {
+		pinned, err := os.ReadFile(filepath.Join(repoRoot, "node_modules", src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		copied, _ := os.ReadFile(filepath.Join(repoRoot, "static", "workbox", name))
+		if !bytes.Equal(pinned, copied) {
+			t.Errorf("static/workbox/%s differs from the pinned %s: run `make workbox` and commit it", name, src)
+		}
 	}
 }

@@ -397,11 +397,22 @@ func (a *App) SignIn(t *testing.T, company uuid.UUID, role auth.Role, who ...Per
 // at landing (the path the app sends this person to after sign-in).
 func (a *App) SignInAt(t *testing.T, size playwright.Size, landing string, company uuid.UUID, role auth.Role, who ...Person) playwright.Page {
 	t.Helper()
+	return a.signIn(t, a.NewPage(t), size, landing, company, role, who...)
+}
+
+// SignInInstalled is SignInAt on a phone, landing on "/", in a browser
+// that lets the pages register the service worker (NewPage blocks it).
+func (a *App) SignInInstalled(t *testing.T, company uuid.UUID, role auth.Role, who ...Person) playwright.Page {
+	t.Helper()
+	return a.signIn(t, a.newPage(t, playwright.ServiceWorkerPolicyAllow), phone, "/", company, role, who...)
+}
+
+func (a *App) signIn(t *testing.T, page playwright.Page, size playwright.Size, landing string, company uuid.UUID, role auth.Role, who ...Person) playwright.Page {
+	t.Helper()
 	p := Person{Email: string(role) + "@e2e.test", FirstName: "Test", LastName: string(role)}
 	if len(who) > 0 {
 		p = who[0]
 	}
-	page := a.NewPage(t)
 	if err := page.SetViewportSize(size.Width, size.Height); err != nil {
 		t.Fatal(err)
 	}
@@ -464,11 +475,20 @@ func waitURL(page playwright.Page, url any) error {
 }
 
 // NewPage opens a page in a fresh browser context at desktop size. CSP
-// is bypassed only so axe-core can be injected.
+// is bypassed only so axe-core can be injected. The service worker is
+// blocked: each context would otherwise download every asset ahead, and
+// requests answered by a worker escape the page's routes (Route); its own
+// test (TestDriverCanInstallTheApp) allows it.
 func (a *App) NewPage(t *testing.T) playwright.Page {
+	t.Helper()
+	return a.newPage(t, playwright.ServiceWorkerPolicyBlock)
+}
+
+func (a *App) newPage(t *testing.T, workers *playwright.ServiceWorkerPolicy) playwright.Page {
 	t.Helper()
 	ctx, err := shared.browser.NewContext(playwright.BrowserNewContextOptions{
 		Viewport: &desktop, BypassCSP: playwright.Bool(true), Locale: playwright.String("en-GB"),
+		ServiceWorkers: workers,
 	})
 	if err != nil {
 		t.Fatal(err)

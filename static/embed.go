@@ -8,6 +8,9 @@
 // running sum of the weights), nav.js (the navigation's menus) and
 // tables.js (the names of a table's columns on its cards on a phone).
 // favicon.ico is the browser tab's icon, also served at /favicon.ico.
+// The installed app: icons/ (drawn by `make icons`), sw.js (the service
+// worker, served at /sw.js), pwa.js (registers it) and workbox/ (the
+// pinned Workbox runtime the worker loads, copied by `make workbox`).
 package static
 
 import (
@@ -15,12 +18,14 @@ import (
 	"embed"
 	"encoding/hex"
 	"io/fs"
+	"sort"
+	"strings"
 	"sync"
 )
 
 // FS holds the assets.
 //
-//go:embed app.css htmx.min.js upload.js finance.js forms.js rating.js nav.js tables.js live.js favicon.ico apidocs
+//go:embed app.css htmx.min.js upload.js finance.js forms.js rating.js nav.js tables.js live.js favicon.ico apidocs pwa.js sw.js icons/*.png workbox
 var FS embed.FS
 
 var (
@@ -51,4 +56,24 @@ func URL(name string) string {
 		return "/static/" + name + "?v=" + v
 	}
 	return "/static/" + name
+}
+
+// Precache lists the versioned URLs (static.URL) of the assets the pages
+// load, which the service worker keeps on the phone: everything but the
+// API documentation's viewer, the Workbox runtime (the worker's own
+// scripts) and the worker itself.
+func Precache() []string {
+	var urls []string
+	_ = fs.WalkDir(FS, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		if strings.HasPrefix(path, "apidocs/") || strings.HasPrefix(path, "workbox/") || path == "sw.js" {
+			return nil
+		}
+		urls = append(urls, URL(path))
+		return nil
+	})
+	sort.Strings(urls)
+	return urls
 }

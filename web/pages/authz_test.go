@@ -335,9 +335,10 @@ var pageRoutes = map[string]pageRoute{
 var penaltyIDs = map[string]string{"id": webtest.KindDriver, "penalty_id": webtest.KindPenalty}
 
 // notPages are the registered routes that are not pages: the API (its own
-// authorization test walks the OpenAPI document), probes, assets.
+// authorization test walks the OpenAPI document), probes, assets (with the
+// installed app's manifest and service worker).
 func notPage(path string) bool {
-	for _, prefix := range []string{"/api/", "/static", "/healthz", "/readyz", "/metrics", "/favicon"} {
+	for _, prefix := range []string{"/api/", "/static", "/healthz", "/readyz", "/metrics", "/favicon", "/manifest.webmanifest", "/sw.js"} {
 		if strings.HasPrefix(path, prefix) {
 			return true
 		}

@@ -259,6 +259,22 @@ func TestStaticAssets(t *testing.T) {
 	}
 	b.get("/login").expect(t, http.StatusOK).contains(t, `<link rel="icon" href="`+static.URL("favicon.ico")+`"`)
 
+	// The installed app's manifest and service worker answer without a
+	// session; the worker keeps the hashed static files and loads
+	// Workbox from here, never from a CDN.
+	mf := b.get("/manifest.webmanifest").expect(t, http.StatusOK).contains(t, `"start_url":"/"`).contains(t, static.URL("icons/icon-192.png"))
+	if ct := mf.Header.Get("Content-Type"); ct != "application/manifest+json" {
+		t.Errorf("/manifest.webmanifest: content type %q", ct)
+	}
+	sw := b.get("/sw.js").expect(t, http.StatusOK).contains(t, static.URL("app.css")).contains(t, `modulePathPrefix: "/static/workbox/"`)
+	if cc := sw.Header.Get("Cache-Control"); cc != "no-cache" {
+		t.Errorf("/sw.js: cache control %q", cc)
+	}
+	if strings.Contains(sw.Body, "apidocs") || strings.Contains(sw.Body, "https://") {
+		t.Error("/sw.js keeps the API documentation's viewer or loads from another site")
+	}
+	b.get("/login").expect(t, http.StatusOK).contains(t, `<link rel="manifest" href="/manifest.webmanifest"`)
+
 	// Pages load nothing from other sites.
 	page := b.get("/login").expect(t, http.StatusOK)
 	for _, bad := range []string{"http://", "https://", "//cdn"} {

@@ -206,7 +206,7 @@ var EntityTypes = []string{"driver", "vehicle", "trailer", "document", "document
 var Actions = []string{"created", "updated", "deleted", "document.uploaded", "document.updated", "document.review_approved",
 	"document.review_rejected", "document.imported", "import.completed", "penalty.created", "penalty.disputed", "penalty.accepted",
 	"penalty.resolved", "penalty.evidence_added", "period.closed", "period.paid", "period.reopened", "webhook.secret_rotated",
-	"deactivated", "reactivated"}
+	"deactivated", "reactivated", "assigned", "unassigned"}
 
 // Service reads the audit log.
 type Service struct{ db *pgxpool.Pool }

@@ -35,9 +35,12 @@ const (
 	// boardLapseDays: a ready unit whose ready_until is within this many
 	// days is in the "lapsing" group.
 	boardLapseDays = 7
-	// boardFreeLimit is how many free drivers, vehicles and trailers each
-	// list (and the assignment form) offers.
-	boardFreeLimit = 200
+	// boardFreeLimit is how many free drivers, vehicles and trailers the
+	// board lists beside the units (each list's first by number; the
+	// assignment form offers formFreeLimit).
+	boardFreeLimit = 30
+	// formFreeLimit is how many of each the assignment form offers.
+	formFreeLimit = 300
 	// boardPartURL is the units part alone, with the board's filters.
 	boardPartURL = "/units/board"
 )
@@ -113,7 +116,7 @@ func (p *Pages) board(c echo.Context, pr auth.Principal) (*views.BoardData, erro
 		d.Offices = append(d.Offices, views.Option{Value: o.ID.String(), Label: o.Name, Selected: o.ID.String() == st.Office})
 	}
 	if d.CanAssign {
-		if d.FreeDrivers, d.FreeVehicles, d.FreeTrailers, err = p.boardFree(ctx, pr); err != nil {
+		if d.FreeDrivers, d.FreeVehicles, d.FreeTrailers, err = p.boardFree(ctx, pr, boardFreeLimit); err != nil {
 			return nil, err
 		}
 	}
@@ -122,16 +125,16 @@ func (p *Pages) board(c echo.Context, pr auth.Principal) (*views.BoardData, erro
 
 // boardFree are the free drivers, vehicles and trailers, each linked to
 // the assignment form with it chosen.
-func (p *Pages) boardFree(ctx context.Context, pr auth.Principal) (drv, veh, trl []views.BoardFree, err error) {
-	ds, err := p.svc.Units.FreeDrivers(ctx, pr, "", boardFreeLimit)
+func (p *Pages) boardFree(ctx context.Context, pr auth.Principal, limit int) (drv, veh, trl []views.BoardFree, err error) {
+	ds, err := p.svc.Units.FreeDrivers(ctx, pr, "", limit)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	vs, err := p.svc.Units.FreeVehicles(ctx, pr, "", boardFreeLimit)
+	vs, err := p.svc.Units.FreeVehicles(ctx, pr, "", limit)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	ts, err := p.svc.Units.FreeTrailers(ctx, pr, "", boardFreeLimit)
+	ts, err := p.svc.Units.FreeTrailers(ctx, pr, "", limit)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -374,7 +377,7 @@ func (p *Pages) assignUnit(c echo.Context) error {
 func (p *Pages) unitForm(c echo.Context, pr auth.Principal, ch unitChoice) (views.UnitFormData, error) {
 	ctx := c.Request().Context()
 	lang := i18n.From(ctx)
-	drv, veh, trl, err := p.boardFree(ctx, pr)
+	drv, veh, trl, err := p.boardFree(ctx, pr, formFreeLimit)
 	if err != nil {
 		return views.UnitFormData{}, err
 	}
@@ -406,7 +409,7 @@ func freeOptions(rows []views.BoardFree, chosen string) ([]views.Option, string)
 
 // choiceNames are the chosen records' names for the preview's words.
 func (p *Pages) choiceNames(ctx context.Context, pr auth.Principal, ch unitChoice) (holderNames, error) {
-	drv, veh, trl, err := p.boardFree(ctx, pr)
+	drv, veh, trl, err := p.boardFree(ctx, pr, formFreeLimit)
 	if err != nil {
 		return holderNames{}, err
 	}
@@ -494,7 +497,7 @@ func (p *Pages) trailerAnswer(c echo.Context, status int, errs map[string][]stri
 	if err != nil {
 		return err
 	}
-	_, _, trl, err := p.boardFree(ctx, pr)
+	_, _, trl, err := p.boardFree(ctx, pr, formFreeLimit)
 	if err != nil {
 		return err
 	}

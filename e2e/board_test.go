@@ -113,7 +113,7 @@ func TestDispatcherAssignsAUnitFromTheBoard(t *testing.T) {
 	// On a phone, in Czech: another trailer, then the unit ends.
 	ph := app.SignInAt(t, phone, "/", company, auth.RoleDispatcher, Person{Email: "dana@acme.test", FirstName: "Dana", LastName: "Dvořáková"})
 	toCzech(t, ph, app.URL+"/")
-	must(t, expect.Locator(ph.GetByTestId("board-count")).ToHaveText("Aktivní soupravy: 1"))
+	must(t, expect.Locator(ph.GetByTestId("board-count")).ToHaveText("Aktivní přepravní jednotky: 1"))
 	fitsPhone(t, ph)
 	app.CheckA11y(t, ph)
 	must(t, ph.GetByTestId("unit-change-trailer").Click())
@@ -130,6 +130,6 @@ func TestDispatcherAssignsAUnitFromTheBoard(t *testing.T) {
 	app.CheckA11y(t, ph)
 	must(t, ph.GetByTestId("confirm-unassign-button").Click())
 	must(t, waitURL(ph, app.URL+"/"))
-	must(t, expect.Locator(ph.GetByTestId("board-count")).ToHaveText("Aktivní soupravy: 0"))
+	must(t, expect.Locator(ph.GetByTestId("board-count")).ToHaveText("Aktivní přepravní jednotky: 0"))
 	must(t, expect.Locator(ph.GetByTestId("board-free-drivers")).ToContainText("Jan Novák"))
 }

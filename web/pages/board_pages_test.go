@@ -44,6 +44,7 @@ func TestBoardPages(t *testing.T) {
 	dana.Header.Del("X-Unit-Check")
 	dana.plain()
 	cz := signIn(t, env, home.Company, auth.RoleDispatcher, "dusan@home.test", "cs")
+	cz.get("/units/new").expect(t, http.StatusOK).contains(t, "Sestavit přepravní jednotku")
 	before := env.Checksum()
 	cz.post("/units/new", form).expect(t, http.StatusConflict).contains(t, "Vozidlo už je v přepravní jednotce", `data-testid="form-error"`)
 	if env.Checksum() != before {

@@ -32,21 +32,22 @@ func TestBoardPages(t *testing.T) {
 
 	dana.get("/units/new?driver_id="+free.String()).expect(t, http.StatusOK).
 		contains(t, `<option value="`+free.String()+`" selected>`, "Choose a driver and a vehicle")
-	form := url.Values{"driver_id": {free.String()}, "vehicle_id": {home.Drivers[0].Vehicle.String()}, "on": {"2026-12-07"}, "through": {"2026-12-11"}}
-	check := url.Values{"check": {"1"}}
-	for k, v := range form {
-		check[k] = v
+	// A new form each time: a post adds its browser's CSRF token to it.
+	form := func() url.Values {
+		return url.Values{"driver_id": {free.String()}, "vehicle_id": {home.Drivers[0].Vehicle.String()}, "on": {"2026-12-07"}, "through": {"2026-12-11"}}
 	}
+	check := form()
+	check.Set("check", "1")
 	dana.post("/units/new", check).expect(t, http.StatusOK).contains(t, `data-testid="preview-now"`, `data-testid="preview-trip"`, "Mon 7")
 	dana.Header.Set("X-Unit-Check", "1")
-	dana.htmx("unit-preview").post("/units/new", form).expect(t, http.StatusOK).
+	dana.htmx("unit-preview").post("/units/new", form()).expect(t, http.StatusOK).
 		lacks(t, "<html").contains(t, `id="unit-preview"`, `data-testid="preview-trip"`)
 	dana.Header.Del("X-Unit-Check")
 	dana.plain()
 	cz := signIn(t, env, home.Company, auth.RoleDispatcher, "dusan@home.test", "cs")
 	cz.get("/units/new").expect(t, http.StatusOK).contains(t, "Sestavit přepravní jednotku")
 	before := env.Checksum()
-	cz.post("/units/new", form).expect(t, http.StatusConflict).contains(t, "Vozidlo už je v přepravní jednotce", `data-testid="form-error"`)
+	cz.post("/units/new", form()).expect(t, http.StatusConflict).contains(t, "Vozidlo už je v přepravní jednotce", `data-testid="form-error"`)
 	if env.Checksum() != before {
 		t.Error("a refused assignment wrote something")
 	}

@@ -14,14 +14,16 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/konvoj/konvoj/internal/auth"
+	"github.com/konvoj/konvoj/internal/civil"
 	"github.com/konvoj/konvoj/internal/i18n"
 )
 
 // A driver reads its phone pages in its own language: a Ukrainian driver
 // with an empty profile, an expired medical examination, a work permit
-// capped by an expired residence permit and a pending penalty sees its
-// home, documents, pay, penalties, a penalty and its rating in each of the
-// five languages. In Polish, Ukrainian and Romanian no English word of the
+// capped by an expired residence permit, a pending penalty and a transport
+// unit that is not ready sees its home (the unit's plates and why it may
+// not drive, axe-clean in Ukrainian and Czech), documents, pay, penalties,
+// a penalty and its rating in each of the five languages. In Polish, Ukrainian and Romanian no English word of the
 // catalogue shows and, in every language, no field code; penalties are
 // negative everywhere, Accept asks once, the greeting is the driver's
 // name, every tap target is 44 px tall and no page is wider than 390 px.
@@ -41,6 +43,17 @@ func TestDriverReadsItsOwnLanguage(t *testing.T) {
 	app.api(t, company, http.MethodPost, "/api/v0"+own+"/penalties", map[string]any{"penalty_type": "speeding", "amount": "1000.50",
 		"incident_date": dateIn(0), "description": "Radar D1 km 12"}, http.StatusCreated, &pen)
 	penalty := own + "/penalties/" + pen.ID
+	// Her transport unit: a lorry and a trailer, not ready (her expired
+	// medical examination, the lorry's documents never handed in).
+	dispatch := func(path string, body map[string]any, out any) {
+		app.apiAs(t, company, "dispatcher", "dispatch@acme.test", http.MethodPost, path, body, http.StatusCreated, out)
+	}
+	var lorry, trailer struct{ ID string }
+	dispatch("/api/v0/vehicles", map[string]any{"type": "lkv", "plate_number": "1AB 2345"}, &lorry)
+	dispatch("/api/v0/trailers", map[string]any{"type": "mega", "plate_number": "1PB 0012"}, &trailer)
+	dispatch("/api/v0/transport-units", map[string]any{"driver_id": ids["olena@acme.test"], "vehicle_id": lorry.ID, "trailer_id": trailer.ID}, nil)
+	medicalSince, err := civil.Parse(dateIn(-2))
+	must(t, err)
 
 	// No display name: the account's name is its e-mail address.
 	page := app.SignInAt(t, phone, "/", company, auth.RoleDriver, Person{Email: "olena@acme.test"})
@@ -74,6 +87,14 @@ func TestDriverReadsItsOwnLanguage(t *testing.T) {
 			case "/":
 				must(t, expect.Locator(page.GetByTestId("welcome")).ToContainText("Olena Kovalenko"))
 				must(t, expect.Locator(page.GetByTestId("todo-penalty")).ToContainText(lang.Money(decimal.RequireFromString("-1000.50"), "CZK")))
+				must(t, expect.Locator(page.GetByTestId("unit-vehicle")).ToContainText("1AB 2345"))
+				must(t, expect.Locator(page.GetByTestId("unit-trailer")).ToContainText("1PB 0012"))
+				must(t, expect.Locator(page.GetByTestId("unit-readiness")).ToHaveText(lang.T("home.unit.not_ready")))
+				must(t, expect.Locator(page.GetByTestId("unit-reasons")).ToContainText(lang.T("home.unit.reason.document_expired",
+					"holder", lang.T("home.unit.holder.driver"), "type", lang.T("doc.type.medical_examination"), "date", lang.Date(medicalSince))))
+				if lang == i18n.UK || lang == i18n.CS {
+					app.CheckA11y(t, page)
+				}
 			case own + "/penalties":
 				must(t, expect.Locator(page.GetByTestId("penalty-amount")).ToHaveText(lang.Money(decimal.RequireFromString("-1000.50"), "CZK")))
 				must(t, expect.Locator(page.GetByTestId("penalties-total")).ToHaveText(lang.Money(decimal.RequireFromString("-1000.50"), "CZK")))

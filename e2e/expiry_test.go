@@ -25,9 +25,15 @@ import (
 // out (when not nil); any status but want fails the test.
 func (a *App) api(t *testing.T, company uuid.UUID, method, path string, body any, want int, out any) {
 	t.Helper()
+	a.apiAs(t, company, "hr_manager", "api-hr@acme.test", method, path, body, want, out)
+}
+
+// apiAs is api as another role of the company, signed in as email.
+func (a *App) apiAs(t *testing.T, company uuid.UUID, role, email, method, path string, body any, want int, out any) {
+	t.Helper()
 	tok, err := a.OIDC.Keypair.SignJWT(jwt.MapClaims{
-		"sub": uuid.NewString(), "email": "api-hr@acme.test", "iat": time.Now().Unix(), "exp": time.Now().Add(time.Hour).Unix(),
-		"app_metadata": map[string]any{"company_id": company.String()}, "user_metadata": map[string]any{"role": "hr_manager"},
+		"sub": uuid.NewString(), "email": email, "iat": time.Now().Unix(), "exp": time.Now().Add(time.Hour).Unix(),
+		"app_metadata": map[string]any{"company_id": company.String()}, "user_metadata": map[string]any{"role": role},
 	})
 	must(t, err)
 	var reader io.Reader

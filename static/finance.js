@@ -12,5 +12,7 @@
     var name = all.getAttribute('data-select-all') || 'id';
     all.form.querySelectorAll('input[type=checkbox][name="' + name + '"]').forEach(function (box) { box.checked = all.checked; });
   });
+  // A queue that static/live.js fetched again brings its box hidden.
+  document.addEventListener('htmx:load', show);
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', show); else show();
 })();

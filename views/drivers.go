@@ -86,6 +86,14 @@ type StatusCount struct {
 	Count  int
 }
 
+// DriverPageID is the id of a driver's page's live part (all of it): an
+// htmx request aimed at it gets the part alone.
+const DriverPageID = "driver-page"
+
+// driverEvents are the events that change a driver's page (static/live.js
+// refreshes it only for those about this driver, data-live-driver).
+const driverEvents = "driver.updated document.file_uploaded document.updated document.status_changed document.review_completed"
+
 // DriverPageData is a driver's page: profile, documents and actions.
 type DriverPageData struct {
 	ID       string

@@ -95,6 +95,13 @@ type QueueData struct {
 	Problem string
 }
 
+// FinanceQueueID is the id of the approval queue's live part (its totals
+// and rows): an htmx request aimed at it gets the part alone.
+const FinanceQueueID = "finance-queue"
+
+// financeEvents are the events that change the approval queue.
+const financeEvents = "finance_transaction.created finance_transaction.approved finance_transaction.paid finance_transaction.cancelled finance_transaction.deleted"
+
 // DriverHeader names the driver a finance page is about.
 type DriverHeader struct {
 	ID, URL, Name, Number string

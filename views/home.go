@@ -1,5 +1,7 @@
 package views
 
+import "context"
+
 // HomeData is the home page after sign-in: a greeting, then the sections
 // of the caller's role (nil sections are not shown).
 type HomeData struct {
@@ -155,6 +157,35 @@ type DriverHome struct {
 	// it), with its percentile; RatingURL the driver's rating page.
 	Rating, RatingURL string
 	RatingPercentile  int
+	// Unit is the driver's active transport unit; nil when it has none.
+	Unit *DriverUnit
+}
+
+// DriverUnit is the driver's own transport unit as its phone shows it:
+// its vehicle and trailer, and whether it may drive, why not, and until
+// when.
+type DriverUnit struct {
+	Vehicle UnitPart
+	// Trailer is nil for a unit without one.
+	Trailer *UnitPart
+	Ready   bool
+	// ReadyUntil is the last day it stays ready, as the language writes
+	// it; "" when nothing expires or it is not ready.
+	ReadyUntil string
+	Reasons    []UnitReason
+}
+
+// UnitPart is a vehicle or trailer of a unit.
+type UnitPart struct {
+	Plate, Number string
+}
+
+// UnitReason is one thing that keeps the driver's unit from driving, in
+// words: Key is the message (home.unit.reason.*), Holder the key of whose
+// it is, Type a document type, Date the first day a document is no longer
+// valid, Status the driver's own status key.
+type UnitReason struct {
+	Key, Holder, Type, Date, Status string
 }
 
 // DriverTodo is a document the driver has to renew or hand in.
@@ -180,4 +211,20 @@ type HomeReview struct {
 // trailers not ready, each count linked to its filtered list.
 type HomeFleet struct {
 	Counts []HomeCount
+}
+
+// unitReasonText words a reason of the driver's unit in the request's
+// language.
+func unitReasonText(ctx context.Context, r UnitReason) string {
+	args := []any{"date", r.Date}
+	if r.Holder != "" {
+		args = append(args, "holder", T(ctx, r.Holder))
+	}
+	if r.Type != "" {
+		args = append(args, "type", DocType(ctx, r.Type))
+	}
+	if r.Status != "" {
+		args = append(args, "status", T(ctx, r.Status))
+	}
+	return T(ctx, r.Key, args...)
 }

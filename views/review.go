@@ -7,7 +7,14 @@ type ReviewPageData struct {
 	// Total is how many wait; Items may show fewer.
 	Total int
 	CSRF  string
+	// URL is the queue's address, which static/live.js fetches again when
+	// a version is uploaded or decided.
+	URL string
 }
+
+// ReviewListID is the id of the review queue's live part (the versions
+// waiting): an htmx request aimed at it gets the part alone.
+const ReviewListID = "review-list"
 
 // ReviewItem is one version waiting for review, with its forms.
 type ReviewItem struct {

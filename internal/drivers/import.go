@@ -20,6 +20,7 @@ import (
 	"github.com/konvoj/konvoj/internal/documents"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/internal/postgres"
+	"github.com/konvoj/konvoj/internal/units"
 	"github.com/konvoj/konvoj/internal/webhooks"
 )
 
@@ -350,6 +351,9 @@ func (s *Service) Import(ctx context.Context, p auth.Principal, rows []ImportRow
 		if err := emitImported(ctx, tx, companyID, changed); err != nil {
 			return err
 		}
+		if err := unitsAfterImport(ctx, tx, p, companyID, targets); err != nil {
+			return err
+		}
 		// The row belongs to the company (an import is no audited entity of
 		// its own); new_values names the import.
 		completed := map[string]any{"import_id": o.ID, "rows": res.Rows, "created": res.Created, "updated": res.Updated, "unchanged": res.Unchanged}
@@ -369,6 +373,32 @@ func (s *Service) Import(ctx context.Context, p auth.Principal, rows []ImportRow
 		return ImportResult{}, err
 	}
 	return res, nil
+}
+
+// unitsAfterImport follows an import's changes of drivers in active
+// transport units (docs/dispatch.md) as a driver's update does: a driver
+// the import terminates leaves its unit, and the changes of readiness its
+// statuses, citizenships, tags and documents caused are told in the
+// import's transaction, not by the scheduler's next look. An import that
+// updates no driver costs no statement; one that does, one statement when
+// no unit's readiness changed.
+func unitsAfterImport(ctx context.Context, tx pgx.Tx, p auth.Principal, companyID uuid.UUID, targets []importTarget) error {
+	updated := false
+	for _, t := range targets {
+		if t.existing == nil || !t.changed {
+			continue
+		}
+		updated = true
+		if t.next.Status == "terminated" && t.existing.Status != "terminated" {
+			if err := units.EndOf(ctx, tx, p, companyID, "driver_id", t.existing.ID); err != nil {
+				return err
+			}
+		}
+	}
+	if !updated {
+		return nil
+	}
+	return units.Flush(ctx, tx, companyID)
 }
 
 // importChange is a driver an import created or updated, for its webhook

@@ -19,6 +19,7 @@ import (
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/internal/patch"
 	"github.com/konvoj/konvoj/internal/postgres"
+	"github.com/konvoj/konvoj/internal/units"
 	"github.com/konvoj/konvoj/internal/webhooks"
 )
 
@@ -343,6 +344,9 @@ func (s *Service) importRows(ctx context.Context, p auth.Principal, k kindSpec, 
 		if err := k.emitImported(ctx, tx, company, created, updated); err != nil {
 			return err
 		}
+		if err := k.unitsAfterImport(ctx, tx, p, company, apply); err != nil {
+			return err
+		}
 		completed := map[string]any{"import_id": o.ID, "kind": k.table, "rows": res.Rows, "created": res.Created,
 			"updated": res.Updated, "unchanged": res.Unchanged}
 		if o.ValidRows {
@@ -361,6 +365,32 @@ func (s *Service) importRows(ctx context.Context, p auth.Principal, k kindSpec, 
 		return drivers.ImportResult{}, err
 	}
 	return res, nil
+}
+
+// unitsAfterImport follows an import's changes of vehicles or trailers in
+// active transport units (docs/dispatch.md) as an update does: a vehicle
+// the import sells leaves its unit, and the changes of readiness its
+// statuses, types and tags caused are told in the import's transaction,
+// not by the scheduler's next look. An import that updates no record costs
+// no statement; one that does, one statement when no unit's readiness
+// changed.
+func (k kindSpec) unitsAfterImport(ctx context.Context, tx pgx.Tx, p auth.Principal, company uuid.UUID, apply []fleetTarget) error {
+	updated := false
+	for _, t := range apply {
+		if t.existing == nil || !t.changed {
+			continue
+		}
+		updated = true
+		if k.kind == vehicleKind && t.next.Status == "sold" && t.existing.Status != "sold" {
+			if err := units.EndOf(ctx, tx, p, company, "vehicle_id", t.existing.ID); err != nil {
+				return err
+			}
+		}
+	}
+	if !updated {
+		return nil
+	}
+	return units.Flush(ctx, tx, company)
 }
 
 func abs(n int) int {

@@ -161,6 +161,46 @@ func TestLiveEventsReachTheirReaders(t *testing.T) {
 			t.Fatalf("admin without personal fields: %s", m.Data)
 		}
 	}
+
+	// A document event: the dispatcher reads documents without their files
+	// and gets the document without them; the admin with them. The
+	// driver gets its own document's events, not the other driver's.
+	theirDoc := uuid.MustParse(documentOf(t, admin, theirs, "passport")["id"].(string))
+	mustUpload(t, admin, theirDoc, filePart("passport.pdf", samplePDF(t, 300)))
+	docID := uuid.MustParse(documentOf(t, admin, mine, "passport")["id"].(string))
+	mustUpload(t, admin, docID, filePart("passport.pdf", samplePDF(t, 300)))
+	own := drain(sDriver)
+	for _, m := range own {
+		if d := data(t, m); d["driver_id"] != mine.String() || d["id"] != docID.String() {
+			t.Fatalf("driver got another driver's document: %s %s", m.Event, m.Data)
+		}
+	}
+	if n := kinds(own); n[webhooks.DocumentFileUploaded] != 1 {
+		t.Fatalf("driver's document events: %v", n)
+	}
+	// The dispatcher and the admin got the other driver's upload first.
+	for _, s := range []*webtest.Stream{sDispatcher, sAdmin} {
+		if m := expectEvent(t, s, webhooks.DocumentFileUploaded); data(t, m)["id"] != theirDoc.String() {
+			t.Fatalf("first document event: %s", m.Data)
+		}
+	}
+	uploaded := func(ms []webtest.Message) map[string]any {
+		t.Helper()
+		for _, m := range ms {
+			if m.Event == webhooks.DocumentFileUploaded {
+				return data(t, m)
+			}
+		}
+		t.Fatalf("no %s among %v", webhooks.DocumentFileUploaded, kinds(ms))
+		return nil
+	}
+	d := uploaded(drain(sDispatcher))
+	if _, ok := d["files"]; ok || d["id"] != docID.String() || d["driver_id"] != mine.String() || d["status"] == nil {
+		t.Fatalf("dispatcher's document event: %v", d)
+	}
+	if files, _ := uploaded(drain(sAdmin))["files"].([]any); len(files) != 1 {
+		t.Fatalf("admin's document event without its file: %v", files)
+	}
 }
 
 // TestLiveEventsResume: Last-Event-ID (or last_event_id) replays exactly

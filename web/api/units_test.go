@@ -69,19 +69,7 @@ func newUnitWorld(t *testing.T, env *webtest.Env, name string) *unitWorld {
 // until (registration certificates have no expiry).
 func (w *unitWorld) fileAll(t *testing.T, holder uuid.UUID, until civil.Date) {
 	t.Helper()
-	if _, err := w.env.DB.Exec(context.Background(), `
-		WITH d AS (SELECT id, company_id FROM driver_documents WHERE holder_id = $1),
-		f AS (
-			INSERT INTO document_files (company_id, document_id, filename, original_filename, mime_type, size_bytes, version,
-				is_current, storage_path, storage_disk, hash_sha256)
-			SELECT d.company_id, d.id, 'v1_' || d.id || '.pdf', 'scan.pdf', 'application/pdf', 1000, 1, true, 'x/' || d.id, 'local', repeat('a', 64)
-			FROM d RETURNING id, document_id
-		)
-		UPDATE driver_documents dd SET current_file_id = f.id,
-			valid_until = CASE WHEN dd.type = 'registration_certificate' THEN NULL ELSE $2::date END
-		FROM f WHERE dd.id = f.document_id`, holder, until); err != nil {
-		t.Fatal(err)
-	}
+	w.env.FileAll(holder, until)
 }
 
 // setUntil changes one document's valid_until.

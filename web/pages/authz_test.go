@@ -91,6 +91,8 @@ var pageRoutes = map[string]pageRoute{
 	"GET /audit/export": {action: auth.AuditRead, notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
 
 	"GET /notifications": {notApplicable: ownNotifications},
+	// The header's bell alone, refreshed by static/live.js.
+	"GET /notifications/bell": {notApplicable: ownNotifications},
 	// The live-update stream (docs/live-updates.md): every role, each event
 	// filtered by what the caller may read, never refused.
 	"GET /events": {notApplicable: map[webtest.Refusal]string{

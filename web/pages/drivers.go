@@ -534,6 +534,10 @@ func (p *Pages) driverPage(c echo.Context) error {
 			return boolRank(a.Status == "valid") - boolRank(b.Status == "valid")
 		})
 	}
+	if isHTMX(c) && c.Request().Header.Get("HX-Target") == views.DriverPageID {
+		// A change of the driver or its documents (static/live.js).
+		return p.fragment(c, http.StatusOK, views.DriverPage(data))
+	}
 	return p.render(c, http.StatusOK, "drivers.title", views.DriverPage(data))
 }
 

@@ -238,6 +238,11 @@ func TestDriverPageAndEdit(t *testing.T) {
 	if n := strings.Count(page.Body, `data-testid="document-`); n < 14 {
 		t.Errorf("%d document tiles", n)
 	}
+	// What static/live.js fetches again on an event about this driver: the
+	// page's content alone.
+	hr.htmx("driver-page").get(path).expect(t, http.StatusOK).
+		contains(t, `id="driver-page"`, `data-live-driver="`+id.String()+`"`, "Driving licence").lacks(t, "<html")
+	hr.plain()
 	hr.get("/drivers/not-a-uuid").expect(t, http.StatusNotFound)
 	hr.get("/drivers/"+uuid.NewString()).expect(t, http.StatusNotFound)
 

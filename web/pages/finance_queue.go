@@ -50,6 +50,10 @@ func (p *Pages) financeQueue(c echo.Context) error {
 		st.Page = d.Pager.LastPage
 		return p.redirect(c, st.url())
 	}
+	if isHTMX(c) && c.Request().Header.Get("HX-Target") == views.FinanceQueueID {
+		// A transaction changed (static/live.js): the rows alone.
+		return p.fragment(c, http.StatusOK, views.FinanceQueueRows(d))
+	}
 	return p.render(c, http.StatusOK, "finance.queue.title", views.FinanceQueue(d))
 }
 

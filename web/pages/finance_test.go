@@ -87,6 +87,11 @@ func TestFinanceQueue(t *testing.T) {
 		"Čeká na schválení", "1–3 z 3",
 		czk(cs, "31500.50"), czk(cs, "-250.00"), czk(cs, "31250.50"), `data-negative="true"`, "(srážka)")
 	page.lacks(t, `data-id="`+old+`"`, foreign)
+	// What static/live.js fetches again when a transaction changes: the
+	// totals and rows alone, at the queue's address.
+	acc.htmx("finance-queue").get("/finance?driver=novak").expect(t, http.StatusOK).
+		contains(t, `id="finance-queue"`, `hx-get="/finance?driver=novak"`, `data-id="`+salary+`"`).lacks(t, "<html", `data-id="`+bonus+`"`)
+	acc.plain()
 
 	// Filters: a driver by name without accents, a status, a sort.
 	acc.get("/finance?driver=novak").expect(t, http.StatusOK).contains(t, `data-id="`+salary+`"`).lacks(t, `data-id="`+bonus+`"`)

@@ -18,6 +18,7 @@ import (
 	"github.com/konvoj/konvoj/internal/finance"
 	"github.com/konvoj/konvoj/internal/i18n"
 	"github.com/konvoj/konvoj/internal/paging"
+	"github.com/konvoj/konvoj/internal/units"
 	"github.com/konvoj/konvoj/views"
 	"github.com/konvoj/konvoj/web"
 )
@@ -334,12 +335,48 @@ func (p *Pages) driverHome(ctx context.Context, pr auth.Principal, lang i18n.Lan
 	for _, sm := range sums {
 		out.Pay = append(out.Pay, amountView(lang, sm.NetAmount, sm.Currency))
 	}
+	if out.Unit, err = p.driverUnit(ctx, pr, lang, id, drv.Status); err != nil {
+		return nil, err
+	}
 	// A role the rating service refuses sees no rating tile.
 	switch r, err := p.svc.Rating.Read(ctx, pr, id, nil, nil); {
 	case err == nil:
 		out.RatingURL, out.Rating, out.RatingPercentile = ratingURL(id), scoreText(lang, numberDecimal(r.TotalScore)), r.RankPercentile
 	case apperr.KindOf(err) != apperr.KindForbidden:
 		return nil, err
+	}
+	return out, nil
+}
+
+// driverUnit is driver id's active transport unit for its home page
+// (docs/dispatch.md), nil when it has none: from the units list narrowed
+// to the driver, which a driver may read of its own. status is the
+// driver's own, already read, which words its reason driver_not_active.
+func (p *Pages) driverUnit(ctx context.Context, pr auth.Principal, lang i18n.Lang, id uuid.UUID, status string) (*views.DriverUnit, error) {
+	page, err := p.svc.Units.List(ctx, pr, func(lp *units.ListParams) error {
+		lp.DriverID, lp.Page = &id, paging.Request{Number: 1, Size: 1}
+		return nil
+	})
+	if err != nil || len(page.Items) == 0 {
+		return nil, err
+	}
+	u := page.Items[0]
+	out := &views.DriverUnit{Vehicle: views.UnitPart{Plate: u.Vehicle.PlateNumber, Number: u.Vehicle.InternalNumber}, Ready: u.IsReady}
+	if u.Trailer != nil {
+		out.Trailer = &views.UnitPart{Plate: u.Trailer.PlateNumber, Number: u.Trailer.InternalNumber}
+	}
+	if u.ReadyUntil != nil {
+		out.ReadyUntil = lang.Date(*u.ReadyUntil)
+	}
+	for _, r := range u.NotReadyReasons {
+		vr := views.UnitReason{Key: "home.unit.reason." + r.Code, Holder: "home.unit.holder." + r.HolderType, Type: r.DocumentType}
+		if r.Since != nil {
+			vr.Date = lang.Date(*r.Since)
+		}
+		if r.Code == units.DriverNotActive {
+			vr.Status = "driver.status." + status
+		}
+		out.Reasons = append(out.Reasons, vr)
 	}
 	return out, nil
 }

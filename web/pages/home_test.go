@@ -205,6 +205,48 @@ func TestHomeOfDriver(t *testing.T) {
 	cs.get("/").expect(t, http.StatusOK).contains(t, "1\u00a0050,00\u00a0Kč", "Pokuta: Pozdní doručení", "Uložena "+i18n.CS.Date(w.today))
 }
 
+// TestHomeOfDriverShowsItsUnit: a driver without a unit reads a neutral
+// line; with one, its vehicle's and trailer's plates and numbers, and
+// whether the unit may drive: not ready, each reason in words in the
+// driver's language (its expired licence since the day after its
+// valid_until, the vehicle's documents missing); ready, until the day
+// its first document expires. Another driver's unit never shows.
+func TestHomeOfDriverShowsItsUnit(t *testing.T) {
+	w := newHomeWorld(t)
+	jan := signIn(t, w.env, w.company, auth.RoleDriver, "jan@acme.test", "en")
+	jan.get("/").expect(t, http.StatusOK).contains(t, `data-testid="unit-none"`, "No vehicle assigned")
+
+	disp := w.env.As(w.company, auth.RoleDispatcher)
+	fleetRecord := func(kind, typ, plate string) (uuid.UUID, string) {
+		var v struct {
+			ID             uuid.UUID `json:"id"`
+			InternalNumber string    `json:"internal_number"`
+		}
+		disp.Post("/api/v0/"+kind, map[string]any{"type": typ, "plate_number": plate}).Expect(http.StatusCreated).Decode(&v)
+		return v.ID, v.InternalNumber
+	}
+	lorry, lorryNo := fleetRecord("vehicles", "lkv", "1AB 2345")
+	trailer, trailerNo := fleetRecord("trailers", "mega", "1PB 0012")
+	w.env.FileAll(trailer, w.today.AddDays(200))
+	disp.Post("/api/v0/transport-units", map[string]any{"driver_id": w.jan, "vehicle_id": lorry, "trailer_id": trailer}).Expect(http.StatusCreated)
+	res := jan.get("/").expect(t, http.StatusOK)
+	res.contains(t, `data-testid="unit-vehicle"`, "1AB 2345", "("+lorryNo+")", "1PB 0012", "("+trailerNo+")", `data-ready="false"`,
+		"Not ready to drive", "Your documents: Driving licence – not valid since "+i18n.EN.Date(w.today.AddDays(-2)),
+		"Vehicle: Technical inspection – missing").lacks(t, "No vehicle assigned", "Trailer: ")
+	uk := signIn(t, w.env, w.company, auth.RoleDriver, "jan@acme.test", "uk")
+	uk.get("/").expect(t, http.StatusOK).contains(t, "Не готовий до рейсу",
+		"Ваші документи: Посвідчення водія – не діє з "+i18n.UK.Date(w.today.AddDays(-2)))
+	petr := signIn(t, w.env, w.company, auth.RoleDriver, "petr@acme.test", "en")
+	petr.get("/").expect(t, http.StatusOK).contains(t, "No vehicle assigned").lacks(t, "1AB 2345")
+
+	// Every document usable: ready through the earliest expiry.
+	w.env.FileAll(w.jan, w.today.AddDays(90))
+	w.env.FileAll(lorry, w.today.AddDays(30))
+	cs := signIn(t, w.env, w.company, auth.RoleDriver, "jan@acme.test", "cs")
+	cs.get("/").expect(t, http.StatusOK).contains(t, `data-ready="true"`, "Připraveno k jízdě",
+		"Připraveno do "+i18n.CS.Date(w.today.AddDays(30))+" včetně").lacks(t, `data-testid="unit-reason"`)
+}
+
 func TestPayPage(t *testing.T) {
 	w := newHomeWorld(t)
 	jan := signIn(t, w.env, w.company, auth.RoleDriver, "jan@acme.test", "en")

@@ -24,6 +24,7 @@ const notificationsPerPage = 25
 
 func (p *Pages) mountNotifications(r *web.Routes) {
 	r.GET("/notifications", p.notifications)
+	r.GET("/notifications/bell", p.notificationBell)
 	r.POST("/notifications/read-all", p.readAllNotifications)
 	r.POST("/notifications/settings", p.saveNotificationSettings)
 	r.POST("/notifications/:id/read", p.readNotification)
@@ -50,7 +51,25 @@ func (p *Pages) notifications(c echo.Context) error {
 		d.Settings = append(d.Settings, views.NotificationSetting{Kind: k, On: settings.Email[k]})
 	}
 	d.Pager = pager(list, func(n int) string { return "/notifications?page=" + strconv.Itoa(n) })
+	d.URL = "/notifications"
+	if page > 1 {
+		d.URL += "?page=" + strconv.Itoa(page)
+	}
+	if isHTMX(c) && c.Request().Header.Get("HX-Target") == views.NotificationListID {
+		// A new notification (static/live.js): the list alone.
+		return p.fragment(c, http.StatusOK, views.NotificationList(d))
+	}
 	return p.render(c, http.StatusOK, "notifications.title", views.NotificationsPage(d))
+}
+
+// notificationBell is the header's bell alone, which static/live.js
+// fetches again when a notification arrives.
+func (p *Pages) notificationBell(c echo.Context) error {
+	n, err := p.svc.Notifications.Unread(c.Request().Context(), web.Principal(c))
+	if err != nil {
+		return err
+	}
+	return p.fragment(c, http.StatusOK, views.Bell(n))
 }
 
 // notificationLink is the page a notification is about, where its reader

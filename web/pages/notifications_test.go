@@ -35,6 +35,13 @@ func TestNotificationsPageAndBell(t *testing.T) {
 		t.Fatal(err)
 	}
 	hr.get("/drivers").expect(t, http.StatusOK).contains(t, `data-testid="bell-count">5<`, "Upozornění: nepřečtená 5")
+	// What static/live.js fetches again when a notification arrives: the
+	// bell alone, and the page's list alone.
+	hr.get("/notifications/bell").expect(t, http.StatusOK).
+		contains(t, `data-testid="bell-count">5<`, `hx-get="/notifications/bell"`, `data-live-on="notification.created"`).lacks(t, "<html", "<nav")
+	hr.htmx("notification-list").get("/notifications").expect(t, http.StatusOK).
+		contains(t, `id="notification-list"`, "Jan Novák: Cestovní pas, Chybí").lacks(t, "<html", `data-testid="notification-settings"`)
+	hr.plain()
 	page := hr.get("/notifications").expect(t, http.StatusOK).
 		contains(t, "Jan Novák: Cestovní pas, Chybí", "Žádný soubor nebyl nahrán.", `href="/drivers/`+driver.String()+`/documents/`)
 	m := markReadForm.FindStringSubmatch(page.Body)

@@ -52,6 +52,10 @@ func (p *Pages) reviewQueue(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if isHTMX(c) && c.Request().Header.Get("HX-Target") == views.ReviewListID {
+		// An upload or a decision elsewhere (static/live.js): the list alone.
+		return p.fragment(c, http.StatusOK, views.ReviewList(d))
+	}
 	return p.render(c, http.StatusOK, "review.title", views.ReviewPage(d))
 }
 
@@ -72,7 +76,7 @@ func (p *Pages) reviewData(c echo.Context, refusal *reviewRefusal) (views.Review
 	if err != nil {
 		return views.ReviewPageData{}, err
 	}
-	d := views.ReviewPageData{Total: total, CSRF: csrfToken(c)}
+	d := views.ReviewPageData{Total: total, CSRF: csrfToken(c), URL: reviewQueueURL}
 	for _, r := range pending {
 		it := reviewItem(lang, pr, r)
 		if refusal != nil && refusal.fileID == r.FileID {

@@ -52,6 +52,11 @@ func TestReviewQueuePage(t *testing.T) {
 		t.Errorf("inline file headers: %v", view.Header)
 	}
 	action := regexp.MustCompile(`action="(/document-reviews/[0-9a-f-]+)"`).FindStringSubmatch(queue.Body)[1]
+	// What static/live.js fetches again on an upload or a decision: the list alone.
+	hr.htmx("review-list").get("/document-reviews").expect(t, http.StatusOK).
+		contains(t, `id="review-list"`, "Medical examination of Jan Novák, version 1", `data-live-on="document.file_uploaded document.review_completed"`).
+		lacks(t, "<html", "Uploads to review")
+	hr.plain()
 
 	// No reason: back at the form, nothing decided.
 	hr.post(action, url.Values{"decision": {"reject"}, "reason": {" "}, "form_token": {m[1]}}).expect(t, http.StatusUnprocessableEntity).

@@ -68,9 +68,9 @@ func TestStaffHomePages(t *testing.T) {
 		name  string
 	}{
 		{auth.RoleHRManager, []string{"home-documents", "not-ready", "home-disputes"}, "home-hr"},
-		{auth.RoleAdmin, []string{"home-documents", "home-disputes", "home-finance"}, "home-admin"},
+		{auth.RoleAdmin, []string{"board", "home-documents", "home-disputes", "home-finance"}, "home-admin"},
 		{auth.RoleAccountant, []string{"home-finance", "home-pending", "home-approved", "month-totals", "periods-to-close"}, "home-accountant"},
-		{auth.RoleDispatcher, []string{"home-documents"}, "home-dispatcher"},
+		{auth.RoleDispatcher, []string{"board", "home-documents"}, "home-dispatcher"},
 	} {
 		page := app.SignIn(t, company, c.role)
 		for _, id := range c.shown {

@@ -22,6 +22,9 @@ type HomeData struct {
 	// Fleet: the vehicles and trailers not ready (who manages the fleet:
 	// dispatchers, admins).
 	Fleet *HomeFleet
+	// Board: the readiness board of the transport units (who assigns
+	// them: dispatchers, admins), first on the page.
+	Board *BoardData
 	// Driver: a driver linked to its record.
 	Driver *DriverHome
 	// Unlinked: a driver account linked to no driver record.

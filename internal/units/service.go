@@ -194,6 +194,13 @@ func (s *Service) Get(ctx context.Context, p auth.Principal, id uuid.UUID) (Unit
 	return loadUnit(ctx, s.db, p, readUnits, id, false)
 }
 
+// GetToChange returns unit id for a caller who may change it (assign,
+// change the trailer, unassign): the pages' forms ask it before they
+// show.
+func (s *Service) GetToChange(ctx context.Context, p auth.Principal, id uuid.UUID) (Unit, error) {
+	return loadUnit(ctx, s.db, p, writeUnits, id, false)
+}
+
 // ChangeTrailer gives an active unit another trailer, or none (a null
 // trailer_id): the same checks as an assignment; the change is audited and
 // emits transport_unit.updated, and a change of readiness its own event.

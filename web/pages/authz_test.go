@@ -55,6 +55,9 @@ var (
 // ownUnit: a driver's fleet list holds its own transport unit's records only.
 const ownUnit = "a driver's list holds its own transport unit's records only"
 
+// unitID names the driver's active transport unit.
+var unitID = map[string]string{"id": webtest.KindUnit}
+
 var webhookID = map[string]string{"id": webtest.KindWebhook}
 
 // ownNotifications: the caller's own notifications, which every role has.
@@ -222,7 +225,14 @@ var pageRoutes = map[string]pageRoute{
 
 	"GET /vehicles": {action: auth.FleetRead, notApplicable: map[webtest.Refusal]string{
 		webtest.OtherCompany: collection, webtest.RoleRefused: everyRole, webtest.OtherDriver: ownUnit}},
-	"GET /vehicles/new": {action: auth.FleetWrite, notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
+	"GET /units/board":         {action: auth.UnitsRead, notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: "a driver's board holds its own units only"}},
+	"GET /units/new":           {action: auth.UnitsWrite, notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
+	"POST /units/new":          {action: auth.UnitsWrite, form: url.Values{}, notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
+	"GET /units/:id/trailer":   {action: auth.UnitsWrite, ids: unitID, notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"POST /units/:id/trailer":  {action: auth.UnitsWrite, ids: unitID, form: url.Values{"trailer_id": {""}}, notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"GET /units/:id/unassign":  {action: auth.UnitsWrite, ids: unitID, notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"POST /units/:id/unassign": {action: auth.UnitsWrite, ids: unitID, form: url.Values{}, notApplicable: map[webtest.Refusal]string{webtest.OtherDriver: noDriver}},
+	"GET /vehicles/new":        {action: auth.FleetWrite, notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
 	"POST /vehicles/new": {action: auth.FleetWrite, form: url.Values{"type": {"lkv"}, "plate_number": {"1AZ 0001"}},
 		notApplicable: map[webtest.Refusal]string{webtest.OtherCompany: collection, webtest.OtherDriver: noDriver}},
 	"GET /vehicles/:id":         {action: auth.FleetRead, ids: vehicleID, notApplicable: map[webtest.Refusal]string{webtest.RoleRefused: everyRole}},

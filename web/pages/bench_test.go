@@ -186,3 +186,43 @@ func BenchmarkMonthEndPage(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkReadinessBoard is the dispatcher's home page with the
+// readiness board of a company of 4,000 drivers of whom about 2,000 are
+// in a transport unit (the scale data set, with their drivers', vehicles'
+// and trailers' documents): the whole page (the board's first 500 units
+// grouped by readiness with their reasons in words, the free drivers,
+// vehicles and trailers, the counts below), and the units part alone, as
+// a live event fetches it.
+//
+//	go test -run '^$' -bench ReadinessBoard -benchtime 20x ./web/pages
+func BenchmarkReadinessBoard(b *testing.B) {
+	env := webtest.New(b, webtest.WithConfig(func(c *config.Config) { c.AuthDevLogin = true }))
+	ctx := context.Background()
+	ids, err := seed.Scale(ctx, env.DB, seed.ScaleOptions{Companies: 1, DriversPerCompany: 4000, TransactionsPerDrv: 1, OrdersPerMonth: 1, Months: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var n int
+	if err := env.DB.QueryRow(ctx, `SELECT count(*) FROM transport_units WHERE company_id = $1 AND unassigned_at IS NULL`, ids[0]).Scan(&n); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("%d active units", n)
+	br := newBrowser(b, env.Server.URL)
+	br.devSignIn(ids[0], auth.RoleDispatcher, "dispatch@scale.test")
+	for _, bc := range []struct {
+		name, path string
+		htmx       bool
+	}{{"home", "/", false}, {"units_part", "/units/board", true}, {"search", "/units/board?search=drv-0015", true}} {
+		b.Run(bc.name, func(b *testing.B) {
+			req, _ := http.NewRequest(http.MethodGet, env.Server.URL+bc.path, nil)
+			if bc.htmx {
+				req.Header.Set("HX-Request", "true")
+			}
+			for b.Loop() {
+				webtest.GetOK(b, br.c, req)
+			}
+			b.ReportMetric(float64(n), "units")
+		})
+	}
+}

@@ -57,4 +57,9 @@ func TestHolderURLs(t *testing.T) {
 	if got := notificationLink(n); got != documentURL(holder, doc) {
 		t.Errorf("a driver's document notification links to %q", got)
 	}
+	// A unit's change of readiness opens its row on the readiness board.
+	n = alerts.Notification{Kind: alerts.KindUnit, Stage: "not_ready", DriverID: &holder, UnitID: &doc}
+	if got := notificationLink(n); got != "/#unit-"+doc.String() {
+		t.Errorf("a unit's notification links to %q", got)
+	}
 }

@@ -58,6 +58,11 @@ func (p *Pages) home(c echo.Context) error {
 		// display name, which may be missing (its e-mail address then).
 		d.Name = d.Driver.Name
 	default:
+		if showsAll(pr, auth.UnitsWrite) {
+			if d.Board, err = p.board(c, pr); err != nil {
+				return err
+			}
+		}
 		if shows(pr, auth.DocumentsList) {
 			if d.Documents, err = p.homeDocuments(ctx, pr, lang); err != nil {
 				return err
@@ -95,7 +100,7 @@ func (p *Pages) home(c echo.Context) error {
 			}
 		}
 	}
-	if d.Documents == nil && d.Review == nil && d.Disputes == nil && d.Finance == nil && d.Driver == nil && d.Fleet == nil {
+	if d.Documents == nil && d.Review == nil && d.Disputes == nil && d.Finance == nil && d.Driver == nil && d.Fleet == nil && d.Board == nil {
 		for _, it := range p.navFor(ctx, pr, c.Request().URL.Path) {
 			if it.Href != "/" {
 				d.Links = append(d.Links, it)

@@ -76,13 +76,16 @@ func (p *Pages) notificationBell(c echo.Context) error {
 // acts on it: an upload waiting for review opens the review queue, a
 // dispute the penalty, a disabled endpoint the webhooks; the other
 // document notifications (stages, review outcomes) the document's page,
-// a driver's, a vehicle's or a trailer's.
+// a driver's, a vehicle's or a trailer's; a transport unit's change of
+// readiness the unit's row on the readiness board.
 func notificationLink(n alerts.Notification) string {
 	switch {
 	case n.Kind == alerts.KindWebhookDisabled:
 		return webhooksURL
 	case n.Kind == alerts.KindDispute && n.DriverID != nil && n.PenaltyID != nil:
 		return penaltyURL(*n.DriverID, *n.PenaltyID)
+	case n.Kind == alerts.KindUnit && n.UnitID != nil:
+		return "/#unit-" + n.UnitID.String()
 	case n.Kind == alerts.KindReview && n.Stage == alerts.StageRequested:
 		return reviewQueueURL
 	case n.HolderType != nil && n.HolderID != nil && n.DocumentID != nil:

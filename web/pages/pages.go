@@ -106,6 +106,7 @@ func (p *Pages) Mount(s *web.Server) {
 	p.mountAudit(app)
 	p.mountDrivers(app)
 	p.mountFleet(app)
+	p.mountBoard(app)
 	p.mountExpiring(app)
 	p.mountImports(app)
 	p.mountFinance(app)

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/konvoj/konvoj/internal/auth"
 	"github.com/konvoj/konvoj/internal/fixtures"
@@ -66,17 +67,26 @@ func TestDriverCanInstallTheApp(t *testing.T) {
 		}
 	}
 
-	// The worker registers, activates and takes over the page.
-	got, err := page.Evaluate(`async () => {
-		const reg = await navigator.serviceWorker.ready;
-		if (!navigator.serviceWorker.controller) {
-			await new Promise(r => navigator.serviceWorker.addEventListener("controllerchange", r, { once: true }));
+	// The worker registers, activates and takes over the page: asked
+	// again until then (a promise awaited in the page could wait forever
+	// and say nothing), failing with what the page last reported.
+	var got any
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		got, err = page.Evaluate(`async () => {
+			const reg = await navigator.serviceWorker.getRegistration();
+			if (!reg) return "none";
+			const w = reg.active || reg.waiting || reg.installing;
+			return reg.scope + " " + (w ? w.state : "no worker") + (navigator.serviceWorker.controller ? " controlling" : "");
+		}`)
+		must(t, err)
+		if got == app.URL+"/ activated controlling" || time.Now().After(deadline) {
+			break
 		}
-		return reg.scope + " " + reg.active.state;
-	}`)
-	must(t, err)
-	if got != app.URL+"/ activated" {
-		t.Errorf("service worker: %v", got)
+		time.Sleep(100 * time.Millisecond)
+	}
+	if got != app.URL+"/ activated controlling" {
+		t.Fatalf("service worker: %v", got)
 	}
 	sw, err := http.Get(app.URL + "/sw.js")
 	must(t, err)

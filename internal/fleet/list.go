@@ -289,11 +289,10 @@ func (q *listQuery) where() string {
 			statuses = append(statuses, "("+statusRanges[st]+")")
 		}
 		// The OR keeps it a subplan, hashed once from the index range and
-		// probed by each record the page's scan reads; as a semi-join the
-		// planner counted on the LIMIT and probed the record's documents
-		// once per record, 20,000 times on a 20,000-vehicle company for the
-		// total (486 ms against 30 ms, docs/performance.md, "The vehicles
-		// list"), as the drivers' expiredCondition does.
+		// probed by each record the page's scan reads, as the drivers'
+		// expiredCondition does: as a semi-join the planner counts on the
+		// LIMIT and probes each record's documents once per record, for
+		// the total too (docs/performance.md, "The vehicles list").
 		conds = append(conds, `(r.id IN (SELECT dd.`+k.holderColumn()+` FROM driver_documents dd
 					WHERE dd.company_id = $1 AND dd.holder_type = '`+string(k.kind)+`'
 						AND (`+strings.Join(statuses, " OR ")+`)) OR false)`)
